@@ -1,0 +1,79 @@
+package harness
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// ProcessClass is what a process name says about a pane.
+type ProcessClass int
+
+const (
+	ProcessOther ProcessClass = iota // neither a harness nor a shell: unattributed
+	ProcessShell                     // an interactive shell: the pane is agent-free
+	ProcessAgent                     // a verified harness
+)
+
+var shellNames = map[string]bool{
+	"zsh": true, "bash": true, "sh": true, "dash": true, "ash": true, "ksh": true,
+	"mksh": true, "tcsh": true, "csh": true, "fish": true,
+}
+
+// agentExact are process names that are a harness only when they match whole:
+// "pi" as a substring would claim "pip" or "pipewire".
+var agentExact = map[string]bool{
+	"pi": true, "pi-signed": true, "pi-launcher": true, "Pi": true, "agy": true, "muse": true,
+}
+
+// agentSubstrings are harness names that identify their process wherever they
+// appear (claude's native binary, codex's node launcher, ...). Linux cuts comm
+// to 15 bytes, which none of these reach.
+var agentSubstrings = []string{"claude", "codex", "opencode", "grok", "kimi", "cursor-agent"}
+
+// ClassifyProcess classifies one process name (a comm or an argv[0]).
+func ClassifyProcess(name string) ProcessClass {
+	base := strings.TrimPrefix(filepath.Base(strings.TrimSpace(name)), "-")
+	if base == "" || base == "." || base == "/" {
+		return ProcessOther
+	}
+	if shellNames[base] {
+		return ProcessShell
+	}
+	if agentExact[base] || strings.HasPrefix(base, "muse-bin-") {
+		return ProcessAgent
+	}
+	lower := strings.ToLower(base)
+	for _, s := range agentSubstrings {
+		if strings.Contains(lower, s) {
+			return ProcessAgent
+		}
+	}
+	return ProcessOther
+}
+
+// interpreters run a harness script as argv[1] (codex and others ship as
+// node packages), so their argv[1] names the harness.
+var interpreters = map[string]bool{"node": true, "bun": true, "deno": true, "python": true, "python3": true}
+
+// ClassifyArgv classifies a process from its comm and argv together.
+func ClassifyArgv(comm string, argv []string) ProcessClass {
+	c := ClassifyProcess(comm)
+	if c == ProcessAgent || len(argv) == 0 {
+		return c
+	}
+	if a := ClassifyProcess(argv[0]); a == ProcessAgent {
+		return a
+	}
+	if interpreters[filepath.Base(argv[0])] || interpreters[comm] {
+		for _, arg := range argv[1:] {
+			if strings.HasPrefix(arg, "-") {
+				continue
+			}
+			if ClassifyProcess(arg) == ProcessAgent {
+				return ProcessAgent
+			}
+			break
+		}
+	}
+	return c
+}

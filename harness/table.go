@@ -1,0 +1,376 @@
+// Package harness is the capability table: the single owner of the verb
+// allowlist, each harness's control and launch mechanics, and each backend's
+// abilities. It is plain data with no side effects, so a test and a human can
+// read it as a contract; the binaries print it with `capabilities --json`.
+package harness
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// Kind is a task kind.
+type Kind string
+
+const (
+	KindShip       Kind = "ship"
+	KindScout      Kind = "scout"
+	KindSecondmate Kind = "secondmate"
+)
+
+// Kinds lists every task kind.
+var Kinds = []Kind{KindShip, KindScout, KindSecondmate}
+
+// ParseKind maps a recorded kind to a Kind; an empty value is a ship.
+func ParseKind(s string) (Kind, bool) {
+	if s == "" {
+		return KindShip, true
+	}
+	for _, k := range Kinds {
+		if string(k) == s {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// Efforts are the reasoning-effort levels a task may record, lowest first.
+var Efforts = []string{"low", "medium", "high", "xhigh", "max"}
+
+// ValidEffort reports whether s is one of Efforts.
+func ValidEffort(s string) bool {
+	for _, e := range Efforts {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// AckSource names the adapter-owned signal that can confirm an interrupt
+// cancelled the running turn.
+type AckSource string
+
+const (
+	AckNone                AckSource = "none"
+	AckMuseSessionTerminal AckSource = "muse-session-terminal"
+)
+
+// PromptVia says how the launch delivers the brief pointer to the agent.
+type PromptVia string
+
+const (
+	// PromptArgument: the prompt rides the launch command as an argument.
+	PromptArgument PromptVia = "argument"
+	// PromptComposer: the agent starts first, then the prompt is submitted
+	// through its composer (kimi has no prompt argument that keeps its TUI).
+	PromptComposer PromptVia = "composer"
+)
+
+// Launch describes how to start a harness in a pane's shell.
+type Launch struct {
+	Env        []string          `json:"env,omitempty"`         // NAME=value assignments put before the binary
+	Unset      []string          `json:"unset,omitempty"`       // variables removed with env -u, so a nested agent does not inherit its parent's identity
+	Binary     string            `json:"binary"`                // executable name looked up on the pane's PATH
+	Args       []string          `json:"args,omitempty"`        // fixed arguments (auto-approve and the like)
+	ModelFlag  string            `json:"model_flag,omitempty"`  // flag that takes the model; "" = the harness has none
+	EffortFlag string            `json:"effort_flag,omitempty"` // flag or -c key that takes the effort
+	EffortForm string            `json:"effort_form,omitempty"` // "flag" (--x value) or "codex-config" (-c key="value")
+	EffortMap  map[string]string `json:"effort_map,omitempty"`  // fmctl level -> harness value; a level absent here is omitted
+	Workspace  string            `json:"workspace_flag,omitempty"`
+	PromptFlag string            `json:"prompt_flag,omitempty"` // flag before the prompt; "" = positional
+	PromptVia  PromptVia         `json:"prompt_via"`
+	Source     string            `json:"source"` // where the flags were verified
+}
+
+// Harness is one verified adapter's mechanics.
+type Harness struct {
+	Name         string        `json:"name"`
+	InterruptKey Key           `json:"interrupt_key"`
+	Repeat       int           `json:"interrupt_repeat"`
+	PressGap     time.Duration `json:"-"`
+	ClearKey     Key           `json:"clear_key,omitempty"` // pressed after the interrupt so the composer is empty
+	Ack          AckSource     `json:"ack_source"`
+	ExitCommand  string        `json:"exit_command"`
+	Kinds        []Kind        `json:"kinds"`
+	Launch       Launch        `json:"launch"`
+	// Wiring lists the per-task files an incarnation leaves behind, relative
+	// to the worktree ("wt/...") or the state dir ("state/<id>...").
+	Wiring []string `json:"wiring,omitempty"`
+}
+
+// SupportsKind reports whether the harness is verified to run a task of kind k.
+func (h Harness) SupportsKind(k Kind) bool {
+	for _, x := range h.Kinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// pressGap separates repeated interrupt presses: opencode reads two Escapes
+// arriving in one burst as a single escape sequence, so each press must be its
+// own input event.
+const pressGap = 200 * time.Millisecond
+
+var allKinds = []Kind{KindShip, KindScout, KindSecondmate}
+
+// The brief never rides the command line itself (it can be many kilobytes and
+// full of quotes); every harness gets a one-line pointer to the brief file.
+var harnesses = []Harness{
+	{
+		Name: "claude", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
+		Launch: Launch{
+			Env:    []string{"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION=false"},
+			Binary: "claude", Args: []string{"--dangerously-skip-permissions"},
+			ModelFlag: "--model", EffortFlag: "--effort", EffortForm: "flag",
+			EffortMap: identity("low", "medium", "high", "xhigh", "max"),
+			PromptVia: PromptArgument, Source: "docs/harnesses.md#claude",
+		},
+		Wiring: []string{"wt/.claude/settings.local.json"},
+	},
+	{
+		Name: "codex", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
+		Launch: Launch{
+			Binary: "codex", Args: []string{"--dangerously-bypass-approvals-and-sandbox"},
+			ModelFlag: "-m", EffortFlag: "model_reasoning_effort", EffortForm: "codex-config",
+			EffortMap: identity("low", "medium", "high", "xhigh"),
+			PromptVia: PromptArgument, Source: "docs/harnesses.md#codex",
+		},
+	},
+	{
+		// opencode's first Escape arms the cancel and the second performs it.
+		Name: "opencode", InterruptKey: KeyEscape, Repeat: 2, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
+		Launch: Launch{
+			Env:    []string{`OPENCODE_CONFIG_CONTENT={"permission":{"*":"allow"}}`},
+			Binary: "opencode", ModelFlag: "--model", PromptFlag: "--prompt",
+			PromptVia: PromptArgument, Source: "docs/harnesses.md#opencode",
+		},
+		Wiring: []string{"wt/.opencode/plugins/fm-busy-state.js"},
+	},
+	{
+		Name: "pi", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
+		Launch: Launch{
+			Env: []string{"FM_PI_HARNESS=pi"}, Binary: "pi",
+			ModelFlag: "--model", EffortFlag: "--thinking", EffortForm: "flag",
+			EffortMap: identity("low", "medium", "high", "xhigh", "max"),
+			PromptVia: PromptArgument, Source: "docs/harnesses.md#pi",
+		},
+		Wiring: []string{"state/<id>.pi-ext.ts"},
+	},
+	{
+		Name: "pi-signed", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
+		Launch: Launch{
+			Env: []string{"FM_PI_HARNESS=pi-signed"}, Binary: "pi-signed",
+			ModelFlag: "--model", EffortFlag: "--thinking", EffortForm: "flag",
+			EffortMap: identity("low", "medium", "high", "xhigh", "max"),
+			PromptVia: PromptArgument, Source: "docs/harnesses.md#pi",
+		},
+		Wiring: []string{"state/<id>.pi-ext.ts"},
+	},
+	{
+		// grok ignores Escape mid-turn; Ctrl+C is its cancel.
+		Name: "grok", InterruptKey: KeyCtrlC, Repeat: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
+		Launch: Launch{
+			Binary: "grok", Args: []string{"--always-approve"},
+			ModelFlag: "--model", EffortFlag: "--reasoning-effort", EffortForm: "flag",
+			EffortMap: identity("low", "medium", "high"),
+			PromptVia: PromptArgument, Source: "docs/harnesses.md#grok",
+		},
+		Wiring: []string{"wt/.fm-grok-turnend", "state/<id>.grok-turnend-token"},
+	},
+	{
+		Name: "kimi", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
+		Launch: Launch{
+			Binary: "kimi", Args: []string{"--auto"}, ModelFlag: "--model",
+			PromptVia: PromptComposer, Source: "docs/harnesses.md#kimi",
+		},
+		Wiring: []string{"wt/.fm-kimi-turnend", "state/<id>.kimi-turnend-token"},
+	},
+	{
+		Name: "cursor", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
+		Launch: Launch{
+			Unset:  []string{"CLAUDECODE", "PI_CODING_AGENT", "GROK_AGENT", "FM_PI_HARNESS", "CURSOR_INVOKED_AS"},
+			Binary: "cursor-agent", Args: []string{"--trust", "--yolo"}, ModelFlag: "--model",
+			Workspace: "--workspace", PromptVia: PromptArgument, Source: "docs/harnesses.md#cursor",
+		},
+		Wiring: []string{"state/<id>.cursor-session"},
+	},
+	{
+		Name: "agy", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
+		Launch: Launch{
+			Unset:  []string{"CLAUDECODE", "PI_CODING_AGENT", "GROK_AGENT", "FM_PI_HARNESS"},
+			Binary: "agy", Args: []string{"--dangerously-skip-permissions"}, ModelFlag: "--model",
+			Workspace: "--add-dir", PromptFlag: "-i", PromptVia: PromptArgument, Source: "docs/harnesses.md#agy",
+		},
+		Wiring: []string{"wt/.fm-agy-turnend", "state/<id>.agy-turnend-token", "state/<id>.agy-session"},
+	},
+	{
+		// muse restores a cancelled prompt into its composer as real text, so
+		// without Ctrl+U the next submitted line would be glued onto it.
+		Name: "muse", InterruptKey: KeyEscape, Repeat: 1, ClearKey: KeyCtrlU, Ack: AckMuseSessionTerminal,
+		ExitCommand: "/exit", Kinds: []Kind{KindShip, KindScout},
+		Launch: Launch{
+			Unset:  []string{"CLAUDECODE", "PI_CODING_AGENT", "GROK_AGENT", "FM_PI_HARNESS"},
+			Binary: "muse", Args: []string{"--yolo"},
+			ModelFlag: "--model", EffortFlag: "--reasoning-effort", EffortForm: "flag",
+			EffortMap: map[string]string{"low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "ultra"},
+			PromptVia: PromptArgument, Source: "docs/harnesses.md#muse",
+		},
+		Wiring: []string{"state/<id>.muse-session", "state/<id>.muse-session-current"},
+	},
+}
+
+func identity(levels ...string) map[string]string {
+	m := make(map[string]string, len(levels))
+	for _, l := range levels {
+		m[l] = l
+	}
+	return m
+}
+
+func init() {
+	for i := range harnesses {
+		harnesses[i].PressGap = pressGap
+	}
+}
+
+// Harnesses returns every verified harness, in table order.
+func Harnesses() []Harness {
+	return append([]Harness(nil), harnesses...)
+}
+
+// Names returns the verified harness names, in table order.
+func Names() []string {
+	out := make([]string, len(harnesses))
+	for i, h := range harnesses {
+		out[i] = h.Name
+	}
+	return out
+}
+
+// Lookup returns the verified harness with exactly this name.
+func Lookup(name string) (Harness, bool) {
+	for _, h := range harnesses {
+		if h.Name == name {
+			return h, true
+		}
+	}
+	return Harness{}, false
+}
+
+// exactFamilies resolve only by their exact name: "pi-launcher" is not pi and
+// "pi-signed" is its own adapter, so no prefix rule may reach them.
+var exactFamilies = map[string]bool{"pi": true, "pi-signed": true}
+
+// Family resolves a recorded harness value (an adapter name, or the basename
+// of a raw launch command such as "grok-2") to its verified adapter. An
+// unrecognised value resolves to nothing: a harness is never guessed.
+func Family(recorded string) (Harness, bool) {
+	if recorded == "" {
+		return Harness{}, false
+	}
+	if exactFamilies[recorded] {
+		return Lookup(recorded)
+	}
+	for _, h := range harnesses {
+		if exactFamilies[h.Name] {
+			continue
+		}
+		if strings.HasPrefix(recorded, h.Name) {
+			return h, true
+		}
+	}
+	return Harness{}, false
+}
+
+// Verb is one entry of the control plane's closed allowlist.
+type Verb struct {
+	Name          string `json:"name"`
+	Purpose       string `json:"purpose"`
+	Postcondition string `json:"postcondition"`
+	Lifecycle     bool   `json:"lifecycle"`       // takes the per-task lock and acts on the agent
+	NeedsVerified bool   `json:"needs_classifier"` // refused on a backend without a recovery-grade classifier
+}
+
+var verbs = []Verb{
+	{Name: "interrupt", Lifecycle: true,
+		Purpose:       "cancel the agent's running turn and leave it running",
+		Postcondition: "the endpoint exists and, where the backend classifies agents, the agent is still alive; cancel=confirmed only from an adapter-owned acknowledgement"},
+	{Name: "exit", Lifecycle: true, NeedsVerified: true,
+		Purpose:       "stop the agent, keeping its endpoint, worktree and every uncommitted change",
+		Postcondition: "the backend's recovery-grade classifier reports the agent gone; already-stopped is success"},
+	{Name: "relaunch", Lifecycle: true, NeedsVerified: true,
+		Purpose:       "replace the agent with a new one in the same endpoint and worktree",
+		Postcondition: "a new agent is alive at the recorded endpoint and the record names the harness that runs"},
+}
+
+// Verbs returns the lifecycle verb allowlist.
+func Verbs() []Verb { return append([]Verb(nil), verbs...) }
+
+// LookupVerb returns the allowlisted verb with this name.
+func LookupVerb(name string) (Verb, bool) {
+	for _, v := range verbs {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Verb{}, false
+}
+
+// Backend is one backend's declared abilities. They come from each adapter's
+// real surface, not from policy.
+type Backend struct {
+	Name string `json:"name"`
+	Keys []Key  `json:"keys"`
+	// Classifier: the backend can prove an agent stopped (recovery-grade
+	// agent-state classifier), which exit and relaunch require.
+	Classifier bool `json:"recovery_grade_classifier"`
+	// Adapter: this project ships an adapter for it.
+	Adapter bool `json:"adapter"`
+}
+
+// CanDeliver reports whether the backend can deliver key k.
+func (b Backend) CanDeliver(k Key) bool {
+	for _, x := range b.Keys {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+var backendRows = []Backend{
+	{Name: "tmux", Keys: NamedKeys, Classifier: true, Adapter: true},
+	{Name: "herdr", Keys: NamedKeys, Classifier: true, Adapter: true},
+	{Name: "zellij", Keys: NamedKeys, Classifier: false, Adapter: true},
+	{Name: "cmux", Keys: NamedKeys, Classifier: false},
+	// orca's terminal API exposes only an interrupt and an Enter.
+	{Name: "orca", Keys: []Key{KeyEnter, KeyCtrlC}, Classifier: false},
+}
+
+// Backends returns every known backend row.
+func Backends() []Backend { return append([]Backend(nil), backendRows...) }
+
+// LookupBackend returns the row for a backend; an unknown backend has no
+// keys and no classifier.
+func LookupBackend(name string) (Backend, bool) {
+	for _, b := range backendRows {
+		if b.Name == name {
+			return b, true
+		}
+	}
+	return Backend{Name: name}, false
+}
+
+// BackendNames returns the known backend names, sorted.
+func BackendNames() []string {
+	out := make([]string, 0, len(backendRows))
+	for _, b := range backendRows {
+		out = append(out, b.Name)
+	}
+	sort.Strings(out)
+	return out
+}
