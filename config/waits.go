@@ -1,0 +1,39 @@
+package config
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Duration reads an env wait: plain seconds ("0.5", the original toolkit's
+// form) or a Go duration ("500ms"). A bad or negative value falls back to def.
+func Duration(env Env, name string, def time.Duration) time.Duration {
+	v := strings.TrimSpace(env(name))
+	if v == "" {
+		return def
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f < 0 {
+			return def
+		}
+		return time.Duration(f * float64(time.Second))
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return d
+	}
+	return def
+}
+
+// Int reads a non-negative integer env value, or def.
+func Int(env Env, name string, def int) int {
+	v := strings.TrimSpace(env(name))
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return def
+	}
+	return n
+}

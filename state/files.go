@@ -1,0 +1,106 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/google/renameio/v2"
+)
+
+// MaxRecordBytes bounds every record read: a task record is a few hundred
+// bytes, so anything this large is not one and is refused rather than parsed.
+const MaxRecordBytes = 64 << 10
+
+// ErrNotExist reports an absent file.
+var ErrNotExist = fs.ErrNotExist
+
+// ReadSmallFile reads a regular file of at most limit bytes without following
+// a symlink at its final component.
+func ReadSmallFile(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s is a symlink; records are read only from regular files", path)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, describeMode(info.Mode()))
+	}
+	if info.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes, larger than the %d a record may hold", path, info.Size(), limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s grew past the %d bytes a record may hold", path, limit)
+	}
+	return data, nil
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.String()
+}
+
+// WriteAtomic replaces path with data: a temp file in the same directory,
+// fsynced, then renamed over the old one, then the directory fsynced. A crash
+// at any point leaves either the old file whole or the new one whole.
+func WriteAtomic(path string, data []byte) error {
+	if err := faultPoint("write:" + filepath.Base(path)); err != nil {
+		return err
+	}
+	pf, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o644), renameio.WithExistingPermissions())
+	if err != nil {
+		return fmt.Errorf("create temp file for %s: %w", path, err)
+	}
+	defer pf.Cleanup()
+	if _, err := pf.Write(data); err != nil {
+		return fmt.Errorf("write temp file for %s: %w", path, err)
+	}
+	crashPoint("before-rename:" + filepath.Base(path))
+	if err := pf.CloseAtomicallyReplace(); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+// RemoveIfExists deletes path, treating absence as success.
+func RemoveIfExists(path string) error {
+	err := os.Remove(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

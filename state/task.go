@@ -1,0 +1,234 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"fmctl/refusal"
+)
+
+// MaxTaskIDLen bounds a task id; it also bounds every path built from one.
+const MaxTaskIDLen = 64
+
+// ValidTaskID reports whether id may name a task: letters, digits, '.', '_'
+// and '-', not starting with '-' or '.', at most 64 characters. Ids become
+// file names and window names, so nothing else is allowed.
+func ValidTaskID(id string) bool {
+	if id == "" || len(id) > MaxTaskIDLen || id[0] == '-' || id[0] == '.' {
+		return false
+	}
+	for _, c := range []byte(id) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Label is the endpoint label of a task (its tmux window name).
+func Label(id string) string { return "fm-" + id }
+
+// CheckTaskArg refuses what is clearly not a task id, before any lock is
+// taken: an explicit endpoint and an invalid id. tool names the binary.
+func CheckTaskArg(tool, id string) error {
+	if strings.Contains(id, ":") {
+		return refusal.Failed("'%s' is an explicit backend endpoint; %s accepts an exact task id only (the id whose record is state/<id>.meta)", printable(id), tool)
+	}
+	if !ValidTaskID(id) {
+		return refusal.Failed("'%s' is not a valid task id: use letters, digits, '.', '_' and '-', not starting with '-' or '.', at most %d characters", printable(id), MaxTaskIDLen)
+	}
+	return nil
+}
+
+// printable keeps an echoed argument on one line and free of terminal escapes.
+func printable(s string) string {
+	const max = 80
+	var b strings.Builder
+	for i, r := range s {
+		if i >= max {
+			b.WriteString("...")
+			break
+		}
+		if r < 0x20 || r == 0x7f {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Printable is printable for other packages' messages.
+func Printable(s string) string { return printable(s) }
+
+// Store locates a home's per-task files.
+type Store struct {
+	Dir string // the state directory
+}
+
+func (s Store) MetaPath(id string) string     { return filepath.Join(s.Dir, id+".meta") }
+func (s Store) LockPath(id string) string     { return filepath.Join(s.Dir, ".control-"+id+".lock") }
+func (s Store) SendLockPath(id string) string { return filepath.Join(s.Dir, ".send-"+id+".lock") }
+func (s Store) BusyStatePath(id string) string {
+	return filepath.Join(s.Dir, id+".busy-state")
+}
+func (s Store) BusyGenPath(id string) string { return filepath.Join(s.Dir, id+".busy-gen") }
+
+// Task is a loaded task record.
+type Task struct {
+	ID     string
+	Path   string
+	Raw    []byte // the exact bytes read, for byte-identical rollback
+	Record Record
+}
+
+// LoadTask reads state/<id>.meta. A missing record is refused with a hint
+// when the caller passed a window label (fm-<id>) for a task that exists.
+func (s Store) LoadTask(tool, id string) (*Task, error) {
+	path := s.MetaPath(id)
+	data, err := ReadSmallFile(path, MaxRecordBytes)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if real, ok := strings.CutPrefix(id, "fm-"); ok && real != "" {
+				if _, err := os.Lstat(s.MetaPath(real)); err == nil {
+					return nil, refusal.Failed("'%s' is a window label, not a task id; pass the exact task id '%s'", id, real)
+				}
+			}
+			return nil, refusal.Failed("no task '%s' in %s (%s resolves an exact task id only)", id, s.Dir, tool)
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, refusal.Failed("task %s's record %s cannot be read (permission denied); fix its permissions, nothing was sent", id, path)
+		}
+		return nil, refusal.Failed("task %s's record cannot be used: %v; nothing was sent", id, err)
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return nil, refusal.Failed("task %s's record %s is empty; nothing was sent", id, path)
+	}
+	rec, err := ParseRecord(data)
+	if err != nil {
+		return nil, refusal.Failed("task %s's record %s is malformed: %v; nothing was sent", id, path, err)
+	}
+	return &Task{ID: id, Path: path, Raw: data, Record: rec}, nil
+}
+
+// identityKeys must each appear exactly once: a duplicated endpoint or harness
+// line means two writers disagreed, and acting on either could hit the wrong agent.
+var identityKeys = []string{"window", "worktree"}
+var singleKeys = []string{"backend", "endpoint_task_id", "harness", "kind", "remote_host"}
+
+// ValidateIdentity checks the record names exactly one endpoint and that the
+// endpoint belongs to this task.
+func (t *Task) ValidateIdentity() error {
+	for _, k := range identityKeys {
+		switch n := t.Record.Count(k); {
+		case n == 0:
+			return refusal.Failed("task %s's record has no %s= line; refusing to act on an endpoint it does not name", t.ID, k)
+		case n > 1:
+			return refusal.Failed("task %s's record has %d %s= lines; refusing to guess which endpoint is the agent's", t.ID, n, k)
+		}
+		if strings.TrimSpace(t.Record.Get(k)) == "" {
+			return refusal.Failed("task %s's record has an empty %s=; refusing to act on an endpoint it does not name", t.ID, k)
+		}
+	}
+	for _, k := range singleKeys {
+		if n := t.Record.Count(k); n > 1 {
+			return refusal.Failed("task %s's record has %d %s= lines; refusing to guess which one holds", t.ID, n, k)
+		}
+	}
+	if owner, ok := t.Record.Lookup("endpoint_task_id"); ok && owner != t.ID {
+		return refusal.Failed("task %s's recorded endpoint %s belongs to task %s (endpoint_task_id=%s); refusing to act on another task's agent", t.ID, printable(t.Record.Get("window")), printable(owner), printable(owner))
+	}
+	return nil
+}
+
+// Lock is a held per-task lifecycle lock.
+type Lock struct {
+	f *os.File
+}
+
+// TryLock takes the lock at path without waiting. The lock is an flock on
+// the file, so a crashed holder never leaves it stuck.
+func TryLock(path string) (*Lock, bool, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return nil, false, fmt.Errorf("open lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &Lock{f: f}, true, nil
+}
+
+// Release drops the lock.
+func (l *Lock) Release() {
+	if l != nil && l.f != nil {
+		_ = l.f.Close()
+		l.f = nil
+	}
+}
+
+// LockTask takes the per-task lifecycle lock or refuses at once.
+func (s Store) LockTask(id string) (*Lock, error) {
+	l, ok, err := TryLock(s.LockPath(id))
+	if err != nil {
+		return nil, refusal.Failed("cannot take task %s's lifecycle lock: %v", id, err)
+	}
+	if !ok {
+		return nil, refusal.Failed("another lifecycle action is already running for task %s; wait for it to finish, then look at the task again", id)
+	}
+	return l, nil
+}
+
+// BusyState returns the first word of state/<id>.busy-state, or "".
+func (s Store) BusyState(id string) string {
+	data, err := ReadSmallFile(s.BusyStatePath(id), 4096)
+	if err != nil {
+		return ""
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return ""
+	}
+	return fields[0]
+}
+
+// RetireBusy removes the busy record of an agent that is gone.
+func (s Store) RetireBusy(id string) error {
+	for _, p := range []string{s.BusyStatePath(id), s.BusyGenPath(id)} {
+		if err := RemoveIfExists(p); err != nil {
+			return fmt.Errorf("retire busy state of %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// WaitLock takes the lock at path, polling until timeout. Deliveries to one
+// endpoint queue behind each other this way, so two messages never interleave.
+func WaitLock(path string, timeout time.Duration) (*Lock, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		l, ok, err := TryLock(path)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return l, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("lock %s is still held after %s", path, timeout)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
