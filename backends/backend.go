@@ -1,0 +1,88 @@
+package backends
+
+import (
+	"context"
+
+	"fmctl/harness"
+)
+
+// Endpoint is where one task's agent runs, as its record names it.
+type Endpoint struct {
+	Backend  string            // tmux, herdr, zellij
+	Target   string            // the record's window= value
+	TaskID   string            // the task the endpoint belongs to
+	Worktree string            // the recorded worktree (some classifiers use it)
+	Fields   map[string]string // the whole record, for backend-specific keys (herdr_pane_id, zellij_pane_id, ...)
+}
+
+// Field returns a record field, or "".
+func (e Endpoint) Field(key string) string { return e.Fields[key] }
+
+// AgentState is a backend's verdict about what runs at an endpoint.
+type AgentState string
+
+const (
+	StateAlive        AgentState = "alive"        // a verified harness process is in the foreground
+	StateDead         AgentState = "dead"         // only a shell: the endpoint is agent-free
+	StateMissing      AgentState = "missing"      // the endpoint is gone
+	StateUnreadable   AgentState = "unreadable"   // the backend did not answer in a way we can trust
+	StateUnattributed AgentState = "unattributed" // something runs that is neither a harness nor a shell
+	StateSuspended    AgentState = "suspended"    // the agent is stopped (SIGTSTP), not gone
+	StateDrifted      AgentState = "drifted"      // the recorded id is gone but one live endpoint carries the task's label
+	StateUnverified   AgentState = "unverified"   // the backend has no recovery-grade classifier
+)
+
+// Observation is one read of an endpoint's agent state.
+type Observation struct {
+	State       AgentState
+	Detail      string   // why, in a few words (names seen, backend error)
+	Names       []string // process or agent names that decided it
+	CurrentPath string   // the endpoint's current directory, when the read had it
+}
+
+// Screen is a capture of an endpoint's visible text.
+type Screen struct {
+	Lines   []string
+	CursorY int  // row of the cursor within Lines
+	Cursor  bool // whether CursorY is known
+}
+
+// CreateSpec describes an endpoint to create for a task.
+type CreateSpec struct {
+	TaskID    string
+	Label     string // fm-<id>
+	Dir       string // working directory of the new endpoint's shell
+	Container string // tmux session, herdr session, zellij session; "" = the backend's default
+}
+
+// Backend is one terminal multiplexer. Every method makes the fewest
+// multiplexer calls the operation needs; all of them go through the Runner the
+// adapter was built with.
+type Backend interface {
+	Name() string
+	// SendText types text into the endpoint without submitting it. Text with a
+	// newline (or long text) goes as one bracketed paste where the backend has one.
+	SendText(ctx context.Context, ep Endpoint, text string) error
+	// SendKey delivers one named key.
+	SendKey(ctx context.Context, ep Endpoint, key harness.Key) error
+	// Capture reads the visible screen and, where possible, the cursor row.
+	Capture(ctx context.Context, ep Endpoint) (Screen, error)
+	// AgentState classifies what runs at the endpoint.
+	AgentState(ctx context.Context, ep Endpoint) Observation
+	// CurrentPath is the endpoint shell's working directory.
+	CurrentPath(ctx context.Context, ep Endpoint) (string, error)
+	// Create makes a new endpoint and returns the record fields that name it
+	// (window= and any backend-specific keys).
+	Create(ctx context.Context, spec CreateSpec) ([]Field, error)
+	// Kill removes an endpoint (used only to undo a Create that could not be recorded).
+	Kill(ctx context.Context, ep Endpoint) error
+	// ValidateRecord checks that a record's backend-specific fields have the shape
+	// this backend needs, before anything is sent.
+	ValidateRecord(ep Endpoint) error
+}
+
+// Field is one key=value pair for a record, in the order it should be written.
+type Field struct {
+	Key   string
+	Value string
+}

@@ -1,0 +1,63 @@
+package backends
+
+import (
+	"fmt"
+	"strings"
+
+	"fmctl/harness"
+)
+
+// classifyPane decides a pane's agent state from its terminal's processes and
+// tmux's pane_current_command. Either source naming a harness is enough for
+// alive: a false "dead" could launch a second agent onto a live worktree,
+// while a false "alive" only refuses.
+func classifyPane(procs []Process, procErr error, currentCommand string) Observation {
+	var fg, fgAgents, fgOther []string
+	var stoppedAgent string
+	for _, p := range procs {
+		class := harness.ClassifyArgv(p.Comm, p.Argv)
+		if p.Foreground() {
+			fg = append(fg, p.Comm)
+			switch class {
+			case harness.ProcessAgent:
+				fgAgents = append(fgAgents, p.Comm)
+			case harness.ProcessOther:
+				fgOther = append(fgOther, p.Comm)
+			}
+		} else if class == harness.ProcessAgent && (p.State == 'T' || p.State == 't') {
+			stoppedAgent = p.Comm
+		}
+	}
+	cur := harness.ClassifyProcess(currentCommand)
+	switch {
+	case len(fgAgents) > 0:
+		return Observation{State: StateAlive, Names: fgAgents, Detail: "foreground " + strings.Join(fgAgents, ",")}
+	case cur == harness.ProcessAgent:
+		return Observation{State: StateAlive, Names: []string{currentCommand}, Detail: "pane_current_command " + currentCommand}
+	}
+	if len(fg) > 0 {
+		if len(fgOther) > 0 {
+			return Observation{State: StateUnattributed, Names: fgOther, Detail: "foreground " + strings.Join(fgOther, ",")}
+		}
+		if stoppedAgent != "" {
+			return Observation{State: StateSuspended, Names: []string{stoppedAgent}, Detail: "stopped " + stoppedAgent}
+		}
+		return Observation{State: StateDead, Names: fg, Detail: "only shell " + strings.Join(fg, ",")}
+	}
+	// No foreground group could be read: pane_current_command decides alone.
+	switch {
+	case currentCommand == "":
+		detail := "no foreground process and no pane_current_command"
+		if procErr != nil {
+			detail = fmt.Sprintf("%s (%v)", detail, procErr)
+		}
+		return Observation{State: StateUnreadable, Detail: detail}
+	case cur == harness.ProcessShell:
+		if stoppedAgent != "" {
+			return Observation{State: StateSuspended, Names: []string{stoppedAgent}, Detail: "stopped " + stoppedAgent}
+		}
+		return Observation{State: StateDead, Names: []string{currentCommand}, Detail: "pane_current_command " + currentCommand}
+	default:
+		return Observation{State: StateUnattributed, Names: []string{currentCommand}, Detail: "pane_current_command " + currentCommand}
+	}
+}

@@ -1,0 +1,155 @@
+package backends
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Process is one row of the process table for a terminal.
+type Process struct {
+	PID   int
+	PGID  int
+	TPGID int  // foreground process group of the process's terminal
+	State byte // R, S, T (stopped), Z, ...
+	Comm  string
+	Argv  []string
+}
+
+// Foreground reports whether the process is in its terminal's foreground group.
+func (p Process) Foreground() bool { return p.PGID == p.TPGID && p.TPGID > 0 }
+
+// ProcTable lists the processes attached to a terminal.
+type ProcTable interface {
+	OnTTY(ctx context.Context, tty string) ([]Process, error)
+}
+
+// NewProcTable reads /proc directly where it exists (no process spawned, about
+// a millisecond), and falls back to ps elsewhere.
+func NewProcTable(r Runner) ProcTable {
+	if _, err := os.Stat("/proc/self/stat"); err == nil {
+		return ProcFS{Root: "/proc"}
+	}
+	return PSTable{Runner: r}
+}
+
+// ProcFS reads the Linux /proc filesystem.
+type ProcFS struct{ Root string }
+
+func (p ProcFS) OnTTY(_ context.Context, tty string) ([]Process, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(tty, &st); err != nil {
+		return nil, fmt.Errorf("stat tty %s: %w", tty, err)
+	}
+	want := devNumber(uint64(st.Rdev))
+	dir, err := os.Open(p.Root)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", p.Root, err)
+	}
+	names, err := dir.Readdirnames(-1)
+	dir.Close()
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", p.Root, err)
+	}
+	var out []Process
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(p.Root, name, "stat"))
+		if err != nil {
+			continue // the process exited while we looked
+		}
+		proc, ttyNr, ok := parseProcStat(data)
+		if !ok || devNumber(ttyNr) != want {
+			continue
+		}
+		if cmdline, err := os.ReadFile(filepath.Join(p.Root, name, "cmdline")); err == nil {
+			proc.Argv = splitCmdline(cmdline)
+		}
+		out = append(out, proc)
+	}
+	return out, nil
+}
+
+// devNumber normalises both the kernel's 32-bit tty_nr encoding and the
+// 64-bit st_rdev encoding to one comparable major/minor pair.
+func devNumber(d uint64) uint64 {
+	major := (d>>8)&0xfff | (d>>32)&^0xfff
+	minor := d&0xff | (d>>12)&^0xff&0xffffff00
+	return major<<32 | minor
+}
+
+// parseProcStat reads /proc/<pid>/stat. comm may hold spaces and parentheses,
+// so fields are counted from the last ')'.
+func parseProcStat(data []byte) (Process, uint64, bool) {
+	open := bytes.IndexByte(data, '(')
+	close := bytes.LastIndexByte(data, ')')
+	if open < 0 || close < open {
+		return Process{}, 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data[:open])))
+	if err != nil {
+		return Process{}, 0, false
+	}
+	f := strings.Fields(string(data[close+1:]))
+	// state ppid pgrp session tty_nr tpgid
+	if len(f) < 6 || len(f[0]) == 0 {
+		return Process{}, 0, false
+	}
+	pgid, _ := strconv.Atoi(f[2])
+	ttyNr, _ := strconv.ParseUint(f[4], 10, 64)
+	tpgid, _ := strconv.Atoi(f[5])
+	return Process{PID: pid, PGID: pgid, TPGID: tpgid, State: f[0][0], Comm: string(data[open+1 : close])}, ttyNr, true
+}
+
+func splitCmdline(b []byte) []string {
+	b = bytes.TrimRight(b, "\x00")
+	if len(b) == 0 {
+		return nil
+	}
+	parts := bytes.Split(b, []byte{0})
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = string(p)
+	}
+	return out
+}
+
+// PSTable asks ps, for systems without /proc.
+type PSTable struct{ Runner Runner }
+
+func (p PSTable) OnTTY(ctx context.Context, tty string) ([]Process, error) {
+	out, err := p.Runner.Run(ctx, Cmd{Path: "ps", Args: []string{"-t", strings.TrimPrefix(tty, "/dev/"), "-o", "pid=,pgid=,tpgid=,stat=,comm="}})
+	if err != nil {
+		// ps exits 1 when no process matches, which is an empty table.
+		if len(bytes.TrimSpace(out.Stdout)) == 0 && out.ExitCode == 1 {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("ps -t %s: %w", tty, err)
+	}
+	return parsePS(out.Stdout), nil
+}
+
+func parsePS(data []byte) []Process {
+	var procs []Process
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		pid, err1 := strconv.Atoi(f[0])
+		pgid, err2 := strconv.Atoi(f[1])
+		tpgid, err3 := strconv.Atoi(f[2])
+		if err1 != nil || err2 != nil || err3 != nil {
+			continue
+		}
+		procs = append(procs, Process{PID: pid, PGID: pgid, TPGID: tpgid, State: f[3][0], Comm: strings.Join(f[4:], " ")})
+	}
+	return procs
+}
