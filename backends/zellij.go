@@ -1,0 +1,506 @@
+package backends
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"fmctl/harness"
+)
+
+// ZellijOptions names the zellij binary and the session new endpoints go to.
+type ZellijOptions struct {
+	Binary         string // default "zellij"
+	DefaultSession string // default "firstmate"
+}
+
+// Zellij drives zellij (0.44 or newer: paste, send-keys, list-panes,
+// list-tabs, go-to-tab-by-id, close-tab-by-id and --pane-id on dump-screen
+// all first appear in 0.44.0). An endpoint is `session:pane_id`, the pane id
+// being zellij's numeric terminal pane id, unique within the session.
+//
+// zellij's CLI answers a missing pane with silence and exit 0, so every
+// operation that must not act blind first finds the pane in
+// `list-panes --json`. It exposes no pane pid, tty or foreground process
+// group, so AgentState can only say whether the pane exists.
+type Zellij struct {
+	r     Runner
+	o     ZellijOptions
+	sleep func(context.Context, time.Duration) error
+}
+
+// NewZellij returns a zellij adapter.
+func NewZellij(r Runner, o ZellijOptions) *Zellij {
+	if o.Binary == "" {
+		o.Binary = "zellij"
+	}
+	if o.DefaultSession == "" {
+		o.DefaultSession = "firstmate"
+	}
+	return &Zellij{r: r, o: o, sleep: sleepCtx}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (z *Zellij) Name() string { return "zellij" }
+
+// zellijTarget is a parsed `session:pane_id`.
+type zellijTarget struct {
+	session string
+	pane    string // decimal terminal pane id
+}
+
+func (t zellijTarget) String() string { return t.session + ":" + t.pane }
+
+// SplitZellijTarget splits `session:pane_id`.
+func SplitZellijTarget(target string) (session, pane string, err error) {
+	s, p, ok := strings.Cut(target, ":")
+	if !ok || !zellijAtom(s) || !zellijNumeric(p) {
+		return "", "", fmt.Errorf("zellij endpoint '%s' is not session:pane_id (a session name in [A-Za-z0-9._@%%+-] and a numeric pane id)", target)
+	}
+	return s, p, nil
+}
+
+func parseZellijTarget(target string) (zellijTarget, error) {
+	s, p, err := SplitZellijTarget(target)
+	return zellijTarget{session: s, pane: p}, err
+}
+
+func zellijAtom(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("._@%+-", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func zellijNumeric(s string) bool {
+	_, err := strconv.ParseUint(s, 10, 64)
+	return err == nil
+}
+
+// zellijGone says the endpoint (its session or its pane) no longer exists, as
+// opposed to zellij failing to answer.
+type zellijGone struct{ msg string }
+
+func (e *zellijGone) Error() string { return e.msg }
+
+// isZellijSessionGone recognises zellij's answers for an absent session
+// (send_action_to_session in zellij's src/commands.rs). With several sessions
+// running, zellij prints the session list to stdout and still exits 0, so
+// stderr is checked on success too.
+func isZellijSessionGone(stderr string) bool {
+	return strings.Contains(stderr, "There is no active session") ||
+		strings.Contains(stderr, "' not found. The following sessions are active") ||
+		strings.Contains(stderr, "No active zellij sessions found")
+}
+
+func (z *Zellij) action(ctx context.Context, session string, args ...string) (Output, error) {
+	c := Cmd{Path: z.o.Binary, Args: append([]string{"--session", session, "action"}, args...)}
+	out, err := z.r.Run(ctx, c)
+	stderr := string(out.Stderr)
+	if err != nil {
+		stderr += "\n" + StderrOf(err)
+	}
+	if isZellijSessionGone(stderr) {
+		return out, &zellijGone{fmt.Sprintf("zellij session %s is not running", session)}
+	}
+	if err != nil {
+		return out, &zellijFailed{action: args[0], err: err}
+	}
+	return out, nil
+}
+
+// zellijFailed is a zellij call that failed for a reason other than an
+// absent session. Its text names the action rather than the runner's first
+// non-flag word, which for `--session S action ...` would be the session.
+type zellijFailed struct {
+	action string
+	err    error
+}
+
+func (e *zellijFailed) Error() string {
+	var re *RunError
+	if errors.As(e.err, &re) && re.ExitCode >= 0 {
+		return fmt.Sprintf("zellij action %s exited %d: %s", e.action, re.ExitCode, StderrOf(e.err))
+	}
+	return fmt.Sprintf("zellij action %s: %v", e.action, e.err)
+}
+
+func (e *zellijFailed) Unwrap() error { return e.err }
+
+// zellijPane is the part of a `list-panes --json` entry fmctl reads.
+type zellijPane struct {
+	ID       uint64  `json:"id"`
+	IsPlugin bool    `json:"is_plugin"` // plugin ids are a separate namespace that reuses terminal numbers
+	TabID    uint64  `json:"tab_id"`
+	Command  *string `json:"pane_command"` // absent when zellij's 100 ms lookup times out
+	Cwd      *string `json:"pane_cwd"`
+}
+
+type zellijTab struct {
+	TabID  uint64 `json:"tab_id"`
+	Name   string `json:"name"`
+	Active bool   `json:"active"`
+}
+
+func (z *Zellij) listPanes(ctx context.Context, session string) ([]zellijPane, error) {
+	out, err := z.action(ctx, session, "list-panes", "--json")
+	if err != nil {
+		return nil, err
+	}
+	var panes []zellijPane
+	if err := json.Unmarshal(out.Stdout, &panes); err != nil {
+		return nil, fmt.Errorf("zellij list-panes --json (session %s) printed no pane list: %w", session, err)
+	}
+	return panes, nil
+}
+
+func (z *Zellij) listTabs(ctx context.Context, session string) ([]zellijTab, error) {
+	out, err := z.action(ctx, session, "list-tabs", "--json")
+	if err != nil {
+		return nil, err
+	}
+	var tabs []zellijTab
+	if err := json.Unmarshal(out.Stdout, &tabs); err != nil {
+		return nil, fmt.Errorf("zellij list-tabs --json (session %s) printed no tab list: %w", session, err)
+	}
+	return tabs, nil
+}
+
+func terminalPane(panes []zellijPane, id string) (zellijPane, bool) {
+	n, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		return zellijPane{}, false
+	}
+	for _, p := range panes {
+		if p.ID == n && !p.IsPlugin {
+			return p, true
+		}
+	}
+	return zellijPane{}, false
+}
+
+// findPane confirms the terminal pane exists: one list-panes call.
+func (z *Zellij) findPane(ctx context.Context, t zellijTarget) (zellijPane, error) {
+	panes, err := z.listPanes(ctx, t.session)
+	if err != nil {
+		return zellijPane{}, err
+	}
+	p, ok := terminalPane(panes, t.pane)
+	if !ok {
+		return zellijPane{}, &zellijGone{fmt.Sprintf("zellij session %s has no terminal pane %s", t.session, t.pane)}
+	}
+	return p, nil
+}
+
+// zellijMaxArg: the text travels as one argv word, and Linux refuses a single
+// argument longer than MAX_ARG_STRLEN (32 pages, 131072 bytes with its NUL).
+const zellijMaxArg = 131071
+
+// SendText uses `action paste` for every text: zellij wraps it in
+// bracketed-paste markers (Tab::paste_to_pane_id), so a multi-line message
+// arrives as one paste and nothing in it submits. A pane that has not enabled
+// bracketed paste gets the bare text, markers stripped.
+func (z *Zellij) SendText(ctx context.Context, ep Endpoint, text string) error {
+	t, err := parseZellijTarget(ep.Target)
+	if err != nil {
+		return err
+	}
+	if len(text) > zellijMaxArg {
+		return fmt.Errorf("text of %d bytes is longer than one zellij argument can carry (%d)", len(text), zellijMaxArg)
+	}
+	if _, err := z.findPane(ctx, t); err != nil {
+		return err
+	}
+	// "--" keeps text that starts with '-' from being read as an option.
+	if _, err := z.action(ctx, t.session, "paste", "--pane-id", t.pane, "--", text); err != nil {
+		return fmt.Errorf("zellij paste into %s: %w", t, err)
+	}
+	return nil
+}
+
+// zellijKeyNames are send-keys spellings (KeyWithModifier::from_str): the
+// bare key is matched case-insensitively against zellij's own names, so
+// Escape is "Esc" ("Escape" is rejected), and a modified key is one argv word
+// with a space ("Ctrl c"; "C-c" and "Ctrl+c" are rejected).
+var zellijKeyNames = map[harness.Key]string{
+	harness.KeyEscape: "Esc", harness.KeyEnter: "Enter", harness.KeyCtrlC: "Ctrl c", harness.KeyCtrlU: "Ctrl u",
+}
+
+func (z *Zellij) SendKey(ctx context.Context, ep Endpoint, key harness.Key) error {
+	name, ok := zellijKeyNames[key]
+	if !ok {
+		return fmt.Errorf("zellij adapter has no mapping for key %s", key)
+	}
+	t, err := parseZellijTarget(ep.Target)
+	if err != nil {
+		return err
+	}
+	if _, err := z.findPane(ctx, t); err != nil {
+		return err
+	}
+	if _, err := z.action(ctx, t.session, "send-keys", "--pane-id", t.pane, name); err != nil {
+		return fmt.Errorf("zellij send-keys %q to %s: %w", name, t, err)
+	}
+	return nil
+}
+
+// Capture reads the viewport with dump-screen. zellij prints an empty dump
+// for a pane that does not exist, so only an empty answer costs a second call
+// to tell a blank pane from a missing one. The cursor row is not reported:
+// list-panes gives the cursor only for a focused pane, and dump-screen joins
+// soft-wrapped rows, so rows and dump lines do not correspond.
+func (z *Zellij) Capture(ctx context.Context, ep Endpoint) (Screen, error) {
+	t, err := parseZellijTarget(ep.Target)
+	if err != nil {
+		return Screen{}, err
+	}
+	out, err := z.action(ctx, t.session, "dump-screen", "--pane-id", t.pane)
+	if err != nil {
+		return Screen{}, fmt.Errorf("zellij dump-screen %s: %w", t, err)
+	}
+	text := strings.TrimSuffix(string(out.Stdout), "\n")
+	if text == "" {
+		if _, err := z.findPane(ctx, t); err != nil {
+			return Screen{}, err
+		}
+		return Screen{}, nil
+	}
+	return Screen{Lines: strings.Split(text, "\n")}, nil
+}
+
+// AgentState can only establish whether the pane exists: zellij's CLI has no
+// pane pid, tty or foreground process group to classify, and its
+// pane_command is one child of the pane's shell picked from `ps -ao
+// ppid,args` (any child, not the foreground group) or silently missing when a
+// 100 ms lookup times out. Neither "alive" nor "dead" could be trusted, so a
+// present pane is unverified and exit/relaunch refuse on this backend.
+func (z *Zellij) AgentState(ctx context.Context, ep Endpoint) Observation {
+	t, err := parseZellijTarget(ep.Target)
+	if err != nil {
+		return Observation{State: StateUnreadable, Detail: err.Error()}
+	}
+	p, err := z.findPane(ctx, t)
+	if err != nil {
+		var gone *zellijGone
+		if errors.As(err, &gone) {
+			return Observation{State: StateMissing, Detail: gone.msg}
+		}
+		return Observation{State: StateUnreadable, Detail: err.Error()}
+	}
+	detail := fmt.Sprintf("zellij pane %s exists; zellij reports no pane pid or foreground process, so what runs there is unverified", t)
+	if p.Command != nil && *p.Command != "" {
+		detail += fmt.Sprintf(" (pane_command %q)", *p.Command)
+	}
+	obs := Observation{State: StateUnverified, Detail: detail}
+	if p.Cwd != nil {
+		obs.CurrentPath = *p.Cwd
+	}
+	return obs
+}
+
+// CurrentPath is list-panes' pane_cwd: the working directory of the pane's
+// own shell process. It follows a `cd` in that shell but not one made inside
+// a nested shell the pane runs.
+func (z *Zellij) CurrentPath(ctx context.Context, ep Endpoint) (string, error) {
+	t, err := parseZellijTarget(ep.Target)
+	if err != nil {
+		return "", err
+	}
+	p, err := z.findPane(ctx, t)
+	if err != nil {
+		return "", err
+	}
+	if p.Cwd == nil || *p.Cwd == "" {
+		return "", fmt.Errorf("zellij list-panes gave no pane_cwd for %s", t)
+	}
+	return *p.Cwd, nil
+}
+
+// Create opens a tab named spec.Label whose one shell pane starts in
+// spec.Dir, starting the session in the background first if it is not
+// running. zellij does not keep tab names unique, so the duplicate check is
+// ours.
+func (z *Zellij) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
+	session := spec.Container
+	if session == "" {
+		session = z.o.DefaultSession
+	}
+	if !zellijAtom(session) {
+		return nil, fmt.Errorf("zellij session name '%s' has characters outside [A-Za-z0-9._@%%+-]", session)
+	}
+	if spec.Label == "" || spec.Dir == "" {
+		return nil, fmt.Errorf("zellij endpoint for task %s needs a label and a directory", spec.TaskID)
+	}
+	tabs, err := z.listTabs(ctx, session)
+	var gone *zellijGone
+	if errors.As(err, &gone) {
+		tabs, err = z.startSession(ctx, session)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var prev *zellijTab
+	for i, tb := range tabs {
+		if tb.Name == spec.Label {
+			return nil, fmt.Errorf("zellij tab '%s' already exists in session %s; refusing to create a second endpoint for task %s", spec.Label, session, spec.TaskID)
+		}
+		if tb.Active && prev == nil {
+			prev = &tabs[i]
+		}
+	}
+	// The "=" forms keep a directory or label that starts with '-' a value.
+	out, err := z.action(ctx, session, "new-tab", "--cwd="+spec.Dir, "--name="+spec.Label)
+	if err != nil {
+		return nil, fmt.Errorf("zellij new-tab '%s': %w", spec.Label, err)
+	}
+	tabID := strings.TrimSpace(string(out.Stdout))
+	if !zellijNumeric(tabID) {
+		return nil, fmt.Errorf("zellij new-tab '%s' printed no tab id (%q)", spec.Label, tabID)
+	}
+	pane, err := z.paneOfTab(ctx, session, tabID)
+	if err != nil {
+		_, _ = z.action(ctx, session, "close-tab-by-id", tabID)
+		return nil, err
+	}
+	// new-tab moves every attached client to the new tab and 0.44 has no flag
+	// against it (--no-focus arrives in 0.45), so the view is put back. A
+	// failure here leaves a human looking at the new tab, nothing worse.
+	if prev != nil && strconv.FormatUint(prev.TabID, 10) != tabID {
+		_, _ = z.action(ctx, session, "go-to-tab-by-id", strconv.FormatUint(prev.TabID, 10))
+	}
+	return []Field{
+		{"window", session + ":" + pane},
+		{"zellij_session", session},
+		{"zellij_tab_id", tabID},
+		{"zellij_pane_id", pane},
+	}, nil
+}
+
+// startSession runs `attach -b`, which creates a detached session and
+// returns once its server has daemonised, then waits for the session to
+// answer. A concurrent fmctl that created it first makes attach exit 1
+// ("Session already exists"), so only the wait decides.
+func (z *Zellij) startSession(ctx context.Context, session string) ([]zellijTab, error) {
+	_, startErr := z.r.Run(ctx, Cmd{Path: z.o.Binary, Args: []string{"attach", "-b", session}})
+	var err error
+	for i := 0; i < 20; i++ {
+		var tabs []zellijTab
+		tabs, err = z.listTabs(ctx, session)
+		var gone *zellijGone
+		if !errors.As(err, &gone) {
+			return tabs, err
+		}
+		if serr := z.sleep(ctx, 250*time.Millisecond); serr != nil {
+			return nil, serr
+		}
+	}
+	if startErr != nil {
+		return nil, fmt.Errorf("start zellij session %s: %w", session, startErr)
+	}
+	return nil, fmt.Errorf("zellij session %s did not come up within 5s: %w", session, err)
+}
+
+// paneOfTab finds the new tab's terminal pane. Its plugin panes (tab bar,
+// status bar) are skipped; a tab's panes can lag its id by a moment, so a
+// miss is retried briefly.
+func (z *Zellij) paneOfTab(ctx context.Context, session, tabID string) (string, error) {
+	want, _ := strconv.ParseUint(tabID, 10, 64)
+	for i := 0; i < 5; i++ {
+		panes, err := z.listPanes(ctx, session)
+		if err != nil {
+			return "", err
+		}
+		for _, p := range panes {
+			if p.TabID == want && !p.IsPlugin {
+				return strconv.FormatUint(p.ID, 10), nil
+			}
+		}
+		if err := z.sleep(ctx, 100*time.Millisecond); err != nil {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("zellij tab %s in session %s has no terminal pane", tabID, session)
+}
+
+// Kill closes the pane's tab when the pane is all it holds: closing a tab's
+// only pane leaves an empty tab behind in zellij, while close-tab-by-id
+// removes both. A pane sharing its tab with others is closed alone. An
+// endpoint already gone is not an error.
+func (z *Zellij) Kill(ctx context.Context, ep Endpoint) error {
+	t, err := parseZellijTarget(ep.Target)
+	if err != nil {
+		return err
+	}
+	panes, err := z.listPanes(ctx, t.session)
+	var gone *zellijGone
+	if errors.As(err, &gone) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	p, ok := terminalPane(panes, t.pane)
+	if !ok {
+		return nil
+	}
+	shared := false
+	for _, o := range panes {
+		if o.TabID == p.TabID && !o.IsPlugin && o.ID != p.ID {
+			shared = true
+		}
+	}
+	args := []string{"close-tab-by-id", strconv.FormatUint(p.TabID, 10)}
+	if shared {
+		args = []string{"close-pane", "--pane-id", t.pane}
+	}
+	if _, err := z.action(ctx, t.session, args...); err != nil && !errors.As(err, &gone) {
+		return fmt.Errorf("zellij %s for %s: %w", args[0], t, err)
+	}
+	return nil
+}
+
+// zellijRecordKeys are the record fields a zellij endpoint carries besides window=.
+var zellijRecordKeys = []string{"zellij_session", "zellij_tab_id", "zellij_pane_id"}
+
+func (z *Zellij) ValidateRecord(ep Endpoint) error {
+	t, err := parseZellijTarget(ep.Target)
+	if err != nil {
+		return err
+	}
+	for _, k := range zellijRecordKeys {
+		if ep.Field(k) == "" {
+			return fmt.Errorf("zellij record for %s has no %s=", ep.Target, k)
+		}
+	}
+	for _, k := range []string{"zellij_tab_id", "zellij_pane_id"} {
+		if !zellijNumeric(ep.Field(k)) {
+			return fmt.Errorf("zellij record %s=%s is not a numeric id", k, ep.Field(k))
+		}
+	}
+	if want := ep.Field("zellij_session") + ":" + ep.Field("zellij_pane_id"); want != t.String() {
+		return fmt.Errorf("zellij record window=%s does not match zellij_session:zellij_pane_id (%s)", ep.Target, want)
+	}
+	return nil
+}
