@@ -1,0 +1,81 @@
+// Package cliapp holds what the three binaries share at their edge: the
+// process dependencies (environment, runner, output streams), the build
+// version and the urfave/cli conventions.
+package cliapp
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"fmctl/backends"
+	"fmctl/config"
+	"fmctl/refusal"
+	"fmctl/report"
+)
+
+// Version is the build's version, set with -ldflags "-X fmctl/cliapp.Version=...".
+var Version = "dev"
+
+// Deps are a binary's side-effect edges, injected so tests can fake them.
+type Deps struct {
+	Env    config.Env
+	Runner backends.Runner
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// OSDeps are the real process's edges.
+func OSDeps() Deps {
+	return Deps{Env: os.Getenv, Runner: backends.NewExecRunner(), Stdout: os.Stdout, Stderr: os.Stderr}
+}
+
+// Printer returns the outcome printer for the chosen output form.
+func (d Deps) Printer(json bool) report.Printer {
+	return report.Printer{Out: d.Stdout, Err: d.Stderr, JSON: json}
+}
+
+// Context is cancelled on SIGINT/SIGTERM, so a wait stops promptly.
+func Context() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// Run runs app and maps its error to an exit code, printing it once.
+func Run(app *cli.App, args []string, d Deps, jsonOut func() bool) int {
+	app.Writer = d.Stdout
+	app.ErrWriter = d.Stderr
+	err := app.Run(args)
+	if err == nil {
+		return 0
+	}
+	if ec, ok := err.(cli.ExitCoder); ok && ec.Error() == "" {
+		return ec.ExitCode()
+	}
+	return d.Printer(jsonOut()).Error(err)
+}
+
+// HasHelp reports whether args ask for help.
+func HasHelp(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "-h" || a == "--help" {
+			return true
+		}
+	}
+	return false
+}
+
+// Conventions applies what every binary shares: usage errors exit 2, and
+// shell completion is on.
+func Conventions(app *cli.App) {
+	app.EnableBashCompletion = true
+	app.OnUsageError = func(c *cli.Context, err error, isSub bool) error {
+		return refusal.Usage("%v (see --help)", err)
+	}
+}

@@ -1,0 +1,116 @@
+// Package report prints outcomes: one stable text line of `word id key=value`
+// tokens, or with --json one JSON object carrying the same facts.
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"fmctl/refusal"
+)
+
+// Fact is one key=value token of an outcome.
+type Fact struct {
+	Key   string
+	Value string
+}
+
+// Outcome is what a verb did.
+type Outcome struct {
+	Word  string // interrupt-delivered, stopped, sent, ...
+	ID    string
+	Facts []Fact
+}
+
+// Add appends a fact.
+func (o *Outcome) Add(key, value string) *Outcome {
+	o.Facts = append(o.Facts, Fact{key, value})
+	return o
+}
+
+// Get returns a fact's value.
+func (o Outcome) Get(key string) string {
+	for _, f := range o.Facts {
+		if f.Key == key {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+// Line renders the text form.
+func (o Outcome) Line() string {
+	var b strings.Builder
+	b.WriteString(o.Word)
+	if o.ID != "" {
+		b.WriteByte(' ')
+		b.WriteString(o.ID)
+	}
+	for _, f := range o.Facts {
+		fmt.Fprintf(&b, " %s=%s", f.Key, f.Value)
+	}
+	return b.String()
+}
+
+// Map renders the JSON form.
+func (o Outcome) Map() map[string]string {
+	m := map[string]string{"outcome": o.Word}
+	if o.ID != "" {
+		m["id"] = o.ID
+	}
+	for _, f := range o.Facts {
+		m[f.Key] = f.Value
+	}
+	return m
+}
+
+// Printer writes outcomes and errors in the chosen form.
+type Printer struct {
+	Out, Err io.Writer
+	JSON     bool
+}
+
+// Outcome prints one outcome on stdout.
+func (p Printer) Outcome(o Outcome) {
+	if p.JSON {
+		writeJSON(p.Out, o.Map())
+		return
+	}
+	fmt.Fprintln(p.Out, o.Line())
+}
+
+// Notice prints a human sentence on stderr (never in JSON mode's stdout).
+func (p Printer) Notice(format string, args ...any) {
+	fmt.Fprintf(p.Err, "notice: "+format+"\n", args...)
+}
+
+// Warn prints a warning on stderr.
+func (p Printer) Warn(format string, args ...any) {
+	fmt.Fprintf(p.Err, "warning: "+format+"\n", args...)
+}
+
+// Error prints err once and returns its exit code.
+func (p Printer) Error(err error) int {
+	code := refusal.Code(err)
+	if p.JSON {
+		m := map[string]any{"error": err.Error(), "code": code}
+		var r *refusal.Error
+		if errors.As(err, &r) && len(r.Facts) > 0 {
+			for k, v := range r.Facts {
+				m[k] = v
+			}
+		}
+		writeJSON(p.Err, m)
+		return code
+	}
+	fmt.Fprintf(p.Err, "error: %s\n", err.Error())
+	return code
+}
+
+func writeJSON(w io.Writer, v any) {
+	b, _ := json.Marshal(v)
+	w.Write(append(b, '\n'))
+}

@@ -1,0 +1,80 @@
+package send
+
+import (
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"fmctl/cliapp"
+	"fmctl/refusal"
+)
+
+// maxStdinText bounds a message read from standard input.
+const maxStdinText = 1 << 20
+
+const usageText = `fm-send <id> <text...>
+fm-send <id> -            (the message is read from standard input)
+fm-send <id> --key <Escape|Enter|C-c|C-u>`
+
+const description = `Types the text once, literally, into task <id>'s agent and presses Enter until
+the composer confirms the submit. Multi-line or long text goes as one bracketed
+paste. A kind=secondmate task gets the [fm-from-firstmate] routing marker.
+
+Exit status: 0 submit confirmed; 3 typed and Enter sent, but the submit stayed
+unconfirmed (look at the pane before resending); 2 bad command line; 1 any other
+failure (nothing may be assumed delivered).
+
+Examples:
+   fm-send t1 "please rebase on main and rerun the tests"
+   fm-send t1 - < review-notes.md          # multi-line: one bracketed paste
+   fm-send t1 --key Escape                 # one named key, never marked`
+
+// App builds the fm-send command line.
+func App(d cliapp.Deps) *cli.App {
+	var jsonOut bool
+	app := &cli.App{
+		Name:            "fm-send",
+		Usage:           "deliver one message (or one named key) to a task's agent",
+		UsageText:       usageText,
+		Description:     description,
+		Version:         cliapp.Version,
+		HideHelpCommand: true,
+		Flags:           []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"}},
+		Action: func(c *cli.Context) error {
+			jsonOut = c.Bool("json")
+			req, err := parseArgs(c.Args().Slice(), jsonOut)
+			jsonOut = req.JSON
+			if err != nil {
+				return err
+			}
+			if req.Help {
+				return cli.ShowAppHelp(c)
+			}
+			if req.FromStdin {
+				data, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdinText+1))
+				if err != nil {
+					return refusal.Failed("read the message from standard input: %v", err)
+				}
+				if len(data) > maxStdinText {
+					return refusal.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdinText)
+				}
+				req.Text = strings.TrimRight(string(data), "\n")
+			}
+			ctx, cancel := cliapp.Context()
+			defer cancel()
+			return Sender{Env: d.Env, Runner: d.Runner, Print: d.Printer(req.JSON)}.Run(ctx, req)
+		},
+	}
+	cliapp.Conventions(app)
+	app.Metadata = map[string]any{"json": &jsonOut}
+	return app
+}
+
+// Main runs fm-send with the process's real edges.
+func Main(args []string) int {
+	d := cliapp.OSDeps()
+	app := App(d)
+	return cliapp.Run(app, args, d, func() bool { return *app.Metadata["json"].(*bool) })
+}

@@ -1,0 +1,222 @@
+// Package send is fm-send, the data plane: conversational text for an agent
+// to read, typed once and submitted as one message, or one named key.
+package send
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/config"
+	"fmctl/deliver"
+	"fmctl/harness"
+	"fmctl/refusal"
+	"fmctl/report"
+	"fmctl/resolve"
+	"fmctl/state"
+)
+
+// Request is one parsed fm-send invocation.
+type Request struct {
+	ID   string
+	Text string
+	Key  string // set for --key
+	JSON bool
+	Help bool
+	// FromStdin: the text is read from standard input (`fm-send <id> -`),
+	// which keeps a long or multi-line message out of argv.
+	FromStdin bool
+}
+
+// parseArgs reads `<id> [--key K] [--json] [--] <text...>`. Options are only
+// recognised between the id and the text: once the text starts, every word
+// is text, so a message may itself say "--json".
+func parseArgs(args []string, json bool) (Request, error) {
+	req := Request{JSON: json}
+	if len(args) == 0 {
+		return req, refusal.Usage("fm-send needs a task id and a message: fm-send <id> <text...> or fm-send <id> --key <Key>")
+	}
+	req.ID = args[0]
+	rest := args[1:]
+	keySet := false
+	for len(rest) > 0 {
+		a := rest[0]
+		switch {
+		case a == "--":
+			rest = rest[1:]
+			goto text
+		case a == "--json":
+			req.JSON = true
+			rest = rest[1:]
+		case a == "--help" || a == "-h":
+			req.Help = true
+			return req, nil
+		case a == "--key":
+			if len(rest) < 2 || strings.HasPrefix(rest[1], "--") {
+				return req, refusal.Usage("--key requires a key name (Escape, Enter, C-c, C-u)")
+			}
+			req.Key, keySet = rest[1], true
+			rest = rest[2:]
+		case strings.HasPrefix(a, "--key="):
+			req.Key, keySet = strings.TrimPrefix(a, "--key="), true
+			rest = rest[1:]
+		default:
+			goto text
+		}
+	}
+text:
+	if keySet {
+		if len(rest) > 0 {
+			return req, refusal.Usage("--key sends one named key and no text; send the text separately")
+		}
+		if req.Key == "" {
+			return req, refusal.Usage("--key requires a key name (Escape, Enter, C-c, C-u)")
+		}
+		return req, nil
+	}
+	if len(rest) == 0 {
+		return req, refusal.Usage("fm-send needs a message after the task id: fm-send %s <text...>", state.Printable(req.ID))
+	}
+	if len(rest) == 1 && rest[0] == "-" {
+		req.FromStdin = true
+		return req, nil
+	}
+	req.Text = strings.Join(rest, " ")
+	return req, nil
+}
+
+// Sender runs fm-send requests.
+type Sender struct {
+	Env    config.Env
+	Runner backends.Runner
+	Print  report.Printer
+}
+
+// Run executes one request.
+func (s Sender) Run(ctx context.Context, req Request) error {
+	home, err := config.ResolveHome("fm-send", s.Env)
+	if err != nil {
+		return err
+	}
+	if err := state.CheckTaskArg("fm-send", req.ID); err != nil {
+		return err
+	}
+	var key harness.Key
+	if req.Key != "" {
+		k, ok := harness.ParseKey(req.Key)
+		if !ok {
+			return refusal.Usage("key '%s' is not a named key; fm-send --key accepts %s", state.Printable(req.Key), keyList())
+		}
+		key = k
+	}
+	text := req.Text
+	if req.Key == "" {
+		if text, err = deliver.CheckText(text); err != nil {
+			return refusal.Failed("%v; nothing was sent", err)
+		}
+	}
+	t, err := resolve.Load("fm-send", home, req.ID, s.Runner, s.Env)
+	if err != nil {
+		return err
+	}
+	if req.Key != "" {
+		return s.sendKey(ctx, t, key)
+	}
+	return s.sendText(ctx, t, text)
+}
+
+func keyList() string {
+	names := make([]string, len(harness.NamedKeys))
+	for i, k := range harness.NamedKeys {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// lockDelivery serialises deliveries to one task, so two messages typed at
+// once never interleave in the composer.
+func lockDelivery(t *resolve.Target, env config.Env) (*state.Lock, error) {
+	wait := config.Duration(env, "FM_SEND_LOCK_WAIT", 60*time.Second)
+	l, err := state.WaitLock(t.Store.SendLockPath(t.ID), wait)
+	if err != nil {
+		return nil, refusal.Failed("another delivery to task %s did not finish within %s (%v); nothing was sent", t.ID, wait, err)
+	}
+	return l, nil
+}
+
+func (s Sender) sendKey(ctx context.Context, t *resolve.Target, key harness.Key) error {
+	if !t.Ability.CanDeliver(key) {
+		return refusal.Failed("the %s backend cannot deliver key %s; nothing was sent", t.BackendName, key)
+	}
+	// After an Escape, a harness that restores the cancelled prompt into its
+	// composer needs its clear key too, or the next message glues onto it.
+	clear := harness.Key("")
+	if key == harness.KeyEscape && t.HasHarness && t.Harness.ClearKey != "" {
+		clear = t.Harness.ClearKey
+		if !t.Ability.CanDeliver(clear) {
+			return refusal.Failed("harness %s needs %s after Escape to clear its composer, which the %s backend cannot deliver; nothing was sent", t.Harness.Name, clear, t.BackendName)
+		}
+	}
+	lock, err := lockDelivery(t, s.Env)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	if err := t.Backend.SendKey(ctx, t.Endpoint, key); err != nil {
+		return refusal.Failed("key '%s' not sent to %s (%s send failed: %v)", key, t.Endpoint.Target, t.BackendName, backends.StderrOf(err))
+	}
+	out := report.Outcome{Word: "key-delivered", ID: t.ID}
+	out.Add("key", string(key)).Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target)
+	if clear != "" {
+		time.Sleep(t.Harness.PressGap)
+		if err := t.Backend.SendKey(ctx, t.Endpoint, clear); err != nil {
+			return refusal.Failed("Escape reached %s, but the %s composer could not be cleared with %s (%v); it still holds the restored prompt, so clear it before sending the next message", t.Endpoint.Target, t.Harness.Name, clear, backends.StderrOf(err))
+		}
+		out.Add("clear", string(clear))
+	}
+	s.Print.Outcome(out)
+	return nil
+}
+
+// submitOptions reads the tunable submit budgets.
+func submitOptions(env config.Env) deliver.Options {
+	o := deliver.DefaultOptions()
+	o.Retries = config.Int(env, "FM_SEND_RETRIES", o.Retries)
+	o.ConfirmWait = config.Duration(env, "FM_SEND_SLEEP", o.ConfirmWait)
+	o.Poll = config.Duration(env, "FM_SEND_POLL", o.Poll)
+	return o
+}
+
+func (s Sender) sendText(ctx context.Context, t *resolve.Target, text string) error {
+	if t.Kind == harness.KindSecondmate {
+		text = deliver.Mark(text)
+	}
+	o := submitOptions(s.Env)
+	// A slash command (or a codex $skill) opens a completion popup; Enter
+	// waits until the popup has settled so it cannot be swallowed.
+	o.Popup = strings.HasPrefix(text, "/") || (t.HasHarness && t.Harness.Name == "codex" && strings.HasPrefix(text, "$"))
+	lock, err := lockDelivery(t, s.Env)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	res := deliver.Submit(ctx, t.Backend, t.Endpoint, text, o)
+	switch res.Verdict {
+	case deliver.Submitted:
+		out := report.Outcome{Word: "sent", ID: t.ID}
+		out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
+			Add("bytes", strconv.Itoa(len(text))).Add("enters", strconv.Itoa(res.Enters)).
+			Add("marked", fmt.Sprint(t.Kind == harness.KindSecondmate)).Add("submit", "confirmed")
+		s.Print.Outcome(out)
+		return nil
+	case deliver.SendFailed:
+		return refusal.Failed("text not sent to %s (%s send failed: %v); nothing may be assumed delivered", t.Endpoint.Target, t.BackendName, backends.StderrOf(res.Err)).
+			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "failed")
+	default:
+		return refusal.Unconfirmed("text delivered to %s but the submit is unconfirmed (verdict=%s after %d Enter); do not retype or blindly resend: look at the pane, then send '--key Enter' only if the composer still holds the text", t.Endpoint.Target, res.Verdict, res.Enters).
+			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "unconfirmed", "verdict", string(res.Verdict))
+	}
+}
