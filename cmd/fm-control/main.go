@@ -1,0 +1,10 @@
+// Command fm-control runs an allowlisted lifecycle verb on a task's agent.
+package main
+
+import (
+	"os"
+
+	"fmctl/control"
+)
+
+func main() { os.Exit(control.Main(os.Args)) }

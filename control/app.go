@@ -1,0 +1,180 @@
+package control
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"fmctl/cliapp"
+	"fmctl/config"
+	"fmctl/harness"
+	"fmctl/refusal"
+)
+
+var verbExamples = map[string]string{
+	"interrupt": `Sends the harness's verified interrupt key (repeated where it must be, then
+its composer clear), then proves the agent is still alive. cancel=confirmed is
+reported only from an adapter-owned acknowledgement.
+
+Examples:
+   fm-control interrupt t1
+   fm-control interrupt t1 --json`,
+	"exit": `Types the harness's exit command (interrupting a busy agent first) and waits
+until the backend's classifier proves the agent stopped. The endpoint, the
+worktree and every uncommitted change stay.
+
+Examples:
+   fm-control exit t1
+   FM_CONTROL_EXIT_WAIT=60 fm-control exit t1`,
+	"relaunch": `Replaces the agent with a new one in the same endpoint and worktree, as a
+journaled transaction (state/<id>.control-relaunch) that completes or rolls back.
+
+Examples:
+   fm-control relaunch t1 --note "tests pass; next: the docs"
+   fm-control relaunch t1 --harness codex --model gpt-5 --effort high --note-file progress.md
+   fm-control relaunch sm1            # a secondmate re-reads config/secondmate-harness`,
+}
+
+const verbSynopsis = "<id> [--json]"
+
+const relaunchSynopsis = "<id> [--harness H] [--model M] [--effort low|medium|high|xhigh|max] (--note TEXT | --note-file PATH) [--json]"
+
+// App builds the fm-control command line.
+func App(d cliapp.Deps) *cli.App {
+	jsonOut := new(bool)
+	app := &cli.App{
+		Name:      "fm-control",
+		Usage:     "run an allowlisted lifecycle verb on a task's agent",
+		UsageText: "fm-control <verb> <id> [flags]\nfm-control capabilities [--json]",
+		Description: `The control plane: a closed allowlist of lifecycle verbs addressed to an exact
+task id. No free text, no raw keys. Each verb proves its postcondition or
+reports it unconfirmed.
+
+Exit status: 0 success; 1 refused or failed (the message says which, and what to
+do); 2 not a verb, or the command line is incomplete.
+
+Examples:
+   fm-control interrupt t1
+   fm-control exit t1
+   fm-control relaunch t1 --harness codex --note "continue from the failing test"`,
+		Version:         cliapp.Version,
+		HideHelpCommand: true,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.ShowAppHelp(c)
+			}
+			return unknownVerb(d.Env, c.Args().First())
+		},
+	}
+	for _, v := range harness.Verbs() {
+		app.Commands = append(app.Commands, lifecycleCommand(d, v, jsonOut))
+	}
+	app.Commands = append(app.Commands, capabilitiesCommand(d, jsonOut))
+	cliapp.Conventions(app)
+	app.Metadata = map[string]any{"json": jsonOut}
+	return app
+}
+
+func lifecycleCommand(d cliapp.Deps, v harness.Verb, jsonOut *bool) *cli.Command {
+	synopsis := verbSynopsis
+	if v.Name == "relaunch" {
+		synopsis = relaunchSynopsis
+	}
+	return &cli.Command{
+		Name:            v.Name,
+		Usage:           v.Purpose,
+		UsageText:       "fm-control " + v.Name + " " + synopsis,
+		Description:     verbExamples[v.Name] + "\n\nPostcondition: " + v.Postcondition,
+		SkipFlagParsing: true,
+		BashComplete:    completeTaskIDs(d),
+		Action: func(c *cli.Context) error {
+			inv, err := parseVerbArgs(c.Args().Slice())
+			*jsonOut = inv.JSON
+			if inv.Help {
+				return cli.ShowCommandHelp(c.Lineage()[1], v.Name)
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := config.ResolveHome("fm-control", d.Env); err != nil {
+				return err
+			}
+			if inv.ID == "" {
+				return refusal.Usage("fm-control %s needs a task id: fm-control %s %s", v.Name, v.Name, synopsis)
+			}
+			if v.Name != "relaunch" && inv.relaunchOnly {
+				return refusal.Failed("--harness, --model, --effort, --note and --note-file apply to 'relaunch' only")
+			}
+			ctx, cancel := cliapp.Context()
+			defer cancel()
+			return NewController(d.Env, d.Runner, d.Printer(inv.JSON)).Lifecycle(ctx, v.Name, inv.ID, inv.Opts)
+		},
+	}
+}
+
+// unknownVerb refuses anything outside the allowlist, listing it. resume
+// gets its own explanation because it is the verb people reach for.
+func unknownVerb(env config.Env, verb string) error {
+	if _, err := config.ResolveHome("fm-control", env); err != nil {
+		return err
+	}
+	var b strings.Builder
+	if verb == "resume" {
+		b.WriteString("'resume' is not a control verb: resuming an exited agent is not deterministic across the verified adapters (codex and grok resume only from a session id printed at exit, opencode continues the most recent session for the directory, and claude, pi and kimi have no verified pane-resume contract). Use 'relaunch', which starts a fresh agent from the brief on disk in the same endpoint and worktree")
+	} else {
+		fmt.Fprintf(&b, "'%s' is not a control verb", printableVerb(verb))
+	}
+	b.WriteString("\nallowed verbs:")
+	for _, v := range harness.Verbs() {
+		fmt.Fprintf(&b, "\n  %s", v.Name)
+	}
+	b.WriteString("\nother commands: capabilities")
+	return refusal.Usage("%s", b.String())
+}
+
+func printableVerb(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+func capabilitiesCommand(d cliapp.Deps, jsonOut *bool) *cli.Command {
+	return &cli.Command{
+		Name:      "capabilities",
+		Usage:     "print the capability table (verbs, harness mechanics, backend abilities)",
+		UsageText: "fm-control capabilities [--json]",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the table as JSON"}},
+		Action: func(c *cli.Context) error {
+			*jsonOut = c.Bool("json")
+			return printCapabilities(d.Stdout, c.Bool("json"))
+		},
+	}
+}
+
+func printCapabilities(w io.Writer, asJSON bool) error {
+	if asJSON {
+		data, err := harness.JSON()
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(data, '\n'))
+		return err
+	}
+	_, err := io.WriteString(w, harness.Text())
+	return err
+}
+
+// Main runs fm-control with the process's real edges.
+func Main(args []string) int {
+	d := cliapp.OSDeps()
+	app := App(d)
+	return cliapp.Run(app, args, d, func() bool { return *app.Metadata["json"].(*bool) })
+}

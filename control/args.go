@@ -1,0 +1,121 @@
+package control
+
+import (
+	"os"
+	"strings"
+
+	"fmctl/harness"
+	"fmctl/refusal"
+	"fmctl/state"
+)
+
+// RelaunchOptions are relaunch's flags.
+type RelaunchOptions struct {
+	Harness, Model, Effort string
+	Note                   string
+	NoteSet                bool
+	NoteFile               string
+}
+
+// invocation is one parsed lifecycle command line.
+type invocation struct {
+	ID   string
+	JSON bool
+	Help bool
+	Opts RelaunchOptions
+	// relaunchOnly records whether any relaunch-only flag was given.
+	relaunchOnly bool
+}
+
+// parseVerbArgs reads `<id> [flags]`, flags in `--x v` or `--x=v` form, in
+// any position. Errors are exit 1, as the original's flag errors were.
+func parseVerbArgs(args []string) (invocation, error) {
+	var inv invocation
+	var positional []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positional = append(positional, args[i+1:]...)
+			break
+		}
+		switch a {
+		case "--json":
+			inv.JSON = true
+			continue
+		case "-h", "--help":
+			inv.Help = true
+			continue
+		}
+		name, value, hasValue := strings.Cut(a, "=")
+		target := inv.flagTarget(name)
+		if target == nil {
+			if strings.HasPrefix(a, "-") {
+				return inv, refusal.Failed("unexpected argument '%s'", state.Printable(a))
+			}
+			positional = append(positional, a)
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
+				return inv, refusal.Failed("%s requires a value", name)
+			}
+			i++
+			value = args[i]
+		}
+		if value == "" {
+			return inv, refusal.Failed("%s requires a non-empty value", name)
+		}
+		*target = value
+		inv.relaunchOnly = true
+		if name == "--note" {
+			inv.Opts.NoteSet = true
+		}
+	}
+	if len(positional) == 0 {
+		return inv, nil
+	}
+	if len(positional) > 1 {
+		return inv, refusal.Failed("unexpected argument '%s'", state.Printable(positional[1]))
+	}
+	inv.ID = positional[0]
+	if e := inv.Opts.Effort; e != "" && !harness.ValidEffort(e) {
+		return inv, refusal.Failed("--effort must be one of %s", strings.Join(harness.Efforts, ", "))
+	}
+	if inv.Opts.NoteSet && inv.Opts.NoteFile != "" {
+		return inv, refusal.Failed("pass --note or --note-file, not both")
+	}
+	return inv, nil
+}
+
+func (inv *invocation) flagTarget(name string) *string {
+	switch name {
+	case "--harness":
+		return &inv.Opts.Harness
+	case "--model":
+		return &inv.Opts.Model
+	case "--effort":
+		return &inv.Opts.Effort
+	case "--note":
+		return &inv.Opts.Note
+	case "--note-file":
+		return &inv.Opts.NoteFile
+	}
+	return nil
+}
+
+// readNote loads --note-file: a regular, readable file.
+func (o *RelaunchOptions) readNote() error {
+	if o.NoteFile == "" {
+		return nil
+	}
+	info, err := os.Stat(o.NoteFile)
+	if err != nil || !info.Mode().IsRegular() {
+		return refusal.Failed("--note-file '%s' is not a readable file", state.Printable(o.NoteFile))
+	}
+	data, err := state.ReadSmallFile(o.NoteFile, 1<<20)
+	if err != nil {
+		return refusal.Failed("--note-file '%s' is not a readable file: %v", state.Printable(o.NoteFile), err)
+	}
+	o.Note, o.NoteSet = string(data), true
+	return nil
+}

@@ -1,0 +1,74 @@
+// Package control is fm-control, the control plane: a closed allowlist of
+// lifecycle verbs addressed to an exact task id, each proving its
+// postcondition or reporting it unconfirmed.
+package control
+
+import (
+	"context"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/config"
+	"fmctl/refusal"
+	"fmctl/report"
+	"fmctl/resolve"
+	"fmctl/state"
+)
+
+// Controller runs verbs for one invocation.
+type Controller struct {
+	env    config.Env
+	runner backends.Runner
+	print  report.Printer
+	waits  Waits
+}
+
+// NewController builds a controller from the process edges.
+func NewController(env config.Env, r backends.Runner, p report.Printer) *Controller {
+	return &Controller{env: env, runner: r, print: p, waits: readWaits(env)}
+}
+
+// lockDelivery holds the per-task delivery lock while keys or text are sent,
+// so a concurrent fm-send cannot interleave with an exit command.
+func (c *Controller) lockDelivery(t *resolve.Target) (*state.Lock, error) {
+	wait := config.Duration(c.env, "FM_SEND_LOCK_WAIT", 60*time.Second)
+	l, err := state.WaitLock(t.Store.SendLockPath(t.ID), wait)
+	if err != nil {
+		return nil, refusal.Failed("a delivery to task %s did not finish within %s; nothing was sent", t.ID, wait)
+	}
+	return l, nil
+}
+
+// Lifecycle runs one lifecycle verb on task id, in the spec's refusal order:
+// home, id shape, lock, record, identity, harness, backend abilities.
+func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts RelaunchOptions) error {
+	home, err := config.ResolveHome("fm-control", c.env)
+	if err != nil {
+		return err
+	}
+	if err := state.CheckTaskArg("fm-control", id); err != nil {
+		return err
+	}
+	store := state.Store{Dir: home.State}
+	lock, err := store.LockTask(id)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	t, err := resolve.Load("fm-control", home, id, c.runner, c.env)
+	if err != nil {
+		return err
+	}
+	if err := t.RequireHarness("fm-control"); err != nil {
+		return err
+	}
+	switch verb {
+	case "interrupt":
+		return c.runInterrupt(ctx, t)
+	case "exit":
+		return c.runExit(ctx, t)
+	case "relaunch":
+		return c.runRelaunch(ctx, t, opts)
+	}
+	return refusal.Usage("'%s' is not a control verb", verb)
+}

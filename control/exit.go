@@ -1,0 +1,141 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/deliver"
+	"fmctl/refusal"
+	"fmctl/report"
+	"fmctl/resolve"
+)
+
+// exitResult names how an agent ended up stopped.
+type exitResult string
+
+const (
+	exitStopped        exitResult = "stopped"
+	exitAlreadyStopped exitResult = "already-stopped"
+	exitAlreadyMissing exitResult = "already-stopped-missing" // relaunch only: the endpoint is gone too
+)
+
+// requireClassifier refuses a verb whose postcondition needs a
+// recovery-grade classifier on a backend that has none.
+func requireClassifier(t *resolve.Target, verb string) error {
+	if t.Ability.Classifier {
+		return nil
+	}
+	return refusal.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so '%s' cannot prove the agent actually stopped; refusing rather than reporting success blind", t.ID, t.BackendName, verb)
+}
+
+// stop is the exit verb's body, shared with relaunch. allowMissing accepts an
+// endpoint that is already gone (relaunch recreates nothing, but an absent
+// agent is stopped).
+func (c *Controller) stop(ctx context.Context, t *resolve.Target, allowMissing bool) (exitResult, error) {
+	if err := requireClassifier(t, "exit"); err != nil {
+		return "", err
+	}
+	obs := t.Backend.AgentState(ctx, t.Endpoint)
+	switch obs.State {
+	case backends.StateDead:
+		return exitAlreadyStopped, nil
+	case backends.StateMissing:
+		if allowMissing {
+			return exitAlreadyMissing, nil
+		}
+		return "", refuseState(t, "exit", obs)
+	case backends.StateAlive:
+	default:
+		return "", refuseState(t, "exit", obs)
+	}
+	if err := checkKeys(t); err != nil {
+		return "", err
+	}
+	lock, err := c.lockDelivery(t)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Release()
+
+	interruptNote := "not-needed"
+	if t.Store.BusyState(t.ID) == "busy" {
+		cancel, err := c.deliverInterrupt(ctx, t)
+		if err != nil {
+			return "", err
+		}
+		after := t.Backend.AgentState(ctx, t.Endpoint)
+		switch after.State {
+		case backends.StateDead:
+			return exitStopped, c.retireBusy(t)
+		case backends.StateAlive:
+			interruptNote = "delivered verified=agent-alive cancel=" + cancel
+		case backends.StateMissing:
+			return "", refusal.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command; reconcile the task before any further control action", t.ID)
+		default:
+			return "", refusal.Failed("task %s's agent reads '%s' after its interrupt key; refusing to type its exit command into an unattributed endpoint (interrupt=delivered cancel=%s)", t.ID, after.State, cancel)
+		}
+	}
+
+	o := deliver.DefaultOptions()
+	o.Retries = c.waits.ExitRetries
+	o.Popup = true
+	res := deliver.Submit(ctx, t.Backend, t.Endpoint, t.Harness.ExitCommand, o)
+	if res.Verdict == deliver.SendFailed {
+		return "", refusal.Failed("the exit command could not be sent to task %s on %s (%v); interrupt=%s", t.ID, t.BackendName, backends.StderrOf(res.Err), interruptNote)
+	}
+	final, ok := c.waitState(ctx, t, c.waits.Exit, backends.StateDead)
+	if ok {
+		return exitStopped, c.retireBusy(t)
+	}
+	if final.State == backends.StateMissing && allowMissing {
+		return exitAlreadyMissing, c.retireBusy(t)
+	}
+	return "", refusal.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the agent did not stop within %s",
+		t.ID, interruptNote, final.State, seconds(c.waits.Exit)).
+		With("id", t.ID, "exit", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
+}
+
+func (c *Controller) retireBusy(t *resolve.Target) error {
+	if err := t.Store.RetireBusy(t.ID); err != nil {
+		return refusal.Failed("task %s's agent stopped, but its busy record could not be retired: %v", t.ID, err)
+	}
+	return nil
+}
+
+// waitState polls the classifier until it reports want or the deadline
+// passes, returning the last observation.
+func (c *Controller) waitState(ctx context.Context, t *resolve.Target, limit time.Duration, want backends.AgentState) (backends.Observation, bool) {
+	deadline := time.Now().Add(limit)
+	for {
+		obs := t.Backend.AgentState(ctx, t.Endpoint)
+		if obs.State == want {
+			return obs, true
+		}
+		if time.Now().After(deadline) {
+			return obs, false
+		}
+		select {
+		case <-ctx.Done():
+			return obs, false
+		case <-time.After(c.waits.Poll):
+		}
+	}
+}
+
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%gs", d.Seconds())
+}
+
+func (c *Controller) runExit(ctx context.Context, t *resolve.Target) error {
+	res, err := c.stop(ctx, t, false)
+	if err != nil {
+		return err
+	}
+	out := report.Outcome{Word: string(res), ID: t.ID}
+	out.Add("harness", t.Harness.Name).Add("backend", t.BackendName).
+		Add("endpoint", t.Endpoint.Target).Add("worktree", t.Endpoint.Worktree)
+	c.print.Outcome(out)
+	return nil
+}

@@ -1,0 +1,127 @@
+package control
+
+import (
+	"context"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/refusal"
+	"fmctl/report"
+	"fmctl/resolve"
+)
+
+// interruptResult is what an interrupt delivery proved.
+type interruptResult struct {
+	Verified string // agent-alive or endpoint
+	Cancel   string // confirmed or unconfirmed
+	After    backends.Observation
+}
+
+// checkKeys refuses, before anything is sent, a backend that cannot deliver
+// the harness's interrupt key or the composer clear that key needs.
+func checkKeys(t *resolve.Target) error {
+	h := t.Harness
+	if !t.Ability.CanDeliver(h.InterruptKey) {
+		return refusal.Failed("harness %s interrupts with %s, which the %s backend cannot deliver; refusing to send a different key", h.Name, h.InterruptKey, t.BackendName)
+	}
+	if h.ClearKey != "" && !t.Ability.CanDeliver(h.ClearKey) {
+		return refusal.Failed("harness %s needs %s to clear its composer after an interrupt, which the %s backend cannot deliver; refusing to leave the cancelled prompt in its composer", h.Name, h.ClearKey, t.BackendName)
+	}
+	return nil
+}
+
+// refuseState explains why a pre-action state stops a verb.
+func refuseState(t *resolve.Target, verb string, obs backends.Observation) error {
+	id := t.ID
+	switch obs.State {
+	case backends.StateDead, backends.StateMissing:
+		if verb == "interrupt" {
+			return refusal.Failed("no agent is running at task %s's recorded endpoint %s (state: %s); there is nothing to interrupt", id, t.Endpoint.Target, obs.State)
+		}
+		return refusal.Failed("task %s's recorded endpoint %s is gone, so there is no agent to stop; reconcile the task before any further control action", id, t.Endpoint.Target)
+	case backends.StateDrifted:
+		return refusal.Failed("task %s's recorded endpoint %s is gone but another endpoint carries its label; correct the record before %s it", id, t.Endpoint.Target, gerund(verb))
+	case backends.StateSuspended:
+		return refusal.Failed("task %s's agent is stopped, not gone, so %s it would act on a frozen worker; resume it in its own endpoint (fg) first", id, gerund(verb))
+	}
+	return refusal.Failed("task %s's endpoint %s reads '%s' (%s) rather than a positively classified state; refusing to send a lifecycle key into an unattributed endpoint", id, t.Endpoint.Target, obs.State, obs.Detail)
+}
+
+func gerund(verb string) string {
+	switch verb {
+	case "interrupt":
+		return "interrupting"
+	case "exit":
+		return "stopping"
+	}
+	return verb + "ing"
+}
+
+// deliverInterrupt sends the harness's interrupt key (repeat times, each its
+// own input event) and its composer clear, and reads any cancel
+// acknowledgement. It does not judge the agent's state afterwards.
+func (c *Controller) deliverInterrupt(ctx context.Context, t *resolve.Target) (string, error) {
+	h := t.Harness
+	ack := c.startAck(t)
+	for i := 0; i < h.Repeat; i++ {
+		if i > 0 {
+			time.Sleep(h.PressGap)
+		}
+		if err := t.Backend.SendKey(ctx, t.Endpoint, h.InterruptKey); err != nil {
+			return "", refusal.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err))
+		}
+	}
+	if h.ClearKey != "" {
+		time.Sleep(h.PressGap)
+		if err := t.Backend.SendKey(ctx, t.Endpoint, h.ClearKey); err != nil {
+			return "", refusal.Failed("interrupt key %s reached task %s, but %s did not (%v); its composer may still hold the cancelled prompt, so clear it before sending anything else", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err))
+		}
+	}
+	return ack.wait(ctx, c.waits), nil
+}
+
+// interrupt is the full verb: deliver, then prove the agent is still there.
+func (c *Controller) interrupt(ctx context.Context, t *resolve.Target) (interruptResult, error) {
+	cancel, err := c.deliverInterrupt(ctx, t)
+	if err != nil {
+		return interruptResult{}, err
+	}
+	res := interruptResult{Verified: "endpoint", Cancel: cancel}
+	after := t.Backend.AgentState(ctx, t.Endpoint)
+	res.After = after
+	if after.State == backends.StateMissing {
+		return res, refusal.Failed("task %s's endpoint disappeared while interrupting it; reconcile the task before any further control action", t.ID)
+	}
+	if t.Ability.Classifier {
+		if after.State != backends.StateAlive {
+			return res, refusal.Failed("task %s's agent is '%s' after its interrupt key; an interrupt must leave the agent running", t.ID, after.State)
+		}
+		res.Verified = "agent-alive"
+	}
+	return res, nil
+}
+
+func (c *Controller) runInterrupt(ctx context.Context, t *resolve.Target) error {
+	if err := checkKeys(t); err != nil {
+		return err
+	}
+	before := t.Backend.AgentState(ctx, t.Endpoint)
+	if before.State != backends.StateAlive && before.State != backends.StateUnverified {
+		return refuseState(t, "interrupt", before)
+	}
+	lock, err := c.lockDelivery(t)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	res, err := c.interrupt(ctx, t)
+	if err != nil {
+		return err
+	}
+	out := report.Outcome{Word: "interrupt-delivered", ID: t.ID}
+	out.Add("harness", t.Harness.Name).Add("backend", t.BackendName).
+		Add("verified", res.Verified).Add("cancel", res.Cancel)
+	c.print.Outcome(out)
+	return nil
+}
+

@@ -1,0 +1,27 @@
+package control
+
+import (
+	"time"
+
+	"fmctl/config"
+)
+
+// Waits are the control plane's tunable deadlines. They are upper bounds:
+// every wait polls and returns as soon as its condition holds.
+type Waits struct {
+	Poll        time.Duration // FM_CONTROL_POLL: classifier poll interval
+	Settle      time.Duration // FM_CONTROL_SETTLE_WAIT: how long to watch for an adapter's cancel acknowledgement
+	Exit        time.Duration // FM_CONTROL_EXIT_WAIT: how long an exit command gets to stop the agent
+	Launch      time.Duration // FM_CONTROL_LAUNCH_WAIT: how long a relaunched agent gets to come up
+	ExitRetries int           // FM_CONTROL_EXIT_RETRIES: Enter retries for the exit command
+}
+
+func readWaits(env config.Env) Waits {
+	return Waits{
+		Poll:        config.Duration(env, "FM_CONTROL_POLL", 100*time.Millisecond),
+		Settle:      config.Duration(env, "FM_CONTROL_SETTLE_WAIT", 5*time.Second),
+		Exit:        config.Duration(env, "FM_CONTROL_EXIT_WAIT", 30*time.Second),
+		Launch:      config.Duration(env, "FM_CONTROL_LAUNCH_WAIT", 90*time.Second),
+		ExitRetries: config.Int(env, "FM_CONTROL_EXIT_RETRIES", 3),
+	}
+}
