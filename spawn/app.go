@@ -1,0 +1,85 @@
+package spawn
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"fmctl/cliapp"
+	"fmctl/refusal"
+)
+
+const usageText = `fm-spawn <id> --harness H --worktree DIR [--kind ship|scout|secondmate] [--model M] [--effort E] [--backend tmux|herdr|zellij] [--project DIR] [--brief FILE] [--json]
+fm-spawn <id> --relaunch [--harness H] [--model M] [--effort E] [--json]`
+
+const description = `Fresh: creates the endpoint fm-<id> (a tmux window in the home's session, cwd =
+the worktree), publishes state/<id>.meta atomically, types the harness's launch
+command (from the capability table) and waits, bounded by FM_SPAWN_WAIT, for the
+agent to be alive. The agent is pointed at data/<id>/brief.md.
+
+--relaunch: adopts the recorded endpoint and worktree for a replacement agent.
+It refuses unless the endpoint is positively agent-free and sits in the recorded
+worktree, clears the previous harness's wiring files, and publishes the new
+record (with control_relaunch_tx from FM_CONTROL_RELAUNCH_TX).
+
+Exit status: 0 launched (ready=confirmed, or ready=starting when the agent was
+still coming up at the deadline); 1 refused or failed; 2 bad command line.
+
+Examples:
+   fm-spawn t1 --harness claude --worktree ~/wt/t1 --brief brief.md
+   fm-spawn t2 --harness codex --model gpt-5 --effort high --kind scout --worktree ~/wt/t2
+   fm-spawn t1 --relaunch --harness opencode`
+
+// App builds the fm-spawn command line.
+func App(d cliapp.Deps) *cli.App {
+	jsonOut := new(bool)
+	app := &cli.App{
+		Name:            "fm-spawn",
+		Usage:           "launch an agent for a task into an endpoint and worktree",
+		UsageText:       usageText,
+		Description:     description,
+		Version:         cliapp.Version,
+		HideHelpCommand: true,
+		Flags:           []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object"}},
+		Action: func(c *cli.Context) error {
+			req, err := parseArgs(c.Args().Slice())
+			req.JSON = req.JSON || c.Bool("json")
+			*jsonOut = req.JSON
+			if err != nil {
+				return err
+			}
+			if req.Help || (req.ID == "" && c.NArg() == 0) {
+				return cli.ShowAppHelp(c)
+			}
+			if req.ID == "" {
+				return refusal.Usage("fm-spawn needs a task id")
+			}
+			ctx, cancel := cliapp.Context()
+			defer cancel()
+			s := Spawner{Env: d.Env, Runner: d.Runner, Print: d.Printer(req.JSON)}
+			var res Result
+			if req.Relaunch {
+				req.TxID = d.Env("FM_CONTROL_RELAUNCH_TX")
+				res, err = s.Relaunch(ctx, req, false)
+			} else {
+				res, err = s.Fresh(ctx, req)
+			}
+			if err != nil {
+				return err
+			}
+			s.Print.Outcome(res.Outcome)
+			if res.Ready == "starting" {
+				s.Print.Notice("%s's agent was placed at %s but had not come up within the wait; look at it before launching again", req.ID, res.Outcome.Get("window"))
+			}
+			return nil
+		},
+	}
+	cliapp.Conventions(app)
+	app.Metadata = map[string]any{"json": jsonOut}
+	return app
+}
+
+// Main runs fm-spawn with the process's real edges.
+func Main(args []string) int {
+	d := cliapp.OSDeps()
+	app := App(d)
+	return cliapp.Run(app, args, d, func() bool { return *app.Metadata["json"].(*bool) })
+}

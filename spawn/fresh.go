@@ -1,0 +1,240 @@
+package spawn
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fmctl/backends"
+	"fmctl/config"
+	"fmctl/harness"
+	"fmctl/refusal"
+	"fmctl/report"
+	"fmctl/state"
+)
+
+// Fresh launches a new agent for a task: it creates the endpoint, publishes
+// the record atomically, types the launch line and waits for the agent.
+func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
+	home, err := config.ResolveHome("fm-spawn", s.Env)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := state.CheckTaskArg("fm-spawn", req.ID); err != nil {
+		return Result{}, err
+	}
+	if len(req.extra) > 0 {
+		return Result{}, refusal.Usage("unexpected argument '%s'; fm-spawn takes one task id", state.Printable(req.extra[0]))
+	}
+	if req.Harness == "" {
+		return Result{}, refusal.Usage("fm-spawn needs --harness (one of %s)", strings.Join(harness.Names(), ", "))
+	}
+	h, ok := harness.Lookup(req.Harness)
+	if !ok {
+		return Result{}, refusal.Failed("unknown harness '%s'; fmctl launches verified harnesses only: %s", state.Printable(req.Harness), strings.Join(harness.Names(), ", "))
+	}
+	kind, ok := harness.ParseKind(req.Kind)
+	if !ok {
+		return Result{}, refusal.Usage("--kind must be ship, scout or secondmate")
+	}
+	if !h.SupportsKind(kind) {
+		return Result{}, refusal.Failed("'%s' is not verified to run a %s task", h.Name, kind)
+	}
+	if req.Model != "" && req.Model != "default" && h.Launch.ModelFlag == "" {
+		return Result{}, refusal.Failed("harness %s takes no model flag; drop --model", h.Name)
+	}
+	if req.Worktree == "" {
+		return Result{}, refusal.Usage("fm-spawn needs --worktree DIR (the directory the agent works in)")
+	}
+	wt, err := filepath.Abs(req.Worktree)
+	if err != nil {
+		return Result{}, refusal.Failed("--worktree '%s': %v", req.Worktree, err)
+	}
+	if info, err := os.Stat(wt); err != nil || !info.IsDir() {
+		return Result{}, refusal.Failed("--worktree '%s' is not a directory", state.Printable(req.Worktree))
+	}
+	project := wt
+	if req.Project != "" {
+		if project, err = filepath.Abs(req.Project); err != nil {
+			return Result{}, refusal.Failed("--project: %v", err)
+		}
+	}
+	backendName := req.Backend
+	if backendName == "" {
+		backendName = s.Env("FM_BACKEND")
+	}
+	f, err := home.LoadFile()
+	if err != nil {
+		return Result{}, refusal.Failed("%v", err)
+	}
+	if backendName == "" {
+		backendName = f.Backend
+	}
+	if backendName == "" {
+		backendName = "tmux"
+	}
+	ability, known := harness.LookupBackend(backendName)
+	if !known || !ability.Adapter {
+		return Result{}, refusal.Failed("backend '%s' has no adapter in fmctl (use tmux, herdr or zellij)", state.Printable(backendName))
+	}
+	be, err := backends.Open(backendName, s.Runner, backends.Env(s.Env))
+	if err != nil {
+		return Result{}, refusal.Failed("%v", err)
+	}
+
+	store := state.Store{Dir: home.State}
+	lock, err := store.LockTask(req.ID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer lock.Release()
+	if err := s.refuseDuplicate(ctx, home, store, req.ID); err != nil {
+		return Result{}, err
+	}
+	brief, err := placeBrief(home, req)
+	if err != nil {
+		return Result{}, err
+	}
+	params, err := launchParams(home, h, req.Model, req.Effort, wt, brief)
+	if err != nil {
+		return Result{}, err
+	}
+	line, err := h.LaunchLine(params)
+	if err != nil {
+		return Result{}, refusal.Failed("%v", err)
+	}
+
+	fields, err := be.Create(ctx, backends.CreateSpec{TaskID: req.ID, Label: state.Label(req.ID), Dir: wt, Container: container(s.Env, f, backendName)})
+	if err != nil {
+		return Result{}, refusal.Failed("could not create the endpoint for task %s on %s: %v", req.ID, backendName, backends.StderrOf(err))
+	}
+	rec := newRecord(req.ID, fields, wt, project, h.Name, kind, req.Model, req.Effort, backendName)
+	ep := backends.Endpoint{Backend: backendName, Target: rec.Get("window"), TaskID: req.ID, Worktree: wt, Fields: rec.Map()}
+	// From here a failure removes the endpoint, so no record ever names an
+	// endpoint without an agent launched into it, and no endpoint is orphaned.
+	undo := func(cause error) error {
+		_ = be.Kill(ctx, ep)
+		_ = state.RemoveIfExists(store.MetaPath(req.ID))
+		return cause
+	}
+	data, err := rec.Bytes()
+	if err != nil {
+		return Result{}, undo(refusal.Failed("task %s's record cannot be written: %v", req.ID, err))
+	}
+	if err := state.WriteAtomic(store.MetaPath(req.ID), data); err != nil {
+		return Result{}, undo(refusal.Failed("task %s's record could not be published: %v; the endpoint was removed", req.ID, err))
+	}
+	if ability.Classifier {
+		if p, ok := s.waitPath(ctx, be, ep, wt, s.pathWait()); !ok {
+			return Result{}, undo(refusal.Failed("task %s's new endpoint is in '%s', not its worktree '%s'; refusing to launch an agent outside its worktree (the endpoint and record were removed)", req.ID, p, wt))
+		}
+	}
+	ready, err := s.typeLaunch(ctx, be, ability, ep, h, line, brief)
+	if err != nil {
+		return Result{}, undo(refusal.Failed("the agent for %s could not be launched on %s: %v; the endpoint and record were removed", req.ID, h.Name, err))
+	}
+	out := report.Outcome{Word: "spawned", ID: req.ID}
+	out.Add("harness", h.Name).Add("kind", string(kind)).Add("backend", backendName).
+		Add("window", ep.Target).Add("worktree", wt).Add("ready", ready)
+	return Result{Outcome: out, Ready: ready, Record: rec}, nil
+}
+
+// refuseDuplicate refuses a task whose recorded endpoint still exists: a
+// second launch would put two agents on one worktree.
+func (s Spawner) refuseDuplicate(ctx context.Context, home config.Home, store state.Store, id string) error {
+	if _, err := os.Lstat(store.MetaPath(id)); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	task, err := store.LoadTask("fm-spawn", id)
+	if err != nil {
+		return err
+	}
+	name := task.Record.Get("backend")
+	if name == "" {
+		name = "tmux"
+	}
+	be, err := backends.Open(name, s.Runner, backends.Env(s.Env))
+	if err != nil {
+		return refusal.Failed("task %s already has a record (%s) on backend %s, which fmctl cannot inspect; refusing a duplicate launch", id, store.MetaPath(id), name)
+	}
+	obs := be.AgentState(ctx, backends.Endpoint{Backend: name, Target: task.Record.Get("window"), TaskID: id, Worktree: task.Record.Get("worktree"), Fields: task.Record.Map()})
+	if obs.State == backends.StateMissing {
+		return nil
+	}
+	return refusal.Failed("task %s already has a record whose %s endpoint %s is %s; refusing a duplicate launch (use fm-spawn %s --relaunch, or fm-control relaunch %s)", id, name, task.Record.Get("window"), obs.State, id, id)
+}
+
+// placeBrief copies --brief into data/<id>/brief.md, or requires that file.
+func placeBrief(home config.Home, req Request) (string, error) {
+	path := home.BriefPath(req.ID)
+	if req.Brief != "" {
+		data, err := os.ReadFile(req.Brief)
+		if err != nil {
+			return "", refusal.Failed("--brief '%s' cannot be read: %v", state.Printable(req.Brief), err)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", refusal.Failed("create %s: %v", filepath.Dir(path), err)
+		}
+		if err := state.WriteAtomic(path, data); err != nil {
+			return "", refusal.Failed("%v", err)
+		}
+		return path, nil
+	}
+	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
+		return "", refusal.Failed("no brief at %s; write the task's instructions there or pass --brief FILE", path)
+	}
+	return path, nil
+}
+
+func container(env config.Env, f config.File, backend string) string {
+	switch backend {
+	case "tmux":
+		if v := env("FM_TMUX_SESSION"); v != "" {
+			return v
+		}
+		return f.Tmux.Session
+	case "herdr":
+		if v := env("HERDR_SESSION"); v != "" {
+			return v
+		}
+		return f.Herdr.Session
+	case "zellij":
+		if v := env("FM_ZELLIJ_SESSION"); v != "" {
+			return v
+		}
+		return f.Zellij.Session
+	}
+	return ""
+}
+
+// newRecord lays a fresh record out in the original toolkit's key order.
+func newRecord(id string, fields []backends.Field, wt, project, h string, kind harness.Kind, model, effort, backend string) state.Record {
+	var r state.Record
+	add := func(k, v string) { r.Entries = append(r.Entries, state.Entry{Key: k, Value: v}) }
+	var extra []backends.Field
+	for _, f := range fields {
+		if f.Key == "window" {
+			add("window", f.Value)
+		} else {
+			extra = append(extra, f)
+		}
+	}
+	add("endpoint_task_id", id)
+	add("worktree", wt)
+	add("project", project)
+	add("harness", h)
+	add("kind", string(kind))
+	add("model", orDefault(model))
+	add("effort", orDefault(effort))
+	add("spawn_gen", newSpawnGen())
+	if backend != "tmux" {
+		add("backend", backend)
+	}
+	for _, f := range extra {
+		add(f.Key, f.Value)
+	}
+	return r
+}

@@ -1,0 +1,193 @@
+package spawn
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/config"
+	"fmctl/harness"
+	"fmctl/refusal"
+	"fmctl/report"
+	"fmctl/resolve"
+	"fmctl/state"
+)
+
+// refusedWithRelaunch are the flags a relaunch never takes: it adopts what
+// the record says rather than choosing again.
+var refusedWithRelaunch = map[string]string{
+	"--backend":  "a relaunch keeps the recorded backend",
+	"--kind":     "a relaunch keeps the recorded kind",
+	"--worktree": "a relaunch adopts the recorded worktree",
+	"--project":  "a relaunch keeps the recorded project",
+	"--brief":    "a relaunch reads the recorded brief (fm-control relaunch appends the progress note)",
+}
+
+// Relaunch adopts a task's recorded endpoint and worktree for a replacement
+// agent. lockHeld says the caller (fm-control relaunch) already holds the
+// task's lifecycle lock.
+func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Result, error) {
+	home, err := config.ResolveHome("fm-spawn", s.Env)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := state.CheckTaskArg("fm-spawn", req.ID); err != nil {
+		return Result{}, err
+	}
+	for flag, why := range refusedWithRelaunch {
+		if req.given[flag] {
+			return Result{}, refusal.Usage("--relaunch does not take %s: %s", flag, why)
+		}
+	}
+	if len(req.extra) > 0 {
+		return Result{}, refusal.Usage("--relaunch takes the task id only; unexpected argument '%s'", state.Printable(req.extra[0]))
+	}
+	store := state.Store{Dir: home.State}
+	if !lockHeld {
+		lock, err := store.LockTask(req.ID)
+		if err != nil {
+			return Result{}, err
+		}
+		defer lock.Release()
+	}
+	if _, err := os.Lstat(store.MetaPath(req.ID)); err != nil {
+		return Result{}, refusal.Failed("fm-spawn --relaunch needs an existing task record; there is no %s (launch a new task without --relaunch)", store.MetaPath(req.ID))
+	}
+	t, err := resolve.Load("fm-spawn", home, req.ID, s.Runner, s.Env)
+	if err != nil {
+		return Result{}, err
+	}
+	if !t.Ability.Classifier {
+		return Result{}, refusal.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so fm-spawn cannot prove its endpoint is agent-free; refusing to relaunch into it", t.ID, t.BackendName)
+	}
+	h, err := relaunchHarness(t, req.Harness)
+	if err != nil {
+		return Result{}, err
+	}
+	wt := t.Endpoint.Worktree
+	if info, err := os.Stat(wt); err != nil || !info.IsDir() {
+		return Result{}, refusal.Failed("task %s's recorded worktree '%s' does not exist; refusing to relaunch without the copy holding its work", t.ID, wt)
+	}
+	if err := s.adoptEndpoint(ctx, t); err != nil {
+		return Result{}, err
+	}
+	if p, ok := s.waitPath(ctx, t.Backend, t.Endpoint, wt, s.pathWait()); !ok {
+		return Result{}, refusal.Failed("task %s's endpoint is in '%s', not its recorded worktree '%s'; refusing to relaunch an agent outside the copy holding its work", t.ID, p, wt)
+	}
+	if err := retireWiring(t); err != nil {
+		return Result{}, err
+	}
+	model, effort := orDefault(req.Model), orDefault(req.Effort)
+	brief := home.BriefPath(t.ID)
+	params, err := launchParams(home, h, model, effort, wt, brief)
+	if err != nil {
+		return Result{}, err
+	}
+	line, err := h.LaunchLine(params)
+	if err != nil {
+		return Result{}, refusal.Failed("%v", err)
+	}
+	rec := t.Task.Record.Clone()
+	rec.Set("harness", h.Name)
+	rec.Set("model", model)
+	rec.Set("effort", effort)
+	rec.Set("spawn_gen", newSpawnGen())
+	rec.Delete("busy_gen")
+	if req.TxID != "" {
+		rec.Set("control_relaunch_tx", req.TxID)
+	} else {
+		rec.Delete("control_relaunch_tx")
+	}
+	data, err := rec.Bytes()
+	if err != nil {
+		return Result{}, refusal.Failed("task %s's new record cannot be written: %v", t.ID, err)
+	}
+	if err := state.Fault("publish"); err != nil {
+		return Result{}, refusal.Failed("task %s's new record could not be published: %v; the prior record is unchanged", t.ID, err)
+	}
+	if err := state.WriteAtomic(t.Task.Path, data); err != nil {
+		return Result{}, refusal.Failed("task %s's new record could not be published: %v; the prior record is unchanged", t.ID, err)
+	}
+	_ = state.RemoveIfExists(store.BusyGenPath(t.ID))
+	ready, err := s.typeLaunch(ctx, t.Backend, t.Ability, t.Endpoint, h, line, brief)
+	if err != nil {
+		return Result{Record: rec}, refusal.Failed("the replacement agent for %s could not be launched on %s: %v", t.ID, h.Name, err).With("published", "yes")
+	}
+	out := report.Outcome{Word: "spawned", ID: t.ID}
+	out.Add("harness", h.Name).Add("kind", string(t.Kind)).Add("backend", t.BackendName).
+		Add("window", t.Endpoint.Target).Add("worktree", wt).Add("ready", ready).Add("relaunch", "yes")
+	return Result{Outcome: out, Ready: ready, Record: rec}, nil
+}
+
+// pathWait bounds how long the endpoint's shell gets to report its directory.
+func (s Spawner) pathWait() time.Duration {
+	return config.Duration(s.Env, "FM_SPAWN_PATH_WAIT", 5*time.Second)
+}
+
+// relaunchHarness picks the replacement's harness: the one named, or the
+// recorded one's verified family.
+func relaunchHarness(t *resolve.Target, named string) (harness.Harness, error) {
+	name := named
+	if name == "" {
+		if !t.HasHarness {
+			return harness.Harness{}, t.RequireHarness("fm-spawn")
+		}
+		name = t.Harness.Name
+	}
+	h, ok := harness.Lookup(name)
+	if !ok {
+		return harness.Harness{}, refusal.Failed("'%s' is not a verified harness (verified: %s)", state.Printable(name), strings.Join(harness.Names(), ", "))
+	}
+	if !h.SupportsKind(t.Kind) {
+		return harness.Harness{}, refusal.Failed("'%s' is not verified to run a %s task", h.Name, t.Kind)
+	}
+	return h, nil
+}
+
+// adoptEndpoint requires the recorded endpoint to be positively agent-free,
+// recreating it (same label, recorded worktree) when it is provably gone.
+func (s Spawner) adoptEndpoint(ctx context.Context, t *resolve.Target) error {
+	obs := t.Backend.AgentState(ctx, t.Endpoint)
+	switch obs.State {
+	case backends.StateDead:
+		return nil
+	case backends.StateMissing:
+		container := ""
+		if t.BackendName == "tmux" {
+			container, _, _ = backends.SplitTmuxTarget(t.Endpoint.Target)
+		}
+		fields, err := t.Backend.Create(ctx, backends.CreateSpec{TaskID: t.ID, Label: state.Label(t.ID), Dir: t.Endpoint.Worktree, Container: container})
+		if err != nil {
+			return refusal.Failed("task %s's endpoint %s is provably absent, and a replacement could not be created: %v", t.ID, t.Endpoint.Target, backends.StderrOf(err))
+		}
+		for _, f := range fields {
+			t.Task.Record.Set(f.Key, f.Value)
+		}
+		t.Endpoint.Target = t.Task.Record.Get("window")
+		t.Endpoint.Fields = t.Task.Record.Map()
+		s.Print.Notice("relaunch: endpoint of %s was provably absent (backend: %s); created a replacement at %s", t.ID, t.BackendName, t.Endpoint.Target)
+		return nil
+	case backends.StateAlive:
+		return refusal.Failed("task %s's endpoint %s still runs an agent; fm-spawn --relaunch needs an agent-free endpoint. Stop the agent first with fm-control exit %s", t.ID, t.Endpoint.Target, t.ID)
+	}
+	return refusal.Failed("task %s's endpoint %s reads '%s' (%s), not a positively agent-free endpoint; refusing to launch into it", t.ID, t.Endpoint.Target, obs.State, obs.Detail)
+}
+
+// retireWiring removes the previous incarnation's per-task harness files.
+func retireWiring(t *resolve.Target) error {
+	if !t.HasHarness {
+		return nil
+	}
+	for _, p := range t.Harness.WiringPaths(t.Endpoint.Worktree, t.Store.Dir, t.ID) {
+		if err := state.Fault("retire:" + p); err != nil {
+			return refusal.Failed("could not retire %s wiring %s: %v", t.Harness.Name, p, err)
+		}
+		if err := state.RemoveIfExists(p); err != nil {
+			return refusal.Failed("could not retire %s wiring %s: %v", t.Harness.Name, p, err)
+		}
+	}
+	return nil
+}
+

@@ -1,0 +1,151 @@
+// Package spawn is fm-spawn: it launches a harness for a task into a backend
+// endpoint and worktree, or (--relaunch) adopts a task's recorded endpoint and
+// worktree for a replacement agent.
+package spawn
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/config"
+	"fmctl/deliver"
+	"fmctl/harness"
+	"fmctl/refusal"
+	"fmctl/report"
+	"fmctl/state"
+)
+
+// Spawner runs fm-spawn requests.
+type Spawner struct {
+	Env    config.Env
+	Runner backends.Runner
+	Print  report.Printer
+	// LaunchWait bounds the wait for the new agent to come up; zero reads
+	// FM_SPAWN_WAIT.
+	LaunchWait time.Duration
+}
+
+func (s Spawner) launchWait() time.Duration {
+	if s.LaunchWait > 0 {
+		return s.LaunchWait
+	}
+	return config.Duration(s.Env, "FM_SPAWN_WAIT", 30*time.Second)
+}
+
+func (s Spawner) poll() time.Duration {
+	return config.Duration(s.Env, "FM_CONTROL_POLL", 100*time.Millisecond)
+}
+
+// Result is what a launch achieved.
+type Result struct {
+	Outcome report.Outcome
+	Ready   string // confirmed or starting
+	Record  state.Record
+}
+
+// realPath resolves symlinks so two spellings of one directory compare equal.
+func realPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
+}
+
+// waitPath polls the endpoint's current directory until it is want.
+func (s Spawner) waitPath(ctx context.Context, be backends.Backend, ep backends.Endpoint, want string, limit time.Duration) (string, bool) {
+	deadline := time.Now().Add(limit)
+	last := ""
+	for {
+		if p, err := be.CurrentPath(ctx, ep); err == nil {
+			last = p
+			if realPath(p) == realPath(want) {
+				return p, true
+			}
+		}
+		if time.Now().After(deadline) {
+			return last, false
+		}
+		select {
+		case <-ctx.Done():
+			return last, false
+		case <-time.After(s.poll()):
+		}
+	}
+}
+
+// typeLaunch types the launch line into the endpoint's shell and waits,
+// bounded, for the classifier to see the agent. A harness that takes its
+// prompt through the composer gets it once it is up.
+func (s Spawner) typeLaunch(ctx context.Context, be backends.Backend, ability harness.Backend, ep backends.Endpoint, h harness.Harness, line, brief string) (string, error) {
+	if err := state.Fault("launch"); err != nil {
+		return "", err
+	}
+	if err := be.SendText(ctx, ep, line); err != nil {
+		return "", fmt.Errorf("type the launch command into %s: %w", ep.Target, err)
+	}
+	if err := be.SendKey(ctx, ep, harness.KeyEnter); err != nil {
+		return "", fmt.Errorf("submit the launch command in %s: %w", ep.Target, err)
+	}
+	if !ability.Classifier {
+		return "starting", nil
+	}
+	deadline := time.Now().Add(s.launchWait())
+	for {
+		obs := be.AgentState(ctx, ep)
+		if obs.State == backends.StateAlive {
+			break
+		}
+		if obs.State == backends.StateMissing {
+			return "", fmt.Errorf("the endpoint %s disappeared while the agent was starting", ep.Target)
+		}
+		if time.Now().After(deadline) {
+			return "starting", nil
+		}
+		select {
+		case <-ctx.Done():
+			return "starting", nil
+		case <-time.After(s.poll()):
+		}
+	}
+	if h.Launch.PromptVia == harness.PromptComposer {
+		res := deliver.Submit(ctx, be, ep, harness.BriefPrompt(brief), deliver.DefaultOptions())
+		if res.Verdict != deliver.Submitted {
+			return "", fmt.Errorf("%s started, but its brief prompt was not confirmed submitted (verdict=%s)", h.Name, res.Verdict)
+		}
+	}
+	return "confirmed", nil
+}
+
+// newSpawnGen names one incarnation of a task's agent.
+func newSpawnGen() string {
+	return "s" + strconv.FormatInt(time.Now().Unix(), 10) + "." + strconv.Itoa(os.Getpid())
+}
+
+// launchParams applies config/fm.toml's per-harness overrides.
+func launchParams(home config.Home, h harness.Harness, model, effort, worktree, brief string) (harness.LaunchParams, error) {
+	f, err := home.LoadFile()
+	if err != nil {
+		return harness.LaunchParams{}, refusal.Failed("%v", err)
+	}
+	p := harness.LaunchParams{Model: model, Effort: effort, Worktree: worktree, Brief: brief}
+	if o, ok := f.Harness[h.Name]; ok {
+		p.Binary, p.ExtraArgs = o.Binary, o.Args
+	}
+	return p, nil
+}
+
+func orDefault(v string) string {
+	if v == "" {
+		return "default"
+	}
+	return v
+}
