@@ -1,0 +1,234 @@
+// Package tmuxfake is a fake tmux for testscript suites: it implements the
+// subset of tmux's command surface fmctl uses, with tmux's own argument
+// syntax (command sequences split on ';', exact targets, -F formats), keeps
+// its state in files under $FAKE_TMUX_DIR, and emulates a shell and an agent
+// in every pane so verbs have something to act on.
+package tmuxfake
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Pane is one window's single pane.
+type Pane struct {
+	Window     string   `json:"window"`
+	ID         string   `json:"id"`
+	Command    string   `json:"command"`
+	Cwd        string   `json:"cwd"`
+	Composer   string   `json:"composer"`
+	Transcript []string `json:"transcript"`
+}
+
+// Session holds windows in creation order.
+type Session struct {
+	Name  string  `json:"name"`
+	Panes []*Pane `json:"panes"`
+}
+
+// World is the whole fake server.
+type World struct {
+	Running  bool              `json:"running"`
+	Sessions []*Session        `json:"sessions"`
+	NextPane int               `json:"next_pane"`
+	Buffers  map[string]string `json:"buffers"`
+}
+
+func dir() string {
+	d := os.Getenv("FAKE_TMUX_DIR")
+	if d == "" {
+		d = "."
+	}
+	return d
+}
+
+func path(name string) string { return filepath.Join(dir(), name) }
+
+// flag reports whether the test switched a behaviour on with a flag file.
+func flag(name string) bool {
+	_, err := os.Stat(path(name))
+	return err == nil
+}
+
+// withWorld loads the world under an exclusive lock, runs fn, and saves it.
+func withWorld(fn func(w *World) error) error {
+	if err := os.MkdirAll(dir(), 0o755); err != nil {
+		return err
+	}
+	lf, err := os.OpenFile(path(".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	w := &World{Buffers: map[string]string{}}
+	if data, err := os.ReadFile(path("world.json")); err == nil {
+		if err := json.Unmarshal(data, w); err != nil {
+			return fmt.Errorf("fake tmux world is corrupt: %w", err)
+		}
+	}
+	if w.Buffers == nil {
+		w.Buffers = map[string]string{}
+	}
+	ferr := fn(w)
+	data, err := json.MarshalIndent(w, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path("world.json.tmp")
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path("world.json")); err != nil {
+		return err
+	}
+	return ferr
+}
+
+func (w *World) session(name string) *Session {
+	for _, s := range w.Sessions {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+func (w *World) paneByID(id string) (*Session, *Pane) {
+	for _, s := range w.Sessions {
+		for _, p := range s.Panes {
+			if p.ID == id {
+				return s, p
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (w *World) addPane(s *Session, window, cwd string) *Pane {
+	p := &Pane{Window: window, ID: fmt.Sprintf("%%%d", w.NextPane), Command: "bash", Cwd: cwd}
+	w.NextPane++
+	s.Panes = append(s.Panes, p)
+	return p
+}
+
+func appendLine(name, line string) {
+	f, err := os.OpenFile(path(name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.WriteString(line + "\n")
+}
+
+func logInput(p *Pane, s *Session, kind, value string) {
+	appendLine("input.log", fmt.Sprintf("%s:%s %s %s", s.Name, p.Window, kind, value))
+}
+
+// harnessBinaries are the names the fake shell treats as launching an agent.
+var harnessBinaries = map[string]bool{
+	"claude": true, "codex": true, "opencode": true, "pi": true, "pi-signed": true, "grok": true,
+	"kimi": true, "cursor-agent": true, "agy": true, "muse": true,
+}
+
+func isShell(cmd string) bool {
+	switch cmd {
+	case "bash", "zsh", "sh", "fish", "dash":
+		return true
+	}
+	return false
+}
+
+// submit emulates Enter: a shell runs the line, an agent reads it.
+func submit(p *Pane) {
+	if flag("stuck") {
+		return
+	}
+	line := p.Composer
+	p.Composer = ""
+	p.Transcript = append(p.Transcript, "you: "+strings.ReplaceAll(line, "\n", "⏎"))
+	if isShell(p.Command) {
+		runShellLine(p, line)
+		return
+	}
+	if (line == "/exit" || line == "/quit") && !flag("never-dies") {
+		p.Command = "bash"
+	}
+}
+
+func runShellLine(p *Pane, line string) {
+	words := strings.Fields(line)
+	for len(words) > 0 && strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "=") {
+		words = words[1:]
+	}
+	if len(words) > 0 && words[0] == "env" {
+		words = words[1:]
+		for len(words) > 0 {
+			if words[0] == "-u" && len(words) > 1 {
+				words = words[2:]
+				continue
+			}
+			if strings.Contains(words[0], "=") {
+				words = words[1:]
+				continue
+			}
+			break
+		}
+	}
+	if len(words) == 0 {
+		return
+	}
+	switch {
+	case words[0] == "cd" && len(words) > 1:
+		p.Cwd = strings.Trim(words[1], "'")
+	case harnessBinaries[filepath.Base(strings.Trim(words[0], "'"))]:
+		if flag("launch-fails") {
+			return
+		}
+		p.Command = filepath.Base(strings.Trim(words[0], "'"))
+		if content, err := os.ReadFile(path("launch-becomes")); err == nil {
+			p.Command = strings.TrimSpace(string(content))
+		}
+		appendLine("launch.log", fmt.Sprintf("%s %s", p.Window, line))
+	}
+}
+
+// interrupt emulates an agent receiving its cancel key.
+func interrupt(p *Pane) {
+	if isShell(p.Command) {
+		return
+	}
+	if log, err := os.ReadFile(path("muse-log")); err == nil {
+		f, err := os.OpenFile(strings.TrimSpace(string(log)), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err == nil {
+			f.WriteString(`{"type":"run_finished","run_id":"run-1","terminal":"cancelled"}` + "\n")
+			f.Close()
+		}
+	}
+	if flag("interrupt-stops") {
+		p.Command = "bash"
+	}
+}
+
+// screen renders a pane the way an agent TUI would: a header, the transcript,
+// and the composer on the cursor row.
+func screen(p *Pane) (lines []string, cursorY int) {
+	lines = append(lines, p.Command+" fake pane")
+	t := p.Transcript
+	if len(t) > 20 {
+		t = t[len(t)-20:]
+	}
+	lines = append(lines, t...)
+	if flag("busy-footer") {
+		lines = append(lines, "esc to interrupt")
+	}
+	composer := strings.ReplaceAll(p.Composer, "\n", "⏎")
+	lines = append(lines, "> "+composer)
+	return lines, len(lines) - 1
+}

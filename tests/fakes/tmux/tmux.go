@@ -1,0 +1,328 @@
+package tmuxfake
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Main runs one fake tmux invocation and returns its exit status.
+func Main() int {
+	args := os.Args[1:]
+	appendLine("calls.log", strings.Join(args, " "))
+	// Global options: the server selection flags are accepted and ignored,
+	// since the fake has one world per $FAKE_TMUX_DIR.
+	for len(args) > 0 && (args[0] == "-L" || args[0] == "-S" || args[0] == "-f") {
+		if len(args) < 2 {
+			return fail("option %s requires an argument", args[0])
+		}
+		args = args[2:]
+	}
+	if len(args) == 0 {
+		return fail("fake tmux needs a command")
+	}
+	var out strings.Builder
+	err := withWorld(func(w *World) error {
+		for _, cmd := range splitCommands(args) {
+			if len(cmd) == 0 {
+				continue
+			}
+			if flag("fail-" + cmd[0]) {
+				return fmt.Errorf("fake failure of %s", cmd[0])
+			}
+			if err := run(w, cmd, &out); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	os.Stdout.WriteString(out.String())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func fail(format string, args ...any) int {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+	return 1
+}
+
+// splitCommands applies tmux's argv rule: a word ending in ';' ends a
+// command (the ';' is dropped), and a word ending in "\;" keeps one ';'.
+func splitCommands(args []string) [][]string {
+	var cmds [][]string
+	var cur []string
+	for _, a := range args {
+		if strings.HasSuffix(a, ";") {
+			a = a[:len(a)-1]
+			if strings.HasSuffix(a, `\`) {
+				cur = append(cur, a[:len(a)-1]+";")
+				continue
+			}
+			if a != "" {
+				cur = append(cur, a)
+			}
+			cmds = append(cmds, cur)
+			cur = nil
+			continue
+		}
+		cur = append(cur, a)
+	}
+	return append(cmds, cur)
+}
+
+// flagSpec lists, per command, its boolean flags and the flags that take a
+// value. Anything else is rejected as tmux would.
+type flagSpec struct {
+	bools  string
+	values string
+}
+
+var commands = map[string]flagSpec{
+	"list-windows":    {bools: "a", values: "tFf"},
+	"send-keys":       {bools: "lHKMRX", values: "tN"},
+	"display-message": {bools: "aIpv", values: "tcd"},
+	"capture-pane":    {bools: "aepPqCJN", values: "tbSE"},
+	"load-buffer":     {bools: "w", values: "bt"},
+	"paste-buffer":    {bools: "dprS", values: "bst"},
+	"new-window":      {bools: "abdkPS", values: "tncFe"},
+	"new-session":     {bools: "AdDEPX", values: "stncFexy"},
+	"set-option":      {bools: "aFgopqsuUw", values: "t"},
+	"kill-window":     {bools: "a", values: "t"},
+	"has-session":     {bools: "", values: "t"},
+}
+
+type parsed struct {
+	flags map[byte]string
+	args  []string
+}
+
+func parse(cmd []string) (parsed, error) {
+	spec, ok := commands[cmd[0]]
+	if !ok {
+		return parsed{}, fmt.Errorf("unknown command: %s", cmd[0])
+	}
+	p := parsed{flags: map[byte]string{}}
+	rest := cmd[1:]
+	for len(rest) > 0 {
+		a := rest[0]
+		if a == "--" {
+			rest = rest[1:]
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			break
+		}
+		rest = rest[1:]
+		for i := 1; i < len(a); i++ {
+			c := a[i]
+			switch {
+			case strings.IndexByte(spec.bools, c) >= 0:
+				p.flags[c] = "1"
+			case strings.IndexByte(spec.values, c) >= 0:
+				v := a[i+1:]
+				if v == "" {
+					if len(rest) == 0 {
+						return parsed{}, fmt.Errorf("command %s: -%c expects an argument", cmd[0], c)
+					}
+					v, rest = rest[0], rest[1:]
+				}
+				p.flags[c] = v
+				i = len(a)
+			default:
+				return parsed{}, fmt.Errorf("command %s: unknown flag -%c", cmd[0], c)
+			}
+		}
+	}
+	p.args = rest
+	return p, nil
+}
+
+func run(w *World, cmd []string, out *strings.Builder) error {
+	p, err := parse(cmd)
+	if err != nil {
+		return err
+	}
+	if !w.Running && cmd[0] != "new-session" {
+		return fmt.Errorf("no server running on /tmp/tmux-fake/default")
+	}
+	switch cmd[0] {
+	case "list-windows":
+		s, err := findSession(w, p.flags['t'])
+		if err != nil {
+			return err
+		}
+		for _, pane := range s.Panes {
+			out.WriteString(format(p.flags['F'], s, pane) + "\n")
+		}
+	case "send-keys":
+		s, pane, err := findPane(w, p.flags['t'])
+		if err != nil {
+			return err
+		}
+		if p.flags['l'] != "" {
+			text := strings.Join(p.args, " ")
+			logInput(pane, s, "literal", fmt.Sprintf("%q", text))
+			pane.Composer += text
+			return nil
+		}
+		for _, k := range p.args {
+			if err := pressKey(s, pane, k); err != nil {
+				return err
+			}
+		}
+	case "display-message":
+		s, pane, err := findPane(w, p.flags['t'])
+		if err != nil {
+			return err
+		}
+		out.WriteString(format(strings.Join(p.args, " "), s, pane) + "\n")
+	case "capture-pane":
+		_, pane, err := findPane(w, p.flags['t'])
+		if err != nil {
+			return err
+		}
+		if custom, err := os.ReadFile(path("pane")); err == nil {
+			out.Write(custom)
+			return nil
+		}
+		lines, _ := screen(pane)
+		out.WriteString(strings.Join(lines, "\n") + "\n")
+	case "load-buffer":
+		if len(p.args) != 1 || p.args[0] != "-" {
+			return fmt.Errorf("fake load-buffer reads only from stdin (-)")
+		}
+		data, _ := io.ReadAll(os.Stdin)
+		w.Buffers[p.flags['b']] = string(data)
+	case "paste-buffer":
+		s, pane, err := findPane(w, p.flags['t'])
+		if err != nil {
+			return err
+		}
+		data, ok := w.Buffers[p.flags['b']]
+		if !ok {
+			return fmt.Errorf("no buffer %s", p.flags['b'])
+		}
+		if p.flags['d'] != "" {
+			delete(w.Buffers, p.flags['b'])
+		}
+		kind := "paste"
+		if p.flags['p'] == "" {
+			kind = "paste-unbracketed"
+		}
+		logInput(pane, s, kind, fmt.Sprintf("%q", data))
+		pane.Composer += data
+	case "new-window":
+		t := p.flags['t']
+		if !strings.HasPrefix(t, "=") || !strings.HasSuffix(t, ":") {
+			return fmt.Errorf("fake new-window wants -t =session:")
+		}
+		s, err := findSession(w, strings.TrimSuffix(t, ":"))
+		if err != nil {
+			return err
+		}
+		pane := w.addPane(s, p.flags['n'], p.flags['c'])
+		if p.flags['P'] != "" {
+			out.WriteString(format(p.flags['F'], s, pane) + "\n")
+		}
+	case "new-session":
+		name := p.flags['s']
+		if w.session(name) != nil {
+			return fmt.Errorf("duplicate session: %s", name)
+		}
+		w.Running = true
+		s := &Session{Name: name}
+		w.Sessions = append(w.Sessions, s)
+		pane := w.addPane(s, p.flags['n'], p.flags['c'])
+		if p.flags['P'] != "" {
+			out.WriteString(format(p.flags['F'], s, pane) + "\n")
+		}
+	case "set-option":
+		if _, _, err := findPane(w, p.flags['t']); err != nil {
+			return err
+		}
+	case "kill-window":
+		s, pane, err := findPane(w, p.flags['t'])
+		if err != nil {
+			return err
+		}
+		for i, x := range s.Panes {
+			if x == pane {
+				s.Panes = append(s.Panes[:i], s.Panes[i+1:]...)
+				break
+			}
+		}
+	case "has-session":
+		if _, err := findSession(w, p.flags['t']); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func pressKey(s *Session, pane *Pane, k string) error {
+	switch k {
+	case "Enter":
+		logInput(pane, s, "key", k)
+		submit(pane)
+	case "Escape", "C-c":
+		logInput(pane, s, "key", k)
+		interrupt(pane)
+	case "C-u":
+		logInput(pane, s, "key", k)
+		pane.Composer = ""
+	default:
+		return fmt.Errorf("fake tmux does not model key %s", k)
+	}
+	return nil
+}
+
+func findSession(w *World, t string) (*Session, error) {
+	name := strings.TrimPrefix(t, "=")
+	if s := w.session(name); s != nil {
+		return s, nil
+	}
+	return nil, fmt.Errorf("can't find session: %s", name)
+}
+
+// findPane resolves a pane id or an exact =session:=window target.
+func findPane(w *World, t string) (*Session, *Pane, error) {
+	if strings.HasPrefix(t, "%") {
+		if s, p := w.paneByID(t); p != nil {
+			return s, p, nil
+		}
+		return nil, nil, fmt.Errorf("can't find pane: %s", t)
+	}
+	sess, win, ok := strings.Cut(t, ":")
+	if !ok {
+		return nil, nil, fmt.Errorf("fake tmux wants a pane id or session:window target, got %q", t)
+	}
+	s, err := findSession(w, sess)
+	if err != nil {
+		return nil, nil, err
+	}
+	win = strings.TrimPrefix(win, "=")
+	for _, p := range s.Panes {
+		if p.Window == win {
+			return s, p, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("can't find window: %s", win)
+}
+
+func format(f string, s *Session, p *Pane) string {
+	_, cursor := screen(p)
+	r := strings.NewReplacer(
+		"#{window_name}", p.Window,
+		"#{pane_id}", p.ID,
+		"#{pane_tty}", "",
+		"#{pane_current_command}", p.Command,
+		"#{pane_current_path}", p.Cwd,
+		"#{session_name}", s.Name,
+		"#{cursor_y}", fmt.Sprint(cursor),
+	)
+	return r.Replace(f)
+}

@@ -1,0 +1,116 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"fmctl/control"
+	"fmctl/send"
+	"fmctl/spawn"
+	tmuxfake "fmctl/tests/fakes/tmux"
+)
+
+// The binaries under test and the fake multiplexers run as commands inside
+// each script, from this test binary, exactly as they would from PATH.
+func TestMain(m *testing.M) {
+	os.Exit(testscript.RunMain(m, map[string]func() int{
+		"fm-send":    func() int { return send.Main(os.Args) },
+		"fm-control": func() int { return control.Main(os.Args) },
+		"fm-spawn":   func() int { return spawn.Main(os.Args) },
+		"tmux":       tmuxfake.Main,
+		"faketmux":   tmuxfake.Control,
+	}))
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, scriptParams("testdata"))
+}
+
+func scriptParams(dir string) testscript.Params {
+	return testscript.Params{
+		Dir: dir,
+		Setup: func(e *testscript.Env) error {
+			home := filepath.Join(e.WorkDir, "home")
+			for _, d := range []string{"state", "data", "config"} {
+				if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+					return err
+				}
+			}
+			e.Setenv("FM_HOME", home)
+			e.Setenv("FAKE_TMUX_DIR", filepath.Join(e.WorkDir, "tmux"))
+			e.Setenv("FM_CONTROL_POLL", "0.01")
+			e.Setenv("FM_CONTROL_SETTLE_WAIT", "0.05")
+			e.Setenv("FM_CONTROL_EXIT_WAIT", "0.2")
+			e.Setenv("FM_CONTROL_LAUNCH_WAIT", "0.2")
+			e.Setenv("FM_SEND_SLEEP", "0.05")
+			e.Setenv("FM_SPAWN_WAIT", "0.2")
+			e.Setenv("TMUX", "")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"snap":      cmdSnap,
+			"unchanged": cmdUnchanged,
+			"holdlock":  cmdHoldLock,
+			"bytes":     cmdBytes,
+		},
+	}
+}
+
+// snap FILE... remembers the files' bytes; unchanged FILE... compares them.
+func cmdSnap(ts *testscript.TestScript, neg bool, args []string) {
+	for _, f := range args {
+		data, err := os.ReadFile(ts.MkAbs(f))
+		if err != nil {
+			ts.Fatalf("snap %s: %v", f, err)
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(f)+".snap", data, 0o644))
+	}
+}
+
+func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
+	for _, f := range args {
+		want, err := os.ReadFile(ts.MkAbs(f) + ".snap")
+		ts.Check(err)
+		got, err := os.ReadFile(ts.MkAbs(f))
+		if err != nil {
+			ts.Fatalf("%s: %v", f, err)
+		}
+		same := bytes.Equal(want, got)
+		if same == neg {
+			ts.Fatalf("%s: changed=%v, want changed=%v\n--- before\n%s--- after\n%s", f, !same, neg, want, got)
+		}
+	}
+}
+
+// holdlock PATH holds an flock on PATH for the rest of the script, as a
+// concurrent lifecycle action would.
+func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: holdlock PATH")
+	}
+	f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_CREATE|os.O_RDWR, 0o644)
+	ts.Check(err)
+	ts.Check(syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+	ts.Defer(func() { f.Close() })
+}
+
+// bytes FILE HEX asserts a file holds exactly these bytes (hex, spaces ignored).
+func cmdBytes(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: bytes FILE HEX...")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	got := fmt.Sprintf("%x", data)
+	want := strings.ToLower(strings.Join(args[1:], ""))
+	if (got == want) == neg {
+		ts.Fatalf("%s holds %s, want %s", args[0], got, want)
+	}
+}
