@@ -17,6 +17,11 @@ func Open(name string, r Runner, env Env) (Backend, error) {
 			Socket:     env("FM_TMUX_SOCKET"),
 			SocketPath: env("FM_TMUX_SOCKET_PATH"),
 		}), nil
+	case "herdr":
+		return NewHerdr(r, HerdrOptions{
+			Binary:         orDefault(env("FM_HERDR_BIN"), "herdr"),
+			DefaultSession: orDefault(env("HERDR_SESSION"), "default"),
+		}), nil
 	case "zellij":
 		return NewZellij(r, ZellijOptions{
 			Binary:         orDefault(env("FM_ZELLIJ_BIN"), "zellij"),

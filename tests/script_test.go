@@ -14,7 +14,9 @@ import (
 	"fmctl/control"
 	"fmctl/send"
 	"fmctl/spawn"
+	herdrfake "fmctl/tests/fakes/herdr"
 	tmuxfake "fmctl/tests/fakes/tmux"
+	zellijfake "fmctl/tests/fakes/zellij"
 )
 
 // The binaries under test and the fake multiplexers run as commands inside
@@ -26,6 +28,8 @@ func TestMain(m *testing.M) {
 		"fm-spawn":   func() int { return spawn.Main(os.Args) },
 		"tmux":       tmuxfake.Main,
 		"faketmux":   tmuxfake.Control,
+		"herdr":      herdrfake.Main,
+		"zellij":     zellijfake.Main,
 	}))
 }
 
@@ -45,6 +49,8 @@ func scriptParams(dir string) testscript.Params {
 			}
 			e.Setenv("FM_HOME", home)
 			e.Setenv("FAKE_TMUX_DIR", filepath.Join(e.WorkDir, "tmux"))
+			e.Setenv("FAKE_HERDR_DIR", filepath.Join(e.WorkDir, "herdr"))
+			e.Setenv("FAKE_ZELLIJ_DIR", filepath.Join(e.WorkDir, "zellij"))
 			e.Setenv("FM_CONTROL_POLL", "0.01")
 			e.Setenv("FM_CONTROL_SETTLE_WAIT", "0.05")
 			e.Setenv("FM_CONTROL_EXIT_WAIT", "0.2")

@@ -1,0 +1,457 @@
+package backends
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fmctl/harness"
+	herdrfake "fmctl/tests/fakes/herdr"
+)
+
+// herdrDirRunner runs the fake herdr with its state directory in the
+// environment, the way a testscript suite will.
+type herdrDirRunner struct{ dir string }
+
+func (r herdrDirRunner) Run(ctx context.Context, c Cmd) (Output, error) {
+	c.Env = append(append([]string(nil), c.Env...), "FAKE_HERDR_DIR="+r.dir)
+	return (&ExecRunner{}).Run(ctx, c)
+}
+
+type herdrFixture struct {
+	t    *testing.T
+	bin  string
+	dir  string
+	runs *CountingRunner
+	h    *Herdr
+}
+
+func newHerdrFixture(t *testing.T, bin string) *herdrFixture {
+	dir := t.TempDir()
+	runs := &CountingRunner{Inner: herdrDirRunner{dir}}
+	return &herdrFixture{t: t, bin: bin, dir: dir, runs: runs, h: NewHerdr(runs, HerdrOptions{Binary: bin})}
+}
+
+// buildHerdrFake builds tests/fakes/herdr/cmd/herdr once for all subtests.
+func buildHerdrFake(t *testing.T) string {
+	t.Helper()
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "herdr")
+	build := exec.Command("go", "build", "-o", bin, "./tests/fakes/herdr/cmd/herdr")
+	build.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build fake herdr: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func (fx *herdrFixture) create(label, dir string) Endpoint {
+	fx.t.Helper()
+	fields, err := fx.h.Create(context.Background(), CreateSpec{TaskID: strings.TrimPrefix(label, "fm-"), Label: label, Dir: dir})
+	if err != nil {
+		fx.t.Fatalf("Create %s: %v", label, err)
+	}
+	ep := Endpoint{Backend: "herdr", Fields: map[string]string{}}
+	for _, f := range fields {
+		ep.Fields[f.Key] = f.Value
+	}
+	ep.Target = ep.Fields["window"]
+	return ep
+}
+
+func (fx *herdrFixture) touch(name string) {
+	if err := os.WriteFile(filepath.Join(fx.dir, name), nil, 0o644); err != nil {
+		fx.t.Fatal(err)
+	}
+}
+
+func (fx *herdrFixture) log(name string) []string {
+	b, _ := os.ReadFile(filepath.Join(fx.dir, name))
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}
+
+func (fx *herdrFixture) state() *herdrfake.State {
+	st, err := herdrfake.LoadState(fx.dir)
+	if err != nil {
+		fx.t.Fatal(err)
+	}
+	return st
+}
+
+// submit types a line and presses Enter, as a launch would.
+func (fx *herdrFixture) submit(ep Endpoint, line string) {
+	fx.t.Helper()
+	ctx := context.Background()
+	if err := fx.h.SendText(ctx, ep, line); err != nil {
+		fx.t.Fatal(err)
+	}
+	if err := fx.h.SendKey(ctx, ep, harness.KeyEnter); err != nil {
+		fx.t.Fatal(err)
+	}
+}
+
+func (fx *herdrFixture) lastLine(ep Endpoint) string {
+	fx.t.Helper()
+	s, err := fx.h.Capture(context.Background(), ep)
+	if err != nil {
+		fx.t.Fatal(err)
+	}
+	if s.Cursor {
+		fx.t.Error("herdr has no cursor row, yet Capture reported one")
+	}
+	if len(s.Lines) == 0 {
+		return ""
+	}
+	return s.Lines[len(s.Lines)-1]
+}
+
+func TestHerdr(t *testing.T) {
+	bin := buildHerdrFake(t)
+	ctx := context.Background()
+
+	t.Run("CreateFirstTabTakesOverTheNewWorkspace", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		wt := t.TempDir()
+		fields, err := fx.h.Create(ctx, CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: wt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Field{{"window", "default:w1:p1"}, {"herdr_session", "default"}, {"herdr_workspace_id", "w1"},
+			{"herdr_tab_id", "w1:t1"}, {"herdr_pane_id", "w1:p1"}}
+		if len(fields) != len(want) {
+			t.Fatalf("fields = %v, want %v", fields, want)
+		}
+		for i := range want {
+			if fields[i] != want[i] {
+				t.Errorf("field %d = %v, want %v", i, fields[i], want[i])
+			}
+		}
+		if n := fx.runs.Calls(bin); n != 5 {
+			t.Errorf("Create into an empty session made %d herdr calls, want 5 (status, tab list, workspace list, workspace create, tab rename)", n)
+		}
+		ws := fx.state().Sessions["default"].Workspaces
+		if len(ws) != 1 || ws[0].Label != "fmctl" || len(ws[0].Tabs) != 1 || ws[0].Tabs[0].Label != "fm-t1" {
+			t.Fatalf("session layout after Create: %+v", ws)
+		}
+		if p := ws[0].Tabs[0].Panes[0]; p.Cwd != wt || p.Command != "bash" {
+			t.Errorf("new pane cwd=%s command=%s, want %s bash", p.Cwd, p.Command, wt)
+		}
+		for _, line := range fx.log("calls.log") {
+			if !strings.Contains(line, " --session default") {
+				t.Errorf("call without an explicit --session: %s", line)
+			}
+		}
+	})
+
+	t.Run("CreateAddsTabsToTheExistingWorkspace", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		fx.create("fm-t1", t.TempDir())
+		fx.runs.Reset()
+		ep := fx.create("fm-t2", t.TempDir())
+		if ep.Target != "default:w1:p2" || ep.Field("herdr_tab_id") != "w1:t2" || ep.Field("herdr_workspace_id") != "w1" {
+			t.Errorf("second endpoint = %v", ep.Fields)
+		}
+		if n := fx.runs.Calls(bin); n != 4 {
+			t.Errorf("Create into an existing workspace made %d herdr calls, want 4", n)
+		}
+		if err := fx.h.ValidateRecord(ep); err != nil {
+			t.Errorf("ValidateRecord of a created record: %v", err)
+		}
+	})
+
+	t.Run("CreateRefusals", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		fx.create("fm-t1", t.TempDir())
+		if _, err := fx.h.Create(ctx, CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "already labelled fm-t1") {
+			t.Errorf("duplicate label: err = %v", err)
+		}
+		if tabs := fx.state().Sessions["default"].Workspaces[0].Tabs; len(tabs) != 1 {
+			t.Errorf("a refused Create left %d tabs", len(tabs))
+		}
+		fx.runs.Reset()
+		if _, err := fx.h.Create(ctx, CreateSpec{TaskID: "t2", Label: "fm-t2", Dir: t.TempDir(), Container: "bad name"}); err == nil {
+			t.Error("Create accepted an invalid herdr session name")
+		}
+		if n := fx.runs.Calls(bin); n != 0 {
+			t.Errorf("an invalid session name still ran herdr %d times", n)
+		}
+		fx.touch("no-server")
+		if _, err := fx.h.Create(ctx, CreateSpec{TaskID: "t3", Label: "fm-t3", Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no running server") {
+			t.Errorf("stopped server: err = %v", err)
+		}
+	})
+
+	t.Run("CreateRefusesAnOldHerdr", func(t *testing.T) {
+		t.Setenv("FAKE_HERDR_PROTOCOL", "13")
+		fx := newHerdrFixture(t, bin)
+		_, err := fx.h.Create(ctx, CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: t.TempDir()})
+		if err == nil || !strings.Contains(err.Error(), "protocol 13") {
+			t.Errorf("protocol 13: err = %v", err)
+		}
+		if n := fx.runs.Calls(bin); n != 1 {
+			t.Errorf("an old herdr was asked %d questions, want only status", n)
+		}
+	})
+
+	t.Run("CreateInANamedSession", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		fx.h = NewHerdr(fx.runs, HerdrOptions{Binary: bin, DefaultSession: "work"})
+		ep := fx.create("fm-t1", t.TempDir())
+		if ep.Target != "work:w1:p1" || ep.Field("herdr_session") != "work" {
+			t.Errorf("endpoint = %v", ep.Fields)
+		}
+		if _, ok := fx.state().Sessions["default"]; ok {
+			t.Error("a named-session Create touched the default session")
+		}
+	})
+
+	t.Run("SendText", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		ep := fx.create("fm-t1", t.TempDir())
+		fx.submit(ep, "claude --model opus")
+		fx.runs.Reset()
+		if err := fx.h.SendText(ctx, ep, "hello there"); err != nil {
+			t.Fatal(err)
+		}
+		if got := fx.lastLine(ep); got != "> hello there" {
+			t.Errorf("composer row = %q", got)
+		}
+		if n := fx.runs.Calls(bin); n != 2 {
+			t.Errorf("SendText + Capture made %d calls, want 2", n)
+		}
+		in := fx.log("input.log")
+		if in[len(in)-1] != `text "hello there"` {
+			t.Errorf("input.log ends %q", in[len(in)-1])
+		}
+	})
+
+	t.Run("SendTextMultiLineIsOnePaste", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		ep := fx.create("fm-t1", t.TempDir())
+		fx.submit(ep, "claude")
+		fx.runs.Reset()
+		if err := fx.h.SendText(ctx, ep, "line one\nline two"); err != nil {
+			t.Fatal(err)
+		}
+		if n := fx.runs.Calls(bin); n != 1 {
+			t.Errorf("a multi-line SendText made %d calls, want 1", n)
+		}
+		in := fx.log("input.log")
+		if want := `text "\x1b[200~line one\nline two\x1b[201~"`; in[len(in)-1] != want {
+			t.Errorf("input.log ends %s, want %s", in[len(in)-1], want)
+		}
+		if got := fx.lastLine(ep); got != "> line one⏎line two" {
+			t.Errorf("composer row = %q: the paste was split or submitted", got)
+		}
+	})
+
+	t.Run("SendTextLongArrivesWhole", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		ep := fx.create("fm-t1", t.TempDir())
+		fx.submit(ep, "codex")
+		long := strings.Repeat("0123456789abcdef", 256) + "TAIL"
+		if err := fx.h.SendText(ctx, ep, long); err != nil {
+			t.Fatal(err)
+		}
+		p := fx.state().Sessions["default"].Workspaces[0].Tabs[0].Panes[0]
+		if p.Composer != long {
+			t.Errorf("composer holds %d bytes, want the whole %d", len(p.Composer), len(long))
+		}
+	})
+
+	t.Run("SendTextRefusals", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		ep := fx.create("fm-t1", t.TempDir())
+		fx.runs.Reset()
+		for _, text := range []string{"--session", "--session=other", "--remote=host", "nul\x00byte", "a\nb\x1b[201~c"} {
+			if err := fx.h.SendText(ctx, ep, text); err == nil {
+				t.Errorf("SendText(%q) was sent", text)
+			}
+		}
+		if err := fx.h.SendText(ctx, ep, ""); err != nil {
+			t.Errorf("empty SendText: %v", err)
+		}
+		if n := fx.runs.Calls(bin); n != 0 {
+			t.Errorf("refused sends still ran herdr %d times", n)
+		}
+	})
+
+	t.Run("SendEachKey", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		ep := fx.create("fm-t1", t.TempDir())
+		for _, k := range harness.NamedKeys {
+			if err := fx.h.SendKey(ctx, ep, k); err != nil {
+				t.Errorf("SendKey %s: %v", k, err)
+			}
+		}
+		in := strings.Join(fx.log("input.log"), "|")
+		if want := "key escape|key enter|key ctrl+c|key ctrl+u"; in != want {
+			t.Errorf("input.log = %s, want %s", in, want)
+		}
+		if err := fx.h.SendText(ctx, ep, "draft"); err != nil {
+			t.Fatal(err)
+		}
+		if err := fx.h.SendKey(ctx, ep, harness.KeyCtrlU); err != nil {
+			t.Fatal(err)
+		}
+		if got := fx.lastLine(ep); got != ">" {
+			t.Errorf("after C-u the composer row is %q", got)
+		}
+		fx.runs.Reset()
+		if err := fx.h.SendKey(ctx, ep, harness.Key("F1")); err == nil || fx.runs.Calls(bin) != 0 {
+			t.Errorf("an unmapped key: err=%v calls=%d", err, fx.runs.Calls(bin))
+		}
+	})
+
+	t.Run("AgentState", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		wt := t.TempDir()
+		ep := fx.create("fm-t1", wt)
+		fx.runs.Reset()
+		obs := fx.h.AgentState(ctx, ep)
+		if obs.State != StateDead || obs.CurrentPath != wt {
+			t.Errorf("shell pane: %+v", obs)
+		}
+		if n := fx.runs.Calls(bin); n != 2 {
+			t.Errorf("a dead verdict took %d calls, want 2", n)
+		}
+		fx.submit(ep, "FOO=1 env -u CLAUDECODE /usr/local/bin/claude --model opus")
+		fx.runs.Reset()
+		obs = fx.h.AgentState(ctx, ep)
+		if obs.State != StateAlive || len(obs.Names) != 1 || obs.Names[0] != "claude" || obs.CurrentPath != wt {
+			t.Errorf("agent pane: %+v", obs)
+		}
+		if n := fx.runs.Calls(bin); n != 1 {
+			t.Errorf("an alive verdict took %d calls, want 1", n)
+		}
+		fx.touch("busy")
+		if obs = fx.h.AgentState(ctx, ep); obs.State != StateAlive || !strings.Contains(obs.Detail, "working") {
+			t.Errorf("busy agent: %+v", obs)
+		}
+		fx.submit(ep, "/exit")
+		if obs = fx.h.AgentState(ctx, ep); obs.State != StateDead {
+			t.Errorf("after /exit: %+v", obs)
+		}
+		if err := fx.h.Kill(ctx, ep); err != nil {
+			t.Fatal(err)
+		}
+		if obs = fx.h.AgentState(ctx, ep); obs.State != StateMissing {
+			t.Errorf("closed pane: %+v", obs)
+		}
+		if obs = fx.h.AgentState(ctx, Endpoint{Target: "no-colon"}); obs.State != StateUnreadable {
+			t.Errorf("malformed target: %+v", obs)
+		}
+		fx.touch("no-server")
+		if obs = fx.h.AgentState(ctx, ep); obs.State != StateMissing || !strings.Contains(obs.Detail, "no running server") {
+			t.Errorf("stopped server: %+v", obs)
+		}
+	})
+
+	t.Run("CurrentPathFollowsCd", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		wt := t.TempDir()
+		sub := filepath.Join(wt, "sub")
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ep := fx.create("fm-t1", wt)
+		if p, err := fx.h.CurrentPath(ctx, ep); err != nil || p != wt {
+			t.Errorf("CurrentPath = %q, %v; want %s", p, err, wt)
+		}
+		fx.submit(ep, "cd sub")
+		if p, err := fx.h.CurrentPath(ctx, ep); err != nil || p != sub {
+			t.Errorf("after cd: CurrentPath = %q, %v; want %s", p, err, sub)
+		}
+		if err := fx.h.Kill(ctx, ep); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fx.h.CurrentPath(ctx, ep); err == nil {
+			t.Error("CurrentPath of a closed pane succeeded")
+		}
+	})
+
+	t.Run("Kill", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		a := fx.create("fm-a", t.TempDir())
+		b := fx.create("fm-b", t.TempDir())
+		if err := fx.h.Kill(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		ws := fx.state().Sessions["default"].Workspaces
+		if len(ws) != 1 || len(ws[0].Tabs) != 1 || ws[0].Tabs[0].Label != "fm-b" {
+			t.Fatalf("after killing fm-a: %+v", ws)
+		}
+		if err := fx.h.Kill(ctx, a); err != nil {
+			t.Errorf("killing an already closed pane: %v", err)
+		}
+		if err := fx.h.Kill(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if ws := fx.state().Sessions["default"].Workspaces; len(ws) != 0 {
+			t.Errorf("the emptied workspace survived: %+v", ws)
+		}
+		// The next task brings the workspace back.
+		if ep := fx.create("fm-c", t.TempDir()); ep.Field("herdr_workspace_id") != "w2" {
+			t.Errorf("recreated workspace: %v", ep.Fields)
+		}
+	})
+}
+
+func TestHerdrValidateRecord(t *testing.T) {
+	h := NewHerdr(nil, HerdrOptions{})
+	good := map[string]string{
+		"window": "default:w1:p2", "herdr_session": "default", "herdr_workspace_id": "w1",
+		"herdr_tab_id": "w1:t2", "herdr_pane_id": "w1:p2", "endpoint_task_id": "t1",
+	}
+	ep := func(mod func(map[string]string)) Endpoint {
+		f := map[string]string{}
+		for k, v := range good {
+			f[k] = v
+		}
+		mod(f)
+		return Endpoint{Backend: "herdr", Target: f["window"], TaskID: "t1", Fields: f}
+	}
+	if err := h.ValidateRecord(ep(func(map[string]string) {})); err != nil {
+		t.Fatalf("good record: %v", err)
+	}
+	bad := map[string]func(map[string]string){
+		"no pane id":          func(f map[string]string) { delete(f, "herdr_pane_id") },
+		"no tab id":           func(f map[string]string) { delete(f, "herdr_tab_id") },
+		"no workspace id":     func(f map[string]string) { f["herdr_workspace_id"] = "" },
+		"no session":          func(f map[string]string) { delete(f, "herdr_session") },
+		"window of another":   func(f map[string]string) { f["window"] = "default:w1:p3" },
+		"session mismatch":    func(f map[string]string) { f["herdr_session"] = "work" },
+		"bad session":         func(f map[string]string) { f["herdr_session"], f["window"] = "a b", "a b:w1:p2" },
+		"bad pane id":         func(f map[string]string) { f["herdr_pane_id"], f["window"] = "w1:p 2", "default:w1:p 2" },
+		"bad tab id":          func(f map[string]string) { f["herdr_tab_id"] = "w1:t2\n" },
+		"window without pane": func(f map[string]string) { f["window"], f["herdr_pane_id"] = "default:", "" },
+	}
+	for name, mod := range bad {
+		if err := h.ValidateRecord(ep(mod)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	mismatch := ep(func(map[string]string) {})
+	mismatch.Target = "default:w9:p9"
+	if err := h.ValidateRecord(mismatch); err == nil {
+		t.Error("a record whose window= differs from the endpoint was accepted")
+	}
+}
+
+func TestSplitHerdrTarget(t *testing.T) {
+	s, p, err := SplitHerdrTarget("fm-lab.1:w1:p2")
+	if err != nil || s != "fm-lab.1" || p != "w1:p2" {
+		t.Errorf("SplitHerdrTarget = %q %q %v", s, p, err)
+	}
+	for _, bad := range []string{"", "default", "default:", ":w1:p1", "a b:w1:p1", "default:w1 p1"} {
+		if _, _, err := SplitHerdrTarget(bad); err == nil {
+			t.Errorf("SplitHerdrTarget(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,321 @@
+package herdrfake
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// agentNames are the foreground programs the fake treats as a launched agent.
+var agentNames = map[string]bool{
+	"claude": true, "codex": true, "opencode": true, "pi": true, "pi-signed": true,
+	"grok": true, "kimi": true, "cursor-agent": true, "agy": true, "muse": true,
+}
+
+const (
+	pasteStart = "\x1b[200~"
+	pasteEnd   = "\x1b[201~"
+	// viewportRows is the fake's screen height: `pane read --source visible`
+	// returns at most this many rows.
+	viewportRows = 24
+	// transcriptCap bounds how much scrollback the state file keeps.
+	transcriptCap = 1000
+)
+
+func (p *Pane) isAgent() bool { return agentNames[p.Command] }
+
+// flag reports whether a behaviour switch file exists in $FAKE_HERDR_DIR.
+func (f *fake) flag(name string) bool {
+	_, err := os.Stat(filepath.Join(f.dir, name))
+	return err == nil
+}
+
+func (p *Pane) say(line string) {
+	p.Transcript = append(p.Transcript, line)
+	if n := len(p.Transcript); n > transcriptCap {
+		p.Transcript = append([]string(nil), p.Transcript[n-transcriptCap:]...)
+	}
+}
+
+// typeText feeds bytes as a terminal would deliver them. A bracketed paste
+// lands in the composer verbatim; outside one, CR submits, and LF submits in
+// a shell (readline's accept-line) but is a literal newline in an agent's
+// composer (Ctrl+J), which is how a raw multi-line send goes wrong.
+func (f *fake) typeText(p *Pane, text string) {
+	for len(text) > 0 {
+		if strings.HasPrefix(text, pasteStart) {
+			rest := text[len(pasteStart):]
+			body := rest
+			text = ""
+			if i := strings.Index(rest, pasteEnd); i >= 0 {
+				body, text = rest[:i], rest[i+len(pasteEnd):]
+			}
+			p.Composer += strings.ReplaceAll(strings.ReplaceAll(body, "\r\n", "\n"), "\r", "\n")
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text)
+		text = text[size:]
+		switch {
+		case r == '\r', r == '\n' && !p.isAgent():
+			f.submit(p)
+		default:
+			p.Composer += string(r)
+		}
+	}
+	p.Revision++
+}
+
+// pressKey applies one parsed key.
+func (f *fake) pressKey(p *Pane, k keyCombo) {
+	switch {
+	case k.code == "enter" && !k.ctrl && !k.alt:
+		f.submit(p)
+	case k.code == "esc":
+		f.interrupt(p)
+	case k.ctrl && k.code == "c":
+		p.Composer = ""
+		f.interrupt(p)
+	case k.ctrl && k.code == "u":
+		p.Composer = ""
+	case k.code == "backspace":
+		if _, size := utf8.DecodeLastRuneInString(p.Composer); size > 0 {
+			p.Composer = p.Composer[:len(p.Composer)-size]
+		}
+	case len(k.code) > 0 && !k.ctrl && !k.alt && !k.super && utf8.RuneCountInString(k.code) == 1:
+		r, _ := utf8.DecodeRuneInString(k.code)
+		if k.shift {
+			r = unicode.ToUpper(r)
+		}
+		p.Composer += string(r)
+	}
+	p.Revision++
+}
+
+// interrupt is Escape or Ctrl+C: an agent stops only when the test asked for
+// an interrupt that ends it.
+func (f *fake) interrupt(p *Pane) {
+	if p.isAgent() && f.flag("interrupt-stops") {
+		p.say(p.Command + " interrupted; back to the shell")
+		p.Command = "bash"
+	}
+}
+
+// submit is Enter: the composer line is taken and acted on. With the stuck
+// switch the keystroke is swallowed, so a submit never confirms.
+func (f *fake) submit(p *Pane) {
+	if f.flag("stuck") {
+		return
+	}
+	line := p.Composer
+	p.Composer = ""
+	if p.isAgent() {
+		p.say("you: " + oneLine(line))
+		if t := strings.TrimSpace(line); (t == "/exit" || t == "/quit") && !f.flag("never-dies") {
+			p.say(p.Command + " exited")
+			p.Command = "bash"
+		}
+		return
+	}
+	p.say("$ " + oneLine(line))
+	f.shellLine(p, line)
+}
+
+var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+// shellLine runs a submitted shell line: `cd DIR`, or the launch of an agent
+// (leading NAME=value words and `env -u NAME ...` skipped).
+func (f *fake) shellLine(p *Pane, line string) {
+	words := shellWords(line)
+	i := 0
+	for i < len(words) && assignment.MatchString(words[i]) {
+		i++
+	}
+	if i < len(words) && words[i] == "env" {
+		i++
+		for i < len(words) {
+			switch w := words[i]; {
+			case w == "-u" && i+1 < len(words):
+				i += 2
+			case strings.HasPrefix(w, "-u") && len(w) > 2, assignment.MatchString(w):
+				i++
+			default:
+				goto done
+			}
+		}
+	}
+done:
+	if i >= len(words) {
+		return
+	}
+	if words[i] == "cd" {
+		f.cd(p, words[i+1:])
+		return
+	}
+	if name := filepath.Base(words[i]); agentNames[name] {
+		p.Command = name
+		p.say(name + " fake agent")
+	}
+}
+
+func (f *fake) cd(p *Pane, args []string) {
+	dir := f.env("HOME")
+	if len(args) > 0 {
+		dir = args[0]
+	}
+	if dir == "" {
+		return
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(p.ForegroundCwd, dir)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		p.say("bash: cd: " + dir + ": No such file or directory")
+		return
+	}
+	p.ForegroundCwd = filepath.Clean(dir)
+}
+
+// shellWords splits a line the way a shell would for simple input: blanks
+// separate words, quotes and backslashes protect them.
+func shellWords(line string) []string {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	rs := []rune(line)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote == '\'':
+			if r == '\'' {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case quote == '"':
+			if r == '"' {
+				quote = 0
+			} else if r == '\\' && i+1 < len(rs) {
+				i++
+				cur.WriteRune(rs[i])
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == '\\' && i+1 < len(rs):
+			i++
+			cur.WriteRune(rs[i])
+			inWord = true
+		case unicode.IsSpace(r):
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "⏎") }
+
+// screen is the pane's rows: transcript, then the composer as the last row.
+// Trailing blanks are trimmed, as a terminal text read does.
+func (p *Pane) screen() []string {
+	rows := append(append([]string(nil), p.Transcript...), "> "+oneLine(p.Composer))
+	for i, r := range rows {
+		rows[i] = strings.TrimRight(r, " ")
+	}
+	return rows
+}
+
+// keyCombo is one parsed herdr key-combo string.
+type keyCombo struct {
+	code                    string // "enter", "esc", "tab", "f1", or the character itself
+	ctrl, alt, shift, super bool
+}
+
+var keyNames = map[string]string{
+	"space": " ", "enter": "enter", "return": "enter", "esc": "esc", "escape": "esc",
+	"tab": "tab", "backspace": "backspace", "bs": "backspace",
+	"left": "left", "right": "right", "up": "up", "down": "down",
+	"minus": "-", "comma": ",", "period": ".", "slash": "/", "backslash": `\`,
+	"quote": "'", "double_quote": `"`, "double-quote": `"`, "semicolon": ";",
+	"colon": ":", "percent": "%", "ampersand": "&", "backtick": "`", "plus": "+",
+}
+
+// parseKey follows herdr's key-combo grammar (config/keybinds.rs
+// parse_key_combo, plus the API's C-c and "+" aliases): '+'-joined modifier
+// tokens and exactly one key, case-insensitive.
+func parseKey(s string) (keyCombo, bool) {
+	switch strings.TrimSpace(s) {
+	case "C-c", "c-c":
+		s = "ctrl+c"
+	case "+":
+		s = "plus"
+	}
+	var k keyCombo
+	key := ""
+	for _, part := range strings.Split(s, "+") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			return k, false
+		}
+		switch strings.ToLower(part) {
+		case "ctrl", "control":
+			k.ctrl = true
+		case "shift":
+			k.shift = true
+		case "alt", "option", "meta":
+			k.alt = true
+		case "cmd", "command", "super", "hyper":
+			k.super = true
+		default:
+			if key != "" {
+				return k, false
+			}
+			key = part
+		}
+	}
+	if key == "" {
+		return k, false
+	}
+	lower := strings.ToLower(key)
+	if name, ok := keyNames[lower]; ok {
+		k.code = name
+		return k, true
+	}
+	if utf8.RuneCountInString(key) == 1 {
+		r, _ := utf8.DecodeRuneInString(key)
+		if unicode.IsUpper(r) {
+			k.shift, r = true, unicode.ToLower(r)
+		}
+		k.code = string(r)
+		return k, true
+	}
+	if strings.HasPrefix(lower, "f") && len(lower) > 1 {
+		n := 0
+		for _, c := range lower[1:] {
+			if c < '0' || c > '9' {
+				return k, false
+			}
+			n = n*10 + int(c-'0')
+			if n > 255 {
+				return k, false
+			}
+		}
+		k.code = lower
+		return k, true
+	}
+	return k, false
+}
