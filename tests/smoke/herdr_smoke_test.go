@@ -1,4 +1,4 @@
-package tests
+package smoke
 
 import (
 	"context"
