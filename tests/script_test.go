@@ -65,6 +65,7 @@ func scriptParams(dir string) testscript.Params {
 			"unchanged": cmdUnchanged,
 			"holdlock":  cmdHoldLock,
 			"bytes":     cmdBytes,
+			"expand":    cmdExpand,
 		},
 	}
 }
@@ -118,5 +119,15 @@ func cmdBytes(ts *testscript.TestScript, neg bool, args []string) {
 	want := strings.ToLower(strings.Join(args[1:], ""))
 	if (got == want) == neg {
 		ts.Fatalf("%s holds %s, want %s", args[0], got, want)
+	}
+}
+
+// expand FILE... replaces $VAR references (such as $WORK) in the files with
+// the script's environment, since txtar sections are literal.
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	for _, f := range args {
+		data, err := os.ReadFile(ts.MkAbs(f))
+		ts.Check(err)
+		ts.Check(os.WriteFile(ts.MkAbs(f), []byte(os.Expand(string(data), ts.Getenv)), 0o644))
 	}
 }

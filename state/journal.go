@@ -1,0 +1,113 @@
+package state
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// Relaunch journal phases, in order. A journal whose phase is one of these
+// (not complete, not failed:...) belongs to a transaction still running, or
+// to one whose process died mid-way, which `fm-control recover` settles.
+const (
+	PhaseCheckpoint = "checkpoint"
+	PhaseNoted      = "noted"
+	PhaseStopping   = "stopping"
+	PhaseExited     = "exited"
+	PhaseLaunching  = "launching"
+	PhaseComplete   = "complete"
+	FailedPrefix    = "failed:"
+)
+
+const journalMagic = "v1"
+
+// Journal is the relaunch transaction's durable log, state/<id>.control-relaunch.
+type Journal struct {
+	Header Record // task, backend, endpoint, worktree, kind, from_*, to_*
+	Phase  string
+	Extra  Record // phase-specific lines (checkpoint facts, exit_result, relaunch_tx, rollback, ...)
+}
+
+// JournalPaths are a relaunch journal and its companions.
+type JournalPaths struct {
+	Journal, MetaPrior, BriefPrior, Note string
+}
+
+// Journal returns the paths of task id's relaunch journal files.
+func (s Store) Journal(id string) JournalPaths {
+	base := filepath.Join(s.Dir, id+".control-relaunch")
+	return JournalPaths{Journal: base, MetaPrior: base + ".meta-prior", BriefPrior: base + ".brief-prior", Note: base + ".note"}
+}
+
+// Bytes renders the journal: the magic line, the task line, phase, time, the
+// header, then the extra lines.
+func (j Journal) Bytes(now time.Time) ([]byte, error) {
+	var r Record
+	r.Entries = append(r.Entries, Entry{"task", j.Header.Get("task")}, Entry{"phase", j.Phase}, Entry{"ts", now.UTC().Format("2006-01-02T15:04:05Z")})
+	for _, e := range j.Header.Entries {
+		if e.Key != "task" {
+			r.Entries = append(r.Entries, e)
+		}
+	}
+	r.Entries = append(r.Entries, j.Extra.Entries...)
+	body, err := r.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(journalMagic+"\n"), body...), nil
+}
+
+// WriteJournal atomically replaces the journal at path with j in phase.
+// Fault seams: FM_TEST_FAULT=journal:<phase> fails the write,
+// FM_TEST_CRASH=journal:<phase> dies before it and after:<phase> right after.
+func WriteJournal(path string, j Journal) error {
+	if err := Fault("journal:" + j.Phase); err != nil {
+		return err
+	}
+	data, err := j.Bytes(time.Now())
+	if err != nil {
+		return fmt.Errorf("render journal: %w", err)
+	}
+	if err := WriteAtomic(path, data); err != nil {
+		return err
+	}
+	crashPoint("after:" + j.Phase)
+	return nil
+}
+
+// journalHeaderKeys are the keys that belong to the header rather than a phase.
+var journalHeaderKeys = map[string]bool{
+	"task": true, "backend": true, "endpoint": true, "worktree": true, "kind": true,
+	"from_harness": true, "from_model": true, "from_effort": true,
+	"to_harness": true, "to_model": true, "to_effort": true,
+}
+
+// ReadJournal reads a journal back.
+func ReadJournal(path string) (Journal, error) {
+	data, err := ReadSmallFile(path, MaxRecordBytes)
+	if err != nil {
+		return Journal{}, err
+	}
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	if string(first) != journalMagic {
+		return Journal{}, fmt.Errorf("%s is not a v1 relaunch journal", path)
+	}
+	rec, err := ParseRecord(rest)
+	if err != nil {
+		return Journal{}, fmt.Errorf("%s: %w", path, err)
+	}
+	var j Journal
+	for _, e := range rec.Entries {
+		switch {
+		case e.Key == "phase":
+			j.Phase = e.Value
+		case e.Key == "ts":
+		case journalHeaderKeys[e.Key]:
+			j.Header.Entries = append(j.Header.Entries, e)
+		default:
+			j.Extra.Entries = append(j.Extra.Entries, e)
+		}
+	}
+	return j, nil
+}
