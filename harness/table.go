@@ -291,7 +291,7 @@ type Verb struct {
 	Name          string `json:"name"`
 	Purpose       string `json:"purpose"`
 	Postcondition string `json:"postcondition"`
-	Lifecycle     bool   `json:"lifecycle"`       // takes the per-task lock and acts on the agent
+	Lifecycle     bool   `json:"lifecycle"`        // takes the per-task lock and acts on the agent
 	NeedsVerified bool   `json:"needs_classifier"` // refused on a backend without a recovery-grade classifier
 }
 

@@ -190,4 +190,3 @@ func retireWiring(t *resolve.Target) error {
 	}
 	return nil
 }
-
