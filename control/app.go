@@ -71,6 +71,7 @@ Examples:
 	for _, v := range harness.Verbs() {
 		app.Commands = append(app.Commands, lifecycleCommand(d, v, jsonOut))
 	}
+	app.Commands = append(app.Commands, toolCommands(d, jsonOut)...)
 	app.Commands = append(app.Commands, capabilitiesCommand(d, jsonOut))
 	cliapp.Conventions(app)
 	app.Metadata = map[string]any{"json": jsonOut}
@@ -130,7 +131,7 @@ func unknownVerb(env config.Env, verb string) error {
 	for _, v := range harness.Verbs() {
 		fmt.Fprintf(&b, "\n  %s", v.Name)
 	}
-	b.WriteString("\nother commands: capabilities")
+	b.WriteString("\nother commands: status, recover, capabilities")
 	return refusal.Usage("%s", b.String())
 }
 

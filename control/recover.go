@@ -1,0 +1,95 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+
+	"fmctl/backends"
+	"fmctl/config"
+	"fmctl/refusal"
+	"fmctl/report"
+	"fmctl/resolve"
+	"fmctl/state"
+)
+
+// Recover settles a relaunch journal left mid-transaction by a process that
+// died: it either finishes the transaction (the new record is published and
+// its agent is alive) or rolls back exactly as a live failure at that phase
+// would have, and says which.
+func (c *Controller) Recover(ctx context.Context, id string) error {
+	home, err := config.ResolveHome("fm-control", c.env)
+	if err != nil {
+		return err
+	}
+	if err := state.CheckTaskArg("fm-control", id); err != nil {
+		return err
+	}
+	store := state.Store{Dir: home.State}
+	lock, err := store.LockTask(id)
+	if err != nil {
+		return refusal.Failed("a lifecycle action still holds task %s's lock, so its relaunch is not torn; recover only settles a transaction whose process has died", id)
+	}
+	defer lock.Release()
+	paths := store.Journal(id)
+	j, err := state.ReadJournal(paths.Journal)
+	if errors.Is(err, fs.ErrNotExist) {
+		out := report.Outcome{Word: "nothing-to-recover", ID: id}
+		c.print.Outcome(*out.Add("journal", "none"))
+		return nil
+	}
+	if err != nil {
+		return refusal.Failed("task %s's relaunch journal cannot be read: %v", id, err)
+	}
+	if j.Phase == state.PhaseComplete || len(j.Phase) > len(state.FailedPrefix) && j.Phase[:len(state.FailedPrefix)] == state.FailedPrefix {
+		out := report.Outcome{Word: "settled", ID: id}
+		out.Add("phase", j.Phase)
+		if r := j.Extra.Get("rollback"); r != "" {
+			out.Add("rollback", r)
+		}
+		c.print.Outcome(out)
+		return nil
+	}
+	t, err := resolve.Load("fm-control", home, id, c.runner, c.env)
+	if err != nil {
+		return err
+	}
+	phase := j.Phase
+	toHarness := j.Header.Get("to_harness")
+	of := outcomeFacts{}
+	if phase == state.PhaseLaunching {
+		of.tx = j.Extra.Get("relaunch_tx")
+		if of.tx != "" && t.Task.Record.Get("control_relaunch_tx") == of.tx {
+			if obs := t.Backend.AgentState(ctx, t.Endpoint); obs.State == backends.StateAlive {
+				return c.rollForward(j, paths, t)
+			}
+		}
+	}
+	s := settle(ctx, t, paths, phase, toHarness, of)
+	j.Phase = state.FailedPrefix + phase
+	j.Extra = state.Record{Entries: []state.Entry{{Key: "rollback", Value: s.Rollback}, {Key: "recovered", Value: "yes"}}}
+	if err := state.WriteJournal(paths.Journal, j); err != nil {
+		return refusal.Failed("task %s's torn relaunch was settled (%s) but the journal could not record it: %v", id, s.Rollback, err)
+	}
+	agent := t.Backend.AgentState(ctx, t.Endpoint)
+	out := report.Outcome{Word: "recovered", ID: id}
+	out.Add("phase", phase).Add("outcome", "rolled-back").Add("rollback", s.Rollback).Add("agent", string(agent.State))
+	c.print.Outcome(out)
+	c.print.Notice("%s", s.Sentence)
+	return nil
+}
+
+// rollForward completes a transaction whose new record and agent are both in
+// place: only the journal's last write was lost.
+func (c *Controller) rollForward(j state.Journal, paths state.JournalPaths, t *resolve.Target) error {
+	j.Phase = state.PhaseComplete
+	j.Extra.Set("ready", "confirmed")
+	j.Extra.Set("recovered", "yes")
+	if err := state.WriteJournal(paths.Journal, j); err != nil {
+		return refusal.Failed("task %s's relaunch is complete on disk but its journal could not record it: %v", t.ID, err)
+	}
+	out := report.Outcome{Word: "recovered", ID: t.ID}
+	out.Add("phase", state.PhaseLaunching).Add("outcome", "completed").Add("harness", t.Task.Record.Get("harness")).Add("ready", "confirmed").Add("agent", "alive")
+	c.print.Outcome(out)
+	return nil
+}

@@ -1,0 +1,65 @@
+package control
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"fmctl/cliapp"
+	"fmctl/refusal"
+)
+
+// toolCommands are the read-only and repair commands beside the lifecycle
+// verbs: status reads, recover settles a torn relaunch.
+func toolCommands(d cliapp.Deps, jsonOut *bool) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:      "status",
+			Usage:     "show a task's record, agent state, busy state and relaunch journal (read-only)",
+			UsageText: "fm-control status <id> [--json]",
+			Description: `Reads without acting and without holding the lifecycle lock.
+
+Examples:
+   fm-control status t1
+   fm-control status t1 --json`,
+			SkipFlagParsing: true,
+			BashComplete:    completeTaskIDs(d),
+			Action: func(c *cli.Context) error {
+				return runTool(c, d, jsonOut, "status", func(ctl *Controller, id string) error { return ctl.Status(c.Context, id) })
+			},
+		},
+		{
+			Name:      "recover",
+			Usage:     "settle a relaunch whose process died mid-transaction (finish it or roll it back)",
+			UsageText: "fm-control recover <id> [--json]",
+			Description: `Reads state/<id>.control-relaunch. A journal still in a running phase whose
+process is gone is either completed (the new record is published and its agent
+is alive) or rolled back exactly as a failure in that phase would have been.
+A complete or failed journal is reported and left alone.
+
+Examples:
+   fm-control recover t1`,
+			SkipFlagParsing: true,
+			BashComplete:    completeTaskIDs(d),
+			Action: func(c *cli.Context) error {
+				return runTool(c, d, jsonOut, "recover", func(ctl *Controller, id string) error { return ctl.Recover(c.Context, id) })
+			},
+		},
+	}
+}
+
+func runTool(c *cli.Context, d cliapp.Deps, jsonOut *bool, name string, fn func(*Controller, string) error) error {
+	inv, err := parseVerbArgs(c.Args().Slice())
+	*jsonOut = inv.JSON
+	if inv.Help {
+		return cli.ShowCommandHelp(c.Lineage()[1], name)
+	}
+	if err != nil {
+		return err
+	}
+	if inv.relaunchOnly {
+		return refusal.Failed("--harness, --model, --effort, --note and --note-file apply to 'relaunch' only")
+	}
+	if inv.ID == "" {
+		return refusal.Usage("fm-control %s needs a task id", name)
+	}
+	return fn(NewController(d.Env, d.Runner, d.Printer(inv.JSON)), inv.ID)
+}
