@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A two-minute walkthrough on a private tmux server: spawn a fake "claude"
+# agent for task demo1, send it a message, interrupt it, relaunch it onto a
+# fake "codex", and stop it. It never touches your own tmux server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-$PWD/bin}
+work=$(mktemp -d /tmp/fmctl-demo.XXXXXX)
+sock=fmctl-demo-$$
+cleanup() { tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+mkdir -p "$work/agents" "$work/home/state" "$work/home/data" "$work/home/config"
+go build -o "$work/agents/claude" ./tests/fakeagent
+cp "$work/agents/claude" "$work/agents/codex"
+git init -q "$work/wt"
+printf 'Say hello, then wait.\n' > "$work/brief.md"
+
+export FM_HOME=$work/home FM_TMUX_SOCKET=$sock FM_TMUX_SESSION=demo TMUX=
+export FM_CONTROL_EXIT_WAIT=5 FM_SPAWN_WAIT=10 FM_CONTROL_LAUNCH_WAIT=10
+# tmux gives a new window the PATH of the unattached client that created it,
+# so the fake agents on this script's PATH are what the panes find.
+export PATH=$work/agents:$PATH
+tmux -L "$sock" -f /dev/null new-session -d -s demo -n home "bash --norc --noprofile"
+tmux -L "$sock" set-environment -t demo FAKEAGENT_EVENTS "$work/events.log"
+tmux -L "$sock" set-option -t demo default-command "bash --norc --noprofile"
+
+step() { printf '\n$'; printf ' %q' "$@"; printf '\n'; "$@"; }
+step "$BIN/fm-spawn" demo1 --harness claude --worktree "$work/wt" --brief "$work/brief.md"
+step "$BIN/fm-send" demo1 "hello from the demo"
+step "$BIN/fm-control" interrupt demo1
+step "$BIN/fm-control" status demo1
+step "$BIN/fm-control" relaunch demo1 --harness codex --note "demo: carry on where claude stopped"
+step "$BIN/fm-control" exit demo1
+printf '\nWhat the fake agents received (their event log):\n'
+cat "$work/events.log"
+printf '\nThe task record:\n'
+cat "$FM_HOME/state/demo1.meta"
