@@ -1,5 +1,7 @@
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X fmctl/cliapp.Version=$(VERSION)
+# urfave_cli_no_docs drops the man/markdown generators (and their init cost) from the binaries.
+TAGS := urfave_cli_no_docs
 BINARIES := fm-send fm-control fm-spawn
 GO ?= go
 
@@ -8,10 +10,10 @@ GO ?= go
 all: build
 
 build:
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
+	$(GO) build -trimpath -tags $(TAGS) -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
 
 install:
-	$(GO) install -trimpath -ldflags "$(LDFLAGS)" ./cmd/...
+	$(GO) install -trimpath -tags $(TAGS) -ldflags "$(LDFLAGS)" ./cmd/...
 
 # Builds the binaries and drives a fake agent on a private tmux server.
 demo: build

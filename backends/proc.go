@@ -27,6 +27,8 @@ func (p Process) Foreground() bool { return p.PGID == p.TPGID && p.TPGID > 0 }
 // ProcTable lists the processes attached to a terminal.
 type ProcTable interface {
 	OnTTY(ctx context.Context, tty string) ([]Process, error)
+	// Process reads one process by pid.
+	Process(ctx context.Context, pid int) (Process, error)
 }
 
 // NewProcTable reads /proc directly where it exists (no process spawned, about
@@ -75,6 +77,22 @@ func (p ProcFS) OnTTY(_ context.Context, tty string) ([]Process, error) {
 		out = append(out, proc)
 	}
 	return out, nil
+}
+
+func (p ProcFS) Process(_ context.Context, pid int) (Process, error) {
+	dir := filepath.Join(p.Root, strconv.Itoa(pid))
+	data, err := os.ReadFile(filepath.Join(dir, "stat"))
+	if err != nil {
+		return Process{}, fmt.Errorf("read process %d: %w", pid, err)
+	}
+	proc, _, ok := parseProcStat(data)
+	if !ok {
+		return Process{}, fmt.Errorf("process %d: unparsable stat", pid)
+	}
+	if cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline")); err == nil {
+		proc.Argv = splitCmdline(cmdline)
+	}
+	return proc, nil
 }
 
 // devNumber normalises both the kernel's 32-bit tty_nr encoding and the
@@ -134,6 +152,18 @@ func (p PSTable) OnTTY(ctx context.Context, tty string) ([]Process, error) {
 		return nil, fmt.Errorf("ps -t %s: %w", tty, err)
 	}
 	return parsePS(out.Stdout), nil
+}
+
+func (p PSTable) Process(ctx context.Context, pid int) (Process, error) {
+	out, err := p.Runner.Run(ctx, Cmd{Path: "ps", Args: []string{"-p", strconv.Itoa(pid), "-o", "pid=,pgid=,tpgid=,stat=,comm="}})
+	if err != nil {
+		return Process{}, fmt.Errorf("ps -p %d: %w", pid, err)
+	}
+	procs := parsePS(out.Stdout)
+	if len(procs) != 1 {
+		return Process{}, fmt.Errorf("ps -p %d: no such process", pid)
+	}
+	return procs[0], nil
 }
 
 func parsePS(data []byte) []Process {

@@ -72,9 +72,10 @@ func SplitTmuxTarget(target string) (session, window string, err error) {
 // paneInfo is one window's active pane, as list-windows reports it.
 type paneInfo struct {
 	window, pane, tty, command, path string
+	pid                              int // the pane's first process (its shell)
 }
 
-const listFormat = "#{window_name}\t#{pane_id}\t#{pane_tty}\t#{pane_current_command}\t#{pane_current_path}"
+const listFormat = "#{window_name}\t#{pane_id}\t#{pane_pid}\t#{pane_tty}\t#{pane_current_command}\t#{pane_current_path}"
 
 // lookupErr says why a window could not be found.
 type lookupErr struct {
@@ -102,10 +103,11 @@ func (t *Tmux) lookup(ctx context.Context, target string) (paneInfo, error) {
 	var found []paneInfo
 	for _, line := range strings.Split(string(out.Stdout), "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) < 5 || f[0] != window {
+		if len(f) < 6 || f[0] != window {
 			continue
 		}
-		found = append(found, paneInfo{window: f[0], pane: f[1], tty: f[2], command: f[3], path: strings.Join(f[4:], "\t")})
+		pid, _ := strconv.Atoi(f[2])
+		found = append(found, paneInfo{window: f[0], pane: f[1], pid: pid, tty: f[3], command: f[4], path: strings.Join(f[5:], "\t")})
 	}
 	switch len(found) {
 	case 0:
@@ -222,6 +224,9 @@ func (t *Tmux) AgentState(ctx context.Context, ep Endpoint) Observation {
 		}
 		return Observation{State: StateUnreadable, Detail: err.Error()}
 	}
+	if leader, ok := t.foregroundLeader(ctx, info.pid); ok {
+		return Observation{State: StateAlive, Names: []string{leader.Comm}, Detail: "foreground " + leader.Comm, CurrentPath: info.path}
+	}
 	var procs []Process
 	var procErr error
 	if info.tty != "" {
@@ -230,6 +235,25 @@ func (t *Tmux) AgentState(ctx context.Context, ep Endpoint) Observation {
 	obs := classifyPane(procs, procErr, info.command)
 	obs.CurrentPath = info.path
 	return obs
+}
+
+// foregroundLeader is the fast path for the common case, an agent in the
+// foreground: the pane shell's stat names the terminal's foreground group,
+// whose leader is read directly, two files instead of a scan of every
+// process. It only ever answers "alive"; anything else takes the full scan.
+func (t *Tmux) foregroundLeader(ctx context.Context, shellPID int) (Process, bool) {
+	if shellPID <= 0 {
+		return Process{}, false
+	}
+	shell, err := t.o.Procs.Process(ctx, shellPID)
+	if err != nil || shell.TPGID <= 0 || shell.TPGID == shell.PGID {
+		return Process{}, false
+	}
+	leader, err := t.o.Procs.Process(ctx, shell.TPGID)
+	if err != nil || leader.PGID != shell.TPGID || harness.ClassifyArgv(leader.Comm, leader.Argv) != harness.ProcessAgent {
+		return Process{}, false
+	}
+	return leader, true
 }
 
 func (t *Tmux) CurrentPath(ctx context.Context, ep Endpoint) (string, error) {

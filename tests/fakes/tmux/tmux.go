@@ -319,6 +319,7 @@ func format(f string, s *Session, p *Pane) string {
 		"#{window_name}", p.Window,
 		"#{pane_id}", p.ID,
 		"#{pane_tty}", "",
+		"#{pane_pid}", "",
 		"#{pane_current_command}", p.Command,
 		"#{pane_current_path}", p.Cwd,
 		"#{session_name}", s.Name,
