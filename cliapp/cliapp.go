@@ -5,6 +5,7 @@ package cliapp
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -36,7 +37,8 @@ func OSDeps() Deps {
 
 // Printer returns the outcome printer for the chosen output form.
 func (d Deps) Printer(json bool) report.Printer {
-	return report.Printer{Out: d.Stdout, Err: d.Stderr, JSON: json}
+	tty := report.IsTerminal(d.Stderr) && d.Env("NO_COLOR") == "" && d.Env("TERM") != "dumb"
+	return report.Printer{Out: d.Stdout, Err: d.Stderr, JSON: json, TTY: tty}
 }
 
 // Context is cancelled on SIGINT/SIGTERM, so a wait stops promptly.
@@ -49,7 +51,7 @@ func Run(app *cli.App, args []string, d Deps, jsonOut func() bool) int {
 	app.Writer = d.Stdout
 	app.ErrWriter = d.Stderr
 	err := app.Run(args)
-	if err == nil {
+	if err == nil || errors.Is(err, errCompletionPrinted) {
 		return 0
 	}
 	if ec, ok := err.(cli.ExitCoder); ok && ec.Error() == "" {
@@ -75,6 +77,8 @@ func HasHelp(args []string) bool {
 // shell completion is on.
 func Conventions(app *cli.App) {
 	app.EnableBashCompletion = true
+	app.Flags = append(app.Flags, completionFlag)
+	app.Before = printCompletion
 	app.OnUsageError = func(c *cli.Context, err error, isSub bool) error {
 		return refusal.Usage("%v (see --help)", err)
 	}

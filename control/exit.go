@@ -108,6 +108,7 @@ func (c *Controller) retireBusy(t *resolve.Target) error {
 // passes, returning the last observation.
 func (c *Controller) waitState(ctx context.Context, t *resolve.Target, limit time.Duration, want backends.AgentState) (backends.Observation, bool) {
 	deadline := time.Now().Add(limit)
+	defer c.print.Waiting(fmt.Sprintf("waiting for task %s's agent to be %s", t.ID, want), deadline)()
 	for {
 		obs := t.Backend.AgentState(ctx, t.Endpoint)
 		if obs.State == want {

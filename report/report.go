@@ -71,6 +71,7 @@ func (o Outcome) Map() map[string]string {
 type Printer struct {
 	Out, Err io.Writer
 	JSON     bool
+	TTY      bool // stderr is a terminal: colour the error word, show live waits
 }
 
 // Outcome prints one outcome on stdout.
@@ -104,6 +105,10 @@ func (p Printer) Error(err error) int {
 			}
 		}
 		writeJSON(p.Err, m)
+		return code
+	}
+	if p.TTY {
+		fmt.Fprintf(p.Err, "\x1b[1;31merror:\x1b[0m %s\n", err.Error())
 		return code
 	}
 	fmt.Fprintf(p.Err, "error: %s\n", err.Error())

@@ -41,6 +41,7 @@ func App(d cliapp.Deps) *cli.App {
 		Description:     description,
 		Version:         cliapp.Version,
 		HideHelpCommand: true,
+		BashComplete:    cliapp.CompleteTaskArgs(d),
 		Flags:           []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"}},
 		Action: func(c *cli.Context) error {
 			jsonOut = c.Bool("json")

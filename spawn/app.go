@@ -38,6 +38,7 @@ func App(d cliapp.Deps) *cli.App {
 		Description:     description,
 		Version:         cliapp.Version,
 		HideHelpCommand: true,
+		BashComplete:    cliapp.CompleteTaskArgs(d),
 		Flags:           []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object"}},
 		Action: func(c *cli.Context) error {
 			req, err := parseArgs(c.Args().Slice())

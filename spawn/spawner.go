@@ -99,6 +99,8 @@ func (s Spawner) typeLaunch(ctx context.Context, be backends.Backend, ability ha
 		return "starting", nil
 	}
 	deadline := time.Now().Add(s.launchWait())
+	stopWaiting := s.Print.Waiting(fmt.Sprintf("waiting for %s to come up at %s", h.Name, ep.Target), deadline)
+	defer stopWaiting()
 	for {
 		obs := be.AgentState(ctx, ep)
 		if obs.State == backends.StateAlive {
