@@ -120,7 +120,8 @@ func (c *Controller) runInterrupt(ctx context.Context, t *resolve.Target) error 
 	}
 	out := report.Outcome{Word: "interrupt-delivered", ID: t.ID}
 	out.Add("harness", t.Harness.Name).Add("backend", t.BackendName).
-		Add("verified", res.Verified).Add("cancel", res.Cancel)
+		Add("verified", res.Verified).Add("cancel", res.Cancel).
+		AddJSON("endpoint", t.Endpoint.Target).AddJSON("state", string(res.After.State))
 	c.print.Outcome(out)
 	return nil
 }

@@ -16,6 +16,9 @@ import (
 type Fact struct {
 	Key   string
 	Value string
+	// JSONOnly facts are in --json output but not in the text line, whose
+	// tokens are a fixed contract.
+	JSONOnly bool
 }
 
 // Outcome is what a verb did.
@@ -27,7 +30,13 @@ type Outcome struct {
 
 // Add appends a fact.
 func (o *Outcome) Add(key, value string) *Outcome {
-	o.Facts = append(o.Facts, Fact{key, value})
+	o.Facts = append(o.Facts, Fact{Key: key, Value: value})
+	return o
+}
+
+// AddJSON appends a fact shown only in --json output.
+func (o *Outcome) AddJSON(key, value string) *Outcome {
+	o.Facts = append(o.Facts, Fact{Key: key, Value: value, JSONOnly: true})
 	return o
 }
 
@@ -50,7 +59,9 @@ func (o Outcome) Line() string {
 		b.WriteString(o.ID)
 	}
 	for _, f := range o.Facts {
-		fmt.Fprintf(&b, " %s=%s", f.Key, f.Value)
+		if !f.JSONOnly {
+			fmt.Fprintf(&b, " %s=%s", f.Key, f.Value)
+		}
 	}
 	return b.String()
 }
