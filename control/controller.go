@@ -5,6 +5,9 @@ package control
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"time"
 
 	"fmctl/backends"
@@ -50,6 +53,12 @@ func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts Relaun
 		return err
 	}
 	store := state.Store{Dir: home.State}
+	// An id with no record is refused before its lock file is created, so
+	// stray ids leave nothing behind in state/.
+	if _, err := os.Lstat(store.MetaPath(id)); errors.Is(err, fs.ErrNotExist) {
+		_, err := store.LoadTask("fm-control", id)
+		return err
+	}
 	lock, err := store.LockTask(id)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 
 	"fmctl/backends"
 	"fmctl/config"
@@ -26,6 +27,11 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 		return err
 	}
 	store := state.Store{Dir: home.State}
+	if _, err := os.Lstat(store.Journal(id).Journal); errors.Is(err, fs.ErrNotExist) {
+		out := report.Outcome{Word: "nothing-to-recover", ID: id}
+		c.print.Outcome(*out.Add("journal", "none"))
+		return nil
+	}
 	lock, err := store.LockTask(id)
 	if err != nil {
 		return refusal.Failed("a lifecycle action still holds task %s's lock, so its relaunch is not torn; recover only settles a transaction whose process has died", id)

@@ -45,15 +45,15 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 		return Result{}, refusal.Usage("--relaunch takes the task id only; unexpected argument '%s'", state.Printable(req.extra[0]))
 	}
 	store := state.Store{Dir: home.State}
+	if _, err := os.Lstat(store.MetaPath(req.ID)); err != nil {
+		return Result{}, refusal.Failed("fm-spawn --relaunch needs an existing task record; there is no %s (launch a new task without --relaunch)", store.MetaPath(req.ID))
+	}
 	if !lockHeld {
 		lock, err := store.LockTask(req.ID)
 		if err != nil {
 			return Result{}, err
 		}
 		defer lock.Release()
-	}
-	if _, err := os.Lstat(store.MetaPath(req.ID)); err != nil {
-		return Result{}, refusal.Failed("fm-spawn --relaunch needs an existing task record; there is no %s (launch a new task without --relaunch)", store.MetaPath(req.ID))
 	}
 	t, err := resolve.Load("fm-spawn", home, req.ID, s.Runner, s.Env)
 	if err != nil {
@@ -133,6 +133,12 @@ func relaunchHarness(t *resolve.Target, named string) (harness.Harness, error) {
 	if name == "" {
 		if !t.HasHarness {
 			return harness.Harness{}, t.RequireHarness("fm-spawn")
+		}
+		// A raw command's basename (grok-2) names what actually ran; its
+		// family's canonical adapter is a different command, so reusing
+		// "the recorded harness" must not quietly substitute it.
+		if t.RecordedHarness != t.Harness.Name {
+			return harness.Harness{}, refusal.Failed("task %s records harness '%s', whose original launch command cannot be reconstructed from its recorded basename; relaunching without --harness would substitute the canonical adapter '%s' for the command actually running. Pass an explicit --harness to choose the replacement runtime deliberately", t.ID, state.Printable(t.RecordedHarness), t.Harness.Name)
 		}
 		name = t.Harness.Name
 	}
