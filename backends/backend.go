@@ -86,3 +86,9 @@ type Field struct {
 	Key   string
 	Value string
 }
+
+// CaptureTyper is an optional Backend ability: capture the screen and type
+// text in one multiplexer call.
+type CaptureTyper interface {
+	CaptureThenType(ctx context.Context, ep Endpoint, text string) (Screen, error)
+}

@@ -150,23 +150,43 @@ func (t *Tmux) paneID(ctx context.Context, target string) (string, error) {
 const pasteThreshold = 512
 
 func (t *Tmux) SendText(ctx context.Context, ep Endpoint, text string) error {
+	_, err := t.sendText(ctx, ep, text, false)
+	return err
+}
+
+// CaptureThenType reads the screen and types the text in one tmux
+// invocation, so a submit's baseline costs no extra process.
+func (t *Tmux) CaptureThenType(ctx context.Context, ep Endpoint, text string) (Screen, error) {
+	return t.sendText(ctx, ep, text, true)
+}
+
+func (t *Tmux) sendText(ctx context.Context, ep Endpoint, text string, capture bool) (Screen, error) {
 	pane, err := t.paneID(ctx, ep.Target)
 	if err != nil {
-		return err
+		return Screen{}, err
 	}
+	var args []string
+	if capture {
+		args = append(args, "display-message", "-p", "-t", pane, "#{cursor_y}", ";", "capture-pane", "-p", "-t", pane, ";")
+	}
+	var stdin []byte
 	if strings.Contains(text, "\n") || len(text) > pasteThreshold {
 		buf := fmt.Sprintf("fmctl-%d", os.Getpid())
-		c := t.cmd("load-buffer", "-b", buf, "-", ";", "paste-buffer", "-p", "-d", "-b", buf, "-t", pane)
-		c.Stdin = []byte(text)
-		if _, err := t.r.Run(ctx, c); err != nil {
-			return fmt.Errorf("tmux paste into %s (%s): %w", ep.Target, pane, err)
-		}
-		return nil
+		args = append(args, "load-buffer", "-b", buf, "-", ";", "paste-buffer", "-p", "-d", "-b", buf, "-t", pane)
+		stdin = []byte(text)
+	} else {
+		args = append(args, "send-keys", "-t", pane, "-l", "--", escapeTmuxArg(text))
 	}
-	if _, err := t.run(ctx, "send-keys", "-t", pane, "-l", "--", escapeTmuxArg(text)); err != nil {
-		return fmt.Errorf("tmux send-keys -l to %s (%s): %w", ep.Target, pane, err)
+	c := t.cmd(args...)
+	c.Stdin = stdin
+	out, err := t.r.Run(ctx, c)
+	if err != nil {
+		return Screen{}, fmt.Errorf("tmux type into %s (%s): %w", ep.Target, pane, err)
 	}
-	return nil
+	if !capture {
+		return Screen{}, nil
+	}
+	return parseCapture(out.Stdout), nil
 }
 
 // escapeTmuxArg protects a trailing ';': tmux treats any argv word ending in
@@ -207,12 +227,17 @@ func (t *Tmux) Capture(ctx context.Context, ep Endpoint) (Screen, error) {
 	if err != nil {
 		return Screen{}, fmt.Errorf("tmux capture-pane %s (%s): %w", ep.Target, pane, err)
 	}
-	first, rest, _ := strings.Cut(string(out.Stdout), "\n")
+	return parseCapture(out.Stdout), nil
+}
+
+// parseCapture reads `display-message '#{cursor_y}' ; capture-pane -p` output.
+func parseCapture(out []byte) Screen {
+	first, rest, _ := strings.Cut(string(out), "\n")
 	s := Screen{Lines: strings.Split(strings.TrimRight(rest, "\n"), "\n")}
 	if y, err := strconv.Atoi(strings.TrimSpace(first)); err == nil {
 		s.CursorY, s.Cursor = y, true
 	}
-	return s, nil
+	return s
 }
 
 func (t *Tmux) AgentState(ctx context.Context, ep Endpoint) Observation {

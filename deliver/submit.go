@@ -48,9 +48,8 @@ type Result struct {
 // Submit types text once and presses Enter until the composer lets go of it.
 func Submit(ctx context.Context, b backends.Backend, ep backends.Endpoint, text string, o Options) Result {
 	tail := tailOf(text)
-	before, err := b.Capture(ctx, ep)
-	beforeKnown := err == nil
-	if err := b.SendText(ctx, ep, text); err != nil {
+	before, beforeKnown, err := captureThenType(ctx, b, ep, text)
+	if err != nil {
 		return Result{Verdict: SendFailed, Err: err}
 	}
 	typed := waitEcho(ctx, b, ep, before, beforeKnown, tail, o.Popup, o)
@@ -84,6 +83,21 @@ func Submit(ctx context.Context, b backends.Backend, ep backends.Endpoint, text 
 		}
 	}
 	return res
+}
+
+// captureThenType takes the pre-typing baseline screen and types the text,
+// in one call where the backend can.
+func captureThenType(ctx context.Context, b backends.Backend, ep backends.Endpoint, text string) (backends.Screen, bool, error) {
+	if ct, ok := b.(backends.CaptureTyper); ok {
+		s, err := ct.CaptureThenType(ctx, ep, text)
+		return s, err == nil, err
+	}
+	before, err := b.Capture(ctx, ep)
+	beforeKnown := err == nil
+	if err := b.SendText(ctx, ep, text); err != nil {
+		return before, beforeKnown, err
+	}
+	return before, beforeKnown, nil
 }
 
 // waitEcho waits until the typed text shows, and for a slash command until
