@@ -74,6 +74,16 @@ Examples:
 	app.Commands = append(app.Commands, toolCommands(d, jsonOut)...)
 	app.Commands = append(app.Commands, capabilitiesCommand(d, jsonOut))
 	cliapp.Conventions(app)
+	usageError := app.OnUsageError
+	app.OnUsageError = func(c *cli.Context, err error, isSub bool) error {
+		// A flag in the verb position (`fm-control --key Escape t1`) is a
+		// request for something outside the allowlist, so it is refused
+		// as a non-verb, listing the verbs, not as a flag-parsing slip.
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok && !isSub {
+			return unknownVerb(d.Env, flagSpelling(name))
+		}
+		return usageError(c, err, isSub)
+	}
 	app.Metadata = map[string]any{"json": jsonOut}
 	return app
 }
@@ -133,6 +143,15 @@ func unknownVerb(env config.Env, verb string) error {
 	}
 	b.WriteString("\nother commands: status, recover, capabilities")
 	return refusal.Usage("%s", b.String())
+}
+
+// flagSpelling restores the dashes Go's flag package strips from an unknown
+// flag's name: one for a single letter, two for a word.
+func flagSpelling(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 func printableVerb(s string) string {

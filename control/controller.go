@@ -66,6 +66,9 @@ func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts Relaun
 	defer lock.Release()
 	t, err := resolve.Load("fm-control", home, id, c.runner, c.env)
 	if err != nil {
+		if t != nil && !t.Ability.Adapter {
+			return refuseByAbility(t, verb, err)
+		}
 		return err
 	}
 	if err := t.RequireHarness("fm-control"); err != nil {
@@ -80,4 +83,23 @@ func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts Relaun
 		return c.runRelaunch(ctx, t, opts)
 	}
 	return refusal.Usage("'%s' is not a control verb", verb)
+}
+
+// refuseByAbility explains a backend fmctl ships no adapter for (orca, cmux)
+// by what the capability table says it cannot do, before the missing adapter.
+func refuseByAbility(t *resolve.Target, verb string, noAdapter error) error {
+	if err := t.RequireHarness("fm-control"); err != nil {
+		return err
+	}
+	switch verb {
+	case "interrupt":
+		if err := checkKeys(t); err != nil {
+			return err
+		}
+	case "exit", "relaunch":
+		if err := requireClassifier(t, verb); err != nil {
+			return err
+		}
+	}
+	return noAdapter
 }

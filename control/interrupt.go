@@ -125,4 +125,3 @@ func (c *Controller) runInterrupt(ctx context.Context, t *resolve.Target) error 
 	c.print.Outcome(out)
 	return nil
 }
-

@@ -120,6 +120,11 @@ func (s Sender) Run(ctx context.Context, req Request) error {
 	}
 	t, err := resolve.Load("fm-send", home, req.ID, s.Runner, s.Env)
 	if err != nil {
+		// A backend fmctl has no adapter for still declares its abilities; a
+		// key it could never deliver is refused as that, naming the key.
+		if t != nil && req.Key != "" && !t.Ability.CanDeliver(key) {
+			return refuseKey(t, key)
+		}
 		return err
 	}
 	if req.Key != "" {
@@ -149,7 +154,7 @@ func lockDelivery(t *resolve.Target, env config.Env) (*state.Lock, error) {
 
 func (s Sender) sendKey(ctx context.Context, t *resolve.Target, key harness.Key) error {
 	if !t.Ability.CanDeliver(key) {
-		return refusal.Failed("the %s backend cannot deliver key %s; nothing was sent", t.BackendName, key)
+		return refuseKey(t, key)
 	}
 	// After an Escape, a harness that restores the cancelled prompt into its
 	// composer needs its clear key too, or the next message glues onto it.
@@ -179,6 +184,10 @@ func (s Sender) sendKey(ctx context.Context, t *resolve.Target, key harness.Key)
 	}
 	s.Print.Outcome(out)
 	return nil
+}
+
+func refuseKey(t *resolve.Target, key harness.Key) error {
+	return refusal.Failed("the %s backend cannot deliver key %s; nothing was sent", t.BackendName, key)
 }
 
 // submitOptions reads the tunable submit budgets.

@@ -2,9 +2,12 @@ package tests
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -66,6 +69,7 @@ func scriptParams(dir string) testscript.Params {
 			"holdlock":  cmdHoldLock,
 			"bytes":     cmdBytes,
 			"expand":    cmdExpand,
+			"exitcode":  cmdExitCode,
 		},
 	}
 }
@@ -129,5 +133,29 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 		data, err := os.ReadFile(ts.MkAbs(f))
 		ts.Check(err)
 		ts.Check(os.WriteFile(ts.MkAbs(f), []byte(os.Expand(string(data), ts.Getenv)), 0o644))
+	}
+}
+
+// exitcode N CMD [ARGS...] runs CMD like exec and asserts it exits with
+// status N. The exit-code classes (1 refused, 2 not a verb or bad command
+// line, 3 unconfirmed) are contract, and `! exec` accepts any non-zero status.
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N CMD [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %q is not a number", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: run %s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
 	}
 }

@@ -12,10 +12,11 @@ import (
 //	faketmux set <session:window> command|cwd|composer <value>
 //	faketmux rm <session:window>                        remove a window
 //	faketmux show <session:window>                      print its state
+//	faketmux submitted <session:window>                 print each submitted line, raw
 func Control() int {
 	args := os.Args[1:]
 	if len(args) < 2 {
-		return fail("usage: faketmux window|set|rm|show <session:window> ...")
+		return fail("usage: faketmux window|set|rm|show|submitted <session:window> ...")
 	}
 	sess, win, ok := strings.Cut(args[1], ":")
 	if !ok {
@@ -71,6 +72,14 @@ func Control() int {
 			s.Panes = append(s.Panes[:idx], s.Panes[idx+1:]...)
 		case "show":
 			out = fmt.Sprintf("command=%s\ncwd=%s\ncomposer=%s\n", pane.Command, pane.Cwd, pane.Composer)
+		case "submitted":
+			// Raw bytes, unlike input.log's %q: a test can assert an
+			// invisible character (the routing marker's U+2063) byte for byte.
+			var b strings.Builder
+			for _, line := range pane.Transcript {
+				b.WriteString(strings.TrimPrefix(line, "you: ") + "\n")
+			}
+			out = b.String()
 		default:
 			return fmt.Errorf("faketmux: unknown action %s", args[0])
 		}
