@@ -172,3 +172,15 @@ func (r *CountingRunner) Reset() {
 	r.log = nil
 	r.mu.Unlock()
 }
+
+// Sleep waits d or until ctx is done, whichever comes first.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -41,18 +41,7 @@ func NewZellij(r Runner, o ZellijOptions) *Zellij {
 	if o.DefaultSession == "" {
 		o.DefaultSession = "firstmate"
 	}
-	return &Zellij{r: r, o: o, sleep: sleepCtx}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return &Zellij{r: r, o: o, sleep: Sleep}
 }
 
 func (z *Zellij) Name() string { return "zellij" }
@@ -68,7 +57,7 @@ func (t zellijTarget) String() string { return t.session + ":" + t.pane }
 // SplitZellijTarget splits `session:pane_id`.
 func SplitZellijTarget(target string) (session, pane string, err error) {
 	s, p, ok := strings.Cut(target, ":")
-	if !ok || !zellijAtom(s) || !zellijNumeric(p) {
+	if !ok || !validAtom(s) || !zellijNumeric(p) {
 		return "", "", fmt.Errorf("zellij endpoint '%s' is not session:pane_id (a session name in [A-Za-z0-9._@%%+-] and a numeric pane id)", target)
 	}
 	return s, p, nil
@@ -77,21 +66,6 @@ func SplitZellijTarget(target string) (session, pane string, err error) {
 func parseZellijTarget(target string) (zellijTarget, error) {
 	s, p, err := SplitZellijTarget(target)
 	return zellijTarget{session: s, pane: p}, err
-}
-
-func zellijAtom(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("._@%+-", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 func zellijNumeric(s string) bool {
@@ -347,7 +321,7 @@ func (z *Zellij) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 	if session == "" {
 		session = z.o.DefaultSession
 	}
-	if !zellijAtom(session) {
+	if !validAtom(session) {
 		return nil, fmt.Errorf("zellij session name '%s' has characters outside [A-Za-z0-9._@%%+-]", session)
 	}
 	if spec.Label == "" || spec.Dir == "" {

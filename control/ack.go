@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"fmctl/backends"
 	"fmctl/harness"
 	"fmctl/resolve"
 	"fmctl/state"
@@ -88,10 +89,8 @@ func (a cancelAck) wait(ctx context.Context, w Waits) string {
 		if time.Now().After(deadline) {
 			return "unconfirmed"
 		}
-		select {
-		case <-ctx.Done():
+		if backends.Sleep(ctx, w.Poll) != nil {
 			return "unconfirmed"
-		case <-time.After(w.Poll):
 		}
 	}
 }

@@ -117,10 +117,8 @@ func (c *Controller) waitState(ctx context.Context, t *resolve.Target, limit tim
 		if time.Now().After(deadline) {
 			return obs, false
 		}
-		select {
-		case <-ctx.Done():
+		if backends.Sleep(ctx, c.waits.Poll) != nil {
 			return obs, false
-		case <-time.After(c.waits.Poll):
 		}
 	}
 }

@@ -127,7 +127,7 @@ func waitEcho(ctx context.Context, b backends.Backend, ep backends.Endpoint, bef
 				seen, prev = true, cur
 			}
 		}
-		if time.Now().After(deadline) || sleepCtx(ctx, o.Poll) != nil {
+		if time.Now().After(deadline) || backends.Sleep(ctx, o.Poll) != nil {
 			return last
 		}
 	}
@@ -143,19 +143,8 @@ func waitState(ctx context.Context, b backends.Backend, ep backends.Endpoint, be
 				return state
 			}
 		}
-		if time.Now().After(deadline) || sleepCtx(ctx, poll) != nil {
+		if time.Now().After(deadline) || backends.Sleep(ctx, poll) != nil {
 			return state
 		}
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

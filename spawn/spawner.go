@@ -74,10 +74,8 @@ func (s Spawner) waitPath(ctx context.Context, be backends.Backend, ep backends.
 		if time.Now().After(deadline) {
 			return last, false
 		}
-		select {
-		case <-ctx.Done():
+		if backends.Sleep(ctx, s.poll()) != nil {
 			return last, false
-		case <-time.After(s.poll()):
 		}
 	}
 }
@@ -110,12 +108,16 @@ func (s Spawner) typeLaunch(ctx context.Context, be backends.Backend, ability ha
 			return "", fmt.Errorf("the endpoint %s disappeared while the agent was starting", ep.Target)
 		}
 		if time.Now().After(deadline) {
+			// Only a shell still waiting for the agent is "starting"; any
+			// other process there is not the agent that was launched, and
+			// calling it a replacement in progress would hide that.
+			if obs.State != backends.StateDead {
+				return "", fmt.Errorf("the agent is not at the endpoint it was launched at: %s reads '%s' (%s) after %s", ep.Target, obs.State, obs.Detail, s.launchWait())
+			}
 			return "starting", nil
 		}
-		select {
-		case <-ctx.Done():
+		if backends.Sleep(ctx, s.poll()) != nil {
 			return "starting", nil
-		case <-time.After(s.poll()):
 		}
 	}
 	if h.Launch.PromptVia == harness.PromptComposer {
