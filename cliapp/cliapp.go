@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -82,4 +83,26 @@ func Conventions(app *cli.App) {
 	app.OnUsageError = func(c *cli.Context, err error, isSub bool) error {
 		return refusal.Usage("%v (see --help)", err)
 	}
+}
+
+// EndGlobalFlags stops urfave's flag parsing at the task id for a binary whose
+// first word is an id (fm-send, fm-spawn): everything from the first word that
+// is not one of the binary's global flags is the id and what follows it, so an
+// id such as "-rf" reaches the id check instead of the flag parser.
+func EndGlobalFlags(args []string) []string {
+	if n := len(args); n > 0 && args[n-1] == "--generate-bash-completion" {
+		return args
+	}
+	for i := 1; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return args
+		case a == "--json", a == "-h", a == "--help", a == "-v", a == "--version", strings.HasPrefix(a, "--completion="):
+		case a == "--completion":
+			i++
+		default:
+			return append(append(append([]string(nil), args[:i]...), "--"), args[i:]...)
+		}
+	}
+	return args
 }

@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// maxWaitSeconds bounds a wait (a day): longer is a typo, not a wait.
+const maxWaitSeconds = 24 * 60 * 60
+
 // Duration reads an env wait: plain seconds ("0.5", the original toolkit's
 // form) or a Go duration ("500ms"). A bad or negative value falls back to def.
 func Duration(env Env, name string, def time.Duration) time.Duration {
@@ -14,12 +17,14 @@ func Duration(env Env, name string, def time.Duration) time.Duration {
 		return def
 	}
 	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		if f < 0 {
+		// NaN, infinities and values past time.Duration's range would wrap
+		// to a negative wait, making every deadline already past.
+		if !(f >= 0) || f > maxWaitSeconds {
 			return def
 		}
 		return time.Duration(f * float64(time.Second))
 	}
-	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 && d <= maxWaitSeconds*time.Second {
 		return d
 	}
 	return def

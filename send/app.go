@@ -77,5 +77,5 @@ func App(d cliapp.Deps) *cli.App {
 func Main(args []string) int {
 	d := cliapp.OSDeps()
 	app := App(d)
-	return cliapp.Run(app, args, d, func() bool { return *app.Metadata["json"].(*bool) })
+	return cliapp.Run(app, cliapp.EndGlobalFlags(args), d, func() bool { return *app.Metadata["json"].(*bool) })
 }

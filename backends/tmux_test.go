@@ -1,0 +1,378 @@
+package backends
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"fmctl/harness"
+)
+
+// scriptedTmux answers tmux argv with canned output, as a tmux server with
+// one session "fmses" holding windows fm-t1 (%3) and fm-t2 (%4) would.
+type scriptedTmux struct {
+	windows    string // list-windows output
+	listErr    string // stderr for a failing list-windows
+	failOthers bool   // every other command fails
+}
+
+func (s *scriptedTmux) Run(_ context.Context, c Cmd) (Output, error) {
+	args := c.Args
+	if len(args) >= 2 && (args[0] == "-L" || args[0] == "-S") {
+		args = args[2:]
+	}
+	if len(args) == 0 {
+		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: "no command"}
+	}
+	switch args[0] {
+	case "list-windows":
+		if s.listErr != "" {
+			return Output{ExitCode: 1, Stderr: []byte(s.listErr)}, &RunError{Cmd: c, ExitCode: 1, Stderr: s.listErr}
+		}
+		return Output{Stdout: []byte(s.windows)}, nil
+	case "display-message":
+		return Output{Stdout: []byte("2\nline0\n> prev\n> hello\n")}, nil
+	}
+	if s.failOthers {
+		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: "can't find pane"}
+	}
+	return Output{}, nil
+}
+
+const twoWindows = "fm-t1\t%3\t1000\t/dev/pts/9\tclaude\t/w/t1\nfm-t2\t%4\t2000\t/dev/pts/10\tbash\t/w/t2 with\ttab\n"
+
+// fixedProcs is a process table: procs on every tty, and byPID for the
+// by-pid reads of the foreground fast path.
+type fixedProcs struct {
+	procs []Process
+	byPID map[int]Process
+	ttys  []string
+	pids  []int
+}
+
+func (f *fixedProcs) OnTTY(_ context.Context, tty string) ([]Process, error) {
+	f.ttys = append(f.ttys, tty)
+	return f.procs, nil
+}
+
+func (f *fixedProcs) Process(_ context.Context, pid int) (Process, error) {
+	f.pids = append(f.pids, pid)
+	if p, ok := f.byPID[pid]; ok {
+		return p, nil
+	}
+	return Process{}, errors.New("no such process")
+}
+
+func newScripted(s *scriptedTmux, procs []Process) (*Tmux, *CountingRunner, *fixedProcs) {
+	cr := &CountingRunner{Inner: s}
+	fp := &fixedProcs{procs: procs}
+	return NewTmux(cr, TmuxOptions{Procs: fp}), cr, fp
+}
+
+var t1 = Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1"}
+
+// checkNoShellAndPaneTargets asserts the adapter only ever ran tmux with an
+// argv, and addressed every command after the lookup by pane id.
+func checkNoShellAndPaneTargets(t *testing.T, log []Cmd) {
+	t.Helper()
+	for _, c := range log {
+		if c.Path != "tmux" {
+			t.Errorf("ran %q, want only tmux (never a shell string): %v", c.Path, c)
+		}
+		for i, a := range c.Args {
+			if a != "-t" || i+1 >= len(c.Args) {
+				continue
+			}
+			target := c.Args[i+1]
+			if c.Args[0] == "list-windows" {
+				if !strings.HasPrefix(target, "=") {
+					t.Errorf("list-windows target %q is not an exact session match", target)
+				}
+				continue
+			}
+			if !strings.HasPrefix(target, "%") {
+				t.Errorf("%s addressed %q, want a pane id %%N, never a window name", c.Args[0], target)
+			}
+		}
+	}
+}
+
+func TestTmuxSendKeyCallCounts(t *testing.T) {
+	tm, cr, _ := newScripted(&scriptedTmux{windows: twoWindows}, nil)
+	ctx := context.Background()
+	if err := tm.SendKey(ctx, t1, harness.KeyEscape); err != nil {
+		t.Fatal(err)
+	}
+	if n := cr.Calls("tmux"); n != 2 {
+		t.Fatalf("cold SendKey made %d tmux calls, want 2 (lookup + send-keys)", n)
+	}
+	cr.Reset()
+	if err := tm.SendKey(ctx, t1, harness.KeyEnter); err != nil {
+		t.Fatal(err)
+	}
+	if n := cr.Calls("tmux"); n != 1 {
+		t.Fatalf("SendKey with the pane id cached made %d tmux calls, want 1", n)
+	}
+	log := cr.Log()
+	if want := []string{"send-keys", "-t", "%3", "Enter"}; !slices.Equal(log[0].Args, want) {
+		t.Errorf("SendKey argv = %q, want %q", log[0].Args, want)
+	}
+	checkNoShellAndPaneTargets(t, log)
+}
+
+func TestTmuxSendKeyMapsEveryNamedKey(t *testing.T) {
+	tm, cr, _ := newScripted(&scriptedTmux{windows: twoWindows}, nil)
+	for _, k := range harness.NamedKeys {
+		cr.Reset()
+		if err := tm.SendKey(context.Background(), t1, k); err != nil {
+			t.Fatalf("SendKey(%s): %v", k, err)
+		}
+		log := cr.Log()
+		if last := log[len(log)-1].Args; last[len(last)-1] != string(k) {
+			t.Errorf("SendKey(%s) sent %q", k, last)
+		}
+	}
+	cr.Reset()
+	if err := tm.SendKey(context.Background(), t1, "Tab"); err == nil {
+		t.Error("SendKey(Tab) accepted a key outside the named set")
+	}
+	if n := cr.Calls("tmux"); n != 0 {
+		t.Errorf("an unmapped key still made %d tmux calls", n)
+	}
+}
+
+// The scan path: the by-pid reads find no foreground agent (the table has no
+// pids), so the tty's process list decides.
+func TestTmuxAgentStateIsOneCall(t *testing.T) {
+	tm, cr, fp := newScripted(&scriptedTmux{windows: twoWindows}, []Process{fgProc(7, "claude")})
+	ctx := context.Background()
+	for i := 0; i < 2; i++ { // cached or not, a state read re-checks the window
+		cr.Reset()
+		obs := tm.AgentState(ctx, t1)
+		if obs.State != StateAlive {
+			t.Fatalf("state = %s (%s), want alive", obs.State, obs.Detail)
+		}
+		if n := cr.Calls("tmux"); n != 1 {
+			t.Fatalf("AgentState made %d tmux calls, want exactly 1", n)
+		}
+		if obs.CurrentPath != "/w/t1" {
+			t.Errorf("CurrentPath = %q", obs.CurrentPath)
+		}
+		checkNoShellAndPaneTargets(t, cr.Log())
+	}
+	if !slices.Equal(fp.ttys, []string{"/dev/pts/9", "/dev/pts/9"}) {
+		t.Errorf("process table read ttys %v, want the pane's /dev/pts/9", fp.ttys)
+	}
+}
+
+// The fast path: pane_pid's stat names a foreground group whose leader is an
+// agent, so no tty scan is needed; still one tmux call.
+func TestTmuxAgentStateForegroundFastPath(t *testing.T) {
+	shell := Process{PID: 1000, PGID: 1000, TPGID: 1007, State: 'S', Comm: "bash"}
+	agent := Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "node", Argv: []string{"node", "/x/codex.js"}}
+	tm, cr, fp := newScripted(&scriptedTmux{windows: twoWindows}, nil)
+	fp.byPID = map[int]Process{1000: shell, 1007: agent}
+	obs := tm.AgentState(context.Background(), t1)
+	if obs.State != StateAlive || obs.CurrentPath != "/w/t1" {
+		t.Fatalf("fast path = %+v, want alive at /w/t1", obs)
+	}
+	if n := cr.Calls("tmux"); n != 1 {
+		t.Errorf("AgentState made %d tmux calls, want 1", n)
+	}
+	if len(fp.ttys) != 0 || !slices.Equal(fp.pids, []int{1000, 1007}) {
+		t.Errorf("fast path scanned ttys %v, read pids %v; want no scan, pids [1000 1007]", fp.ttys, fp.pids)
+	}
+	// A foreground leader that is not an agent falls back to the scan,
+	// which must then refuse to call vim alive.
+	fp.byPID[1007] = Process{PID: 1007, PGID: 1007, TPGID: 1007, Comm: "vim"}
+	fp.procs = []Process{{PID: 1000, PGID: 1000, TPGID: 1007, Comm: "bash"}, fp.byPID[1007]}
+	tm2, _, _ := newScripted(&scriptedTmux{windows: strings.Replace(twoWindows, "claude", "vim", 1)}, nil)
+	tm2.o.Procs = fp
+	if obs := tm2.AgentState(context.Background(), t1); obs.State != StateUnattributed {
+		t.Errorf("vim in the foreground = %s, want unattributed", obs.State)
+	}
+	// The shell itself in the foreground (tpgid == its pgid) is no fast answer.
+	fp.byPID[1000] = Process{PID: 1000, PGID: 1000, TPGID: 1000, Comm: "bash"}
+	fp.procs = []Process{fp.byPID[1000]}
+	tm3, _, _ := newScripted(&scriptedTmux{windows: strings.Replace(twoWindows, "claude", "bash", 1)}, nil)
+	tm3.o.Procs = fp
+	if obs := tm3.AgentState(context.Background(), t1); obs.State != StateDead {
+		t.Errorf("only the shell = %s, want dead", obs.State)
+	}
+}
+
+func TestTmuxLookupStates(t *testing.T) {
+	cases := []struct {
+		name    string
+		script  scriptedTmux
+		target  string
+		want    AgentState
+		wantMsg string
+	}{
+		{"window absent", scriptedTmux{windows: twoWindows}, "fmses:fm-t9", StateMissing, "no window named fm-t9"},
+		{"prefix is not a match", scriptedTmux{windows: "fm-t1x\t%5\t1\t/dev/pts/1\tclaude\t/w\n"}, "fmses:fm-t1", StateMissing, "no window named"},
+		{"session gone", scriptedTmux{listErr: "can't find session: fmses"}, "fmses:fm-t1", StateMissing, "is gone"},
+		{"no server", scriptedTmux{listErr: "no server running on /tmp/tmux-0/default"}, "fmses:fm-t1", StateMissing, "is gone"},
+		{"socket gone", scriptedTmux{listErr: "error connecting to /tmp/x (No such file or directory)"}, "fmses:fm-t1", StateMissing, "is gone"},
+		{"other failure", scriptedTmux{listErr: "server exited unexpectedly"}, "fmses:fm-t1", StateUnreadable, "server exited"},
+		{"two windows with the name", scriptedTmux{windows: twoWindows + "fm-t1\t%9\t3000\t/dev/pts/3\tbash\t/x\n"}, "fmses:fm-t1", StateUnreadable, "2 windows are named fm-t1"},
+		{"malformed target", scriptedTmux{windows: twoWindows}, "fm-t1", StateUnreadable, "not session:window"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			script := c.script
+			tm, cr, _ := newScripted(&script, []Process{fgProc(7, "claude")})
+			obs := tm.AgentState(context.Background(), Endpoint{Target: c.target})
+			if obs.State != c.want || !strings.Contains(obs.Detail, c.wantMsg) {
+				t.Errorf("AgentState = %s %q, want %s containing %q", obs.State, obs.Detail, c.want, c.wantMsg)
+			}
+			cr.Reset()
+			if err := tm.SendKey(context.Background(), Endpoint{Target: c.target}, harness.KeyEscape); err == nil {
+				t.Error("SendKey to an unresolved endpoint succeeded")
+			}
+			for _, cmd := range cr.Log() {
+				if cmd.Args[0] == "send-keys" {
+					t.Errorf("a key was sent although the lookup failed: %v", cmd)
+				}
+			}
+		})
+	}
+}
+
+func TestTmuxSendTextShortLongAndMultiline(t *testing.T) {
+	tm, cr, _ := newScripted(&scriptedTmux{windows: twoWindows}, nil)
+	ctx := context.Background()
+	if err := tm.SendText(ctx, t1, "hello; world;"); err != nil {
+		t.Fatal(err)
+	}
+	log := cr.Log()
+	if len(log) != 2 {
+		t.Fatalf("cold SendText made %d calls, want 2", len(log))
+	}
+	if want := []string{"send-keys", "-t", "%3", "-l", "--", `hello; world\;`}; !slices.Equal(log[1].Args, want) {
+		t.Errorf("short text argv = %q, want %q", log[1].Args, want)
+	}
+	for _, text := range []string{"line1\nline2", strings.Repeat("x", 4096)} {
+		cr.Reset()
+		if err := tm.SendText(ctx, t1, text); err != nil {
+			t.Fatal(err)
+		}
+		log := cr.Log()
+		if len(log) != 1 {
+			t.Fatalf("warm paste made %d calls, want 1", len(log))
+		}
+		c := log[0]
+		if string(c.Stdin) != text {
+			t.Errorf("paste stdin = %d bytes, want the text whole (%d)", len(c.Stdin), len(text))
+		}
+		if c.Args[0] != "load-buffer" || !slices.Contains(c.Args, "paste-buffer") || !slices.Contains(c.Args, "-p") || !slices.Contains(c.Args, "-d") {
+			t.Errorf("paste argv = %q, want load-buffer ; paste-buffer -p -d", c.Args)
+		}
+		if slices.Contains(c.Args, text) {
+			t.Error("long text rode the argv instead of stdin")
+		}
+	}
+	checkNoShellAndPaneTargets(t, cr.Log())
+}
+
+func TestTmuxCaptureReadsTheCursorRow(t *testing.T) {
+	tm, cr, _ := newScripted(&scriptedTmux{windows: twoWindows}, nil)
+	s, err := tm.Capture(context.Background(), t1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Cursor || s.CursorY != 2 || !slices.Equal(s.Lines, []string{"line0", "> prev", "> hello"}) {
+		t.Errorf("screen = %+v", s)
+	}
+	if n := cr.Calls("tmux"); n != 2 {
+		t.Errorf("cold Capture made %d calls, want 2", n)
+	}
+	checkNoShellAndPaneTargets(t, cr.Log())
+}
+
+func TestTmuxSocketOptionPrefixesEveryCall(t *testing.T) {
+	cr := &CountingRunner{Inner: &scriptedTmux{windows: twoWindows}}
+	tm := NewTmux(cr, TmuxOptions{Socket: "fmtest-1", Procs: &fixedProcs{}})
+	tm.AgentState(context.Background(), t1)
+	_ = tm.SendKey(context.Background(), t1, harness.KeyEnter)
+	for _, c := range cr.Log() {
+		if len(c.Args) < 2 || c.Args[0] != "-L" || c.Args[1] != "fmtest-1" {
+			t.Errorf("call %q does not name the private server", c.Args)
+		}
+	}
+	cr.Reset()
+	tm = NewTmux(cr, TmuxOptions{Socket: "ignored", SocketPath: "/tmp/s", Procs: &fixedProcs{}})
+	tm.AgentState(context.Background(), t1)
+	if a := cr.Log()[0].Args; a[0] != "-S" || a[1] != "/tmp/s" {
+		t.Errorf("SocketPath not preferred: %q", a)
+	}
+}
+
+func TestEscapeTmuxArg(t *testing.T) {
+	cases := map[string]string{
+		"":         "",
+		"hello":    "hello",
+		";":        `\;`,
+		"a;":       `a\;`,
+		"a;b":      "a;b",
+		"a;;":      `a;\;`,
+		`a\;`:      `a\\;`,
+		"ends in ": "ends in ",
+	}
+	for in, want := range cases {
+		if got := escapeTmuxArg(in); got != want {
+			t.Errorf("escapeTmuxArg(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSplitTmuxTarget(t *testing.T) {
+	good := map[string][2]string{"fmses:fm-t1": {"fmses", "fm-t1"}, "s:fm-a.b": {"s", "fm-a.b"}}
+	for in, want := range good {
+		s, w, err := SplitTmuxTarget(in)
+		if err != nil || s != want[0] || w != want[1] {
+			t.Errorf("SplitTmuxTarget(%q) = %q,%q,%v", in, s, w, err)
+		}
+	}
+	for _, bad := range []string{"", "fm-t1", ":fm-t1", "fmses:", "a:b:c", ":"} {
+		if s, w, err := SplitTmuxTarget(bad); err == nil {
+			t.Errorf("SplitTmuxTarget(%q) = %q,%q, want refused", bad, s, w)
+		}
+	}
+}
+
+func TestTmuxValidateRecord(t *testing.T) {
+	tm := NewTmux(&scriptedTmux{}, TmuxOptions{Procs: &fixedProcs{}})
+	ok := []Endpoint{{Target: "fmses:fm-t1", TaskID: "t1"}, {Target: "my_ses-1.x@y%z+:fm-a.b", TaskID: "a.b"}, {Target: "s:anything"}}
+	for _, ep := range ok {
+		if err := tm.ValidateRecord(ep); err != nil {
+			t.Errorf("ValidateRecord(%+v) = %v", ep, err)
+		}
+	}
+	bad := []struct{ target, task, want string }{
+		{"fmses:fm-t1", "t2", "not task t2's window fm-t2"},
+		{"fmses:fm-t10", "t1", "not task t1's window"},
+		{"fmses:fm-T1", "t1", "not task t1's window"},
+		{"fmses:fm-t1.1", "t1", "not task t1's window"}, // tmux would read .1 as a pane index
+		{"fmses:=fm-t1", "t1", "not task t1's window"},
+		{"fmses:fm-t1;", "t1", "not task t1's window"},
+		{"fmses:fm-t1 ", "t1", "not task t1's window"},
+		{"fmses:fm-t1\nx", "t1", "not task t1's window"},
+		{"remote:t1", "t1", "not task t1's window"},
+		{"fmses", "t1", "not session:window"},
+		{"fmses:fm-t1:x", "t1", "not session:window"},
+		{"my ses:fm-t1", "t1", "characters outside"},
+		{"s;kill:fm-t1", "t1", "characters outside"},
+		{"$(id):fm-t1", "t1", "characters outside"},
+		{"=fmses:fm-t1", "t1", "characters outside"},
+		{"fmses\t:fm-t1", "t1", "characters outside"},
+	}
+	for _, c := range bad {
+		err := tm.ValidateRecord(Endpoint{Target: c.target, TaskID: c.task})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ValidateRecord(%q, task %q) = %v, want %q", c.target, c.task, err, c.want)
+		}
+	}
+}

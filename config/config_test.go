@@ -1,0 +1,273 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"fmctl/refusal"
+)
+
+func envOf(m map[string]string) Env {
+	return func(k string) string { return m[k] }
+}
+
+func newHome(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, d := range []string{"state", "data", "config"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func wantRefusal(t *testing.T, err error, parts ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("accepted, want a refusal containing %q", parts)
+	}
+	if refusal.Code(err) != refusal.CodeFailed {
+		t.Errorf("exit code %d, want 1", refusal.Code(err))
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Errorf("error %q lacks %q", err, p)
+		}
+	}
+}
+
+func TestResolveHomeUnset(t *testing.T) {
+	_, err := ResolveHome("fm-control", envOf(nil))
+	wantRefusal(t, err, "FM_HOME is not set", "fm-control refuses to resolve a task without an explicit firstmate home")
+}
+
+func TestResolveHomeNotADirectory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "plain")
+	os.WriteFile(file, nil, 0o644)
+	for _, root := range []string{file, filepath.Join(t.TempDir(), "absent")} {
+		_, err := ResolveHome("fm-send", envOf(map[string]string{"FM_HOME": root}))
+		wantRefusal(t, err, "FM_HOME '"+root+"' is not a directory")
+	}
+}
+
+func TestResolveHomeMissingStateDir(t *testing.T) {
+	root := t.TempDir()
+	_, err := ResolveHome("fm-control", envOf(map[string]string{"FM_HOME": root}))
+	wantRefusal(t, err, "state dir '"+filepath.Join(root, "state")+"' is missing", "FM_HOME '"+root+"'")
+	// a file where the state dir should be is no state dir either
+	os.WriteFile(filepath.Join(root, "state"), nil, 0o644)
+	_, err = ResolveHome("fm-control", envOf(map[string]string{"FM_HOME": root}))
+	wantRefusal(t, err, "state dir")
+}
+
+func TestResolveHomeDefaults(t *testing.T) {
+	root := newHome(t)
+	h, err := ResolveHome("fm-control", envOf(map[string]string{"FM_HOME": root}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Home{Root: root, State: filepath.Join(root, "state"), Data: filepath.Join(root, "data"), Config: filepath.Join(root, "config")}
+	if h != want {
+		t.Errorf("home = %+v, want %+v", h, want)
+	}
+	if got := h.BriefPath("t1"); got != filepath.Join(root, "data", "t1", "brief.md") {
+		t.Errorf("BriefPath = %s", got)
+	}
+}
+
+func TestResolveHomeOverrides(t *testing.T) {
+	root := t.TempDir() // no state dir of its own
+	other := t.TempDir()
+	env := map[string]string{
+		"FM_HOME":            root,
+		"FM_STATE_OVERRIDE":  other,
+		"FM_DATA_OVERRIDE":   "/elsewhere/data",
+		"FM_CONFIG_OVERRIDE": "/elsewhere/config",
+	}
+	h, err := ResolveHome("fm-control", envOf(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.State != other || h.Data != "/elsewhere/data" || h.Config != "/elsewhere/config" || h.Root != root {
+		t.Errorf("home = %+v", h)
+	}
+	env["FM_STATE_OVERRIDE"] = filepath.Join(other, "nope")
+	_, err = ResolveHome("fm-control", envOf(env))
+	wantRefusal(t, err, "state dir '"+filepath.Join(other, "nope")+"' is missing")
+}
+
+func writePin(t *testing.T, body string) Home {
+	t.Helper()
+	root := newHome(t)
+	h := Home{Root: root, State: filepath.Join(root, "state"), Config: filepath.Join(root, "config")}
+	if body != "\x00absent" {
+		if err := os.WriteFile(filepath.Join(h.Config, "secondmate-harness"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h
+}
+
+func TestSecondmatePin(t *testing.T) {
+	cases := []struct {
+		name string
+		body string
+		ok   bool
+		want Pin
+	}{
+		{"absent file", "\x00absent", false, Pin{}},
+		{"empty file", "", false, Pin{}},
+		{"only comments and blanks", "# pin\n\n   \n# more\n", false, Pin{}},
+		{"default", "default\n", false, Pin{}},
+		{"default after comments", "# c\n\n  default  \nclaude\n", false, Pin{}},
+		{"harness only", "claude\n", true, Pin{Harness: "claude"}},
+		{"harness model", "codex gpt-5\n", true, Pin{Harness: "codex", Model: "gpt-5"}},
+		{"harness model effort", "  grok  grok-4\thigh  \n", true, Pin{Harness: "grok", Model: "grok-4", Effort: "high"}},
+		{"first real line wins", "# c\n\nopencode prov/m\nclaude x low\n", true, Pin{Harness: "opencode", Model: "prov/m"}},
+		{"CRLF line", "claude opus max\r\n", true, Pin{Harness: "claude", Model: "opus", Effort: "max"}},
+		{"no trailing newline", "pi", true, Pin{Harness: "pi"}},
+		{"indented comment", "   # not a pin\nkimi\n", true, Pin{Harness: "kimi"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := writePin(t, c.body)
+			p, ok, err := h.SecondmatePin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != c.ok {
+				t.Fatalf("ok = %v, want %v (pin %+v)", ok, c.ok, p)
+			}
+			if ok {
+				c.want.Path = filepath.Join(h.Config, "secondmate-harness")
+			}
+			if p != c.want {
+				t.Errorf("pin = %+v, want %+v", p, c.want)
+			}
+		})
+	}
+}
+
+func TestSecondmatePinUnreadableIsAnError(t *testing.T) {
+	h := writePin(t, "\x00absent")
+	if err := os.Mkdir(filepath.Join(h.Config, "secondmate-harness"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := h.SecondmatePin(); err == nil || ok {
+		t.Errorf("a directory as the pin file: ok=%v err=%v, want an error", ok, err)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	const def = 7 * time.Second
+	cases := map[string]time.Duration{
+		"0.5":    500 * time.Millisecond,
+		"5":      5 * time.Second,
+		"0":      0,
+		" 2 ":    2 * time.Second,
+		"250ms":  250 * time.Millisecond,
+		"1m30s":  90 * time.Second,
+		"":       def,
+		"   ":    def,
+		"-1":     def,
+		"-0.5":   def,
+		"-250ms": def,
+		"junk":   def,
+		"5 s":    def,
+		"1e-3":   time.Millisecond,
+	}
+	for in, want := range cases {
+		if got := Duration(envOf(map[string]string{"W": in}), "W", def); got != want {
+			t.Errorf("Duration(%q) = %v, want %v", in, got, want)
+		}
+	}
+	if got := Duration(envOf(nil), "UNSET", def); got != def {
+		t.Errorf("unset = %v, want default", got)
+	}
+}
+
+func TestInt(t *testing.T) {
+	for in, want := range map[string]int{"3": 3, "0": 0, " 4 ": 4, "": 9, "-1": 9, "x": 9, "1.5": 9} {
+		if got := Int(envOf(map[string]string{"N": in}), "N", 9); got != want {
+			t.Errorf("Int(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func writeTOML(t *testing.T, body string) Home {
+	t.Helper()
+	root := newHome(t)
+	h := Home{Root: root, Config: filepath.Join(root, "config")}
+	if err := os.WriteFile(filepath.Join(h.Config, "fm.toml"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestLoadFileMissingIsEmpty(t *testing.T) {
+	root := newHome(t)
+	f, err := Home{Config: filepath.Join(root, "config")}.LoadFile()
+	if err != nil || !reflect.DeepEqual(f, File{}) {
+		t.Errorf("missing fm.toml = %+v, %v; want empty", f, err)
+	}
+}
+
+func TestLoadFileParsesHarnessOverrides(t *testing.T) {
+	h := writeTOML(t, `
+backend = "tmux"
+[tmux]
+session = "crew"
+[zellij]
+session = "z"
+[harness.claude]
+binary = "/opt/claude/bin/claude"
+args = ["--verbose", "--debug"]
+[harness.codex]
+binary = "codex-nightly"
+`)
+	f, err := h.LoadFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := File{
+		Tmux:    SessionConfig{Session: "crew"},
+		Zellij:  SessionConfig{Session: "z"},
+		Backend: "tmux",
+		Harness: map[string]HarnessOverride{
+			"claude": {Binary: "/opt/claude/bin/claude", Args: []string{"--verbose", "--debug"}},
+			"codex":  {Binary: "codex-nightly"},
+		},
+	}
+	if !reflect.DeepEqual(f, want) {
+		t.Errorf("file = %+v\nwant %+v", f, want)
+	}
+}
+
+func TestLoadFileRefusesUnknownKeys(t *testing.T) {
+	for body, key := range map[string]string{
+		"[tmux]\nsesion = \"typo\"\n":       "tmux.sesion",
+		"[harness.claude]\nbinry = \"x\"\n": "harness.claude.binry",
+		"timeout = 3\n":                     "timeout",
+		"[herdr]\nsession = \"a\"\nx = 1\n": "herdr.x",
+	} {
+		_, err := writeTOML(t, body).LoadFile()
+		if err == nil || !strings.Contains(err.Error(), "unknown keys") || !strings.Contains(err.Error(), key) {
+			t.Errorf("fm.toml %q: err = %v, want unknown key %s named", body, err, key)
+		}
+	}
+}
+
+func TestLoadFileRefusesBadTOML(t *testing.T) {
+	for _, body := range []string{"[tmux\n", "backend = tmux\n", "[harness.claude]\nargs = \"not a list\"\n"} {
+		h := writeTOML(t, body)
+		_, err := h.LoadFile()
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(h.Config, "fm.toml")) {
+			t.Errorf("fm.toml %q: err = %v, want a parse error naming the file", body, err)
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package harness_test
+
+import (
+	"testing"
+
+	"fmctl/harness"
+)
+
+func className(c harness.ProcessClass) string {
+	switch c {
+	case harness.ProcessAgent:
+		return "agent"
+	case harness.ProcessShell:
+		return "shell"
+	}
+	return "other"
+}
+
+func TestClassifyProcessNames(t *testing.T) {
+	cases := map[string]harness.ProcessClass{
+		// shells, including login shells and absolute paths
+		"bash": harness.ProcessShell, "-bash": harness.ProcessShell, "zsh": harness.ProcessShell, "-zsh": harness.ProcessShell,
+		"sh": harness.ProcessShell, "dash": harness.ProcessShell, "fish": harness.ProcessShell, "/bin/bash": harness.ProcessShell,
+		"ksh": harness.ProcessShell, "tcsh": harness.ProcessShell, " bash ": harness.ProcessShell,
+		// agents
+		"claude": harness.ProcessAgent, "codex": harness.ProcessAgent, "opencode": harness.ProcessAgent,
+		"pi": harness.ProcessAgent, "pi-signed": harness.ProcessAgent, "grok": harness.ProcessAgent,
+		"kimi": harness.ProcessAgent, "cursor-agent": harness.ProcessAgent, "agy": harness.ProcessAgent,
+		"muse": harness.ProcessAgent, "muse-bin-linux": harness.ProcessAgent, "/usr/local/bin/claude": harness.ProcessAgent,
+		"Claude": harness.ProcessAgent, "codex-linux-x64": harness.ProcessAgent,
+		// neither: unattributed
+		"vim": harness.ProcessOther, "pip": harness.ProcessOther, "pipewire": harness.ProcessOther, "pix": harness.ProcessOther,
+		"node": harness.ProcessOther, "python3": harness.ProcessOther, "less": harness.ProcessOther, "": harness.ProcessOther,
+		"-": harness.ProcessOther, "/": harness.ProcessOther, "bashful": harness.ProcessOther, "cursor": harness.ProcessOther,
+		"amuse": harness.ProcessOther, "agyx": harness.ProcessOther, "sleep": harness.ProcessOther,
+	}
+	for name, want := range cases {
+		if got := harness.ClassifyProcess(name); got != want {
+			t.Errorf("ClassifyProcess(%q) = %s, want %s", name, className(got), className(want))
+		}
+	}
+}
+
+func TestClassifyArgvReadsInterpreterScripts(t *testing.T) {
+	cases := []struct {
+		comm string
+		argv []string
+		want harness.ProcessClass
+	}{
+		{"node", []string{"node", "/x/codex.js"}, harness.ProcessAgent},
+		{"node", []string{"/usr/bin/node", "--enable-source-maps", "/usr/lib/node_modules/@openai/codex/bin/codex.js"}, harness.ProcessAgent},
+		{"bun", []string{"bun", "/opt/node_modules/opencode-ai/bin/opencode"}, harness.ProcessAgent},
+		{"MainThread", []string{"node", "/x/claude"}, harness.ProcessAgent},
+		{"node", []string{"node", "/x/server.js"}, harness.ProcessOther},
+		// only the first non-flag argument is the script
+		{"node", []string{"node", "/x/server.js", "codex"}, harness.ProcessOther},
+		{"python3", []string{"python3", "-m", "http.server"}, harness.ProcessOther},
+		{"vim", []string{"vim", "claude.md"}, harness.ProcessOther},
+		{"bash", []string{"-bash"}, harness.ProcessShell},
+		{"bash", []string{"bash", "claude"}, harness.ProcessShell}, // a shell running a script named claude is still the shell
+		{"claude", nil, harness.ProcessAgent},
+		{"pip", []string{"pip", "install", "pi"}, harness.ProcessOther},
+		{"npm", []string{"/usr/bin/claude"}, harness.ProcessAgent},
+	}
+	for _, c := range cases {
+		if got := harness.ClassifyArgv(c.comm, c.argv); got != c.want {
+			t.Errorf("ClassifyArgv(%q, %q) = %s, want %s", c.comm, c.argv, className(got), className(c.want))
+		}
+	}
+}
+
+// Every verified harness's own binary must classify as an agent, or a live
+// agent launched from the table would read as "other" and be refused.
+func TestEveryLaunchBinaryClassifiesAsAgent(t *testing.T) {
+	for _, h := range harness.Harnesses() {
+		if got := harness.ClassifyProcess(h.Launch.Binary); got != harness.ProcessAgent {
+			t.Errorf("%s launches %q, which classifies as %s", h.Name, h.Launch.Binary, className(got))
+		}
+	}
+}
