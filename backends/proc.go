@@ -29,6 +29,8 @@ type ProcTable interface {
 	OnTTY(ctx context.Context, tty string) ([]Process, error)
 	// Process reads one process by pid.
 	Process(ctx context.Context, pid int) (Process, error)
+	// Children lists a process's direct children.
+	Children(ctx context.Context, pid int) ([]int, error)
 }
 
 // NewProcTable reads /proc directly where it exists (no process spawned, about
@@ -93,6 +95,21 @@ func (p ProcFS) Process(_ context.Context, pid int) (Process, error) {
 		proc.Argv = splitCmdline(cmdline)
 	}
 	return proc, nil
+}
+
+func (p ProcFS) Children(_ context.Context, pid int) ([]int, error) {
+	id := strconv.Itoa(pid)
+	data, err := os.ReadFile(filepath.Join(p.Root, id, "task", id, "children"))
+	if err != nil {
+		return nil, fmt.Errorf("read children of %d: %w", pid, err)
+	}
+	var out []int
+	for _, f := range strings.Fields(string(data)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 // devNumber normalises both the kernel's 32-bit tty_nr encoding and the
@@ -164,6 +181,20 @@ func (p PSTable) Process(ctx context.Context, pid int) (Process, error) {
 		return Process{}, fmt.Errorf("ps -p %d: no such process", pid)
 	}
 	return procs[0], nil
+}
+
+func (p PSTable) Children(ctx context.Context, pid int) ([]int, error) {
+	out, err := p.Runner.Run(ctx, Cmd{Path: "ps", Args: []string{"--ppid", strconv.Itoa(pid), "-o", "pid="}})
+	if err != nil && out.ExitCode != 1 {
+		return nil, fmt.Errorf("ps --ppid %d: %w", pid, err)
+	}
+	var kids []int
+	for _, f := range strings.Fields(string(out.Stdout)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			kids = append(kids, n)
+		}
+	}
+	return kids, nil
 }
 
 func parsePS(data []byte) []Process {

@@ -265,20 +265,30 @@ func (t *Tmux) AgentState(ctx context.Context, ep Endpoint) Observation {
 // foregroundLeader is the fast path for the common case, an agent in the
 // foreground: the pane shell's stat names the terminal's foreground group,
 // whose leader is read directly, two files instead of a scan of every
-// process. It only ever answers "alive"; anything else takes the full scan.
+// process. A shell without job control (sh -c) keeps its child in its own
+// group, so then its children are read instead. It only ever answers
+// "alive"; anything else takes the full scan.
 func (t *Tmux) foregroundLeader(ctx context.Context, shellPID int) (Process, bool) {
 	if shellPID <= 0 {
 		return Process{}, false
 	}
 	shell, err := t.o.Procs.Process(ctx, shellPID)
-	if err != nil || shell.TPGID <= 0 || shell.TPGID == shell.PGID {
+	if err != nil || shell.TPGID <= 0 {
 		return Process{}, false
 	}
-	leader, err := t.o.Procs.Process(ctx, shell.TPGID)
-	if err != nil || leader.PGID != shell.TPGID || harness.ClassifyArgv(leader.Comm, leader.Argv) != harness.ProcessAgent {
-		return Process{}, false
+	candidates := []int{shell.TPGID}
+	if shell.TPGID == shell.PGID {
+		if candidates, err = t.o.Procs.Children(ctx, shellPID); err != nil {
+			return Process{}, false
+		}
 	}
-	return leader, true
+	for _, pid := range candidates {
+		p, err := t.o.Procs.Process(ctx, pid)
+		if err == nil && p.PGID == shell.TPGID && harness.ClassifyArgv(p.Comm, p.Argv) == harness.ProcessAgent {
+			return p, true
+		}
+	}
+	return Process{}, false
 }
 
 func (t *Tmux) CurrentPath(ctx context.Context, ep Endpoint) (string, error) {

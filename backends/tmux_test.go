@@ -57,6 +57,16 @@ func (f *fixedProcs) OnTTY(_ context.Context, tty string) ([]Process, error) {
 	return f.procs, nil
 }
 
+func (f *fixedProcs) Children(_ context.Context, pid int) ([]int, error) {
+	var kids []int
+	for _, p := range f.byPID {
+		if p.PID != pid && p.PGID == f.byPID[pid].PGID {
+			kids = append(kids, p.PID)
+		}
+	}
+	return kids, nil
+}
+
 func (f *fixedProcs) Process(_ context.Context, pid int) (Process, error) {
 	f.pids = append(f.pids, pid)
 	if p, ok := f.byPID[pid]; ok {
