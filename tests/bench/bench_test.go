@@ -139,11 +139,7 @@ func traced(b *testing.B, name string, args ...string) [][]string {
 		if len(parts) != 3 {
 			continue
 		}
-		var argv []string
-		if _, err := fmt.Sscanf(parts[2], "%q", new(string)); err == nil || true {
-			argv = parseGoSlice(parts[2])
-		}
-		calls = append(calls, append([]string{parts[1]}, argv...))
+		calls = append(calls, append([]string{parts[1]}, parseGoSlice(parts[2])...))
 	}
 	return calls
 }
@@ -205,8 +201,8 @@ func benchOp(b *testing.B, name string, args ...string) {
 	b.StopTimer()
 	mo, mb := median(op), median(bare)
 	b.ReportMetric(ms(mo), "median-ms")
-	b.ReportMetric(ms(mb), "bare-median-ms")
-	if mb > 0 {
+	if len(calls) > 0 {
+		b.ReportMetric(ms(mb), "bare-median-ms")
 		b.ReportMetric(float64(mo)/float64(mb), "ratio-to-bare")
 	}
 	b.ReportMetric(float64(tmuxCalls), "tmux-calls/op")
