@@ -47,7 +47,7 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 	if err != nil {
 		return refusal.Failed("task %s's relaunch journal cannot be read: %v", id, err)
 	}
-	if j.Phase == state.PhaseComplete || len(j.Phase) > len(state.FailedPrefix) && j.Phase[:len(state.FailedPrefix)] == state.FailedPrefix {
+	if state.Settled(j.Phase) {
 		out := report.Outcome{Word: "settled", ID: id}
 		out.Add("phase", j.Phase)
 		if r := j.Extra.Get("rollback"); r != "" {

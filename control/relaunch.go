@@ -41,6 +41,9 @@ func (c *Controller) runRelaunch(ctx context.Context, t *resolve.Target, o Relau
 	if err := requireClassifier(t, "relaunch"); err != nil {
 		return err
 	}
+	if err := t.Store.RefuseTorn(t.ID); err != nil {
+		return err
+	}
 	if err := o.readNote(); err != nil {
 		return err
 	}
@@ -59,6 +62,12 @@ func (c *Controller) runRelaunch(ctx context.Context, t *resolve.Target, o Relau
 			return refusal.Failed("relaunch of a %s task requires --note (or --note-file): the replacement inherits the worktree but none of the conversation, so say where the work stands", t.Kind)
 		}
 	case harness.KindSecondmate:
+		// The charter is never rewritten, but the replacement is still
+		// pointed at it: finding it missing only after the stop would leave
+		// the secondmate with no agent at all.
+		if info, err := os.Stat(brief); err != nil || !info.Mode().IsRegular() {
+			return refusal.Failed("task %s has no instructions at %s; a relaunched secondmate is pointed there, so write it before relaunching", t.ID, brief)
+		}
 	default:
 		return refusal.Failed("task %s records kind '%s', which has no defined relaunch shape", t.ID, t.Kind)
 	}

@@ -91,8 +91,18 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	defer lock.Release()
+	// A torn relaunch's rollback would act on the new task's record and brief.
+	if err := store.RefuseTorn(req.ID); err != nil {
+		return Result{}, err
+	}
 	if err := s.refuseDuplicate(ctx, home, store, req.ID); err != nil {
 		return Result{}, err
+	}
+	// A record whose endpoint is gone may be launched over; a failed launch
+	// puts it back rather than deleting the keys it holds (PR, decisions).
+	prior, err := os.ReadFile(store.MetaPath(req.ID))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Result{}, refusal.Failed("task %s's existing record cannot be read: %v", req.ID, err)
 	}
 	brief, err := placeBrief(home, req)
 	if err != nil {
@@ -117,8 +127,16 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	// endpoint without an agent launched into it, and no endpoint is orphaned.
 	undo := func(cause error) error {
 		_ = be.Kill(ctx, ep)
-		_ = state.RemoveIfExists(store.MetaPath(req.ID))
+		if prior != nil {
+			_ = state.WriteAtomic(store.MetaPath(req.ID), prior)
+		} else {
+			_ = state.RemoveIfExists(store.MetaPath(req.ID))
+		}
 		return cause
+	}
+	removed := "the endpoint and record were removed"
+	if prior != nil {
+		removed = "the endpoint was removed and the prior record put back"
 	}
 	data, err := rec.Bytes()
 	if err != nil {
@@ -129,12 +147,12 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	}
 	if ability.Classifier {
 		if p, ok := s.waitPath(ctx, be, ep, wt, s.pathWait()); !ok {
-			return Result{}, undo(refusal.Failed("task %s's new endpoint is in '%s', not its worktree '%s'; refusing to launch an agent outside its worktree (the endpoint and record were removed)", req.ID, p, wt))
+			return Result{}, undo(refusal.Failed("task %s's new endpoint is in '%s', not its worktree '%s'; refusing to launch an agent outside its worktree (%s)", req.ID, p, wt, removed))
 		}
 	}
 	ready, err := s.typeLaunch(ctx, be, ability, ep, h, line, brief)
 	if err != nil {
-		return Result{}, undo(refusal.Failed("the agent for %s could not be launched on %s: %v; the endpoint and record were removed", req.ID, h.Name, err))
+		return Result{}, undo(refusal.Failed("the agent for %s could not be launched on %s: %v; %s", req.ID, h.Name, err, removed))
 	}
 	out := report.Outcome{Word: "spawned", ID: req.ID}
 	out.Add("harness", h.Name).Add("kind", string(kind)).Add("backend", backendName).

@@ -54,6 +54,10 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 			return Result{}, err
 		}
 		defer lock.Release()
+		// Under fm-control relaunch the journal is this launch's own.
+		if err := store.RefuseTorn(req.ID); err != nil {
+			return Result{}, err
+		}
 	}
 	t, err := resolve.Load("fm-spawn", home, req.ID, s.Runner, s.Env)
 	if err != nil {
@@ -76,11 +80,14 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 	if p, ok := s.waitPath(ctx, t.Backend, t.Endpoint, wt, s.pathWait()); !ok {
 		return Result{}, refusal.Failed("task %s's endpoint is in '%s', not its recorded worktree '%s'; refusing to relaunch an agent outside the copy holding its work", t.ID, p, wt)
 	}
+	brief := home.BriefPath(t.ID)
+	if info, err := os.Stat(brief); err != nil || !info.Mode().IsRegular() {
+		return Result{}, refusal.Failed("no brief at %s; a replacement launched now would be pointed at instructions that do not exist, so write them first", brief)
+	}
 	if err := retireWiring(t); err != nil {
 		return Result{}, err
 	}
 	model, effort := orDefault(req.Model), orDefault(req.Effort)
-	brief := home.BriefPath(t.ID)
 	params, err := launchParams(home, h, model, effort, wt, brief)
 	if err != nil {
 		return Result{}, err
@@ -113,7 +120,9 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 	_ = state.RemoveIfExists(store.BusyGenPath(t.ID))
 	ready, err := s.typeLaunch(ctx, t.Backend, t.Ability, t.Endpoint, h, line, brief)
 	if err != nil {
-		return Result{Record: rec}, refusal.Failed("the replacement agent for %s could not be launched on %s: %v", t.ID, h.Name, err).With("published", "yes")
+		// fm-control relaunch wraps this in its own "could not be launched"
+		// sentence, so this one says what is already true: the record is new.
+		return Result{Record: rec}, refusal.Failed("task %s's new record (harness %s) is published, but its agent did not come up: %v", t.ID, h.Name, err).With("published", "yes")
 	}
 	out := report.Outcome{Word: "spawned", ID: t.ID}
 	out.Add("harness", h.Name).Add("kind", string(t.Kind)).Add("backend", t.BackendName).

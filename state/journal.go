@@ -2,9 +2,15 @@ package state
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"fmctl/refusal"
 )
 
 // Relaunch journal phases, in order. A journal whose phase is one of these
@@ -110,4 +116,46 @@ func ReadJournal(path string) (Journal, error) {
 		}
 	}
 	return j, nil
+}
+
+// Settled reports whether a journal phase ends its transaction: complete, or
+// failed:<phase> after its rollback.
+func Settled(phase string) bool {
+	return phase == PhaseComplete || len(phase) > len(FailedPrefix) && strings.HasPrefix(phase, FailedPrefix)
+}
+
+// TornJournal reports the phase of task id's relaunch journal when it is
+// left in a running phase. Called under the task's lock, where no
+// transaction can be running, such a journal was left by a process that
+// died; another lifecycle action must not proceed over it, because the
+// next relaunch would replace the prior brief and record that its rollback
+// restores. An unreadable journal is an error: it cannot be proven settled.
+func (s Store) TornJournal(id string) (phase string, torn bool, err error) {
+	path := s.Journal(id).Journal
+	j, err := ReadJournal(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read relaunch journal %s: %w", path, err)
+	}
+	return j.Phase, !Settled(j.Phase), nil
+}
+
+// RefuseTorn refuses a lifecycle action on a task whose last relaunch was
+// torn (see TornJournal), naming the way out.
+func (s Store) RefuseTorn(id string) error {
+	phase, torn, err := s.TornJournal(id)
+	if err != nil {
+		return refusal.Failed("task %s's relaunch journal cannot be read (%v), so a torn relaunch cannot be ruled out; inspect it before acting", id, err)
+	}
+	if !torn {
+		return nil
+	}
+	// recover needs the record to roll back against; without one, only a
+	// person who has read the journal can retire it.
+	if _, err := os.Lstat(s.MetaPath(id)); errors.Is(err, fs.ErrNotExist) {
+		return refusal.Failed("task %s's last relaunch was torn in phase %s, and its record is gone, so fm-control recover cannot settle it; read %s and its companions, then remove them before launching %s again", id, phase, s.Journal(id).Journal, id)
+	}
+	return refusal.Failed("task %s's last relaunch was torn in phase %s (its process died); settle it with fm-control recover %s before another relaunch or launch", id, phase, id)
 }

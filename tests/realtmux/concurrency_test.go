@@ -25,7 +25,7 @@ func TestFiftyConcurrentCallsSerializeAndNeverInterleave(t *testing.T) {
 	env := []string{"FM_CONTROL_EXIT_WAIT=0.3", "FM_CONTROL_POLL=0.02"}
 	type call struct {
 		kind, msg string
-		r        result
+		r         result
 	}
 	calls := make([]call, 50)
 	for i := range calls {
