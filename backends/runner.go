@@ -18,6 +18,7 @@ type Cmd struct {
 	Args  []string // arguments after the program name
 	Stdin []byte   // optional standard input
 	Env   []string // extra KEY=VALUE entries appended to the inherited environment
+	Unset []string // variables removed from the inherited environment
 }
 
 func (c Cmd) String() string {
@@ -97,8 +98,8 @@ func NewExecRunner() *ExecRunner {
 func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, c.Path, c.Args...)
-	if len(c.Env) > 0 {
-		cmd.Env = append(os.Environ(), c.Env...)
+	if len(c.Env) > 0 || len(c.Unset) > 0 {
+		cmd.Env = append(without(os.Environ(), c.Unset), c.Env...)
 	}
 	if c.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
@@ -121,6 +122,27 @@ func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 		return out, &RunError{Cmd: c, ExitCode: -1, Stderr: stderr.String(), Err: err}
 	}
 	return out, nil
+}
+
+func without(env, names []string) []string {
+	if len(names) == 0 {
+		return env
+	}
+	out := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for _, n := range names {
+			if n == name {
+				drop = true
+				break
+			}
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func (r *ExecRunner) trace(c Cmd, d time.Duration) {

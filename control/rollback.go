@@ -2,7 +2,9 @@ package control
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"fmctl/backends"
@@ -32,13 +34,17 @@ func settle(ctx context.Context, t *resolve.Target, paths state.JournalPaths, ph
 	wt, target := t.Endpoint.Worktree, t.Endpoint.Target
 	switch phase {
 	case state.PhaseCheckpoint, state.PhaseNoted:
-		restoreBrief(t, paths)
+		if err := restoreBrief(t, paths); err != nil {
+			return briefNotRestored(t, paths, err)
+		}
 		return settlement{"instructions-restored", fmt.Sprintf("relaunch of %s was refused before its agent was touched; nothing changed", t.ID)}
 	case state.PhaseStopping:
 		obs := t.Backend.AgentState(ctx, t.Endpoint)
 		switch obs.State {
 		case backends.StateAlive:
-			restoreBrief(t, paths)
+			if err := restoreBrief(t, paths); err != nil {
+				return briefNotRestored(t, paths, err)
+			}
 			return settlement{"instructions-restored-agent-alive", fmt.Sprintf("relaunch of %s failed while stopping its agent, which is still running at %s; its instructions were restored", t.ID, target)}
 		case backends.StateDead, backends.StateMissing:
 			return settlement{"prior-record-kept-agent-dead", fmt.Sprintf("relaunch of %s failed after its agent stopped; no agent is running, and its work plus progress note are preserved at %s", t.ID, wt)}
@@ -65,13 +71,21 @@ func publishedTx(t *resolve.Target) string {
 	return task.Record.Get("control_relaunch_tx")
 }
 
-// restoreBrief puts the prior brief back byte for byte.
-func restoreBrief(t *resolve.Target, paths state.JournalPaths) {
+// restoreBrief puts the prior brief back byte for byte (there is nothing to
+// restore when the note never reached the brief).
+func restoreBrief(t *resolve.Target, paths state.JournalPaths) error {
 	prior, err := os.ReadFile(paths.BriefPrior)
-	if err != nil {
-		return
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
-	_ = state.WriteAtomic(t.Home.BriefPath(t.ID), prior)
+	if err != nil {
+		return err
+	}
+	return state.WriteAtomic(t.Home.BriefPath(t.ID), prior)
+}
+
+func briefNotRestored(t *resolve.Target, paths state.JournalPaths, err error) settlement {
+	return settlement{"instructions-restore-failed", fmt.Sprintf("relaunch of %s stopped before its agent was replaced, but its brief could not be restored (%v); the prior brief is kept at %s", t.ID, err, paths.BriefPrior)}
 }
 
 // fail settles the transaction, records the failure in the journal and

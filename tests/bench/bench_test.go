@@ -8,6 +8,7 @@
 package bench
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -37,6 +38,12 @@ func TestMain(m *testing.M) {
 }
 
 func setup(m *testing.M) (int, error) {
+	// Under plain `go test` (no -bench) there is nothing to measure, so no
+	// server is started.
+	flag.Parse()
+	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
+		return m.Run(), nil
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		fmt.Println("skip: tmux not found on PATH; the benchmarks need a real tmux")
 		return 0, nil
