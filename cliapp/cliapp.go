@@ -6,6 +6,7 @@ package cliapp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -105,4 +106,22 @@ func EndGlobalFlags(args []string) []string {
 		}
 	}
 	return args
+}
+
+// FlagValue reads the value of the value flag at args[i], in `--x v` or
+// `--x=v` form, and returns the index of the last word it consumed. A
+// missing value, one that is itself a flag, or an empty one is an error.
+func FlagValue(args []string, i int) (name, value string, last int, err error) {
+	name, value, hasValue := strings.Cut(args[i], "=")
+	if !hasValue {
+		if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
+			return name, "", i, fmt.Errorf("%s requires a value", name)
+		}
+		i++
+		value = args[i]
+	}
+	if value == "" {
+		return name, "", i, fmt.Errorf("%s requires a non-empty value", name)
+	}
+	return name, value, i, nil
 }

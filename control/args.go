@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 
+	"fmctl/cliapp"
 	"fmctl/harness"
 	"fmctl/refusal"
 	"fmctl/state"
@@ -46,8 +47,8 @@ func parseVerbArgs(args []string) (invocation, error) {
 			inv.Help = true
 			continue
 		}
-		name, value, hasValue := strings.Cut(a, "=")
-		target := inv.flagTarget(name)
+		flagName, _, _ := strings.Cut(a, "=")
+		target := inv.flagTarget(flagName)
 		if target == nil {
 			if strings.HasPrefix(a, "-") {
 				return inv, refusal.Failed("unexpected argument '%s'", state.Printable(a))
@@ -55,16 +56,11 @@ func parseVerbArgs(args []string) (invocation, error) {
 			positional = append(positional, a)
 			continue
 		}
-		if !hasValue {
-			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
-				return inv, refusal.Failed("%s requires a value", name)
-			}
-			i++
-			value = args[i]
+		name, value, last, err := cliapp.FlagValue(args, i)
+		if err != nil {
+			return inv, refusal.Failed("%v", err)
 		}
-		if value == "" {
-			return inv, refusal.Failed("%s requires a non-empty value", name)
-		}
+		i = last
 		*target = value
 		inv.relaunchOnly = true
 		if name == "--note" {

@@ -3,6 +3,7 @@ package spawn
 import (
 	"strings"
 
+	"fmctl/cliapp"
 	"fmctl/harness"
 	"fmctl/refusal"
 	"fmctl/state"
@@ -60,24 +61,19 @@ func parseArgs(args []string) (Request, error) {
 			r.Kind = strings.TrimPrefix(a, "--")
 			continue
 		}
-		name, value, hasValue := strings.Cut(a, "=")
-		if !valueFlags[name] {
+		flagName, _, _ := strings.Cut(a, "=")
+		if !valueFlags[flagName] {
 			if strings.HasPrefix(a, "-") {
 				return r, refusal.Usage("unexpected argument '%s' (see fm-spawn --help)", state.Printable(a))
 			}
 			positional = append(positional, a)
 			continue
 		}
-		if !hasValue {
-			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
-				return r, refusal.Usage("%s requires a value", name)
-			}
-			i++
-			value = args[i]
+		name, value, last, err := cliapp.FlagValue(args, i)
+		if err != nil {
+			return r, refusal.Usage("%v", err)
 		}
-		if value == "" {
-			return r, refusal.Usage("%s requires a non-empty value", name)
-		}
+		i = last
 		r.given[name] = true
 		switch name {
 		case "--harness":
