@@ -92,8 +92,12 @@ func (c *Controller) stop(ctx context.Context, t *resolve.Target, allowMissing b
 	if final.State == backends.StateMissing && allowMissing {
 		return exitAlreadyMissing, c.retireBusy(t)
 	}
-	return "", refusal.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the agent did not stop within %s",
-		t.ID, interruptNote, final.State, seconds(c.waits.Exit)).
+	held := ""
+	if res.Verdict == deliver.Pending {
+		held = fmt.Sprintf("; its composer still holds %s (the submit was never confirmed), so clear it before sending anything else", t.Harness.ExitCommand)
+	}
+	return "", refusal.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the agent did not stop within %s%s",
+		t.ID, interruptNote, final.State, seconds(c.waits.Exit), held).
 		With("id", t.ID, "exit", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
 }
 
