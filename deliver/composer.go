@@ -89,7 +89,12 @@ func Classify(before, typed, now backends.Screen, beforeKnown bool, tail string)
 	nowLine, _ := composerLine(now)
 	typedChanged := beforeKnown && typedLine != beforeLine
 	typedSeen := showsTail(typed, tail) || typedChanged
-	if showsTail(now, tail) || (typedChanged && nowLine == typedLine) {
+	// Without a cursor the composer is only a guess (the last non-empty
+	// line), and once the text is submitted its echo in the transcript can
+	// be that line. So there the tail counts as held only on the very line
+	// the composer showed when the text was typed.
+	tailHeld := showsTail(now, tail) && (now.Cursor || nowLine == typedLine)
+	if tailHeld || (typedChanged && nowLine == typedLine) {
 		return Holding
 	}
 	if typedSeen {

@@ -247,3 +247,19 @@ func TestSubmitHonoursCancellation(t *testing.T) {
 		t.Errorf("a cancelled submit still waited %v", d)
 	}
 }
+
+// A backend without a cursor (herdr, zellij): after the submit, the echo in
+// the transcript becomes the last non-empty line above a blank composer. It
+// must read as cleared, not as the composer still holding the text.
+func TestCursorlessEchoAboveBlankComposerIsCleared(t *testing.T) {
+	before := backends.Screen{Lines: []string{"agent", "> "}}
+	typed := backends.Screen{Lines: []string{"agent", "> hello world"}}
+	now := backends.Screen{Lines: []string{"agent", "you: hello world", "", ""}}
+	if got := Classify(before, typed, now, true, tailOf("hello world")); got != Cleared {
+		t.Fatalf("Classify = %v, want Cleared", got)
+	}
+	stuck := backends.Screen{Lines: []string{"agent", "> hello world"}}
+	if got := Classify(before, typed, stuck, true, tailOf("hello world")); got != Holding {
+		t.Fatalf("stuck composer: Classify = %v, want Holding", got)
+	}
+}
