@@ -53,9 +53,10 @@ func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts Relaun
 		return err
 	}
 	store := state.Store{Dir: home.State}
-	// An id with no record is refused before its lock file is created, so
-	// stray ids leave nothing behind in state/.
-	if _, err := os.Lstat(store.MetaPath(id)); errors.Is(err, fs.ErrNotExist) {
+	// An id with no record and no lock file is refused before a lock file
+	// is created, so stray ids leave nothing behind in state/. A held lock
+	// always has its file, so the lock refusal still comes first.
+	if !exists(store.MetaPath(id)) && !exists(store.LockPath(id)) {
 		_, err := store.LoadTask("fm-control", id)
 		return err
 	}
@@ -102,4 +103,9 @@ func refuseByAbility(t *resolve.Target, verb string, noAdapter error) error {
 		}
 	}
 	return noAdapter
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
