@@ -289,13 +289,47 @@ func (h *Herdr) AgentState(ctx context.Context, ep Endpoint) Observation {
 	}
 	p, err := h.paneGet(ctx, session, pane)
 	if err != nil {
-		if c := herdrCode(err); c == "pane_not_found" || c == herdrNoServer {
+		switch herdrCode(err) {
+		case "pane_not_found":
+			return h.missingOrDrifted(ctx, session, ep, err)
+		case herdrNoServer:
 			return Observation{State: StateMissing, Detail: err.Error()}
 		}
 		return Observation{State: StateUnreadable, Detail: err.Error()}
 	}
 	return Observation{State: StateDead, CurrentPath: p.ForegroundCwd,
 		Detail: fmt.Sprintf("herdr pane %s has no agent", pane)}
+}
+
+// missingOrDrifted tells a pane that is gone from one whose id drifted: herdr
+// pane ids are not stable across a server restart, so when the recorded pane
+// is gone but exactly one tab still carries the task's label, the record is
+// stale rather than the agent gone, and every verb must refuse rather than
+// act as if the endpoint were empty.
+func (h *Herdr) missingOrDrifted(ctx context.Context, session string, ep Endpoint, gone error) Observation {
+	missing := Observation{State: StateMissing, Detail: gone.Error()}
+	if ep.TaskID == "" {
+		return missing
+	}
+	out, err := h.run(ctx, session, "tab list")
+	if err != nil {
+		return missing
+	}
+	res, err := decodeHerdr(out)
+	if err != nil {
+		return missing
+	}
+	label := "fm-" + ep.TaskID
+	var claimants []string
+	for _, t := range res.Tabs {
+		if t.Label == label {
+			claimants = append(claimants, t.TabID)
+		}
+	}
+	if len(claimants) == 1 {
+		return Observation{State: StateDrifted, Detail: fmt.Sprintf("herdr pane %s is gone, but tab %s still carries the label %s", ep.Target, claimants[0], label)}
+	}
+	return missing
 }
 
 // paneGet reads one pane, refusing an answer about another pane.

@@ -149,6 +149,22 @@ func TestHerdr(t *testing.T) {
 		}
 	})
 
+	t.Run("GonePaneWhoseLabelLivesOnIsDrifted", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		live := fx.create("fm-t1", t.TempDir())
+		stale := live
+		stale.TaskID = "t1"
+		stale.Target = "default:w1:p9" // a pane id from before a server restart
+		if obs := fx.h.AgentState(ctx, stale); obs.State != StateDrifted || !strings.Contains(obs.Detail, "fm-t1") {
+			t.Fatalf("stale pane whose label lives on: %+v, want drifted", obs)
+		}
+		other := stale
+		other.TaskID = "t2"
+		if obs := fx.h.AgentState(ctx, other); obs.State != StateMissing {
+			t.Fatalf("gone pane with no labelled tab: %+v, want missing", obs)
+		}
+	})
+
 	t.Run("CreateAddsTabsToTheExistingWorkspace", func(t *testing.T) {
 		fx := newHerdrFixture(t, bin)
 		fx.create("fm-t1", t.TempDir())
