@@ -99,6 +99,7 @@ func lifecycleCommand(d cliapp.Deps, v harness.Verb, jsonOut *bool) *cli.Command
 		UsageText:       "fm-control " + v.Name + " " + synopsis,
 		Description:     verbExamples[v.Name] + "\n\nPostcondition: " + v.Postcondition,
 		SkipFlagParsing: true,
+		HideHelpCommand: true,
 		BashComplete:    completeTaskIDs(d),
 		Action: func(c *cli.Context) error {
 			inv, err := parseVerbArgs(c.Args().Slice())
@@ -171,7 +172,14 @@ func capabilitiesCommand(d cliapp.Deps, jsonOut *bool) *cli.Command {
 		Name:      "capabilities",
 		Usage:     "print the capability table (verbs, harness mechanics, backend abilities)",
 		UsageText: "fm-control capabilities [--json]",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the table as JSON"}},
+		Description: `The single owner of every interrupt key, repeat count, composer clear, exit
+command, supported kind, launch flag and backend ability the binaries use.
+
+Examples:
+   fm-control capabilities
+   fm-control capabilities --json | jq '.harnesses[] | {name, interrupt_key, exit_command}'`,
+		HideHelpCommand: true,
+		Flags:           []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the table as JSON"}},
 		Action: func(c *cli.Context) error {
 			*jsonOut = c.Bool("json")
 			return printCapabilities(d.Stdout, c.Bool("json"))

@@ -21,6 +21,7 @@ Examples:
    fm-control status t1
    fm-control status t1 --json`,
 			SkipFlagParsing: true,
+			HideHelpCommand: true,
 			BashComplete:    completeTaskIDs(d),
 			Action: func(c *cli.Context) error {
 				return runTool(c, d, jsonOut, "status", func(ctl *Controller, id string) error { return ctl.Status(c.Context, id) })
@@ -38,6 +39,7 @@ A complete or failed journal is reported and left alone.
 Examples:
    fm-control recover t1`,
 			SkipFlagParsing: true,
+			HideHelpCommand: true,
 			BashComplete:    completeTaskIDs(d),
 			Action: func(c *cli.Context) error {
 				return runTool(c, d, jsonOut, "recover", func(ctl *Controller, id string) error { return ctl.Recover(c.Context, id) })
