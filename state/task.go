@@ -218,6 +218,9 @@ func (s Store) RetireBusy(id string) error {
 // endpoint queue behind each other this way, so two messages never interleave.
 func WaitLock(path string, timeout time.Duration) (*Lock, error) {
 	deadline := time.Now().Add(timeout)
+	// Polling (rather than a blocking flock that could not be abandoned at
+	// the deadline) with a growing pause, so a queue of waiters stays cheap.
+	pause := time.Millisecond
 	for {
 		l, ok, err := TryLock(path)
 		if err != nil {
@@ -229,6 +232,9 @@ func WaitLock(path string, timeout time.Duration) (*Lock, error) {
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("lock %s is still held after %s", path, timeout)
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(pause)
+		if pause < 16*time.Millisecond {
+			pause *= 2
+		}
 	}
 }
