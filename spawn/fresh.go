@@ -66,9 +66,9 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if backendName == "" {
 		backendName = s.Env("FM_BACKEND")
 	}
-	f, err := home.LoadFile()
+	f, err := loadConfig(home)
 	if err != nil {
-		return Result{}, refusal.Failed("%v", err)
+		return Result{}, err
 	}
 	if backendName == "" {
 		backendName = f.Backend
@@ -108,11 +108,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	params, err := launchParams(home, h, req.Model, req.Effort, wt, brief)
-	if err != nil {
-		return Result{}, err
-	}
-	line, err := h.LaunchLine(params)
+	line, err := h.LaunchLine(launchParams(f, h, req.Model, req.Effort, wt, brief))
 	if err != nil {
 		return Result{}, refusal.Failed("%v", err)
 	}

@@ -84,17 +84,19 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 	if info, err := os.Stat(brief); err != nil || !info.Mode().IsRegular() {
 		return Result{}, refusal.Failed("no brief at %s; a replacement launched now would be pointed at instructions that do not exist, so write them first", brief)
 	}
-	if err := retireWiring(t); err != nil {
+	// The launch line is built before the old wiring is retired, so a bad
+	// config or model refuses while the previous incarnation is intact.
+	f, err := loadConfig(home)
+	if err != nil {
 		return Result{}, err
 	}
 	model, effort := orDefault(req.Model), orDefault(req.Effort)
-	params, err := launchParams(home, h, model, effort, wt, brief)
-	if err != nil {
-		return Result{}, err
-	}
-	line, err := h.LaunchLine(params)
+	line, err := h.LaunchLine(launchParams(f, h, model, effort, wt, brief))
 	if err != nil {
 		return Result{}, refusal.Failed("%v", err)
+	}
+	if err := retireWiring(t); err != nil {
+		return Result{}, err
 	}
 	rec := t.Task.Record.Clone()
 	rec.Set("harness", h.Name)

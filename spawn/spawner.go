@@ -134,17 +134,22 @@ func newSpawnGen() string {
 	return "s" + strconv.FormatInt(time.Now().Unix(), 10) + "." + strconv.Itoa(os.Getpid())
 }
 
-// launchParams applies config/fm.toml's per-harness overrides.
-func launchParams(home config.Home, h harness.Harness, model, effort, worktree, brief string) (harness.LaunchParams, error) {
+// loadConfig reads config/fm.toml, as a refusal when it is malformed.
+func loadConfig(home config.Home) (config.File, error) {
 	f, err := home.LoadFile()
 	if err != nil {
-		return harness.LaunchParams{}, refusal.Failed("%v", err)
+		return config.File{}, refusal.Failed("%v", err)
 	}
+	return f, nil
+}
+
+// launchParams applies config/fm.toml's per-harness overrides.
+func launchParams(f config.File, h harness.Harness, model, effort, worktree, brief string) harness.LaunchParams {
 	p := harness.LaunchParams{Model: model, Effort: effort, Worktree: worktree, Brief: brief}
 	if o, ok := f.Harness[h.Name]; ok {
 		p.Binary, p.ExtraArgs = o.Binary, o.Args
 	}
-	return p, nil
+	return p
 }
 
 func orDefault(v string) string {
