@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -62,10 +61,4 @@ func (h Home) LoadFile() (File, error) {
 		return File{}, fmt.Errorf("config %s has unknown keys: %s", path, strings.Join(keys, ", "))
 	}
 	return f, nil
-}
-
-// Exists reports whether path exists.
-func Exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

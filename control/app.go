@@ -100,7 +100,7 @@ func lifecycleCommand(d cliapp.Deps, v harness.Verb, jsonOut *bool) *cli.Command
 		Description:     verbExamples[v.Name] + "\n\nPostcondition: " + v.Postcondition,
 		SkipFlagParsing: true,
 		HideHelpCommand: true,
-		BashComplete:    completeTaskIDs(d),
+		BashComplete:    cliapp.CompleteTaskArgs(d),
 		Action: func(c *cli.Context) error {
 			inv, err := parseVerbArgs(c.Args().Slice())
 			*jsonOut = inv.JSON

@@ -22,7 +22,7 @@ Examples:
    fm-control status t1 --json`,
 			SkipFlagParsing: true,
 			HideHelpCommand: true,
-			BashComplete:    completeTaskIDs(d),
+			BashComplete:    cliapp.CompleteTaskArgs(d),
 			Action: func(c *cli.Context) error {
 				return runTool(c, d, jsonOut, "status", func(ctl *Controller, id string) error { return ctl.Status(c.Context, id) })
 			},
@@ -40,7 +40,7 @@ Examples:
    fm-control recover t1`,
 			SkipFlagParsing: true,
 			HideHelpCommand: true,
-			BashComplete:    completeTaskIDs(d),
+			BashComplete:    cliapp.CompleteTaskArgs(d),
 			Action: func(c *cli.Context) error {
 				return runTool(c, d, jsonOut, "recover", func(ctl *Controller, id string) error { return ctl.Recover(c.Context, id) })
 			},

@@ -4,7 +4,6 @@
 package resolve
 
 import (
-	"fmt"
 	"strings"
 
 	"fmctl/backends"
@@ -97,9 +96,4 @@ func (t *Target) Family() string {
 		return t.Harness.Name
 	}
 	return t.RecordedHarness
-}
-
-// Describe names the endpoint for messages.
-func (t *Target) Describe() string {
-	return fmt.Sprintf("%s on %s", t.Endpoint.Target, t.BackendName)
 }
