@@ -1,0 +1,37 @@
+// Package records reads what a real agent CLI itself recorded: its
+// transcript, rollout, database or log. The real-agent tier decides what was
+// delivered from these, never from the screen: a message fmctl reports as
+// submitted must be in the agent's own record exactly once.
+package records
+
+import "fmt"
+
+// Reader answers the two questions the real-agent tier asks of an agent's
+// own record.
+type Reader interface {
+	// UserMessages lists the user messages the agent received, in order,
+	// each exactly as the agent recorded it. Slash commands the agent ran
+	// itself (not sent to the model) are not user messages.
+	UserMessages() ([]string, error)
+	// TurnRunning reports whether the agent's record shows a turn that has
+	// started and not yet ended (finished, failed or cancelled).
+	TurnRunning() (bool, error)
+}
+
+// Where locates one agent's records.
+type Where struct {
+	Home     string // the private HOME the agent ran with
+	Worktree string // the directory the agent ran in (absolute, symlinks resolved)
+}
+
+// For returns the reader for harness name.
+func For(name string, w Where) (Reader, error) {
+	open, ok := readers[name]
+	if !ok {
+		return nil, fmt.Errorf("no record reader for harness %q", name)
+	}
+	return open(w), nil
+}
+
+// readers is filled by one file per harness (claude.go, codex.go, ...).
+var readers = map[string]func(Where) Reader{}
