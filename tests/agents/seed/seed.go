@@ -14,6 +14,9 @@ type Run struct {
 	Worktree string // the git worktree the agent will run in (absolute)
 	BinDir   string // directory holding the installed CLIs (node_modules/.bin)
 	Version  string // the installed version of the harness's package
+	// ModelURL is the loopback model stub (tests/agents/stubmodel) the agent
+	// must call instead of its real API: http://127.0.0.1:port, no slash.
+	ModelURL string
 }
 
 // Prepared is what a prepared run needs from its tmux server.
