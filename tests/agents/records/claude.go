@@ -1,0 +1,218 @@
+package records
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// claude (@anthropic-ai/claude-code 2.1.197) appends one JSONL transcript per
+// session to ~/.claude/projects/<worktree, every character outside
+// [A-Za-z0-9] turned into '-'>/<session id>.jsonl. Records form a tree by
+// parentUuid; the conversation is the chain from the newest record back to
+// the root. Observed with the stub model:
+//   - a prompt is a type "user" record whose content is the text as typed
+//     (multi-line text keeps its newlines); a message typed while busy is a
+//     "queue-operation" until it is sent, then a user record
+//     (promptSource "queued");
+//   - a turn ends with a system "turn_duration" record (after the 400 too);
+//   - Escape on a turn that has produced nothing yet puts the prompt back
+//     into the composer and records nothing: its user record stays, and the
+//     next prompt is written as a sibling of it, so the chain drops it. When
+//     a queued message was waiting, Escape instead records a user record
+//     "[Request interrupted by user]" and sends the queued message;
+//   - /nosuchcmd and /help are system records ("informational",
+//     "local_command"), never user records;
+//   - ~/.claude/sessions/<pid>.json holds the live process's status
+//     ("busy"/"idle") and is removed when claude exits.
+func init() { readers["claude"] = func(w Where) Reader { return claudeReader{w} } }
+
+type claudeReader struct{ w Where }
+
+type claudeRecord struct {
+	Type        string `json:"type"`
+	Subtype     string `json:"subtype"`
+	UUID        string `json:"uuid"`
+	ParentUUID  string `json:"parentUuid"`
+	SessionID   string `json:"sessionId"`
+	IsSidechain bool   `json:"isSidechain"`
+	IsMeta      bool   `json:"isMeta"`
+	Message     struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+// claudeInterrupted is the text claude records when Escape cuts a turn.
+const claudeInterrupted = "[Request interrupted by user"
+
+func (r claudeReader) UserMessages() ([]string, error) {
+	files, err := r.transcripts()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range files {
+		recs, err := readJSONLines[claudeRecord](f)
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range claudeChain(recs) {
+			if text, ok := claudePrompt(rec); ok {
+				out = append(out, text)
+			}
+		}
+	}
+	return out, nil
+}
+
+// TurnRunning needs both of claude's records: the transcript alone cannot
+// tell a running turn from one Escape took back into the composer (both end
+// in an unanswered prompt), so an open turn counts only while the live
+// session file says busy.
+func (r claudeReader) TurnRunning() (bool, error) {
+	files, err := r.transcripts()
+	if err != nil || len(files) == 0 {
+		return false, err
+	}
+	recs, err := readJSONLines[claudeRecord](files[len(files)-1])
+	if err != nil {
+		return false, err
+	}
+	chain := claudeChain(recs)
+	open, session := false, ""
+	for i := len(chain) - 1; i >= 0; i-- {
+		rec := chain[i]
+		if rec.Type == "system" && rec.Subtype == "turn_duration" {
+			break
+		}
+		if rec.Type == "user" && strings.HasPrefix(piText(rec.Message.Content), claudeInterrupted) {
+			break
+		}
+		if _, ok := claudePrompt(rec); ok {
+			open, session = true, rec.SessionID
+			break
+		}
+	}
+	if !open {
+		return false, nil
+	}
+	status, err := r.sessionStatus(session)
+	return status == "busy", err
+}
+
+// sessionStatus reads the status claude keeps for a live session, "" when no
+// live claude has that session.
+func (r claudeReader) sessionStatus(id string) (string, error) {
+	files, err := filepath.Glob(filepath.Join(r.w.Home, ".claude", "sessions", "*.json"))
+	if err != nil {
+		return "", fmt.Errorf("list claude sessions: %w", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue // removed as claude exited
+		}
+		var s struct{ SessionID, Status string }
+		if json.Unmarshal(data, &s) == nil && s.SessionID == id {
+			return s.Status, nil
+		}
+	}
+	return "", nil
+}
+
+// transcripts lists this worktree's transcripts, oldest session first.
+func (r claudeReader) transcripts() ([]string, error) {
+	dir := filepath.Join(r.w.Home, ".claude", "projects", claudeProjectDir(r.w.Worktree))
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("list claude transcripts: %w", err)
+	}
+	// Session ids are random, so order by when each file was last written:
+	// only the live session grows.
+	mod := map[string]int64{}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			mod[f] = fi.ModTime().UnixNano()
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return mod[files[i]] < mod[files[j]] })
+	return files, nil
+}
+
+// claudeProjectDir is claude's directory name for a worktree (observed:
+// /tmp/cc/w_t.2 -> -tmp-cc-w-t-2).
+func claudeProjectDir(worktree string) string {
+	return strings.Map(func(c rune) rune {
+		if c < 128 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return c
+		}
+		return '-'
+	}, worktree)
+}
+
+// claudeChain returns the main conversation: the newest non-sidechain record
+// and its ancestors, oldest first.
+func claudeChain(recs []claudeRecord) []claudeRecord {
+	byID := map[string]int{}
+	leaf := -1
+	for i, rec := range recs {
+		if rec.UUID == "" || rec.IsSidechain {
+			continue
+		}
+		byID[rec.UUID] = i
+		leaf = i
+	}
+	var chain []claudeRecord
+	seen := map[string]bool{}
+	for i := leaf; i >= 0; {
+		rec := recs[i]
+		if seen[rec.UUID] {
+			break
+		}
+		seen[rec.UUID] = true
+		chain = append(chain, rec)
+		next, ok := byID[rec.ParentUUID]
+		if !ok {
+			break
+		}
+		i = next
+	}
+	for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
+		chain[a], chain[b] = chain[b], chain[a]
+	}
+	return chain
+}
+
+// claudePrompt reports whether rec is a prompt the user sent, and its text.
+// Tool results, interrupt markers and the wrapped output of commands claude
+// ran itself are user records too, but not prompts.
+func claudePrompt(rec claudeRecord) (string, bool) {
+	if rec.Type != "user" || rec.IsMeta || rec.IsSidechain || rec.Message.Role != "user" {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(rec.Message.Content, &s) != nil {
+		// A list is a prompt only if it holds text alone (not tool results).
+		var parts []struct{ Type string }
+		json.Unmarshal(rec.Message.Content, &parts)
+		for _, p := range parts {
+			if p.Type != "text" {
+				return "", false
+			}
+		}
+		if len(parts) == 0 {
+			return "", false
+		}
+		s = piText(rec.Message.Content)
+	}
+	for _, p := range []string{claudeInterrupted, "<command-name>", "<local-command-", "<command-message>"} {
+		if strings.HasPrefix(s, p) {
+			return "", false
+		}
+	}
+	return s, true
+}

@@ -1,0 +1,123 @@
+package records
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// The testdata are real claude-code 2.1.197 records of one session, driven by
+// hand in tmux against the stub model (/work/helpers/notes-claude-codex.md),
+// copied at each step (attachment listings and token usage trimmed). Each
+// directory is the ~/.claude subtree at that moment:
+//   - after400: the launch prompt, "hello one" and a pasted two-line
+//     message, each answered by the stub's 400;
+//   - midturn: then /nosuchcmd (rejected), /help (dialog, dismissed) and
+//     "please fmhang now", held by the stub;
+//   - queued: "queued while busy" typed during that turn (a queue-operation,
+//     not yet a user record);
+//   - interrupted-queued-sent: Escape; claude recorded the interruption and
+//     sent the queued message, which the stub held too (its history carries
+//     the hang word);
+//   - rewound: Escape again; claude put "queued while busy" back into the
+//     composer and wrote nothing (its session file turned idle);
+//   - exited-busy: the composer cleared, "second hang" sent and taken back
+//     by Escape, "third hang" sent, and /exit typed while it was held.
+const claudeWorktree = "/tmp/cc/w_t.2"
+
+// claudeHome builds a HOME whose ~/.claude is the named testdata snapshot.
+func claudeHome(t *testing.T, snapshot string) string {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.CopyFS(filepath.Join(home, ".claude"), os.DirFS(filepath.Join("testdata", "claude", snapshot))); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func claudeRead(t *testing.T, home string) ([]string, bool) {
+	t.Helper()
+	return readRecord(t, "claude", Where{Home: home, Worktree: claudeWorktree})
+}
+
+// readRecord asks harness's reader both questions, failing t on any error.
+func readRecord(t *testing.T, harness string, w Where) ([]string, bool) {
+	t.Helper()
+	r, err := For(harness, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := r.UserMessages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	running, err := r.TurnRunning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs, running
+}
+
+func TestClaudeRecords(t *testing.T) {
+	first := []string{"Read the brief at /tmp/brief.md", "hello one", "line one of two\nline two of two"}
+	hang := append(append([]string{}, first...), "please fmhang now")
+	for _, tc := range []struct {
+		snapshot string
+		want     []string
+		running  bool
+	}{
+		{"after400", first, false},
+		{"midturn", hang, true},
+		{"queued", hang, true},
+		{"interrupted-queued-sent", append(hang[:len(hang):len(hang)], "queued while busy"), true},
+		// The transcript still ends in the prompt Escape took back; only the
+		// session file says the turn is over.
+		{"rewound", append(hang[:len(hang):len(hang)], "queued while busy"), false},
+		// "queued while busy" and "second hang" were both taken back; claude
+		// exited while "third hang" was held, so no turn runs.
+		{"exited-busy", append(hang[:len(hang):len(hang)], "third hang"), false},
+	} {
+		t.Run(tc.snapshot, func(t *testing.T) {
+			msgs, running := claudeRead(t, claudeHome(t, tc.snapshot))
+			if !reflect.DeepEqual(msgs, tc.want) {
+				t.Errorf("UserMessages() = %q, want %q", msgs, tc.want)
+			}
+			if running != tc.running {
+				t.Errorf("TurnRunning() = %v, want %v", running, tc.running)
+			}
+		})
+	}
+}
+
+// A transcript being appended to may end in half a line.
+func TestClaudePartialLastLine(t *testing.T) {
+	home := claudeHome(t, "midturn")
+	files, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("want one transcript, got %q", files)
+	}
+	f, err := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"parentUuid":"x","type":"user","message":{"role":"user","content":"half`)
+	f.Close()
+	msgs, running := claudeRead(t, home)
+	if len(msgs) != 4 || msgs[3] != "please fmhang now" || !running {
+		t.Errorf("got %q running=%v, want the midturn record unchanged", msgs, running)
+	}
+}
+
+func TestClaudeNoRecordYet(t *testing.T) {
+	msgs, running := claudeRead(t, t.TempDir())
+	if len(msgs) != 0 || running {
+		t.Errorf("empty HOME: got %q running=%v", msgs, running)
+	}
+}
+
+func TestClaudeProjectDir(t *testing.T) {
+	if got := claudeProjectDir("/tmp/cc/w_t.2"); got != "-tmp-cc-w-t-2" {
+		t.Errorf("claudeProjectDir = %q", got)
+	}
+}

@@ -1,0 +1,127 @@
+package records
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// codex (@openai/codex 0.171.0) writes one rollout per session to
+// ~/.codex/sessions/YYYY/MM/DD/rollout-<start time>-<id>.jsonl; its first
+// line is a session_meta naming the cwd. Observed with the stub model:
+//   - a turn is event_msg "task_started" .. "task_complete" (also after the
+//     400) or "turn_aborted" (Escape, the C-c menu's Cancel), tied by turn_id;
+//   - each prompt is one event_msg "item_completed" whose item is a
+//     "UserMessage", holding the text as submitted; the response_item "user"
+//     messages also carry codex's own context blocks, so they are not used;
+//   - messages typed while busy are not recorded until Escape sends them:
+//     then they become one turn and one UserMessage, joined by "\n";
+//   - unrecognized commands (/nosuchcmd, and /help, which this version does
+//     not have) and commands codex runs itself (/status) leave no line;
+//   - /quit during a turn leaves it running in the app-server daemon, and
+//     the rollout shows it open until the daemon ends it.
+func init() { readers["codex"] = func(w Where) Reader { return codexReader{w} } }
+
+type codexReader struct{ w Where }
+
+type codexLine struct {
+	Type    string `json:"type"`
+	Payload struct {
+		Type   string `json:"type"`
+		Cwd    string `json:"cwd"`
+		TurnID string `json:"turn_id"`
+		Item   struct {
+			Type    string `json:"type"`
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"item"`
+	} `json:"payload"`
+}
+
+func (r codexReader) UserMessages() ([]string, error) {
+	files, err := r.rollouts()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range files {
+		lines, err := readJSONLines[codexLine](f)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range lines {
+			if l.Type == "event_msg" && l.Payload.Type == "item_completed" && l.Payload.Item.Type == "UserMessage" {
+				var b strings.Builder
+				for _, c := range l.Payload.Item.Content {
+					if c.Type == "text" {
+						b.WriteString(c.Text)
+					}
+				}
+				out = append(out, b.String())
+			}
+		}
+	}
+	return out, nil
+}
+
+func (r codexReader) TurnRunning() (bool, error) {
+	files, err := r.rollouts()
+	if err != nil || len(files) == 0 {
+		return false, err
+	}
+	lines, err := readJSONLines[codexLine](files[len(files)-1])
+	if err != nil {
+		return false, err
+	}
+	open := map[string]bool{}
+	for _, l := range lines {
+		if l.Type != "event_msg" {
+			continue
+		}
+		switch l.Payload.Type {
+		case "task_started":
+			open[l.Payload.TurnID] = true
+		case "task_complete", "turn_aborted":
+			delete(open, l.Payload.TurnID)
+		}
+	}
+	return len(open) > 0, nil
+}
+
+// rollouts lists the rollouts whose session ran in r.w.Worktree, oldest
+// first (the file name starts with the session's start time).
+func (r codexReader) rollouts() ([]string, error) {
+	var files []string
+	root := filepath.Join(r.w.Home, ".codex", "sessions")
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) && path == root {
+				return filepath.SkipAll
+			}
+			return err
+		}
+		if !d.IsDir() && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list codex rollouts: %w", err)
+	}
+	sort.Slice(files, func(i, j int) bool { return filepath.Base(files[i]) < filepath.Base(files[j]) })
+	var mine []string
+	for _, f := range files {
+		lines, err := readJSONLines[codexLine](f)
+		if err != nil {
+			return nil, err
+		}
+		if len(lines) > 0 && lines[0].Type == "session_meta" && lines[0].Payload.Cwd == r.w.Worktree {
+			mine = append(mine, f)
+		}
+	}
+	return mine, nil
+}
