@@ -5,7 +5,7 @@ TAGS := urfave_cli_no_docs
 BINARIES := fm-send fm-control fm-spawn
 GO ?= go
 
-.PHONY: all build install demo test vet fuzz bench readme-table clean
+.PHONY: all build install demo test test-agents vet fuzz bench readme-table clean
 
 all: build
 
@@ -24,6 +24,14 @@ vet:
 
 test: vet
 	$(GO) test -count=1 ./...
+
+# The real agent CLIs (pinned in tests/agents/npm) on private tmux servers:
+# installs them into AGENTS_DIR once, then every scenario of tests/agents.
+AGENTS_DIR ?= $(CURDIR)/.cache/agents
+test-agents:
+	./scripts/agents-install.sh "$(AGENTS_DIR)"
+	FM_AGENTS_DIR="$(AGENTS_DIR)" FM_AGENTS_REPORT="$(AGENTS_DIR)/report.md" \
+		$(GO) test -count=1 -timeout 20m -parallel 2 -v ./tests/agents/
 
 # Short runs of the fuzzers over their committed seed corpora.
 fuzz:

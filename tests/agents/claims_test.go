@@ -1,0 +1,214 @@
+package agents
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// How long an agent's own record may lag behind fmctl's exit: the CLIs
+// write their transcript asynchronously, some only when the request goes out.
+const (
+	recordLag   = 15 * time.Second
+	absenceWait = 4 * time.Second
+)
+
+// scen is one running scenario: it collects the verdicts of fmctl's claims
+// and the facts behind them.
+type scen struct {
+	l       *lab
+	name    string
+	verdict Verdict
+	notes   []string
+}
+
+// errStop ends a scenario early once it cannot go on.
+type errStop struct{}
+
+var rank = map[Verdict]int{Backed: 0, Honest: 1, Broken: 2, False: 3}
+
+func (s *scen) mark(v Verdict, format string, args ...any) {
+	if s.verdict == "" || rank[v] > rank[s.verdict] {
+		s.verdict = v
+	}
+	s.note(format, args...)
+}
+
+func (s *scen) note(format string, args ...any) {
+	s.notes = append(s.notes, fmt.Sprintf(format, args...))
+}
+
+// broken records that the scenario could not reach the state it needs, and
+// stops it.
+func (s *scen) broken(format string, args ...any) {
+	s.mark(Broken, format, args...)
+	panic(errStop{})
+}
+
+// scenario runs body as one named scenario and records its outcome. A false
+// claim or a broken scenario fails the test unless it is a known gap.
+func (l *lab) scenario(name string, body func(s *scen)) {
+	l.t.Helper()
+	s := &scen{l: l, name: name}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(errStop); !ok {
+					panic(r)
+				}
+			}
+		}()
+		body(s)
+	}()
+	if s.verdict == "" {
+		s.mark(Broken, "the scenario checked no claim")
+	}
+	o := outcome{harness: l.p.name, scenario: name, verdict: s.verdict, notes: s.notes}
+	if s.verdict == False || s.verdict == Broken {
+		if gap, ok := knownGaps[l.p.name+"/"+name]; ok {
+			o.known = gap
+		} else {
+			l.t.Errorf("%s/%s: %s\n  %s\nscreen:\n%s", l.p.name, name, s.verdict, strings.Join(s.notes, "\n  "), l.screen(false))
+		}
+	}
+	theLedger.add(o)
+}
+
+// count is how many record messages equal text, and the first message that
+// contains text without equalling it (a glued or altered delivery).
+func count(msgs []string, text string) (exact int, altered string) {
+	probe := text
+	if len(probe) > 40 {
+		probe = probe[len(probe)-40:]
+	}
+	for _, m := range msgs {
+		switch {
+		case m == text:
+			exact++
+		case altered == "" && strings.Contains(m, probe):
+			altered = m
+		}
+	}
+	return exact, altered
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return fmt.Sprintf("%.60q...%q (%d bytes)", s, s[len(s)-40:], len(s))
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// send sends text with fm-send and judges the claim against the record:
+// exit 0 must be backed by exactly one identical user message; a refusal
+// must leave the record without it; exit 3 promised nothing either way, but
+// a duplicated or altered delivery is still false.
+func (s *scen) send(text string) result {
+	s.l.t.Helper()
+	r := s.l.fm("fm-send", s.l.id, text)
+	s.l.capture(s.name + "-sent")
+	s.judgeDelivery(r, text)
+	return r
+}
+
+func (s *scen) judgeDelivery(r result, text string) {
+	l := s.l
+	switch r.code {
+	case 0:
+		var exact int
+		var altered string
+		poll(recordLag, func() bool { exact, altered = count(l.messages(), text); return exact > 0 })
+		switch {
+		case exact == 1 && altered == "":
+			s.mark(Backed, "exit 0, record holds %s once", clip(text))
+		case exact > 1:
+			s.mark(False, "exit 0, but the record holds %s %d times", clip(text), exact)
+		case altered != "":
+			s.mark(False, "exit 0, but the record holds %s instead of %s (glued or altered)", clip(altered), clip(text))
+		default:
+			s.mark(False, "exit 0 (%s), but the record never received %s; record: %s", strings.TrimSpace(r.stdout), clip(text), clipAll(l.messages()))
+		}
+	case 3:
+		time.Sleep(absenceWait)
+		exact, altered := count(l.messages(), text)
+		switch {
+		case exact > 1 || altered != "":
+			s.mark(False, "exit 3, and the record holds %d exact copies, altered %s", exact, clip(altered))
+		default:
+			s.mark(Honest, "exit 3 (unconfirmed); the record holds it %d times", exact)
+		}
+	default:
+		time.Sleep(absenceWait)
+		if exact, altered := count(l.messages(), text); exact > 0 || altered != "" {
+			s.mark(False, "exit %d (%s), but the record received it anyway (%d exact, altered %s)", r.code, oneLine(r.stderr), exact, clip(altered))
+		} else {
+			s.mark(Honest, "exit %d: %s", r.code, oneLine(r.stderr))
+		}
+	}
+}
+
+func clipAll(msgs []string) string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = clip(m)
+	}
+	return "[" + strings.Join(out, ", ") + "]"
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
+
+// field reads key=value from an outcome line.
+func field(out, key string) string {
+	for _, w := range strings.Fields(out) {
+		if v, ok := strings.CutPrefix(w, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// waitBusy sends a message that keeps its turn open and waits until the
+// agent's record and the model stub both show the turn running.
+func (s *scen) waitBusy(text string) {
+	s.l.t.Helper()
+	r := s.send(text)
+	if r.code != 0 && r.code != 3 {
+		s.broken("could not start a busy turn: %s", r)
+	}
+	if !poll(recordLag, func() bool { return s.l.turnRunning() && s.l.stub.Held() > 0 }) {
+		s.broken("no busy turn after %s: record running=%v, stub held=%d", clip(text), s.l.turnRunning(), s.l.stub.Held())
+	}
+	s.l.capture(s.name + "-busy")
+}
+
+// gone checks the claim that the agent stopped: no process left under the
+// pane's shell and no turn still held open at the model stub (a turn that
+// lives on in a background daemon is not stopped).
+func (s *scen) gone(r result) {
+	l := s.l
+	stopped := poll(5*time.Second, func() bool { return !l.agentAlive() })
+	released := poll(5*time.Second, func() bool { return l.stub.Held() == 0 })
+	switch {
+	case !stopped:
+		s.mark(False, "exit 0 (%s), but the pane still runs %v", oneLine(r.stdout), l.agentProcesses())
+	case !released:
+		s.mark(False, "exit 0 (%s), but a turn is still running at the model (%d held request)", oneLine(r.stdout), l.stub.Held())
+	default:
+		s.mark(Backed, "exit 0, no agent process left and no turn running")
+	}
+}
+
+// markerPath is a file a shell would create if it ran a message as a command.
+func (l *lab) markerPath() string { return l.dir + "/shell-ran-" + randHex(4) }
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }

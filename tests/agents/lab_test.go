@@ -1,0 +1,429 @@
+package agents
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"fmctl/tests/agents/records"
+	"fmctl/tests/agents/seed"
+	"fmctl/tests/agents/stubmodel"
+)
+
+// session is the tmux session every lab's task windows live in.
+const session = "fmses"
+
+// profile is one real harness under test.
+type profile struct {
+	name string // the capability table's harness name
+	bin  string // the CLI's executable in node_modules/.bin
+	pkg  string // its npm package
+	// relaunchTo is the harness a relaunch scenario moves this task onto
+	// ("" = no relaunch scenario starts from this harness).
+	relaunchTo string
+}
+
+var profiles = []profile{
+	{name: "claude", bin: "claude", pkg: "@anthropic-ai/claude-code", relaunchTo: "codex"},
+	{name: "codex", bin: "codex", pkg: "@openai/codex"},
+	{name: "opencode", bin: "opencode", pkg: "opencode-ai", relaunchTo: "pi"},
+	{name: "pi", bin: "pi", pkg: "@mariozechner/pi-coding-agent"},
+	{name: "gemini", bin: "gemini", pkg: "@google/gemini-cli"},
+}
+
+func lookupProfile(name string) profile {
+	for _, p := range profiles {
+		if p.name == name {
+			return p
+		}
+	}
+	panic("no profile " + name)
+}
+
+// lab is one private world for one task: a tmux server, a HOME seeded for
+// the harnesses it will run, a git worktree, an FM_HOME and a model stub.
+type lab struct {
+	t       *testing.T
+	p       profile
+	version string
+	group   string // the scenario group, for capture names
+	dir     string
+	home    string // the agents' HOME
+	wt      string // the task's worktree
+	fmHome  string
+	sock    string
+	stub    *stubmodel.Server
+	env     []string // the fm binaries' environment
+	capDir  string
+	steps   int
+	id      string
+	current string // the harness the task runs now
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// newLab builds a lab whose HOME is seeded for p and for every harness in
+// also (a relaunch's target runs in the same pane, so its variables must be
+// in that pane's shell from the start).
+func newLab(t *testing.T, p profile, group string, also ...profile) *lab {
+	t.Helper()
+	requireAgents(t, p)
+	version, err := installedVersion(p.pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "fmagents-"+p.name+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ = filepath.EvalSymlinks(dir)
+	l := &lab{t: t, p: p, version: version, group: group, dir: dir,
+		home: filepath.Join(dir, "home"), wt: filepath.Join(dir, "wt"), fmHome: filepath.Join(dir, "fmhome"),
+		sock: "fmagents-" + randHex(6), id: "t1", current: p.name}
+	t.Cleanup(l.close)
+	for _, d := range []string{l.home, l.wt, filepath.Join(l.fmHome, "state"), filepath.Join(l.fmHome, "data"), filepath.Join(l.fmHome, "config")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.git("init", "-q")
+	l.git("-c", "user.name=fmctl", "-c", "user.email=fmctl@example.invalid", "commit", "-q", "--allow-empty", "-m", "start")
+	if l.stub, err = stubmodel.Start(); err != nil {
+		t.Fatal(err)
+	}
+	l.capDir = filepath.Join(dir, "captures")
+	if root := os.Getenv("FM_AGENTS_CAPTURES"); root != "" {
+		l.capDir = filepath.Join(root, p.name+"-"+version)
+	}
+	paneEnv := []string{
+		"PATH=" + agentsBin + ":" + fmBin + ":" + filepath.Dir(tmuxBin) + ":/usr/local/bin:/usr/bin:/bin",
+		"HOME=" + l.home, "TERM=xterm-256color", "LANG=C.UTF-8", "HISTFILE=/dev/null", "PS1=$ ",
+	}
+	for _, q := range append([]profile{p}, also...) {
+		v, err := installedVersion(q.pkg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		prep, err := seed.Prepare(ctx, q.name, seed.Run{Home: l.home, Worktree: l.wt, BinDir: agentsBin, Version: v, ModelURL: l.stub.URL})
+		cancel()
+		if err != nil {
+			t.Fatalf("seed %s: %v", q.name, err)
+		}
+		if prep.Cleanup != nil {
+			t.Cleanup(prep.Cleanup)
+		}
+		paneEnv = append(paneEnv, prep.Env...)
+	}
+	l.startServer(paneEnv)
+	// tmux gives a window it creates for a client (fm-spawn's new-window)
+	// that client's environment, so the product runs with the panes' one.
+	l.env = append(paneEnv, "FM_HOME="+l.fmHome, "FM_TMUX_SOCKET="+l.sock, "FM_TMUX_SESSION="+session,
+		"FM_SPAWN_WAIT=60", "FM_CONTROL_LAUNCH_WAIT=60", "FM_CONTROL_EXIT_WAIT=20")
+	return l
+}
+
+// startServer starts the private tmux server with exactly env: a pane
+// inherits the server's environment, not the caller's.
+func (l *lab) startServer(env []string) {
+	l.t.Helper()
+	start := exec.Command(tmuxBin, "-L", l.sock, "-f", "/dev/null", "new-session", "-d", "-s", session,
+		"-x", "200", "-y", "50", "-n", "home", "--", bashBin, "--norc", "--noprofile")
+	start.Env = env
+	start.Dir = l.wt
+	if out, err := start.CombinedOutput(); err != nil {
+		l.t.Fatalf("start tmux server: %v\n%s", err, out)
+	}
+	for _, opt := range [][]string{
+		{"automatic-rename", "off"}, {"allow-rename", "off"}, {"default-shell", bashBin},
+		{"default-command", "exec " + bashBin + " --norc --noprofile"}, {"history-limit", "5000"},
+	} {
+		l.tmux("set-option", "-g", opt[0], opt[1])
+	}
+}
+
+// close kills this lab's server and every process left with its HOME, then
+// removes the lab unless the test failed.
+func (l *lab) close() {
+	exec.Command(tmuxBin, "-L", l.sock, "kill-server").Run()
+	killHomeProcesses(l.home)
+	if l.stub != nil {
+		l.stub.Close()
+	}
+	if !l.t.Failed() {
+		os.RemoveAll(l.dir)
+	} else {
+		l.t.Logf("lab kept for inspection: %s", l.dir)
+	}
+}
+
+// killHomeProcesses ends the processes whose environment names this lab's
+// HOME (codex's app-server daemon outlives its pane): nothing else.
+func killHomeProcesses(home string) {
+	want := []byte("HOME=" + home + "\x00")
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && strings.Contains(string(env), string(want)) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+func (l *lab) git(args ...string) {
+	l.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = l.wt
+	if out, err := cmd.CombinedOutput(); err != nil {
+		l.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+func (l *lab) tmuxCmd(args ...string) *exec.Cmd {
+	return exec.Command(tmuxBin, append([]string{"-L", l.sock}, args...)...)
+}
+
+func (l *lab) tmux(args ...string) string {
+	l.t.Helper()
+	out, err := l.tmuxCmd(args...).CombinedOutput()
+	if err != nil {
+		l.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// result is one finished run of a product binary.
+type result struct {
+	args    []string
+	code    int
+	stdout  string
+	stderr  string
+	elapsed time.Duration
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("%s -> exit %d in %v: %s%s", strings.Join(shorten(r.args), " "), r.code,
+		r.elapsed.Round(time.Millisecond), strings.TrimSpace(r.stdout), strings.TrimSpace(r.stderr))
+}
+
+func shorten(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if len(a) > 60 {
+			a = fmt.Sprintf("%.40q...(%d bytes)", a, len(a))
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// fm runs one product binary against this lab.
+func (l *lab) fm(bin string, args ...string) result {
+	l.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(fmBin, bin), args...)
+	cmd.Env = l.env
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := result{args: append([]string{bin}, args...), stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	default:
+		l.t.Fatalf("%s could not run: %v", bin, err)
+	}
+	if ctx.Err() != nil {
+		l.t.Fatalf("%s did not finish within 3 minutes", r)
+	}
+	l.t.Log(r)
+	return r
+}
+
+// spawn launches the lab's task with its brief.
+func (l *lab) spawn() result {
+	brief := filepath.Join(l.dir, "brief.md")
+	if err := os.WriteFile(brief, []byte("You are driven by fmctl's real-agent tests. Reply with one word.\n"), 0o644); err != nil {
+		l.t.Fatal(err)
+	}
+	return l.fm("fm-spawn", l.id, "--harness", l.p.name, "--worktree", l.wt, "--brief", brief)
+}
+
+// briefPath is where fm-spawn placed the task's brief.
+func (l *lab) briefPath() string { return filepath.Join(l.fmHome, "data", l.id, "brief.md") }
+
+// pane returns the task window's pane id and shell pid, or "" when the
+// window is gone.
+func (l *lab) pane() (id string, pid int) {
+	out, err := l.tmuxCmd("list-panes", "-t", session+":fm-"+l.id, "-F", "#{pane_id} #{pane_pid}").Output()
+	if err != nil {
+		return "", 0
+	}
+	f := strings.Fields(string(out))
+	if len(f) < 2 {
+		return "", 0
+	}
+	pid, _ = strconv.Atoi(f[1])
+	return f[0], pid
+}
+
+// agentProcesses lists the commands running under the pane's shell: the
+// pane runs a bare bash, so any descendant is the agent (or what it left).
+func (l *lab) agentProcesses() []string {
+	_, shell := l.pane()
+	if shell == 0 {
+		return nil
+	}
+	parents := map[int]int{}
+	names := map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		f := strings.Fields(s[close+1:])
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		parents[pid], names[pid] = ppid, s[open+1:close]
+	}
+	var out []string
+	for pid := range parents {
+		for p := parents[pid]; p > 1; p = parents[p] {
+			if p == shell {
+				out = append(out, names[pid])
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (l *lab) agentAlive() bool { return len(l.agentProcesses()) > 0 }
+
+// screen captures the task's pane, plain and with escapes.
+func (l *lab) screen(escapes bool) string {
+	pane, _ := l.pane()
+	if pane == "" {
+		return "(no pane)"
+	}
+	args := []string{"capture-pane", "-p", "-t", pane}
+	if escapes {
+		args = append(args, "-e")
+	}
+	out, err := l.tmuxCmd(args...).CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("(capture failed: %v: %s)", err, out)
+	}
+	return string(out)
+}
+
+// capture saves what the screen looks like at this step, as plain text and
+// with its escape sequences, for the screen-signature fixtures.
+func (l *lab) capture(step string) {
+	l.steps++
+	dir := filepath.Join(l.capDir, l.group)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		l.t.Fatal(err)
+	}
+	base := filepath.Join(dir, fmt.Sprintf("%02d-%s", l.steps, step))
+	os.WriteFile(base+".txt", []byte(trimScreen(l.screen(false))), 0o644)
+	os.WriteFile(base+".ansi", []byte(trimScreen(l.screen(true))), 0o644)
+}
+
+// trimScreen drops the blank rows below the last drawn line.
+func trimScreen(s string) string {
+	return strings.TrimRight(s, "\n ") + "\n"
+}
+
+// reader is the agent's own record for the harness the task runs now.
+func (l *lab) reader() records.Reader {
+	r, err := records.For(l.current, records.Where{Home: l.home, Worktree: l.wt})
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return r
+}
+
+// messages is the user messages in the current agent's record; a record
+// that cannot be read yet counts as empty.
+func (l *lab) messages() []string {
+	m, err := l.reader().UserMessages()
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+func (l *lab) turnRunning() bool {
+	running, err := l.reader().TurnRunning()
+	return err == nil && running
+}
+
+// poll checks cond every 100 ms until it holds or d passes.
+func poll(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// settle waits until the agent's record shows no running turn and the
+// model stub holds no request, so the next scenario starts from idle.
+func (l *lab) settle(d time.Duration) bool {
+	return poll(d, func() bool { return !l.turnRunning() && l.stub.Held() == 0 })
+}
+
+// rawKeys types keys with tmux directly: test scaffolding that returns an
+// agent to a known state between scenarios, never a step under test.
+func (l *lab) rawKeys(keys ...string) {
+	pane, _ := l.pane()
+	if pane == "" {
+		return
+	}
+	for _, k := range keys {
+		l.tmuxCmd("send-keys", "-t", pane, k).Run()
+		time.Sleep(300 * time.Millisecond)
+	}
+}

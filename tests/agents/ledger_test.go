@@ -1,0 +1,92 @@
+package agents
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Verdict is what one scenario showed about fmctl against a real agent.
+type Verdict string
+
+const (
+	// Backed: every exit 0 fmctl printed is backed by the agent's record.
+	Backed Verdict = "backed"
+	// Honest: fmctl refused or reported unconfirmed, and nothing it said was
+	// false (what it called unsent is absent from the record).
+	Honest Verdict = "honest"
+	// False: fmctl claimed something the agent's record contradicts.
+	False Verdict = "FALSE"
+	// Broken: the scenario could not reach the state it needs (setup failed).
+	Broken Verdict = "broken"
+)
+
+// outcome is one scenario's verdict with the facts behind it.
+type outcome struct {
+	harness, scenario string
+	verdict           Verdict
+	notes             []string // what fmctl printed and what the record said
+	known             string   // the known gap this matches, when it is one
+}
+
+// ledger collects every scenario's outcome for the closing table.
+type ledger struct {
+	mu   sync.Mutex
+	rows []outcome
+}
+
+func newLedger() *ledger { return &ledger{} }
+
+func (l *ledger) add(o outcome) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rows = append(l.rows, o)
+}
+
+func (l *ledger) sorted() []outcome {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rows := append([]outcome(nil), l.rows...)
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].harness < rows[j].harness })
+	return rows
+}
+
+// print writes the closing table: one line per scenario.
+func (l *ledger) print(w io.Writer) {
+	rows := l.sorted()
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nreal-agent tier: scenario outcomes")
+	counts := map[Verdict]int{}
+	for _, o := range rows {
+		mark := string(o.verdict)
+		if o.known != "" {
+			mark += " (known gap: " + o.known + ")"
+		}
+		fmt.Fprintf(w, "  %-9s %-28s %s\n", o.harness, o.scenario, mark)
+		for _, n := range o.notes {
+			fmt.Fprintf(w, "  %-9s %-28s   %s\n", "", "", n)
+		}
+		counts[o.verdict]++
+	}
+	fmt.Fprintf(w, "real-agent tier: %d backed, %d honest, %d false, %d broken\n",
+		counts[Backed], counts[Honest], counts[False], counts[Broken])
+}
+
+// markdown renders the table for a report file.
+func (l *ledger) markdown() string {
+	var b strings.Builder
+	b.WriteString("| harness | scenario | verdict | facts |\n|---|---|---|---|\n")
+	for _, o := range l.sorted() {
+		v := string(o.verdict)
+		if o.known != "" {
+			v += " (known: " + o.known + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.harness, o.scenario, v,
+			strings.ReplaceAll(strings.Join(o.notes, "; "), "|", `\|`))
+	}
+	return b.String()
+}

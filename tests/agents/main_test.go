@@ -1,0 +1,110 @@
+// Package agents is fmctl's real-agent tier: the real claude, codex,
+// opencode, pi and gemini CLIs (pinned in npm/, installed by
+// scripts/agents-install.sh) run on private tmux servers, each with a private
+// HOME and a loopback model stub, while the real fm-spawn, fm-send and
+// fm-control drive them. What was delivered is decided by each agent's own
+// record (package records), never by the screen.
+//
+// `make test-agents` sets FM_AGENTS_DIR; without it every test here skips
+// with that reason, so `make test` stays fast and needs no npm.
+package agents
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var (
+	agentsBin string // node_modules/.bin of the installed CLIs
+	agentsDir string // FM_AGENTS_DIR
+	fmBin     string // the built fm-send, fm-control and fm-spawn
+	tmuxBin   string
+	bashBin   string
+	theLedger = newLedger()
+)
+
+func TestMain(m *testing.M) { os.Exit(runMain(m)) }
+
+func runMain(m *testing.M) int {
+	agentsDir = os.Getenv("FM_AGENTS_DIR")
+	if agentsDir == "" {
+		return m.Run() // every test skips, naming make test-agents
+	}
+	var err error
+	if tmuxBin, err = exec.LookPath("tmux"); err != nil {
+		fmt.Fprintln(os.Stderr, "agents: the real-agent tier needs tmux:", err)
+		return 1
+	}
+	if bashBin, err = exec.LookPath("bash"); err != nil {
+		fmt.Fprintln(os.Stderr, "agents: the real-agent tier needs bash:", err)
+		return 1
+	}
+	agentsBin = filepath.Join(agentsDir, "node_modules", ".bin")
+	dir, err := os.MkdirTemp("", "fmctl-agents-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if err := buildProduct(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "agents: build:", err)
+		return 1
+	}
+	fmBin = dir
+	code := m.Run()
+	theLedger.print(os.Stdout)
+	if path := os.Getenv("FM_AGENTS_REPORT"); path != "" {
+		if err := os.WriteFile(path, []byte(theLedger.markdown()), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "agents: report:", err)
+		}
+	}
+	return code
+}
+
+// requireAgents skips outside make test-agents and fails when a harness's
+// CLI is missing from the cache: a tier that silently skips proves nothing.
+func requireAgents(t *testing.T, p profile) {
+	t.Helper()
+	if agentsDir == "" {
+		t.Skip("FM_AGENTS_DIR is not set: the real-agent tier runs with `make test-agents`")
+	}
+	if _, err := os.Stat(filepath.Join(agentsBin, p.bin)); err != nil {
+		t.Fatalf("%s is not installed in %s (%v); run scripts/agents-install.sh", p.bin, agentsBin, err)
+	}
+}
+
+// buildProduct builds the three binaries into dir.
+func buildProduct(dir string) error {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return err
+	}
+	out, err := exec.Command(goTool, "env", "GOMOD").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOMOD: %w", err)
+	}
+	cmd := exec.Command(goTool, "build", "-o", dir+string(os.PathSeparator), "./cmd/fm-send", "./cmd/fm-control", "./cmd/fm-spawn")
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(out)))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// installedVersion reads the version npm installed for package pkg.
+func installedVersion(pkg string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(agentsDir, "node_modules", pkg, "package.json"))
+	if err != nil {
+		return "", fmt.Errorf("read %s's package.json: %w", pkg, err)
+	}
+	var meta struct{ Version string }
+	if err := json.Unmarshal(data, &meta); err != nil {
+		return "", fmt.Errorf("parse %s's package.json: %w", pkg, err)
+	}
+	return meta.Version, nil
+}
