@@ -42,23 +42,6 @@ func piHome(t *testing.T, dir string, names ...string) string {
 	return home
 }
 
-func piRead(t *testing.T, home, wt string) ([]string, bool) {
-	t.Helper()
-	r, err := For("pi", Where{Home: home, Worktree: wt})
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := r.UserMessages()
-	if err != nil {
-		t.Fatal(err)
-	}
-	running, err := r.TurnRunning()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return msgs, running
-}
-
 func TestPiRecords(t *testing.T) {
 	all := []string{"hello one", "line one\nline two\n  indented three", "/nosuchcmd", "please fmhang now"}
 	for _, c := range []struct {
@@ -73,7 +56,7 @@ func TestPiRecords(t *testing.T) {
 		{"queued-delivered", "/tmp/opg/pi3/wt", []string{"please fmhang now", "queued while busy"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			msgs, running := piRead(t, piHome(t, "--x--", c.name), c.wt)
+			msgs, running := readRecord(t, "pi", Where{Home: piHome(t, "--x--", c.name), Worktree: c.wt})
 			if !reflect.DeepEqual(msgs, c.want) {
 				t.Errorf("UserMessages = %q, want %q", msgs, c.want)
 			}
@@ -85,11 +68,11 @@ func TestPiRecords(t *testing.T) {
 }
 
 func TestPiOtherWorktreeAndNoSession(t *testing.T) {
-	msgs, running := piRead(t, piHome(t, "--x--", "busy"), "/elsewhere")
+	msgs, running := readRecord(t, "pi", Where{Home: piHome(t, "--x--", "busy"), Worktree: "/elsewhere"})
 	if len(msgs) != 0 || running {
 		t.Errorf("another worktree's session was read: %q running=%v", msgs, running)
 	}
-	msgs, running = piRead(t, t.TempDir(), piWorktree)
+	msgs, running = readRecord(t, "pi", Where{Home: t.TempDir(), Worktree: piWorktree})
 	if len(msgs) != 0 || running {
 		t.Errorf("empty HOME: %q running=%v", msgs, running)
 	}
@@ -98,12 +81,12 @@ func TestPiOtherWorktreeAndNoSession(t *testing.T) {
 // A relaunch starts a new session file: messages from both, in order, and
 // the newest one decides whether a turn runs.
 func TestPiRelaunchReadsEverySession(t *testing.T) {
-	msgs, running := piRead(t, piHome(t, "--x--", "after400", "busy"), piWorktree)
+	msgs, running := readRecord(t, "pi", Where{Home: piHome(t, "--x--", "after400", "busy"), Worktree: piWorktree})
 	want := []string{"hello one", "hello one", "line one\nline two\n  indented three", "/nosuchcmd", "please fmhang now"}
 	if !reflect.DeepEqual(msgs, want) || !running {
 		t.Errorf("got %q running=%v, want %q running=true", msgs, running, want)
 	}
-	_, running = piRead(t, piHome(t, "--x--", "busy", "after400"), piWorktree)
+	_, running = readRecord(t, "pi", Where{Home: piHome(t, "--x--", "busy", "after400"), Worktree: piWorktree})
 	if running {
 		t.Error("an older busy session made the newest, ended one read as running")
 	}
@@ -119,7 +102,7 @@ func TestPiHalfWrittenLastLine(t *testing.T) {
 	}
 	fh.WriteString(`{"type":"message","id":"a","message":{"role":"user","content":[{"type":"text","te`)
 	fh.Close()
-	msgs, running := piRead(t, home, piWorktree)
+	msgs, running := readRecord(t, "pi", Where{Home: home, Worktree: piWorktree})
 	if !reflect.DeepEqual(msgs, []string{"hello one"}) || running {
 		t.Errorf("got %q running=%v, want the complete lines only", msgs, running)
 	}
