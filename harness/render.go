@@ -56,14 +56,18 @@ func Text() string {
 	for _, v := range verbs {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", v.Name, v.Purpose, v.Postcondition)
 	}
-	b.WriteString("\n| harness | interrupt key | repeat | clear key | ack source | exit command | kinds | model flag | effort flag |\n|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| harness | interrupt key | repeat | clear key | ack source | exit command | kinds | model flag | effort flag | verified against |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, h := range harnesses {
 		kinds := make([]string, len(h.Kinds))
 		for i, k := range h.Kinds {
 			kinds[i] = string(k)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", h.Name, h.InterruptKey, h.Repeat,
-			dash(string(h.ClearKey)), h.Ack, h.ExitCommand, strings.Join(kinds, ", "), dash(h.Launch.ModelFlag), dash(h.Launch.EffortFlag))
+		verified := "-"
+		if h.Verified != nil {
+			verified = h.Verified.Package + " " + h.Verified.Version
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", h.Name, h.InterruptKey, h.Repeat,
+			dash(string(h.ClearKey)), h.Ack, h.ExitCommand, strings.Join(kinds, ", "), dash(h.Launch.ModelFlag), dash(h.Launch.EffortFlag), verified)
 	}
 	b.WriteString("\n| backend | Escape | Enter | C-c | C-u | recovery-grade classifier | adapter |\n|---|---|---|---|---|---|---|\n")
 	for _, be := range backendRows {

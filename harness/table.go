@@ -98,6 +98,15 @@ type Harness struct {
 	// Wiring lists the per-task files an incarnation leaves behind, relative
 	// to the worktree ("wt/...") or the state dir ("state/<id>...").
 	Wiring []string `json:"wiring,omitempty"`
+	// Verified is the release of the CLI the real-agent tier (tests/agents)
+	// ran every scenario against; nil where no real CLI could be run here.
+	Verified *Release `json:"verified,omitempty"`
+}
+
+// Release is one published version of a harness's CLI.
+type Release struct {
+	Package string `json:"package"` // the npm package the CLI installs from
+	Version string `json:"version"`
 }
 
 // SupportsKind reports whether the harness is verified to run a task of kind k.
@@ -130,6 +139,7 @@ var harnesses = []Harness{
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#claude",
 		},
 		Wiring: []string{"wt/.claude/settings.local.json"},
+		Verified: &Release{Package: "@anthropic-ai/claude-code", Version: "2.1.197"},
 	},
 	{
 		Name: "codex", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
@@ -139,6 +149,7 @@ var harnesses = []Harness{
 			EffortMap: identity("low", "medium", "high", "xhigh"),
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#codex",
 		},
+		Verified: &Release{Package: "@openai/codex", Version: "0.171.0"},
 	},
 	{
 		// opencode's first Escape arms the cancel and the second performs it.
@@ -149,6 +160,7 @@ var harnesses = []Harness{
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#opencode",
 		},
 		Wiring: []string{"wt/.opencode/plugins/fm-busy-state.js"},
+		Verified: &Release{Package: "opencode-ai", Version: "1.18.33"},
 	},
 	{
 		Name: "pi", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
@@ -159,6 +171,7 @@ var harnesses = []Harness{
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#pi",
 		},
 		Wiring: []string{"state/<id>.pi-ext.ts"},
+		Verified: &Release{Package: "@mariozechner/pi-coding-agent", Version: "0.73.1"},
 	},
 	{
 		Name: "pi-signed", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"fmctl/harness"
 	"fmctl/tests/agents/records"
 	"fmctl/tests/agents/seed"
 	"fmctl/tests/agents/stubmodel"
@@ -87,6 +88,9 @@ func newLab(t *testing.T, p profile, group string, also ...profile) *lab {
 	version, err := installedVersion(p.pkg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if h, ok := harness.Lookup(p.name); ok && h.Verified != nil && h.Verified.Version != version {
+		t.Fatalf("%s %s is installed, but the capability table says %s was verified against %s; run scripts/agents-install.sh", p.pkg, version, p.name, h.Verified.Version)
 	}
 	dir, err := os.MkdirTemp("", "fmagents-"+p.name+"-")
 	if err != nil {
