@@ -138,7 +138,7 @@ var harnesses = []Harness{
 			EffortMap: identity("low", "medium", "high", "xhigh", "max"),
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#claude",
 		},
-		Wiring: []string{"wt/.claude/settings.local.json"},
+		Wiring:   []string{"wt/.claude/settings.local.json"},
 		Verified: &Release{Package: "@anthropic-ai/claude-code", Version: "2.1.197"},
 	},
 	{
@@ -159,7 +159,7 @@ var harnesses = []Harness{
 			Binary: "opencode", ModelFlag: "--model", PromptFlag: "--prompt",
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#opencode",
 		},
-		Wiring: []string{"wt/.opencode/plugins/fm-busy-state.js"},
+		Wiring:   []string{"wt/.opencode/plugins/fm-busy-state.js"},
 		Verified: &Release{Package: "opencode-ai", Version: "1.18.33"},
 	},
 	{
@@ -170,7 +170,7 @@ var harnesses = []Harness{
 			EffortMap: identity("low", "medium", "high", "xhigh", "max"),
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#pi",
 		},
-		Wiring: []string{"state/<id>.pi-ext.ts"},
+		Wiring:   []string{"state/<id>.pi-ext.ts"},
 		Verified: &Release{Package: "@mariozechner/pi-coding-agent", Version: "0.73.1"},
 	},
 	{
