@@ -3,15 +3,18 @@
 // so a test decides whether a turn ends at once or stays busy until it is
 // interrupted, instead of waiting out each CLI's offline retry schedule.
 //
-// A request whose body contains HangWord is held open until the client goes
-// away (a real busy turn to interrupt); any other POST is answered at once
-// with a 400 that the Anthropic, OpenAI and Gemini clients all read as a
-// non-retryable error, so the turn ends and the agent is idle again.
+// A request whose newest user message contains HangWord is held open until
+// the client goes away (a real busy turn to interrupt); any other POST is
+// answered at once with a 400 that the Anthropic, OpenAI and Gemini clients
+// all read as a non-retryable error, so the turn ends and the agent is idle
+// again. Only the newest user message counts because every CLI resends the
+// whole conversation: one hang prompt would otherwise hold every later turn.
 package stubmodel
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -57,7 +60,7 @@ func Start() (*Server, error) {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	hold := r.Method == http.MethodPost && bytes.Contains(body, []byte(HangWord))
+	hold := r.Method == http.MethodPost && bytes.Contains(newestUserMessage(body), []byte(HangWord))
 	s.mu.Lock()
 	s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Body: body, Held: hold, At: time.Now()})
 	s.mu.Unlock()
@@ -104,4 +107,28 @@ func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	return s.srv.Shutdown(ctx)
+}
+
+// newestUserMessage finds the last user turn in a request of any of the
+// three dialects (Anthropic and OpenAI chat "messages", OpenAI Responses
+// "input", Gemini "contents") and returns it as JSON; a body it cannot read
+// counts whole.
+func newestUserMessage(body []byte) []byte {
+	var req map[string]json.RawMessage
+	if json.Unmarshal(body, &req) != nil {
+		return body
+	}
+	for _, key := range []string{"messages", "input", "contents"} {
+		var turns []json.RawMessage
+		if json.Unmarshal(req[key], &turns) != nil || len(turns) == 0 {
+			continue
+		}
+		for i := len(turns) - 1; i >= 0; i-- {
+			var turn struct{ Role string }
+			if json.Unmarshal(turns[i], &turn) == nil && turn.Role == "user" {
+				return turns[i]
+			}
+		}
+	}
+	return body
 }
