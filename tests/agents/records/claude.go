@@ -11,19 +11,22 @@ import (
 
 // claude (@anthropic-ai/claude-code 2.1.197) appends one JSONL transcript per
 // session to ~/.claude/projects/<worktree, every character outside
-// [A-Za-z0-9] turned into '-'>/<session id>.jsonl. Records form a tree by
-// parentUuid; the conversation is the chain from the newest record back to
-// the root. Observed with the stub model:
+// [A-Za-z0-9] turned into '-'>/<session id>.jsonl. Observed with the stub
+// model:
 //   - a prompt is a type "user" record whose content is the text as typed
-//     (multi-line text keeps its newlines); a message typed while busy is a
-//     "queue-operation" until it is sent, then a user record
+//     (multi-line text keeps its newlines; a large paste, shown collapsed as
+//     "[Pasted text #1 +29 lines]", is recorded in full); a message typed
+//     while busy is a "queue-operation" until it is sent, then a user record
 //     (promptSource "queued");
 //   - a turn ends with a system "turn_duration" record (after the 400 too);
-//   - Escape on a turn that has produced nothing yet puts the prompt back
-//     into the composer and records nothing: its user record stays, and the
-//     next prompt is written as a sibling of it, so the chain drops it. When
-//     a queued message was waiting, Escape instead records a user record
-//     "[Request interrupted by user]" and sends the queued message;
+//   - Escape on a turn, with an empty composer, puts the prompt back into the
+//     composer and records nothing more; the next prompt is written as a
+//     sibling of the taken-back one (same parentUuid). The taken-back prompt
+//     was still received (the model was asked), so it stays in
+//     UserMessages: a prompt submitted again shows up twice, as it was sent
+//     twice. With a draft or a queued message waiting, Escape records a user
+//     record "[Request interrupted by user]" instead (and sends the queued
+//     message);
 //   - /nosuchcmd and /help are system records ("informational",
 //     "local_command"), never user records;
 //   - ~/.claude/sessions/<pid>.json holds the live process's status
@@ -35,8 +38,6 @@ type claudeReader struct{ w Where }
 type claudeRecord struct {
 	Type        string `json:"type"`
 	Subtype     string `json:"subtype"`
-	UUID        string `json:"uuid"`
-	ParentUUID  string `json:"parentUuid"`
 	SessionID   string `json:"sessionId"`
 	IsSidechain bool   `json:"isSidechain"`
 	IsMeta      bool   `json:"isMeta"`
@@ -60,7 +61,7 @@ func (r claudeReader) UserMessages() ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, rec := range claudeChain(recs) {
+		for _, rec := range recs {
 			if text, ok := claudePrompt(rec); ok {
 				out = append(out, text)
 			}
@@ -82,10 +83,12 @@ func (r claudeReader) TurnRunning() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	chain := claudeChain(recs)
 	open, session := false, ""
-	for i := len(chain) - 1; i >= 0; i-- {
-		rec := chain[i]
+	for i := len(recs) - 1; i >= 0; i-- {
+		rec := recs[i]
+		if rec.IsSidechain {
+			continue // a subagent's own records
+		}
 		if rec.Type == "system" && rec.Subtype == "turn_duration" {
 			break
 		}
@@ -152,39 +155,6 @@ func claudeProjectDir(worktree string) string {
 		}
 		return '-'
 	}, worktree)
-}
-
-// claudeChain returns the main conversation: the newest non-sidechain record
-// and its ancestors, oldest first.
-func claudeChain(recs []claudeRecord) []claudeRecord {
-	byID := map[string]int{}
-	leaf := -1
-	for i, rec := range recs {
-		if rec.UUID == "" || rec.IsSidechain {
-			continue
-		}
-		byID[rec.UUID] = i
-		leaf = i
-	}
-	var chain []claudeRecord
-	seen := map[string]bool{}
-	for i := leaf; i >= 0; {
-		rec := recs[i]
-		if seen[rec.UUID] {
-			break
-		}
-		seen[rec.UUID] = true
-		chain = append(chain, rec)
-		next, ok := byID[rec.ParentUUID]
-		if !ok {
-			break
-		}
-		i = next
-	}
-	for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
-		chain[a], chain[b] = chain[b], chain[a]
-	}
-	return chain
 }
 
 // claudePrompt reports whether rec is a prompt the user sent, and its text.

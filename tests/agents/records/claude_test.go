@@ -74,9 +74,10 @@ func TestClaudeRecords(t *testing.T) {
 		// The transcript still ends in the prompt Escape took back; only the
 		// session file says the turn is over.
 		{"rewound", append(hang[:len(hang):len(hang)], "queued while busy"), false},
-		// "queued while busy" and "second hang" were both taken back; claude
-		// exited while "third hang" was held, so no turn runs.
-		{"exited-busy", append(hang[:len(hang):len(hang)], "third hang"), false},
+		// "queued while busy" (taken back, then cleared) and "second hang"
+		// (taken back) were received all the same; claude exited while
+		// "third hang" was held, so no turn runs.
+		{"exited-busy", append(hang[:len(hang):len(hang)], "queued while busy", "second hang", "third hang"), false},
 	} {
 		t.Run(tc.snapshot, func(t *testing.T) {
 			msgs, running := claudeRead(t, claudeHome(t, tc.snapshot))
