@@ -1,0 +1,135 @@
+package records
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The testdata files are `.dump session message part` of a real opencode
+// 1.18.33 database, driven by hand against the stub model (see
+// /work/helpers/notes-opencode-pi-gemini.md). One run, launched the way fmctl
+// launches it (--prompt), then typed, in order: "hello one" (400), a pasted
+// three-line message with Enter right after the paste (submitted; opencode
+// shows "[Pasted ~3 lines]" and records the text with a trailing space),
+// "pasted single", "pasted two", "abc" (all 400), /help (a dialog, closed
+// with Escape), /nosuchcmd (refused: "No matching items", cleared with
+// Escape), "please fmhang now" (held), "queued while busy" (QUEUED), two
+// Escapes (interrupted; the queued message stays recorded but is never
+// sent), "fmhang two", two Escapes. Copies were taken at each step:
+// after400, busy, busy-queued, interrupted-queued and interrupted. relaunch
+// is the same database after two more launches in the worktree: "fmhang
+// three" and "fmhang four" (C-c quit opencode mid-turn), then a new session
+// with "fmhang five" ended by /exit mid-turn.
+const opencodeWorktree = "/tmp/opg/o2/wt"
+
+// opencodeHome loads a dump into HOME/.local/share/opencode/opencode.db,
+// then runs the extra SQL statements.
+func opencodeHome(t *testing.T, dump string, extra ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		t.Skip("the sqlite3 CLI is not installed (apt-get install sqlite3); .ci/run installs it")
+	}
+	sql, err := os.ReadFile(filepath.Join("testdata", "opencode", dump+".sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	dir := filepath.Join(home, ".local", "share", "opencode")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sqlite3", filepath.Join(dir, "opencode.db"))
+	cmd.Stdin = strings.NewReader(string(sql) + strings.Join(extra, ";\n") + ";\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("load %s: %v\n%s", dump, err, out)
+	}
+	return home
+}
+
+var opencodeTyped = []string{
+	"Read the brief at /x/brief.md and follow it exactly.", "hello one",
+	"line one\nline two\n  indented three ", "pasted single", "pasted two", "abc",
+	"please fmhang now", "queued while busy", "fmhang two",
+}
+
+func TestOpencodeRecords(t *testing.T) {
+	for _, c := range []struct {
+		dump    string
+		n       int // how many of opencodeTyped are recorded
+		running bool
+	}{
+		{"after400", 2, false},
+		{"busy", 7, true},
+		{"busy-queued", 8, true},
+		{"interrupted-queued", 8, false},
+		{"interrupted", 9, false},
+	} {
+		t.Run(c.dump, func(t *testing.T) {
+			msgs, running := readRecord(t, "opencode", Where{Home: opencodeHome(t, c.dump), Worktree: opencodeWorktree})
+			if want := opencodeTyped[:c.n]; !reflect.DeepEqual(msgs, want) {
+				t.Errorf("UserMessages = %q, want %q", msgs, want)
+			}
+			if running != c.running {
+				t.Errorf("TurnRunning = %v, want %v", running, c.running)
+			}
+		})
+	}
+}
+
+// A relaunch starts a new session: messages come from every session of the
+// worktree, and only the newest session's last turn counts.
+func TestOpencodeRelaunch(t *testing.T) {
+	const reopen = `UPDATE message SET data = json_remove(data, '$.time.completed')
+		WHERE json_extract(data, '$.role') = 'assistant' AND session_id = '%s'`
+	const oldSession, newSession = "ses_dc7806bd3ffenwsqve1NLdML2N", "ses_dc77ea5a1ffeihWiQ7jj9IEGDX"
+	want := append(append([]string{}, opencodeTyped...), "fmhang three", "fmhang four", "fmhang five")
+	msgs, running := readRecord(t, "opencode", Where{Home: opencodeHome(t, "relaunch"), Worktree: opencodeWorktree})
+	if !reflect.DeepEqual(msgs, want) || running {
+		t.Errorf("got %q running=%v, want %q running=false", msgs, running, want)
+	}
+	home := opencodeHome(t, "relaunch", strings.ReplaceAll(reopen, "%s", oldSession))
+	if _, running := readRecord(t, "opencode", Where{Home: home, Worktree: opencodeWorktree}); running {
+		t.Error("an unfinished turn in an older session read as running")
+	}
+	home = opencodeHome(t, "relaunch", strings.ReplaceAll(reopen, "%s", newSession))
+	if _, running := readRecord(t, "opencode", Where{Home: home, Worktree: opencodeWorktree}); !running {
+		t.Error("an unfinished turn in the newest session did not read as running")
+	}
+}
+
+// Parts opencode adds itself (attached file contents) are marked synthetic;
+// a subagent's session has a parent and its prompts are not the user's.
+func TestOpencodeSkipsSyntheticPartsAndSubagents(t *testing.T) {
+	home := opencodeHome(t, "after400",
+		`INSERT INTO part SELECT id || 'z', message_id, session_id, time_created, time_updated,
+			json_object('type', 'text', 'text', 'FILE CONTENTS', 'synthetic', json('true')) FROM part`,
+		`INSERT INTO session SELECT id || 'child', project_id, workspace_id, id, slug, directory, path, title,
+			version, share_url, summary_additions, summary_deletions, summary_files, summary_diffs, metadata, cost,
+			tokens_input, tokens_output, tokens_reasoning, tokens_cache_read, tokens_cache_write, revert, permission,
+			agent, model, time_created + 1, time_updated, time_compacting, time_archived FROM session`,
+		`INSERT INTO message SELECT id || 'child', session_id || 'child', time_created, time_updated, data FROM message`,
+		`INSERT INTO part SELECT id || 'child', message_id || 'child', session_id || 'child', time_created, time_updated, data FROM part`)
+	msgs, _ := readRecord(t, "opencode", Where{Home: home, Worktree: opencodeWorktree})
+	if want := opencodeTyped[:2]; !reflect.DeepEqual(msgs, want) {
+		t.Errorf("UserMessages = %q, want %q", msgs, want)
+	}
+}
+
+func TestOpencodeOtherWorktreeAndNoDatabase(t *testing.T) {
+	msgs, running := readRecord(t, "opencode", Where{Home: opencodeHome(t, "busy"), Worktree: "/elsewhere"})
+	if len(msgs) != 0 || running {
+		t.Errorf("another worktree's session was read: %q running=%v", msgs, running)
+	}
+	msgs, running = readRecord(t, "opencode", Where{Home: t.TempDir(), Worktree: opencodeWorktree})
+	if len(msgs) != 0 || running {
+		t.Errorf("no database: %q running=%v", msgs, running)
+	}
+}
