@@ -39,6 +39,7 @@ type claudeRecord struct {
 	Type        string `json:"type"`
 	Subtype     string `json:"subtype"`
 	SessionID   string `json:"sessionId"`
+	Cwd         string `json:"cwd"`
 	IsSidechain bool   `json:"isSidechain"`
 	IsMeta      bool   `json:"isMeta"`
 	Message     struct {
@@ -129,10 +130,23 @@ func (r claudeReader) sessionStatus(id string) (string, error) {
 
 // transcripts lists this worktree's transcripts, oldest session first.
 func (r claudeReader) transcripts() ([]string, error) {
-	dir := filepath.Join(r.w.Home, ".claude", "projects", claudeProjectDir(r.w.Worktree))
-	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	dir := claudeProjectDir(r.w.Worktree)
+	long := len(dir) > claudeDirMax
+	if long {
+		// claude keeps the first 200 characters and appends "-<hash>"
+		// (observed for a 221-character worktree); the hash is its own, so
+		// match the prefix and check each transcript's cwd instead.
+		dir = dir[:claudeDirMax] + "-*"
+	}
+	files, err := filepath.Glob(filepath.Join(r.w.Home, ".claude", "projects", dir, "*.jsonl"))
 	if err != nil {
 		return nil, fmt.Errorf("list claude transcripts: %w", err)
+	}
+	if long {
+		files, err = r.ranHere(files)
+		if err != nil {
+			return nil, err
+		}
 	}
 	// Session ids are random, so order by when each file was last written:
 	// only the live session grows.
@@ -146,8 +160,32 @@ func (r claudeReader) transcripts() ([]string, error) {
 	return files, nil
 }
 
+// claudeDirMax is the longest project directory name claude writes in full.
+const claudeDirMax = 200
+
+// ranHere keeps the transcripts whose first record naming a cwd names the
+// worktree.
+func (r claudeReader) ranHere(files []string) ([]string, error) {
+	var mine []string
+	for _, f := range files {
+		recs, err := readJSONLines[claudeRecord](f)
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range recs {
+			if rec.Cwd != "" {
+				if rec.Cwd == r.w.Worktree {
+					mine = append(mine, f)
+				}
+				break
+			}
+		}
+	}
+	return mine, nil
+}
+
 // claudeProjectDir is claude's directory name for a worktree (observed:
-// /tmp/cc/w_t.2 -> -tmp-cc-w-t-2).
+// /tmp/cc/w_t.2 -> -tmp-cc-w-t-2), before the length limit.
 func claudeProjectDir(worktree string) string {
 	return strings.Map(func(c rune) rune {
 		if c < 128 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {

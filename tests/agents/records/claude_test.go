@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -120,5 +121,22 @@ func TestClaudeNoRecordYet(t *testing.T) {
 func TestClaudeProjectDir(t *testing.T) {
 	if got := claudeProjectDir("/tmp/cc/w_t.2"); got != "-tmp-cc-w-t-2" {
 		t.Errorf("claudeProjectDir = %q", got)
+	}
+}
+
+// claude shortens a project directory name over 200 characters and appends a
+// hash of its own; the reader finds it by prefix and the transcript's cwd.
+// long-worktree is a real launch (prompt and 400) in a 221-character worktree.
+func TestClaudeLongWorktree(t *testing.T) {
+	long := "/tmp/cc/" + strings.Repeat("verylongdirectoryname", 10) + "/wt"
+	home := claudeHome(t, "long-worktree")
+	msgs, running := readRecord(t, "claude", Where{Home: home, Worktree: long})
+	if !reflect.DeepEqual(msgs, []string{"Read the brief at /tmp/brief.md"}) || running {
+		t.Errorf("got %q running=%v, want the launch prompt, ended", msgs, running)
+	}
+	// Another worktree sharing the first 200 characters is not this one.
+	other := long[:len(long)-2] + "xx"
+	if msgs, _ := readRecord(t, "claude", Where{Home: home, Worktree: other}); len(msgs) != 0 {
+		t.Errorf("worktree %s read another worktree's transcript: %q", other, msgs)
 	}
 }
