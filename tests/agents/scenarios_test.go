@@ -60,9 +60,7 @@ func spawned(l *lab, s *scen) {
 // exit while idle, and a send after the agent is gone.
 func basicGroup(t *testing.T, p profile) {
 	l := newLab(t, p, "basic")
-	ok := true
-	l.scenario("spawn-ready", func(s *scen) { spawned(l, s); ok = s.verdict != Broken })
-	if !ok {
+	if l.scenario("spawn-ready", func(s *scen) { spawned(l, s) }) == Broken {
 		return
 	}
 	l.scenario("send-right-after-spawn", func(s *scen) {
@@ -160,9 +158,7 @@ func (s *scen) key(name string) {
 // an interrupt, and exit right after an interrupt.
 func busyGroup(t *testing.T, p profile) {
 	l := newLab(t, p, "busy")
-	ok := true
-	l.scenario("spawn-for-busy", func(s *scen) { spawned(l, s); ok = s.verdict != Broken })
-	if !ok {
+	if l.scenario("spawn-for-busy", func(s *scen) { spawned(l, s) }) == Broken {
 		return
 	}
 	l.settle(30 * time.Second)
@@ -248,9 +244,7 @@ func recoverIdle(l *lab) {
 // exitBusyGroup: exit while a turn runs must leave no turn running anywhere.
 func exitBusyGroup(t *testing.T, p profile) {
 	l := newLab(t, p, "exit-busy")
-	ok := true
-	l.scenario("spawn-for-exit", func(s *scen) { spawned(l, s); ok = s.verdict != Broken })
-	if !ok {
+	if l.scenario("spawn-for-exit", func(s *scen) { spawned(l, s) }) == Broken {
 		return
 	}
 	l.settle(30 * time.Second)
@@ -270,9 +264,7 @@ func exitBusyGroup(t *testing.T, p profile) {
 func relaunchGroup(t *testing.T, p profile) {
 	to := lookupProfile(p.relaunchTo)
 	l := newLab(t, p, "relaunch", to)
-	ok := true
-	l.scenario("spawn-for-relaunch", func(s *scen) { spawned(l, s); ok = s.verdict != Broken })
-	if !ok {
+	if l.scenario("spawn-for-relaunch", func(s *scen) { spawned(l, s) }) == Broken {
 		return
 	}
 	l.settle(30 * time.Second)
