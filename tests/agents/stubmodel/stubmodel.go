@@ -124,10 +124,25 @@ func newestUserMessage(body []byte) []byte {
 			continue
 		}
 		for i := len(turns) - 1; i >= 0; i-- {
-			var turn struct{ Role string }
-			if json.Unmarshal(turns[i], &turn) == nil && turn.Role == "user" {
-				return turns[i]
+			var turn struct {
+				Role    string
+				Content json.RawMessage
+				Parts   []json.RawMessage
 			}
+			if json.Unmarshal(turns[i], &turn) != nil || turn.Role != "user" {
+				continue
+			}
+			// claude merges consecutive user turns into one message of
+			// several blocks (an interrupted prompt, its marker, the next
+			// prompt): only the last block is the newest prompt.
+			var blocks []json.RawMessage
+			if json.Unmarshal(turn.Content, &blocks) == nil && len(blocks) > 0 {
+				return blocks[len(blocks)-1]
+			}
+			if len(turn.Parts) > 0 {
+				return turn.Parts[len(turn.Parts)-1]
+			}
+			return turns[i]
 		}
 	}
 	return body

@@ -16,6 +16,9 @@ func TestNewestUserMessageDecidesTheHang(t *testing.T) {
 		{"responses older only", `{"input":[{"role":"user","content":"fmhang"},{"role":"user","content":"plain"}]}`, false},
 		{"gemini newest", `{"contents":[{"role":"model","parts":[]},{"role":"user","parts":[{"text":"wait fmhang"}]}]}`, true},
 		{"gemini older only", `{"contents":[{"role":"user","parts":[{"text":"fmhang"}]},{"role":"user","parts":[{"text":"ok"}]}]}`, false},
+		{"anthropic merged turns, older block", `{"messages":[{"role":"user","content":[{"type":"text","text":"hang fmhang"},{"type":"text","text":"[Request interrupted by user]"},{"type":"text","text":"q1 plain"}]}]}`, false},
+		{"anthropic merged turns, newest block", `{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b fmhang"}]}]}`, true},
+		{"gemini older part", `{"contents":[{"role":"user","parts":[{"text":"fmhang"},{"text":"ok"}]}]}`, false},
 		{"not json", `fmhang`, true},
 	}
 	for _, c := range cases {
