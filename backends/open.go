@@ -2,6 +2,9 @@ package backends
 
 import (
 	"fmt"
+	"time"
+
+	"fmctl/config"
 )
 
 // Env reads an environment variable.
@@ -9,7 +12,11 @@ type Env func(string) string
 
 // Open returns the adapter for a backend name, configured from the
 // environment (the tmux socket a private server uses, herdr's session, ...).
+//
+// Every call the adapter makes is bounded by FM_MUX_TIMEOUT (a Go duration or
+// seconds; DefaultMuxTimeout when unset or invalid).
 func Open(name string, r Runner, env Env) (Backend, error) {
+	r = Bounded{Inner: r, Timeout: MuxTimeout(env)}
 	switch name {
 	case "tmux":
 		return NewTmux(r, TmuxOptions{
@@ -36,4 +43,14 @@ func orDefault(v, def string) string {
 		return v
 	}
 	return def
+}
+
+// MuxTimeout reads FM_MUX_TIMEOUT: seconds ("2.5") or a Go duration ("500ms").
+// A malformed or zero value keeps the default: an unbounded call is exactly
+// what this setting exists to prevent.
+func MuxTimeout(env Env) time.Duration {
+	if d := config.Duration(config.Env(env), "FM_MUX_TIMEOUT", DefaultMuxTimeout); d > 0 {
+		return d
+	}
+	return DefaultMuxTimeout
 }

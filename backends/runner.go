@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -41,6 +43,10 @@ type RunError struct {
 }
 
 func (e *RunError) Error() string {
+	var te *TimeoutError
+	if errors.As(e.Err, &te) {
+		return te.Error()
+	}
 	msg := strings.TrimSpace(e.Stderr)
 	if msg == "" && e.Err != nil {
 		msg = e.Err.Error()
@@ -98,6 +104,13 @@ func NewExecRunner() *ExecRunner {
 func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, c.Path, c.Args...)
+	// The program runs in its own process group, and a cancelled or timed
+	// out call kills the whole group: a wrapper script's child (a hung tmux
+	// behind a shim) would otherwise keep the output pipes open and Wait
+	// blocked. WaitDelay bounds even that.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
 	if len(c.Env) > 0 || len(c.Unset) > 0 {
 		cmd.Env = append(without(os.Environ(), c.Unset), c.Env...)
 	}
@@ -205,4 +218,63 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// DefaultMuxTimeout bounds one multiplexer call when FM_MUX_TIMEOUT is unset.
+const DefaultMuxTimeout = 5 * time.Second
+
+// TimeoutError is a call that did not finish within its bound.
+type TimeoutError struct {
+	Call  string // the program and its subcommand, "tmux list-windows"
+	After time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s timed out after %s", e.Call, e.After)
+}
+
+// Bounded runs every call under a timeout, so a multiplexer that never
+// answers ends the call (its process group killed by the runner) instead of
+// hanging a verb that holds the task's locks.
+type Bounded struct {
+	Inner   Runner
+	Timeout time.Duration
+}
+
+func (b Bounded) Run(ctx context.Context, c Cmd) (Output, error) {
+	if b.Timeout <= 0 {
+		return b.Inner.Run(ctx, c)
+	}
+	tctx, cancel := context.WithTimeout(ctx, b.Timeout)
+	defer cancel()
+	out, err := b.Inner.Run(tctx, c)
+	if err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		te := &TimeoutError{Call: callName(c), After: b.Timeout}
+		return out, &RunError{Cmd: c, ExitCode: -1, Stderr: string(out.Stderr), Err: te}
+	}
+	return out, err
+}
+
+// callName is the program and its subcommand, past the server-selection
+// options (tmux -L/-S/-f, zellij --session S): "tmux list-windows",
+// "zellij action dump-screen".
+func callName(c Cmd) string {
+	args := c.Args
+	for len(args) > 1 {
+		switch args[0] {
+		case "-L", "-S", "-f", "--session":
+			args = args[2:]
+			continue
+		}
+		break
+	}
+	name := filepath.Base(c.Path)
+	if len(args) == 0 {
+		return name
+	}
+	name += " " + args[0]
+	if args[0] == "action" && len(args) > 1 {
+		name += " " + args[1]
+	}
+	return name
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // Main runs one fake tmux invocation and returns its exit status.
@@ -21,6 +22,18 @@ func Main() int {
 	}
 	if len(args) == 0 {
 		return fail("fake tmux needs a command")
+	}
+	// FAKE_TMUX_HANG=<command> makes any invocation holding that command
+	// never answer, as a wedged tmux server does; the caller's timeout has
+	// to end it. It hangs before taking the world lock, as a real client
+	// stuck on its socket holds nothing.
+	if hang := os.Getenv("FAKE_TMUX_HANG"); hang != "" {
+		for _, cmd := range splitCommands(args) {
+			if len(cmd) > 0 && cmd[0] == hang {
+				appendLine("hung.log", strings.Join(args, " "))
+				time.Sleep(24 * time.Hour)
+			}
+		}
 	}
 	var out strings.Builder
 	err := withWorld(func(w *World) error {
