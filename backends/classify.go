@@ -15,17 +15,19 @@ func classifyPane(procs []Process, procErr error, currentCommand string) Observa
 	var fg, fgAgents, fgOther []string
 	var stoppedAgent string
 	for _, p := range procs {
-		class := harness.ClassifyArgv(p.Comm, p.Argv)
+		// Names carry the agent name that classified (argv[0] or an
+		// interpreter's script), so a gate can tell whose agent it is.
+		agent := harness.AgentName(p.Comm, p.Argv)
 		if p.Foreground() {
 			fg = append(fg, p.Comm)
-			switch class {
-			case harness.ProcessAgent:
-				fgAgents = append(fgAgents, p.Comm)
-			case harness.ProcessOther:
+			switch {
+			case agent != "":
+				fgAgents = append(fgAgents, agent)
+			case harness.ClassifyProcess(p.Comm) == harness.ProcessOther:
 				fgOther = append(fgOther, p.Comm)
 			}
-		} else if class == harness.ProcessAgent && (p.State == 'T' || p.State == 't') {
-			stoppedAgent = p.Comm
+		} else if agent != "" && (p.State == 'T' || p.State == 't') {
+			stoppedAgent = agent
 		}
 	}
 	cur := harness.ClassifyProcess(currentCommand)

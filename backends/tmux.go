@@ -250,7 +250,8 @@ func (t *Tmux) AgentState(ctx context.Context, ep Endpoint) Observation {
 		return Observation{State: StateUnreadable, Detail: err.Error()}
 	}
 	if leader, ok := t.foregroundLeader(ctx, info.pid); ok {
-		return Observation{State: StateAlive, Names: []string{leader.Comm}, Detail: "foreground " + leader.Comm, CurrentPath: info.path}
+		name := harness.AgentName(leader.Comm, leader.Argv)
+		return Observation{State: StateAlive, Names: []string{name}, Detail: "foreground " + name, CurrentPath: info.path}
 	}
 	var procs []Process
 	var procErr error

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -288,6 +289,17 @@ func (z *Zellij) AgentState(ctx context.Context, ep Endpoint) Observation {
 		detail += fmt.Sprintf(" (pane_command %q)", *p.Command)
 	}
 	obs := Observation{State: StateUnverified, Detail: detail}
+	// pane_command is the only process evidence zellij gives: a harness
+	// named there is a harness child of the pane's shell. It is no proof the
+	// agent is in the foreground, so the state stays unverified; fm-send's
+	// gate accepts it as the positive evidence it is, and nothing less.
+	if p.Command != nil {
+		if argv := strings.Fields(*p.Command); len(argv) > 0 {
+			if name := harness.AgentName(filepath.Base(argv[0]), argv); name != "" {
+				obs.Names = []string{name}
+			}
+		}
+	}
 	if p.Cwd != nil {
 		obs.CurrentPath = *p.Cwd
 	}

@@ -31,15 +31,10 @@ func NewController(env config.Env, r backends.Runner, p report.Printer) *Control
 	return &Controller{env: env, runner: r, print: p, waits: readWaits(env)}
 }
 
-// lockDelivery holds the per-task delivery lock while keys or text are sent,
-// so a concurrent fm-send cannot interleave with an exit command.
+// lockDelivery takes the task's input lock (see state.LockInput) while keys
+// or text are sent, so a concurrent fm-send cannot interleave with them.
 func (c *Controller) lockDelivery(t *resolve.Target) (*state.Lock, error) {
-	wait := config.Duration(c.env, "FM_SEND_LOCK_WAIT", 60*time.Second)
-	l, err := state.WaitLock(t.Store.SendLockPath(t.ID), wait)
-	if err != nil {
-		return nil, refusal.Failed("a delivery to task %s did not finish within %s; nothing was sent", t.ID, wait)
-	}
-	return l, nil
+	return t.Store.LockInput(t.ID, config.Duration(c.env, "FM_SEND_LOCK_WAIT", 60*time.Second))
 }
 
 // Lifecycle runs one lifecycle verb on task id, in the spec's refusal order:

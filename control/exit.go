@@ -33,9 +33,23 @@ func requireClassifier(t *resolve.Target, verb string) error {
 // stop is the exit verb's body, shared with relaunch. allowMissing accepts an
 // endpoint that is already gone (relaunch recreates nothing, but an absent
 // agent is stopped).
-func (c *Controller) stop(ctx context.Context, t *resolve.Target, allowMissing bool) (exitResult, error) {
+//
+// inputHeld says the caller (relaunch) already holds the task's input lock,
+// which it keeps past the stop until the new agent is up; otherwise stop takes
+// it here, before reading the state, so the read and the keys are one step.
+func (c *Controller) stop(ctx context.Context, t *resolve.Target, allowMissing, inputHeld bool) (exitResult, error) {
 	if err := requireClassifier(t, "exit"); err != nil {
 		return "", err
+	}
+	if err := checkKeys(t); err != nil {
+		return "", err
+	}
+	if !inputHeld {
+		lock, err := c.lockDelivery(t)
+		if err != nil {
+			return "", err
+		}
+		defer lock.Release()
 	}
 	obs := t.Backend.AgentState(ctx, t.Endpoint)
 	switch obs.State {
@@ -47,17 +61,12 @@ func (c *Controller) stop(ctx context.Context, t *resolve.Target, allowMissing b
 		}
 		return "", refuseState(t, "exit", obs)
 	case backends.StateAlive:
+		if err := t.Gate(obs, "fm-control"); err != nil {
+			return "", err
+		}
 	default:
 		return "", refuseState(t, "exit", obs)
 	}
-	if err := checkKeys(t); err != nil {
-		return "", err
-	}
-	lock, err := c.lockDelivery(t)
-	if err != nil {
-		return "", err
-	}
-	defer lock.Release()
 
 	interruptNote := "not-needed"
 	if t.Store.BusyState(t.ID) == "busy" {
@@ -132,7 +141,7 @@ func seconds(d time.Duration) string {
 }
 
 func (c *Controller) runExit(ctx context.Context, t *resolve.Target) error {
-	res, err := c.stop(ctx, t, false)
+	res, err := c.stop(ctx, t, false, false)
 	if err != nil {
 		return err
 	}

@@ -105,15 +105,22 @@ func (c *Controller) runInterrupt(ctx context.Context, t *resolve.Target) error 
 	if err := checkKeys(t); err != nil {
 		return err
 	}
-	before := t.Backend.AgentState(ctx, t.Endpoint)
-	if before.State != backends.StateAlive && before.State != backends.StateUnverified {
-		return refuseState(t, "interrupt", before)
-	}
+	// The state is read under the input lock, so no relaunch or exit can
+	// change the agent between this read and the keys.
 	lock, err := c.lockDelivery(t)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
+	before := t.Backend.AgentState(ctx, t.Endpoint)
+	if before.State != backends.StateAlive && before.State != backends.StateUnverified {
+		return refuseState(t, "interrupt", before)
+	}
+	if before.State == backends.StateAlive {
+		if err := t.Gate(before, "fm-control"); err != nil {
+			return err
+		}
+	}
 	res, err := c.interrupt(ctx, t)
 	if err != nil {
 		return err

@@ -104,10 +104,17 @@ func (c *Controller) runRelaunch(ctx context.Context, t *resolve.Target, o Relau
 	if err := x.enter(state.PhaseNoted); err != nil {
 		return x.fail(ctx, state.PhaseNoted, err, outcomeFacts{})
 	}
+	// The input lock is held from the stop until the replacement is up, so
+	// no fm-send can type into the bare shell between the two agents.
+	input, err := c.lockDelivery(t)
+	if err != nil {
+		return x.fail(ctx, state.PhaseNoted, err, outcomeFacts{})
+	}
+	defer input.Release()
 	if err := x.enter(state.PhaseStopping); err != nil {
 		return x.fail(ctx, state.PhaseNoted, err, outcomeFacts{})
 	}
-	res, err := c.stop(ctx, t, true)
+	res, err := c.stop(ctx, t, true, true)
 	if err == nil {
 		err = state.Fault("exit")
 	}
@@ -123,7 +130,7 @@ func (c *Controller) runRelaunch(ctx context.Context, t *resolve.Target, o Relau
 	if err := x.enter(state.PhaseLaunching, exitLine, txLine); err != nil {
 		return x.fail(ctx, state.PhaseExited, err, outcomeFacts{})
 	}
-	sp := spawn.Spawner{Env: c.env, Runner: c.runner, Print: c.print, LaunchWait: c.waits.Launch}
+	sp := spawn.Spawner{Env: c.env, Runner: c.runner, Print: c.print, LaunchWait: c.waits.Launch, InputHeld: true}
 	launched, err := sp.Relaunch(ctx, spawn.Request{ID: t.ID, Harness: prof.To.Name, Model: prof.ToModel, Effort: prof.ToEffort, TxID: tx}, true)
 	if err != nil {
 		return x.fail(ctx, state.PhaseLaunching, fmt.Errorf("the replacement agent for %s could not be launched on %s: %w", t.ID, prof.To.Name, err), outcomeFacts{tx: tx})

@@ -57,12 +57,24 @@ var interpreters = map[string]bool{"node": true, "bun": true, "deno": true, "pyt
 
 // ClassifyArgv classifies a process from its comm and argv together.
 func ClassifyArgv(comm string, argv []string) ProcessClass {
-	c := ClassifyProcess(comm)
-	if c == ProcessAgent || len(argv) == 0 {
-		return c
+	if AgentName(comm, argv) != "" {
+		return ProcessAgent
 	}
-	if a := ClassifyProcess(argv[0]); a == ProcessAgent {
-		return a
+	return ClassifyProcess(comm)
+}
+
+// AgentName is the name that made a process classify as an agent: its comm,
+// its argv[0], or the script an interpreter runs (codex's node launcher). It
+// is "" for a process that is not an agent.
+func AgentName(comm string, argv []string) string {
+	if ClassifyProcess(comm) == ProcessAgent {
+		return comm
+	}
+	if len(argv) == 0 {
+		return ""
+	}
+	if ClassifyProcess(argv[0]) == ProcessAgent {
+		return filepath.Base(argv[0])
 	}
 	if interpreters[filepath.Base(argv[0])] || interpreters[comm] {
 		for _, arg := range argv[1:] {
@@ -70,10 +82,36 @@ func ClassifyArgv(comm string, argv []string) ProcessClass {
 				continue
 			}
 			if ClassifyProcess(arg) == ProcessAgent {
-				return ProcessAgent
+				return filepath.Base(arg)
 			}
 			break
 		}
 	}
-	return c
+	return ""
+}
+
+// OwnsProcess reports whether an agent process name (an AgentName, or an
+// agent name a multiplexer reports) belongs to this harness: a codex running
+// in a claude task's pane is an agent, but not the task's agent. Names that
+// only match whole (pi, pi-signed, agy, muse) must match whole here too, so
+// pi never claims pi-signed's process.
+func (h Harness) OwnsProcess(name string) bool {
+	base := strings.TrimPrefix(filepath.Base(strings.TrimSpace(name)), "-")
+	if base == "" || ClassifyProcess(base) != ProcessAgent {
+		return false
+	}
+	if base == h.Name || base == h.Launch.Binary {
+		return true
+	}
+	switch h.Name {
+	case "pi":
+		return base == "pi-launcher" || base == "Pi"
+	case "muse":
+		return strings.HasPrefix(base, "muse-bin-")
+	}
+	if agentExact[h.Name] || agentExact[h.Launch.Binary] {
+		return false
+	}
+	lower := strings.ToLower(base)
+	return strings.Contains(lower, strings.ToLower(h.Launch.Binary)) || strings.Contains(lower, strings.ToLower(h.Name))
 }

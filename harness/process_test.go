@@ -78,3 +78,61 @@ func TestEveryLaunchBinaryClassifiesAsAgent(t *testing.T) {
 		}
 	}
 }
+
+func TestAgentNameNamesWhatClassified(t *testing.T) {
+	cases := []struct {
+		comm string
+		argv []string
+		want string
+	}{
+		{"claude", nil, "claude"},
+		{"2.1.3", []string{"/home/u/.local/bin/claude", "--x"}, "claude"},
+		{"node", []string{"/usr/bin/node", "--enable-source-maps", "/usr/lib/node_modules/@openai/codex/bin/codex.js"}, "codex.js"},
+		{"node", []string{"node", "/x/server.js"}, ""},
+		{"bash", []string{"bash", "claude"}, ""},
+	}
+	for _, c := range cases {
+		if got := harness.AgentName(c.comm, c.argv); got != c.want {
+			t.Errorf("AgentName(%q, %q) = %q, want %q", c.comm, c.argv, got, c.want)
+		}
+	}
+}
+
+func TestOwnsProcessKeepsFamiliesApart(t *testing.T) {
+	h := func(name string) harness.Harness {
+		x, ok := harness.Lookup(name)
+		if !ok {
+			t.Fatalf("no harness %s", name)
+		}
+		return x
+	}
+	yes := map[string][]string{
+		"claude": {"claude", "/usr/local/bin/claude", "Claude"},
+		"codex":  {"codex", "codex.js", "codex-linux-x64"},
+		"cursor": {"cursor-agent"},
+		"pi":     {"pi", "pi-launcher"},
+		"muse":   {"muse", "muse-bin-linux"},
+	}
+	no := map[string][]string{
+		"claude":    {"codex", "bash", "vim", ""},
+		"codex":     {"claude", "opencode"},
+		"opencode":  {"codex"},
+		"pi":        {"pi-signed", "pip"},
+		"pi-signed": {"pi", "pi-launcher"},
+		"cursor":    {"cursor"},
+	}
+	for name, procs := range yes {
+		for _, p := range procs {
+			if !h(name).OwnsProcess(p) {
+				t.Errorf("%s does not own process %q, want it to", name, p)
+			}
+		}
+	}
+	for name, procs := range no {
+		for _, p := range procs {
+			if h(name).OwnsProcess(p) {
+				t.Errorf("%s owns process %q, want it not to", name, p)
+			}
+		}
+	}
+}

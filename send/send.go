@@ -141,13 +141,17 @@ func keyList() string {
 	return strings.Join(names, ", ")
 }
 
-// lockDelivery serialises deliveries to one task, so two messages typed at
-// once never interleave in the composer.
-func lockDelivery(t *resolve.Target, env config.Env) (*state.Lock, error) {
-	wait := config.Duration(env, "FM_SEND_LOCK_WAIT", 60*time.Second)
-	l, err := state.WaitLock(t.Store.SendLockPath(t.ID), wait)
+// lockDelivery takes the task's input lock, then passes the gate: under the
+// lock, nothing can stop or replace the agent between the gate's read and
+// the keys typed after it.
+func lockDelivery(ctx context.Context, t *resolve.Target, env config.Env) (*state.Lock, error) {
+	l, err := t.Store.LockInput(t.ID, config.Duration(env, "FM_SEND_LOCK_WAIT", 60*time.Second))
 	if err != nil {
-		return nil, refusal.Failed("another delivery to task %s did not finish within %s (%v); nothing was sent", t.ID, wait, err)
+		return nil, err
+	}
+	if _, err := t.RequireAgent(ctx, "fm-send"); err != nil {
+		l.Release()
+		return nil, err
 	}
 	return l, nil
 }
@@ -165,7 +169,7 @@ func (s Sender) sendKey(ctx context.Context, t *resolve.Target, key harness.Key)
 			return refusal.Failed("harness %s needs %s after Escape to clear its composer, which the %s backend cannot deliver; nothing was sent", t.Harness.Name, clear, t.BackendName)
 		}
 	}
-	lock, err := lockDelivery(t, s.Env)
+	lock, err := lockDelivery(ctx, t, s.Env)
 	if err != nil {
 		return err
 	}
@@ -207,7 +211,7 @@ func (s Sender) sendText(ctx context.Context, t *resolve.Target, text string) er
 	// A slash command (or a codex $skill) opens a completion popup; Enter
 	// waits until the popup has settled so it cannot be swallowed.
 	o.Popup = strings.HasPrefix(text, "/") || (t.HasHarness && t.Harness.Name == "codex" && strings.HasPrefix(text, "$"))
-	lock, err := lockDelivery(t, s.Env)
+	lock, err := lockDelivery(ctx, t, s.Env)
 	if err != nil {
 		return err
 	}

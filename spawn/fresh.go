@@ -146,6 +146,11 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 			return Result{}, undo(refusal.Failed("task %s's new endpoint is in '%s', not its worktree '%s'; refusing to launch an agent outside its worktree (%s)", req.ID, p, wt, removed))
 		}
 	}
+	release, err := s.lockInput(store, req.ID)
+	if err != nil {
+		return Result{}, undo(err)
+	}
+	defer release()
 	ready, err := s.typeLaunch(ctx, be, ability, ep, h, line, brief)
 	if err != nil {
 		return Result{}, undo(refusal.Failed("the agent for %s could not be launched on %s: %v; %s", req.ID, h.Name, err, removed))

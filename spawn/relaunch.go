@@ -74,6 +74,12 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 	if info, err := os.Stat(wt); err != nil || !info.IsDir() {
 		return Result{}, refusal.Failed("task %s's recorded worktree '%s' does not exist; refusing to relaunch without the copy holding its work", t.ID, wt)
 	}
+	// From the agent-free check to the launch line, nothing else may type.
+	release, err := s.lockInput(store, t.ID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
 	if err := s.adoptEndpoint(ctx, t); err != nil {
 		return Result{}, err
 	}

@@ -28,6 +28,24 @@ type Spawner struct {
 	// LaunchWait bounds the wait for the new agent to come up; zero reads
 	// FM_SPAWN_WAIT.
 	LaunchWait time.Duration
+	// InputHeld: the caller already holds the task's input lock (fm-control
+	// relaunch takes it before stopping the old agent). The lock is an
+	// flock, which one process must not take twice, so ownership is passed
+	// explicitly rather than taken again here.
+	InputHeld bool
+}
+
+// lockInput takes the task's input lock for a launch line, unless the
+// caller passed it in; release is always safe to call.
+func (s Spawner) lockInput(store state.Store, id string) (release func(), err error) {
+	if s.InputHeld {
+		return func() {}, nil
+	}
+	l, err := store.LockInput(id, config.Duration(s.Env, "FM_SEND_LOCK_WAIT", 60*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	return l.Release, nil
 }
 
 func (s Spawner) launchWait() time.Duration {

@@ -159,6 +159,9 @@ type Lock struct {
 func TryLock(path string) (*Lock, bool, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, false, fmt.Errorf("lock file %s is a symlink, which fmctl never follows; remove it: %w", path, err)
+		}
 		return nil, false, fmt.Errorf("open lock %s: %w", path, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
@@ -214,6 +217,27 @@ func (s Store) RetireBusy(id string) error {
 	return nil
 }
 
+// ErrLockHeld is WaitLock's answer when another holder kept the lock past
+// the wait, as opposed to a lock file that cannot be opened at all.
+var ErrLockHeld = errors.New("lock still held")
+
+// LockInput takes task id's input lock, waiting up to wait. It is the one
+// lock everything that types into the task's endpoint holds (fm-send, the
+// control verbs, a launch line, and a relaunch from the old agent's stop
+// until the new one is up), so no keys can reach the endpoint mid-change.
+// The refusal names the real cause: a holder that did not finish, or a lock
+// file that cannot be opened.
+func (s Store) LockInput(id string, wait time.Duration) (*Lock, error) {
+	l, err := WaitLock(s.SendLockPath(id), wait)
+	switch {
+	case err == nil:
+		return l, nil
+	case errors.Is(err, ErrLockHeld):
+		return nil, refusal.Failed("another delivery or lifecycle action on task %s still held its input lock after %s (FM_SEND_LOCK_WAIT); nothing was sent", id, wait)
+	}
+	return nil, refusal.Failed("task %s's input lock cannot be taken: %v; nothing was sent", id, err)
+}
+
 // WaitLock takes the lock at path, polling until timeout. Deliveries to one
 // endpoint queue behind each other this way, so two messages never interleave.
 func WaitLock(path string, timeout time.Duration) (*Lock, error) {
@@ -230,7 +254,7 @@ func WaitLock(path string, timeout time.Duration) (*Lock, error) {
 			return l, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("lock %s is still held after %s", path, timeout)
+			return nil, fmt.Errorf("lock %s is still held after %s: %w", path, timeout, ErrLockHeld)
 		}
 		time.Sleep(pause)
 		if pause < 16*time.Millisecond {
