@@ -28,12 +28,21 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 	}
 	store := state.Store{Dir: home.State}
 	if _, err := os.Lstat(store.Journal(id).Journal); errors.Is(err, fs.ErrNotExist) {
+		// With neither a journal nor a record the id names no task: a
+		// typo must not read as "nothing to recover" and exit 0.
+		if !exists(store.MetaPath(id)) {
+			_, err := store.LoadTask("fm-control", id)
+			return err
+		}
 		out := report.Outcome{Word: "nothing-to-recover", ID: id}
 		c.print.Outcome(*out.Add("journal", "none"))
 		return nil
 	}
-	lock, err := store.LockTask(id)
+	lock, held, err := state.TryLock(store.LockPath(id))
 	if err != nil {
+		return refusal.Failed("cannot take task %s's lifecycle lock: %v", id, err)
+	}
+	if !held {
 		return refusal.Failed("a lifecycle action still holds task %s's lock, so its relaunch is not torn; recover only settles a transaction whose process has died", id)
 	}
 	defer lock.Release()
