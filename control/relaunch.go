@@ -55,8 +55,8 @@ func (c *Controller) runRelaunch(ctx context.Context, t *resolve.Target, o Relau
 	brief := t.Home.BriefPath(t.ID)
 	switch t.Kind {
 	case harness.KindShip, harness.KindScout:
-		if info, err := os.Stat(brief); err != nil || !info.Mode().IsRegular() {
-			return refusal.Failed("task %s has no instructions at %s; a relaunched %s reads its brief there, so write it before relaunching", t.ID, brief, t.Kind)
+		if err := state.RegularUnder(t.Home.Data, brief); err != nil {
+			return refusal.Failed("task %s has no instructions at %s (%v); a relaunched %s reads its brief there, so write it before relaunching", t.ID, brief, err, t.Kind)
 		}
 		if note == "" {
 			return refusal.Failed("relaunch of a %s task requires --note (or --note-file): the replacement inherits the worktree but none of the conversation, so say where the work stands", t.Kind)
@@ -65,8 +65,8 @@ func (c *Controller) runRelaunch(ctx context.Context, t *resolve.Target, o Relau
 		// The charter is never rewritten, but the replacement is still
 		// pointed at it: finding it missing only after the stop would leave
 		// the secondmate with no agent at all.
-		if info, err := os.Stat(brief); err != nil || !info.Mode().IsRegular() {
-			return refusal.Failed("task %s has no instructions at %s; a relaunched secondmate is pointed there, so write it before relaunching", t.ID, brief)
+		if err := state.RegularUnder(t.Home.Data, brief); err != nil {
+			return refusal.Failed("task %s has no instructions at %s (%v); a relaunched secondmate is pointed there, so write it before relaunching", t.ID, brief, err)
 		}
 	default:
 		return refusal.Failed("task %s records kind '%s', which has no defined relaunch shape", t.ID, t.Kind)
@@ -175,7 +175,7 @@ func (x *relaunchTx) recordNote(note, brief string) error {
 	if x.t.Kind == harness.KindSecondmate {
 		return nil
 	}
-	prior, err := os.ReadFile(brief)
+	prior, err := state.ReadSmallFile(brief, state.MaxBriefBytes)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", brief, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"fmctl/backends"
 	"fmctl/refusal"
@@ -74,7 +73,7 @@ func publishedTx(t *resolve.Target) string {
 // restoreBrief puts the prior brief back byte for byte (there is nothing to
 // restore when the note never reached the brief).
 func restoreBrief(t *resolve.Target, paths state.JournalPaths) error {
-	prior, err := os.ReadFile(paths.BriefPrior)
+	prior, err := state.ReadSmallFile(paths.BriefPrior, state.MaxBriefBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -194,6 +194,9 @@ func placeBrief(home config.Home, req Request) (string, error) {
 		if err != nil {
 			return "", refusal.Failed("--brief '%s' cannot be read: %v", state.Printable(req.Brief), err)
 		}
+		if err := state.NoSymlinkUnder(home.Data, path); err != nil {
+			return "", refusal.Failed("the brief cannot be placed at %s: %v", path, err)
+		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return "", refusal.Failed("create %s: %v", filepath.Dir(path), err)
 		}
@@ -202,8 +205,8 @@ func placeBrief(home config.Home, req Request) (string, error) {
 		}
 		return path, nil
 	}
-	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
-		return "", refusal.Failed("no brief at %s; write the task's instructions there or pass --brief FILE", path)
+	if err := state.RegularUnder(home.Data, path); err != nil {
+		return "", refusal.Failed("no brief at %s (%v); write the task's instructions there or pass --brief FILE", path, err)
 	}
 	return path, nil
 }

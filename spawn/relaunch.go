@@ -87,8 +87,8 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 		return Result{}, refusal.Failed("task %s's endpoint is in '%s', not its recorded worktree '%s'; refusing to relaunch an agent outside the copy holding its work", t.ID, p, wt)
 	}
 	brief := home.BriefPath(t.ID)
-	if info, err := os.Stat(brief); err != nil || !info.Mode().IsRegular() {
-		return Result{}, refusal.Failed("no brief at %s; a replacement launched now would be pointed at instructions that do not exist, so write them first", brief)
+	if err := state.RegularUnder(home.Data, brief); err != nil {
+		return Result{}, refusal.Failed("no brief at %s (%v); a replacement launched now would be pointed at instructions that do not exist, so write them first", brief, err)
 	}
 	// The launch line is built before the old wiring is retired, so a bad
 	// config or model refuses while the previous incarnation is intact.
@@ -203,7 +203,17 @@ func retireWiring(t *resolve.Target) error {
 	if !t.HasHarness {
 		return nil
 	}
-	for _, p := range t.Harness.WiringPaths(t.Endpoint.Worktree, t.Store.Dir, t.ID) {
+	wt := t.Endpoint.Worktree
+	for _, p := range t.Harness.WiringPaths(wt, t.Store.Dir, t.ID) {
+		// A symlinked component (wt/.claude -> elsewhere) would make the
+		// delete reach outside the worktree or state dir.
+		root := t.Store.Dir
+		if strings.HasPrefix(p, wt+"/") {
+			root = wt
+		}
+		if err := state.NoSymlinkUnder(root, p); err != nil {
+			return refusal.Failed("could not retire %s wiring %s: %v; nothing was deleted and the record is unchanged", t.Harness.Name, p, err)
+		}
 		if err := state.Fault("retire:" + p); err != nil {
 			return refusal.Failed("could not retire %s wiring %s: %v", t.Harness.Name, p, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/google/renameio/v2"
@@ -15,6 +16,10 @@ import (
 // MaxRecordBytes bounds every record read: a task record is a few hundred
 // bytes, so anything this large is not one and is refused rather than parsed.
 const MaxRecordBytes = 64 << 10
+
+// MaxBriefBytes bounds a brief or progress note read: instructions run to
+// kilobytes, so anything this large is refused rather than copied around.
+const MaxBriefBytes = 4 << 20
 
 // ErrNotExist reports an absent file.
 var ErrNotExist = fs.ErrNotExist
@@ -73,6 +78,12 @@ func WriteAtomic(path string, data []byte) error {
 	if err := faultPoint("write:" + filepath.Base(path)); err != nil {
 		return err
 	}
+	// A symlink in the file's place would be replaced by a copy that takes
+	// the link target's mode and leaves the target stale; fmctl's files are
+	// never links, so one there is refused rather than resolved.
+	if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symlink; fmctl never reads or writes its files through one, so remove it (nothing was written)", path)
+	}
 	pf, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o644), renameio.WithExistingPermissions())
 	if err != nil {
 		return fmt.Errorf("create temp file for %s: %w", path, err)
@@ -101,6 +112,49 @@ func RemoveIfExists(path string) error {
 	err := os.Remove(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
+	}
+	return nil
+}
+
+// NoSymlinkUnder refuses a path any of whose components below root is a
+// symlink: deleting or reading through one would reach a file outside the
+// worktree or state dir fmctl owns. Components that do not exist end the
+// check (nothing further can be a link). root itself is trusted as given.
+func NoSymlinkUnder(root, path string) error {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return fmt.Errorf("%s is not under %s", path, root)
+	}
+	cur := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		info, err := os.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("stat %s: %w", cur, err)
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symlink; refusing to follow it", cur)
+		}
+	}
+	return nil
+}
+
+// RegularUnder checks that path is a regular file reached from root without
+// any symlink (see NoSymlinkUnder): a brief linked to another file would be
+// read, and rewritten, in that file's place.
+func RegularUnder(root, path string) error {
+	if err := NoSymlinkUnder(root, path); err != nil {
+		return err
+	}
+	info, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s)", path, describeMode(info.Mode()))
 	}
 	return nil
 }
