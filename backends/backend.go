@@ -45,6 +45,9 @@ type Screen struct {
 	Lines   []string
 	CursorY int  // row of the cursor within Lines
 	Cursor  bool // whether CursorY is known
+	// CursorX is the cursor's column on its row, where the backend reports
+	// it (tmux); 0 otherwise, which claims nothing sits left of the cursor.
+	CursorX int
 }
 
 // CreateSpec describes an endpoint to create for a task.

@@ -167,7 +167,7 @@ func (t *Tmux) sendText(ctx context.Context, ep Endpoint, text string, capture b
 	}
 	var args []string
 	if capture {
-		args = append(args, "display-message", "-p", "-t", pane, "#{cursor_y}", ";", "capture-pane", "-p", "-t", pane, ";")
+		args = append(args, "display-message", "-p", "-t", pane, "#{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", pane, ";")
 	}
 	var stdin []byte
 	if strings.Contains(text, "\n") || len(text) > pasteThreshold {
@@ -223,19 +223,27 @@ func (t *Tmux) Capture(ctx context.Context, ep Endpoint) (Screen, error) {
 	if err != nil {
 		return Screen{}, err
 	}
-	out, err := t.run(ctx, "display-message", "-p", "-t", pane, "#{cursor_y}", ";", "capture-pane", "-p", "-t", pane)
+	out, err := t.run(ctx, "display-message", "-p", "-t", pane, "#{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", pane)
 	if err != nil {
 		return Screen{}, fmt.Errorf("tmux capture-pane %s (%s): %w", ep.Target, pane, err)
 	}
 	return parseCapture(out.Stdout), nil
 }
 
-// parseCapture reads `display-message '#{cursor_y}' ; capture-pane -p` output.
+// parseCapture reads `display-message '#{cursor_y} #{cursor_x}' ; capture-pane -p` output.
 func parseCapture(out []byte) Screen {
 	first, rest, _ := strings.Cut(string(out), "\n")
 	s := Screen{Lines: strings.Split(strings.TrimRight(rest, "\n"), "\n")}
-	if y, err := strconv.Atoi(strings.TrimSpace(first)); err == nil {
-		s.CursorY, s.Cursor = y, true
+	pos := strings.Fields(first)
+	if len(pos) > 0 {
+		if y, err := strconv.Atoi(pos[0]); err == nil {
+			s.CursorY, s.Cursor = y, true
+		}
+	}
+	if len(pos) > 1 {
+		if x, err := strconv.Atoi(pos[1]); err == nil && x > 0 {
+			s.CursorX = x
+		}
 	}
 	return s
 }

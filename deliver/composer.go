@@ -112,3 +112,40 @@ func Echoed(before, now backends.Screen, beforeKnown bool, tail string) bool {
 	n, _ := composerLine(now)
 	return beforeKnown && b != n
 }
+
+// promptGlyphs frame a composer or mark its prompt; they are not input.
+const promptGlyphs = " \t│┃║|>›❯»"
+
+// HeldInput is the text the composer provably holds: what sits left of the
+// cursor on the cursor's row, past the composer's frame and prompt. Typed
+// input ends at the cursor, while a placeholder or suggestion is drawn after
+// it, so only the left part counts. Without a known cursor column it is ""
+// (nothing proven), never a guess.
+func HeldInput(s backends.Screen) string {
+	if !s.Cursor || s.CursorX <= 0 || s.CursorY < 0 || s.CursorY >= len(s.Lines) {
+		return ""
+	}
+	var left []rune
+	col := 0
+	for _, r := range s.Lines[s.CursorY] {
+		if col >= s.CursorX {
+			break
+		}
+		left = append(left, r)
+		col += cellWidth(r)
+	}
+	return strings.TrimSpace(strings.TrimLeft(string(left), promptGlyphs))
+}
+
+// cellWidth is a rune's terminal width: 2 for the East Asian wide and emoji
+// ranges, 1 otherwise. It only has to keep the cursor column from reaching
+// past the typed text into a placeholder.
+func cellWidth(r rune) int {
+	switch {
+	case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0xA4CF, r >= 0xAC00 && r <= 0xD7A3,
+		r >= 0xF900 && r <= 0xFAFF, r >= 0xFE30 && r <= 0xFE4F, r >= 0xFF00 && r <= 0xFF60,
+		r >= 0xFFE0 && r <= 0xFFE6, r >= 0x1F300 && r <= 0x1FAFF, r >= 0x20000:
+		return 2
+	}
+	return 1
+}

@@ -263,3 +263,30 @@ func TestCursorlessEchoAboveBlankComposerIsCleared(t *testing.T) {
 		t.Fatalf("stuck composer: Classify = %v, want Holding", got)
 	}
 }
+
+func TestHeldInputIsWhatSitsLeftOfTheCursor(t *testing.T) {
+	cursorAt := func(x, y int, lines ...string) backends.Screen {
+		return backends.Screen{Lines: lines, CursorY: y, Cursor: true, CursorX: x}
+	}
+	cases := []struct {
+		name string
+		s    backends.Screen
+		want string
+	}{
+		{"leftover exit command", cursorAt(7, 1, "transcript", "> /exit"), "/exit"},
+		{"empty composer", cursorAt(2, 1, "transcript", "> "), ""},
+		{"framed empty composer", cursorAt(4, 1, "╭──╮", "│ > │", "╰──╯"), ""},
+		{"framed held text", cursorAt(8, 1, "╭──╮", "│ > abc │", "╰──╯"), "abc"},
+		{"placeholder after the cursor", cursorAt(2, 0, `> Try "fix lint errors"`), ""},
+		{"codex prompt", cursorAt(7, 0, "› hello"), "hello"},
+		{"wide runes count two cells", cursorAt(6, 0, "> 日本 placeholder"), "日本"},
+		{"cursor column unknown", backends.Screen{Lines: []string{"> /exit"}, Cursor: true}, ""},
+		{"cursor row unknown", backends.Screen{Lines: []string{"> /exit"}, CursorX: 7}, ""},
+		{"cursor row out of range", cursorAt(3, 4, "> x"), ""},
+	}
+	for _, c := range cases {
+		if got := HeldInput(c.s); got != c.want {
+			t.Errorf("%s: HeldInput = %q, want %q", c.name, got, c.want)
+		}
+	}
+}

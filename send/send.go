@@ -216,6 +216,9 @@ func (s Sender) sendText(ctx context.Context, t *resolve.Target, text string) er
 		return err
 	}
 	defer lock.Release()
+	if err := refuseHeld(ctx, t); err != nil {
+		return err
+	}
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, text, o)
 	switch res.Verdict {
 	case deliver.Submitted:
@@ -232,4 +235,24 @@ func (s Sender) sendText(ctx context.Context, t *resolve.Target, text string) er
 		return refusal.Unconfirmed("text delivered to %s but the submit is unconfirmed (verdict=%s after %d Enter); do not retype or blindly resend: look at the pane, then send '--key Enter' only if the composer still holds the text", t.Endpoint.Target, res.Verdict, res.Enters).
 			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "unconfirmed", "verdict", string(res.Verdict))
 	}
+}
+
+// refuseHeld refuses a message while the composer provably holds other
+// input (an unconfirmed /exit, a half-typed line): typed now, the message
+// would be glued onto it and submitted as one. A screen that cannot be read,
+// or that proves nothing, is no refusal; the submit's own checks follow.
+func refuseHeld(ctx context.Context, t *resolve.Target) error {
+	screen, err := t.Backend.Capture(ctx, t.Endpoint)
+	if err != nil {
+		return nil
+	}
+	held := deliver.HeldInput(screen)
+	if held == "" {
+		return nil
+	}
+	if r := []rune(held); len(r) > 40 {
+		held = string(r[:40]) + "..."
+	}
+	return refusal.Failed("task %s's composer already holds %q; the message would be glued onto it, so nothing was sent. Look at the pane and clear that input (or submit it deliberately), then send again", t.ID, held).
+		With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "held", held)
 }

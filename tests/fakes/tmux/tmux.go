@@ -337,6 +337,7 @@ func format(f string, s *Session, p *Pane) string {
 		"#{pane_current_path}", p.Cwd,
 		"#{session_name}", s.Name,
 		"#{cursor_y}", fmt.Sprint(cursor),
+		"#{cursor_x}", fmt.Sprint(len([]rune("> "+strings.ReplaceAll(p.Composer, "\n", "⏎")))),
 	)
 	return r.Replace(f)
 }
