@@ -15,16 +15,7 @@ func TestRelaunchClaudeOntoCodexInTheSameWindowAndWorktree(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
 	a := s.startAgent("t1", "claude")
-	if out, err := exec.Command("git", "init", "-q", a.wt).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
-	brief := filepath.Join(s.home, "data", "t1", "brief.md")
-	if err := os.MkdirAll(filepath.Dir(brief), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(brief, []byte("Implement the parser.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	brief := a.relaunchable("Implement the parser.\n")
 	codex := filepath.Join(binDir, "codex")
 	conf := "[harness.codex]\nbinary = \"" + codex + "\"\n"
 	if err := os.WriteFile(filepath.Join(s.home, "config", "fm.toml"), []byte(conf), 0o644); err != nil {
@@ -79,4 +70,21 @@ func TestRelaunchClaudeOntoCodexInTheSameWindowAndWorktree(t *testing.T) {
 	if b := readFile(brief); !strings.HasPrefix(b, "Implement the parser.\n") || !strings.Contains(b, "the lexer is done; next the parser") {
 		t.Errorf("brief = %q, want the original text plus the note", b)
 	}
+}
+
+// relaunchable makes the task's worktree a git repository and writes its
+// brief, which a relaunch requires; it returns the brief's path.
+func (a *agent) relaunchable(brief string) string {
+	a.s.t.Helper()
+	if out, err := exec.Command("git", "init", "-q", a.wt).CombinedOutput(); err != nil {
+		a.s.t.Fatalf("git init: %v %s", err, out)
+	}
+	path := filepath.Join(a.s.home, "data", a.id, "brief.md")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		a.s.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(brief), 0o644); err != nil {
+		a.s.t.Fatal(err)
+	}
+	return path
 }
