@@ -1,0 +1,76 @@
+package backends
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A call that outlives its bound is killed with its whole process group (a
+// shell wrapper and the child it waits on), and the error names the call.
+func TestBoundedKillsAHungCallAndNamesIt(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tmux")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nsleep 1000\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := Bounded{Inner: &ExecRunner{}, Timeout: 200 * time.Millisecond}
+	start := time.Now()
+	_, err := r.Run(context.Background(), Cmd{Path: bin, Args: []string{"-L", "sock", "list-windows", "-t", "=s"}})
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("the hung call took %v to end", took)
+	}
+	var te *TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v, want a TimeoutError", err)
+	}
+	if got, want := err.Error(), "tmux list-windows timed out after 200ms"; got != want {
+		t.Fatalf("err = %q, want %q", got, want)
+	}
+	if got := StderrOf(err); !strings.Contains(got, "timed out") {
+		t.Fatalf("StderrOf = %q, want the timeout", got)
+	}
+}
+
+func TestBoundedPassesFastCallsAndCancellationThrough(t *testing.T) {
+	r := Bounded{Inner: &ExecRunner{}, Timeout: 5 * time.Second}
+	out, err := r.Run(context.Background(), Cmd{Path: "sh", Args: []string{"-c", "echo ok"}})
+	if err != nil || strings.TrimSpace(string(out.Stdout)) != "ok" {
+		t.Fatalf("fast call: %q %v", out.Stdout, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = r.Run(ctx, Cmd{Path: "sleep", Args: []string{"10"}})
+	var te *TimeoutError
+	if err == nil || errors.As(err, &te) {
+		t.Fatalf("a cancelled call = %v, want a failure that is not a timeout", err)
+	}
+}
+
+func TestCallNameSkipsServerOptions(t *testing.T) {
+	cases := map[string]Cmd{
+		"tmux list-windows":         {Path: "/usr/bin/tmux", Args: []string{"-S", "/tmp/s", "list-windows"}},
+		"zellij action dump-screen": {Path: "zellij", Args: []string{"--session", "s", "action", "dump-screen"}},
+		"herdr agent":               {Path: "herdr", Args: []string{"agent", "get", "--session", "s", "p1"}},
+		"ps":                        {Path: "ps"},
+	}
+	for want, c := range cases {
+		if got := callName(c); got != want {
+			t.Errorf("callName(%v) = %q, want %q", c, got, want)
+		}
+	}
+}
+
+func TestMuxTimeoutReadsSecondsOrDurations(t *testing.T) {
+	cases := map[string]time.Duration{"": DefaultMuxTimeout, "2": 2 * time.Second, "0.5": 500 * time.Millisecond,
+		"750ms": 750 * time.Millisecond, "0": DefaultMuxTimeout, "-1": DefaultMuxTimeout, "soon": DefaultMuxTimeout}
+	for v, want := range cases {
+		if got := MuxTimeout(func(string) string { return v }); got != want {
+			t.Errorf("FM_MUX_TIMEOUT=%q: %v, want %v", v, got, want)
+		}
+	}
+}
