@@ -22,9 +22,13 @@ const description = `Types the text once, literally, into task <id>'s agent and 
 the composer confirms the submit. Multi-line or long text goes as one bracketed
 paste. A kind=secondmate task gets the [fm-from-firstmate] routing marker.
 
+Nothing is typed unless the task's own agent (its recorded harness) is alive at
+the endpoint, and no message is typed onto input its composer already holds.
+
 Exit status: 0 submit confirmed; 3 typed and Enter sent, but the submit stayed
 unconfirmed (look at the pane before resending); 2 bad command line; 1 any other
-failure (nothing may be assumed delivered).
+failure, including a refusal of a shell, a stopped agent, another harness or held
+input (nothing may be assumed delivered).
 
 Examples:
    fm-send t1 "please rebase on main and rerun the tests"

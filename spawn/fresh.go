@@ -100,7 +100,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	}
 	// A record whose endpoint is gone may be launched over; a failed launch
 	// puts it back rather than deleting the keys it holds (PR, decisions).
-	prior, err := os.ReadFile(store.MetaPath(req.ID))
+	prior, err := state.ReadSmallFile(store.MetaPath(req.ID), state.MaxRecordBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Result{}, refusal.Failed("task %s's existing record cannot be read: %v", req.ID, err)
 	}
