@@ -116,10 +116,8 @@ func (c *Controller) runInterrupt(ctx context.Context, t *resolve.Target) error 
 	if before.State != backends.StateAlive && before.State != backends.StateUnverified {
 		return refuseState(t, "interrupt", before)
 	}
-	if before.State == backends.StateAlive {
-		if err := t.Gate(before, "fm-control"); err != nil {
-			return err
-		}
+	if err := t.Gate(before, "fm-control"); err != nil {
+		return err
 	}
 	res, err := c.interrupt(ctx, t)
 	if err != nil {
