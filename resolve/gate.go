@@ -32,7 +32,7 @@ func (t *Target) Gate(obs backends.Observation, tool string) error {
 		if t.ownsAll(obs.Names) {
 			return nil
 		}
-		return t.refuseGate("runs %s, which is not the task's recorded harness %s; nothing was sent. If the task moved to another harness, relaunch it onto that harness (fm-control relaunch %s --harness ...)", names(obs), t.Harness.Name, t.ID)
+		return t.refuseGate("runs %s, which is not the task's recorded harness %s; nothing was sent. Look at the pane: fmctl types only into the task's own agent, so stop that process there (or correct the record) first", names(obs), t.Harness.Name)
 	case backends.StateUnverified:
 		// A backend without a recovery-grade classifier (zellij) must still
 		// name the harness process; without that evidence the keys go blind.
