@@ -2,7 +2,6 @@ package backends
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -69,81 +68,6 @@ func SplitTmuxTarget(target string) (session, window string, err error) {
 	return s, w, nil
 }
 
-// paneInfo is one window's active pane, as list-windows reports it.
-type paneInfo struct {
-	window, pane, tty, command, path string
-	pid                              int // the pane's first process (its shell)
-}
-
-const listFormat = "#{window_name}\t#{pane_id}\t#{pane_pid}\t#{pane_tty}\t#{pane_current_command}\t#{pane_current_path}"
-
-// lookupErr says why a window could not be found.
-type lookupErr struct {
-	state AgentState
-	msg   string
-}
-
-func (e *lookupErr) Error() string { return e.msg }
-
-// lookup finds the exact window name in the session: one tmux call that
-// confirms existence and returns the pane id, tty, command and path.
-func (t *Tmux) lookup(ctx context.Context, target string) (paneInfo, error) {
-	session, window, err := SplitTmuxTarget(target)
-	if err != nil {
-		return paneInfo{}, &lookupErr{StateUnreadable, err.Error()}
-	}
-	out, err := t.run(ctx, "list-windows", "-t", "="+session, "-F", listFormat)
-	if err != nil {
-		msg := StderrOf(err)
-		if isTmuxAbsent(msg) {
-			return paneInfo{}, &lookupErr{StateMissing, fmt.Sprintf("tmux session %s is gone (%s)", session, msg)}
-		}
-		return paneInfo{}, &lookupErr{StateUnreadable, fmt.Sprintf("tmux list-windows -t %s: %s", session, msg)}
-	}
-	var found []paneInfo
-	for _, line := range strings.Split(string(out.Stdout), "\n") {
-		f := strings.Split(line, "\t")
-		if len(f) < 6 || f[0] != window {
-			continue
-		}
-		pid, _ := strconv.Atoi(f[2])
-		found = append(found, paneInfo{window: f[0], pane: f[1], pid: pid, tty: f[3], command: f[4], path: strings.Join(f[5:], "\t")})
-	}
-	switch len(found) {
-	case 0:
-		return paneInfo{}, &lookupErr{StateMissing, fmt.Sprintf("no window named %s in tmux session %s", window, session)}
-	case 1:
-		t.mu.Lock()
-		t.pane[target] = found[0].pane
-		t.mu.Unlock()
-		return found[0], nil
-	default:
-		return paneInfo{}, &lookupErr{StateUnreadable, fmt.Sprintf("%d windows are named %s in tmux session %s; refusing to pick one", len(found), window, session)}
-	}
-}
-
-func isTmuxAbsent(msg string) bool {
-	return strings.Contains(msg, "can't find session") ||
-		strings.Contains(msg, "no server running") ||
-		(strings.Contains(msg, "error connecting to") && (strings.Contains(msg, "No such file or directory") || strings.Contains(msg, "Connection refused")))
-}
-
-// paneID returns the pane id of target, looking it up when this process has
-// not seen it yet.
-func (t *Tmux) paneID(ctx context.Context, target string) (string, error) {
-	t.mu.Lock()
-	id, ok := t.pane[target]
-	t.mu.Unlock()
-	if ok {
-		return id, nil
-	}
-	info, err := t.lookup(ctx, target)
-	if err != nil {
-		return "", err
-	}
-	return info.pane, nil
-}
-
 // pasteThreshold: longer text goes as a bracketed paste. Peers report long
 // prompts typed through send-keys arriving truncated, and a paste reaches the
 // agent as one message rather than one keystroke burst per line.
@@ -161,7 +85,7 @@ func (t *Tmux) CaptureThenType(ctx context.Context, ep Endpoint, text string) (S
 }
 
 func (t *Tmux) sendText(ctx context.Context, ep Endpoint, text string, capture bool) (Screen, error) {
-	pane, err := t.paneID(ctx, ep.Target)
+	pane, err := t.paneID(ctx, ep)
 	if err != nil {
 		return Screen{}, err
 	}
@@ -208,7 +132,7 @@ func (t *Tmux) SendKey(ctx context.Context, ep Endpoint, key harness.Key) error 
 	if !ok {
 		return fmt.Errorf("tmux adapter has no mapping for key %s", key)
 	}
-	pane, err := t.paneID(ctx, ep.Target)
+	pane, err := t.paneID(ctx, ep)
 	if err != nil {
 		return err
 	}
@@ -219,7 +143,7 @@ func (t *Tmux) SendKey(ctx context.Context, ep Endpoint, key harness.Key) error 
 }
 
 func (t *Tmux) Capture(ctx context.Context, ep Endpoint) (Screen, error) {
-	pane, err := t.paneID(ctx, ep.Target)
+	pane, err := t.paneID(ctx, ep)
 	if err != nil {
 		return Screen{}, err
 	}
@@ -249,14 +173,15 @@ func parseCapture(out []byte) Screen {
 }
 
 func (t *Tmux) AgentState(ctx context.Context, ep Endpoint) Observation {
-	info, err := t.lookup(ctx, ep.Target)
+	info, err := t.lookup(ctx, ep)
 	if err != nil {
-		var le *lookupErr
-		if errors.As(err, &le) {
-			return Observation{State: le.state, Detail: le.msg}
-		}
-		return Observation{State: StateUnreadable, Detail: err.Error()}
+		return observeLookupErr(err)
 	}
+	return t.classify(ctx, info)
+}
+
+// classify decides what runs in one pane already found.
+func (t *Tmux) classify(ctx context.Context, info paneInfo) Observation {
 	if leader, ok := t.foregroundLeader(ctx, info.pid); ok {
 		name := harness.AgentName(leader.Comm, leader.Argv)
 		return Observation{State: StateAlive, Names: []string{name}, Detail: "foreground " + name, CurrentPath: info.path}
@@ -301,53 +226,15 @@ func (t *Tmux) foregroundLeader(ctx context.Context, shellPID int) (Process, boo
 }
 
 func (t *Tmux) CurrentPath(ctx context.Context, ep Endpoint) (string, error) {
-	info, err := t.lookup(ctx, ep.Target)
+	info, err := t.lookup(ctx, ep)
 	if err != nil {
 		return "", err
 	}
 	return info.path, nil
 }
 
-func (t *Tmux) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
-	session := spec.Container
-	if session == "" {
-		session = "firstmate"
-	}
-	target := session + ":" + spec.Label
-	if _, err := t.lookup(ctx, target); err == nil {
-		return nil, fmt.Errorf("window %s already exists; refusing to create a second endpoint for task %s", target, spec.TaskID)
-	} else if le := (*lookupErr)(nil); errors.As(err, &le) && le.state != StateMissing {
-		return nil, err
-	}
-	out, err := t.run(ctx, "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "="+session+":", "-n", spec.Label, "-c", spec.Dir)
-	if err != nil {
-		if !isTmuxAbsent(StderrOf(err)) {
-			return nil, fmt.Errorf("tmux new-window %s: %w", target, err)
-		}
-		out, err = t.run(ctx, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", session, "-n", spec.Label, "-c", spec.Dir)
-		if err != nil {
-			return nil, fmt.Errorf("tmux new-session %s: %w", target, err)
-		}
-	}
-	pane := strings.TrimSpace(string(out.Stdout))
-	if !strings.HasPrefix(pane, "%") {
-		return nil, fmt.Errorf("tmux created %s but printed no pane id (%q)", target, pane)
-	}
-	// A renamed window would no longer match its record, so the agent must not
-	// be able to retitle it.
-	if _, err := t.run(ctx, "set-option", "-w", "-t", pane, "allow-rename", "off", ";",
-		"set-option", "-w", "-t", pane, "automatic-rename", "off"); err != nil {
-		_, _ = t.run(ctx, "kill-window", "-t", pane)
-		return nil, fmt.Errorf("tmux pin window name %s: %w", target, err)
-	}
-	t.mu.Lock()
-	t.pane[target] = pane
-	t.mu.Unlock()
-	return []Field{{"window", target}}, nil
-}
-
 func (t *Tmux) Kill(ctx context.Context, ep Endpoint) error {
-	pane, err := t.paneID(ctx, ep.Target)
+	pane, err := t.paneID(ctx, ep)
 	if err != nil {
 		return err
 	}
@@ -368,7 +255,7 @@ func (t *Tmux) ValidateRecord(ep Endpoint) error {
 	if ep.TaskID != "" && window != "fm-"+ep.TaskID {
 		return fmt.Errorf("recorded window %s is not task %s's window fm-%s", ep.Target, ep.TaskID, ep.TaskID)
 	}
-	return nil
+	return validateTmuxIDs(ep)
 }
 
 // validAtom is the character set an endpoint part may use.

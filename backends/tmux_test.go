@@ -41,7 +41,7 @@ func (s *scriptedTmux) Run(_ context.Context, c Cmd) (Output, error) {
 	return Output{}, nil
 }
 
-const twoWindows = "fm-t1\t%3\t1000\t/dev/pts/9\tclaude\t/w/t1\nfm-t2\t%4\t2000\t/dev/pts/10\tbash\t/w/t2 with\ttab\n"
+const twoWindows = "fm-t1\t%3\t1000\t/dev/pts/9\tclaude\t@1\tfmses\t/w/t1\nfm-t2\t%4\t2000\t/dev/pts/10\tbash\t@2\tfmses\t/w/t2 with\ttab\n"
 
 // fixedProcs is a process table: procs on every tty, and byPID for the
 // by-pid reads of the foreground fast path.
@@ -222,12 +222,12 @@ func TestTmuxLookupStates(t *testing.T) {
 		wantMsg string
 	}{
 		{"window absent", scriptedTmux{windows: twoWindows}, "fmses:fm-t9", StateMissing, "no window named fm-t9"},
-		{"prefix is not a match", scriptedTmux{windows: "fm-t1x\t%5\t1\t/dev/pts/1\tclaude\t/w\n"}, "fmses:fm-t1", StateMissing, "no window named"},
+		{"prefix is not a match", scriptedTmux{windows: "fm-t1x\t%5\t1\t/dev/pts/1\tclaude\t@5\tfmses\t/w\n"}, "fmses:fm-t1", StateMissing, "no window named"},
 		{"session gone", scriptedTmux{listErr: "can't find session: fmses"}, "fmses:fm-t1", StateMissing, "is gone"},
-		{"no server", scriptedTmux{listErr: "no server running on /tmp/tmux-0/default"}, "fmses:fm-t1", StateMissing, "is gone"},
-		{"socket gone", scriptedTmux{listErr: "error connecting to /tmp/x (No such file or directory)"}, "fmses:fm-t1", StateMissing, "is gone"},
+		{"no server", scriptedTmux{listErr: "no server running on /tmp/tmux-0/default"}, "fmses:fm-t1", StateUnreadable, "unreachable"},
+		{"socket gone", scriptedTmux{listErr: "error connecting to /tmp/x (No such file or directory)"}, "fmses:fm-t1", StateUnreadable, "unreachable"},
 		{"other failure", scriptedTmux{listErr: "server exited unexpectedly"}, "fmses:fm-t1", StateUnreadable, "server exited"},
-		{"two windows with the name", scriptedTmux{windows: twoWindows + "fm-t1\t%9\t3000\t/dev/pts/3\tbash\t/x\n"}, "fmses:fm-t1", StateUnreadable, "2 windows are named fm-t1"},
+		{"two windows with the name", scriptedTmux{windows: twoWindows + "fm-t1\t%9\t3000\t/dev/pts/3\tbash\t@9\tfmses\t/x\n"}, "fmses:fm-t1", StateUnreadable, "2 windows are named fm-t1"},
 		{"malformed target", scriptedTmux{windows: twoWindows}, "fm-t1", StateUnreadable, "not session:window"},
 	}
 	for _, c := range cases {

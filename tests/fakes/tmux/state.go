@@ -17,6 +17,7 @@ import (
 // Pane is one window's single pane.
 type Pane struct {
 	Window     string   `json:"window"`
+	WindowID   string   `json:"window_id"`
 	ID         string   `json:"id"`
 	Command    string   `json:"command"`
 	Cwd        string   `json:"cwd"`
@@ -34,7 +35,8 @@ type Session struct {
 type World struct {
 	Running  bool              `json:"running"`
 	Sessions []*Session        `json:"sessions"`
-	NextPane int               `json:"next_pane"`
+	NextPane   int               `json:"next_pane"`
+	NextWindow int               `json:"next_window"`
 	Buffers  map[string]string `json:"buffers"`
 }
 
@@ -112,8 +114,9 @@ func (w *World) paneByID(id string) (*Session, *Pane) {
 }
 
 func (w *World) addPane(s *Session, window, cwd string) *Pane {
-	p := &Pane{Window: window, ID: fmt.Sprintf("%%%d", w.NextPane), Command: "bash", Cwd: cwd}
+	p := &Pane{Window: window, WindowID: fmt.Sprintf("@%d", w.NextWindow), ID: fmt.Sprintf("%%%d", w.NextPane), Command: "bash", Cwd: cwd}
 	w.NextPane++
+	w.NextWindow++
 	s.Panes = append(s.Panes, p)
 	return p
 }

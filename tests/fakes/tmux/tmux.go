@@ -14,11 +14,20 @@ func Main() int {
 	appendLine("calls.log", strings.Join(args, " "))
 	// Global options: the server selection flags are accepted and ignored,
 	// since the fake has one world per $FAKE_TMUX_DIR.
+	socket := "default"
 	for len(args) > 0 && (args[0] == "-L" || args[0] == "-S" || args[0] == "-f") {
 		if len(args) < 2 {
 			return fail("option %s requires an argument", args[0])
 		}
+		if args[0] == "-L" {
+			socket = args[1]
+		}
 		args = args[2:]
+	}
+	// A test that writes a socket name into $FAKE_TMUX_DIR/socket makes the
+	// fake answer only on that -L name, as a server on one socket does.
+	if want, err := os.ReadFile(path("socket")); err == nil && strings.TrimSpace(string(want)) != socket {
+		return fail("error connecting to /tmp/tmux-fake/%s (No such file or directory)", socket)
 	}
 	if len(args) == 0 {
 		return fail("fake tmux needs a command")
@@ -96,6 +105,10 @@ type flagSpec struct {
 
 var commands = map[string]flagSpec{
 	"list-windows":    {bools: "a", values: "tFf"},
+	"list-panes":      {bools: "as", values: "tFf"},
+	"rename-window":   {bools: "", values: "t"},
+	"rename-session":  {bools: "", values: "t"},
+	"move-window":     {bools: "abdkr", values: "st"},
 	"send-keys":       {bools: "lHKMRX", values: "tN"},
 	"display-message": {bools: "aIpv", values: "tcd"},
 	"capture-pane":    {bools: "aepPqCJN", values: "tbSE"},
@@ -171,6 +184,35 @@ func run(w *World, cmd []string, out *strings.Builder) error {
 		for _, pane := range s.Panes {
 			out.WriteString(format(p.flags['F'], s, pane) + "\n")
 		}
+	case "list-panes":
+		if p.flags['a'] == "" {
+			return fmt.Errorf("fake list-panes supports -a only")
+		}
+		for _, s := range w.Sessions {
+			for _, pane := range s.Panes {
+				out.WriteString(format(p.flags['F'], s, pane) + "\n")
+			}
+		}
+	case "rename-window":
+		_, pane, err := findPane(w, p.flags['t'])
+		if err != nil {
+			return err
+		}
+		if len(p.args) != 1 {
+			return fmt.Errorf("fake rename-window needs one new name")
+		}
+		pane.Window = p.args[0]
+	case "rename-session":
+		s, err := findSession(w, p.flags['t'])
+		if err != nil {
+			return err
+		}
+		if len(p.args) != 1 || w.session(p.args[0]) != nil {
+			return fmt.Errorf("duplicate session: %s", strings.Join(p.args, " "))
+		}
+		s.Name = p.args[0]
+	case "move-window":
+		return moveWindow(w, p)
 	case "send-keys":
 		s, pane, err := findPane(w, p.flags['t'])
 		if err != nil {
@@ -189,7 +231,11 @@ func run(w *World, cmd []string, out *strings.Builder) error {
 		}
 	case "display-message":
 		s, pane, err := findPane(w, p.flags['t'])
-		if err != nil {
+		if err != nil && strings.HasPrefix(p.flags['t'], "%") {
+			// tmux 3.3a does not fail for an absent pane id: it expands
+			// the format against no pane at all, exit 0.
+			s, pane = &Session{}, &Pane{}
+		} else if err != nil {
 			return err
 		}
 		out.WriteString(format(strings.Join(p.args, " "), s, pane) + "\n")
@@ -286,7 +332,12 @@ func pressKey(s *Session, pane *Pane, k string) error {
 		interrupt(pane)
 	case "C-u":
 		logInput(pane, s, "key", k)
-		pane.Composer = ""
+		if !(isShell(pane.Command) && flag("shell-ignores-clear")) {
+			pane.Composer = ""
+		}
+	case "C-e":
+		// The cursor is always at the end of the fake's composer.
+		logInput(pane, s, "key", k)
 	default:
 		return fmt.Errorf("fake tmux does not model key %s", k)
 	}
@@ -309,6 +360,16 @@ func findPane(w *World, t string) (*Session, *Pane, error) {
 		}
 		return nil, nil, fmt.Errorf("can't find pane: %s", t)
 	}
+	if strings.HasPrefix(t, "@") {
+		for _, s := range w.Sessions {
+			for _, p := range s.Panes {
+				if p.WindowID == t {
+					return s, p, nil
+				}
+			}
+		}
+		return nil, nil, fmt.Errorf("can't find window: %s", t)
+	}
 	sess, win, ok := strings.Cut(t, ":")
 	if !ok {
 		return nil, nil, fmt.Errorf("fake tmux wants a pane id or session:window target, got %q", t)
@@ -330,6 +391,7 @@ func format(f string, s *Session, p *Pane) string {
 	_, cursor := screen(p)
 	r := strings.NewReplacer(
 		"#{window_name}", p.Window,
+		"#{window_id}", p.WindowID,
 		"#{pane_id}", p.ID,
 		"#{pane_tty}", "",
 		"#{pane_pid}", "",
@@ -340,4 +402,25 @@ func format(f string, s *Session, p *Pane) string {
 		"#{cursor_x}", fmt.Sprint(len([]rune("> "+strings.ReplaceAll(p.Composer, "\n", "⏎")))),
 	)
 	return r.Replace(f)
+}
+
+// moveWindow moves a window (by id, pane id or session:window) to the end of
+// another session, keeping its name and ids, as `move-window -s X -t =s:` does.
+func moveWindow(w *World, p parsed) error {
+	from, pane, err := findPane(w, p.flags['s'])
+	if err != nil {
+		return err
+	}
+	to, err := findSession(w, strings.TrimSuffix(p.flags['t'], ":"))
+	if err != nil {
+		return err
+	}
+	for i, x := range from.Panes {
+		if x == pane {
+			from.Panes = append(from.Panes[:i], from.Panes[i+1:]...)
+			break
+		}
+	}
+	to.Panes = append(to.Panes, pane)
+	return nil
 }

@@ -1,0 +1,236 @@
+package backends
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Record keys naming a tmux endpoint by tmux's own ids. A window name is a
+// label anyone can change (rename-window, move-window, rename-session); the
+// pane id (%N) and window id (@N) are tmux's, never reused within a server,
+// so they tell "renamed" apart from "gone".
+const (
+	KeyTmuxPane   = "tmux_pane_id"
+	KeyTmuxWindow = "tmux_window_id"
+)
+
+var (
+	tmuxPaneID   = regexp.MustCompile(`^%[0-9]+$`)
+	tmuxWindowID = regexp.MustCompile(`^@[0-9]+$`)
+)
+
+// paneInfo is one pane as tmux reports it.
+type paneInfo struct {
+	window, windowID, session, pane, tty, command, path string
+	pid                                                 int // the pane's first process (its shell)
+}
+
+// where names a pane for a person: `%N in session:window`.
+func (p paneInfo) where() string { return p.pane + " in " + p.session + ":" + p.window }
+
+// paneFormat is the one format every lookup reads; the path comes last
+// because it alone may hold a tab.
+const paneFormat = "#{window_name}\t#{pane_id}\t#{pane_pid}\t#{pane_tty}\t#{pane_current_command}\t#{window_id}\t#{session_name}\t#{pane_current_path}"
+
+func parsePaneLine(line string) (paneInfo, bool) {
+	f := strings.Split(line, "\t")
+	if len(f) < 8 {
+		return paneInfo{}, false
+	}
+	pid, _ := strconv.Atoi(f[2])
+	return paneInfo{window: f[0], pane: f[1], pid: pid, tty: f[3], command: f[4], windowID: f[5], session: f[6], path: strings.Join(f[7:], "\t")}, true
+}
+
+// lookupErr says why an endpoint could not be resolved.
+type lookupErr struct {
+	state    AgentState
+	msg      string
+	noServer bool // the server is not running (or the socket is wrong)
+}
+
+func (e *lookupErr) Error() string { return e.msg }
+
+func observeLookupErr(err error) Observation {
+	var le *lookupErr
+	if errors.As(err, &le) {
+		return Observation{State: le.state, Detail: le.msg}
+	}
+	return Observation{State: StateUnreadable, Detail: err.Error()}
+}
+
+// serverErr classifies a failed tmux call. Only a server that answered can
+// say something is missing: no server (or a wrong socket) is unreadable,
+// because the agent may well be running on the server fmctl failed to reach.
+func serverErr(what, msg string) *lookupErr {
+	if isNoServer(msg) {
+		return &lookupErr{state: StateUnreadable, noServer: true, msg: fmt.Sprintf("%s: tmux server unreachable (%s); check FM_TMUX_SOCKET", what, msg)}
+	}
+	return &lookupErr{state: StateUnreadable, msg: fmt.Sprintf("%s: %s", what, msg)}
+}
+
+func isNoServer(msg string) bool {
+	return strings.Contains(msg, "no server running") || strings.Contains(msg, "error connecting to")
+}
+
+// lookup resolves an endpoint in one tmux call: by the recorded pane id
+// when the record has one (checking the pane still sits in the recorded
+// session:window), else by the window label.
+func (t *Tmux) lookup(ctx context.Context, ep Endpoint) (paneInfo, error) {
+	session, window, err := SplitTmuxTarget(ep.Target)
+	if err != nil {
+		return paneInfo{}, &lookupErr{state: StateUnreadable, msg: err.Error()}
+	}
+	var info paneInfo
+	if id := ep.Field(KeyTmuxPane); id != "" {
+		info, err = t.lookupByID(ctx, ep.Target, session, window, id)
+	} else {
+		info, err = t.lookupByLabel(ctx, session, window)
+	}
+	if err != nil {
+		return paneInfo{}, err
+	}
+	t.mu.Lock()
+	t.pane[ep.Target] = info.pane
+	t.mu.Unlock()
+	return info, nil
+}
+
+// lookupByID reads the recorded pane. tmux 3.3a's display-message does not
+// fail for an absent pane (it prints the format against no pane), so the
+// pane id it echoes is what proves the pane exists.
+func (t *Tmux) lookupByID(ctx context.Context, target, session, window, id string) (paneInfo, error) {
+	out, err := t.run(ctx, "display-message", "-p", "-t", id, paneFormat)
+	if err != nil {
+		return paneInfo{}, serverErr("tmux display-message -t "+id, StderrOf(err))
+	}
+	info, ok := parsePaneLine(strings.TrimRight(string(out.Stdout), "\n"))
+	if !ok || info.pane != id {
+		// The recorded pane is gone; the label alone may live on elsewhere.
+		other, err := t.lookupByLabel(ctx, session, window)
+		var le *lookupErr
+		switch {
+		case err == nil:
+			return paneInfo{}, &lookupErr{state: StateDrifted, msg: fmt.Sprintf("recorded pane %s is gone, but %s carries the label %s", id, other.where(), window)}
+		case errors.As(err, &le) && le.state == StateMissing:
+			return paneInfo{}, &lookupErr{state: StateMissing, msg: fmt.Sprintf("recorded pane %s is gone and no window is named %s in tmux session %s", id, window, session)}
+		}
+		return paneInfo{}, err
+	}
+	if info.session != session || info.window != window {
+		return paneInfo{}, &lookupErr{state: StateDrifted, msg: fmt.Sprintf("recorded pane %s is now %s, not %s", id, info.where(), target)}
+	}
+	return info, nil
+}
+
+// lookupByLabel finds the exact window name in the session (records
+// written before the id keys existed).
+func (t *Tmux) lookupByLabel(ctx context.Context, session, window string) (paneInfo, error) {
+	out, err := t.run(ctx, "list-windows", "-t", "="+session, "-F", paneFormat)
+	if err != nil {
+		msg := StderrOf(err)
+		if strings.Contains(msg, "can't find session") {
+			return paneInfo{}, &lookupErr{state: StateMissing, msg: fmt.Sprintf("tmux session %s is gone (%s)", session, msg)}
+		}
+		return paneInfo{}, serverErr("tmux list-windows -t "+session, msg)
+	}
+	var found []paneInfo
+	for _, line := range strings.Split(string(out.Stdout), "\n") {
+		if p, ok := parsePaneLine(line); ok && p.window == window {
+			found = append(found, p)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return paneInfo{}, &lookupErr{state: StateMissing, msg: fmt.Sprintf("no window named %s in tmux session %s", window, session)}
+	case 1:
+		return found[0], nil
+	}
+	return paneInfo{}, &lookupErr{state: StateUnreadable, msg: fmt.Sprintf("%d windows are named %s in tmux session %s; refusing to pick one", len(found), window, session)}
+}
+
+// paneID returns the endpoint's pane id, resolving (and checking) it when
+// this process has not yet.
+func (t *Tmux) paneID(ctx context.Context, ep Endpoint) (string, error) {
+	t.mu.Lock()
+	id, ok := t.pane[ep.Target]
+	t.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	info, err := t.lookup(ctx, ep)
+	if err != nil {
+		return "", err
+	}
+	return info.pane, nil
+}
+
+func validateTmuxIDs(ep Endpoint) error {
+	if v, ok := ep.Fields[KeyTmuxPane]; ok && !tmuxPaneID.MatchString(v) {
+		return fmt.Errorf("%s=%s is not a tmux pane id (%%N)", KeyTmuxPane, v)
+	}
+	if v, ok := ep.Fields[KeyTmuxWindow]; ok && !tmuxWindowID.MatchString(v) {
+		return fmt.Errorf("%s=%s is not a tmux window id (@N)", KeyTmuxWindow, v)
+	}
+	return nil
+}
+
+func (t *Tmux) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
+	session := spec.Container
+	if session == "" {
+		session = "firstmate"
+	}
+	target := session + ":" + spec.Label
+	var le *lookupErr
+	if _, err := t.lookupByLabel(ctx, session, spec.Label); err == nil {
+		return nil, fmt.Errorf("window %s already exists; refusing to create a second endpoint for task %s", target, spec.TaskID)
+	} else if !errors.As(err, &le) || (le.state != StateMissing && !le.noServer) {
+		return nil, err
+	}
+	info, err := t.newWindow(ctx, session, spec)
+	if err != nil {
+		return nil, err
+	}
+	// A renamed window would no longer match its label, so the agent must
+	// not be able to retitle it.
+	if _, err := t.run(ctx, "set-option", "-w", "-t", info.pane, "allow-rename", "off", ";",
+		"set-option", "-w", "-t", info.pane, "automatic-rename", "off"); err != nil {
+		_, _ = t.run(ctx, "kill-window", "-t", info.pane)
+		return nil, fmt.Errorf("tmux pin window name %s: %w", target, err)
+	}
+	t.mu.Lock()
+	t.pane[target] = info.pane
+	t.mu.Unlock()
+	return []Field{{"window", target}, {KeyTmuxPane, info.pane}, {KeyTmuxWindow, info.windowID}}, nil
+}
+
+const createdFormat = "#{pane_id}\t#{window_id}"
+
+// newWindow adds the window to the session, creating the session when it
+// does not exist. Two spawns may both find the session absent: the loser of
+// that race gets "duplicate session" and adds its window to the winner's.
+func (t *Tmux) newWindow(ctx context.Context, session string, spec CreateSpec) (paneInfo, error) {
+	target := session + ":" + spec.Label
+	out, err := t.run(ctx, "new-window", "-d", "-P", "-F", createdFormat, "-t", "="+session+":", "-n", spec.Label, "-c", spec.Dir)
+	if err != nil {
+		msg := StderrOf(err)
+		if !strings.Contains(msg, "can't find session") && !isNoServer(msg) {
+			return paneInfo{}, fmt.Errorf("tmux new-window %s: %w", target, err)
+		}
+		out, err = t.run(ctx, "new-session", "-d", "-P", "-F", createdFormat, "-s", session, "-n", spec.Label, "-c", spec.Dir)
+		if err != nil && strings.Contains(StderrOf(err), "duplicate session") {
+			out, err = t.run(ctx, "new-window", "-d", "-P", "-F", createdFormat, "-t", "="+session+":", "-n", spec.Label, "-c", spec.Dir)
+		}
+		if err != nil {
+			return paneInfo{}, fmt.Errorf("tmux new-session %s: %w", target, err)
+		}
+	}
+	pane, window, _ := strings.Cut(strings.TrimSpace(string(out.Stdout)), "\t")
+	if !tmuxPaneID.MatchString(pane) || !tmuxWindowID.MatchString(window) {
+		return paneInfo{}, fmt.Errorf("tmux created %s but printed no pane and window id (%q)", target, out.Stdout)
+	}
+	return paneInfo{pane: pane, windowID: window, session: session, window: spec.Label}, nil
+}

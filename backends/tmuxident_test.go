@@ -1,0 +1,80 @@
+package backends
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// idTmux answers display-message -t %N with pane (or, for an absent pane,
+// with the empty fields tmux 3.3a prints), and list-windows with windows.
+type idTmux struct {
+	pane    string // the display-message line; "" = the pane is gone
+	windows string
+	stderr  string // every call fails with this
+	calls   []string
+}
+
+func (s *idTmux) Run(_ context.Context, c Cmd) (Output, error) {
+	s.calls = append(s.calls, strings.Join(c.Args, " "))
+	if s.stderr != "" {
+		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: s.stderr}
+	}
+	switch c.Args[0] {
+	case "display-message":
+		if s.pane == "" {
+			return Output{Stdout: []byte("\t\t\t\t\t\t\t\n")}, nil
+		}
+		return Output{Stdout: []byte(s.pane + "\n")}, nil
+	case "list-windows":
+		return Output{Stdout: []byte(s.windows)}, nil
+	}
+	return Output{}, nil
+}
+
+func TestTmuxLookupByRecordedPaneID(t *testing.T) {
+	ep := Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1"}}
+	cases := []struct {
+		name   string
+		tm     idTmux
+		state  AgentState
+		detail string
+		calls  int
+	}{
+		{"in place", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\tfmses\t/w/t1"}, StateDead, "", 1},
+		{"window renamed", idTmux{pane: "other\t%3\t0\t\tbash\t@1\tfmses\t/w/t1"}, StateDrifted, "%3 in fmses:other", 1},
+		{"window moved", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\telsewhere\t/w/t1"}, StateDrifted, "%3 in elsewhere:fm-t1", 1},
+		{"pane gone, label lives on", idTmux{windows: "fm-t1\t%8\t0\t\tbash\t@6\tfmses\t/w\n"}, StateDrifted, "%8 in fmses:fm-t1", 2},
+		{"pane and label gone", idTmux{windows: "fm-t2\t%4\t0\t\tbash\t@2\tfmses\t/w\n"}, StateMissing, "no window is named fm-t1", 2},
+		{"no server", idTmux{stderr: "no server running on /tmp/tmux-0/x"}, StateUnreadable, "unreachable", 1},
+		{"wrong socket", idTmux{stderr: "error connecting to /tmp/tmux-0/y (No such file or directory)"}, StateUnreadable, "unreachable", 1},
+		{"other failure", idTmux{stderr: "server exited unexpectedly"}, StateUnreadable, "server exited", 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tm := NewTmux(&tc.tm, TmuxOptions{Procs: &fixedProcs{}})
+			obs := tm.AgentState(context.Background(), ep)
+			if obs.State != tc.state || !strings.Contains(obs.Detail, tc.detail) {
+				t.Fatalf("state %s (%s), want %s containing %q", obs.State, obs.Detail, tc.state, tc.detail)
+			}
+			if len(tc.tm.calls) != tc.calls {
+				t.Fatalf("%d tmux calls %q, want %d", len(tc.tm.calls), tc.tm.calls, tc.calls)
+			}
+			if !strings.HasPrefix(tc.tm.calls[0], "display-message -p -t %3 ") {
+				t.Fatalf("first call %q, want display-message addressed to the recorded pane id", tc.tm.calls[0])
+			}
+		})
+	}
+}
+
+func TestTmuxValidateRecordChecksIDShapes(t *testing.T) {
+	tm := NewTmux(&idTmux{}, TmuxOptions{Procs: &fixedProcs{}})
+	for _, f := range []map[string]string{{KeyTmuxPane: "3"}, {KeyTmuxWindow: "%1"}, {KeyTmuxPane: "%3;x"}} {
+		if err := tm.ValidateRecord(Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: f}); err == nil {
+			t.Errorf("ValidateRecord accepted %v", f)
+		}
+	}
+	if err := tm.ValidateRecord(Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1"}}); err != nil {
+		t.Errorf("ValidateRecord refused good ids: %v", err)
+	}
+}
