@@ -271,3 +271,26 @@ func TestLoadFileRefusesBadTOML(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveHomeMakesARelativeHomeAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "home", "state"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	h, err := ResolveHome("fm-test", func(k string) string {
+		if k == "FM_HOME" {
+			return "home"
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(h.Root) || !filepath.IsAbs(h.State) || !filepath.IsAbs(h.BriefPath("t1")) {
+		t.Fatalf("home %+v has a relative path; the brief pointer would not resolve from the worktree", h)
+	}
+	if _, err := os.Stat(h.State); err != nil {
+		t.Fatalf("resolved state dir %s: %v", h.State, err)
+	}
+}

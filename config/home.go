@@ -33,6 +33,14 @@ func ResolveHome(tool string, env Env) (Home, error) {
 	if info, err := os.Stat(root); err != nil || !info.IsDir() {
 		return Home{}, refusal.Failed("FM_HOME '%s' is not a directory; point it at a firstmate home", root)
 	}
+	// Paths built from the home reach agents in other directories (the
+	// brief pointer in a launch line), so a relative FM_HOME is made
+	// absolute here, once, for every binary.
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return Home{}, refusal.Failed("FM_HOME '%s' cannot be made absolute: %v", root, err)
+	}
+	root = abs
 	h := Home{
 		Root:   root,
 		State:  orDefault(env("FM_STATE_OVERRIDE"), filepath.Join(root, "state")),
@@ -48,11 +56,15 @@ func ResolveHome(tool string, env Env) (Home, error) {
 	return h, nil
 }
 
+// orDefault returns v made absolute, or def (already absolute).
 func orDefault(v, def string) string {
-	if v != "" {
-		return v
+	if v == "" {
+		return def
 	}
-	return def
+	if abs, err := filepath.Abs(v); err == nil {
+		return abs
+	}
+	return v
 }
 
 // BriefPath is where a ship or scout's instructions live.
