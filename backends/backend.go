@@ -95,3 +95,26 @@ type Field struct {
 type CaptureTyper interface {
 	CaptureThenType(ctx context.Context, ep Endpoint, text string) (Screen, error)
 }
+
+// Pane is one live endpoint on a backend's server and what runs in it.
+type Pane struct {
+	ID    string      // the backend's own pane id (%N for tmux)
+	Where string      // container:label, as a record's window= would name it
+	Label string      // the window (tab) name
+	Obs   Observation // what runs there
+}
+
+// Describe names a pane for a person: `%N in session:window`.
+func (p Pane) Describe() string { return p.ID + " in " + p.Where }
+
+// PaneFinder is an optional Backend ability: see every pane on the server,
+// so a launch can prove no agent already works in a worktree, and a drifted
+// record can be re-pointed at its pane.
+type PaneFinder interface {
+	// PanesIn lists the panes whose current directory is dir, classified.
+	// An unreachable server has none.
+	PanesIn(ctx context.Context, dir string) ([]Pane, error)
+	// Claim makes p the endpoint labelled label (renaming its window back
+	// when it was renamed) and returns the record fields that name it.
+	Claim(ctx context.Context, p Pane, label string) ([]Field, error)
+}

@@ -178,10 +178,14 @@ func validateTmuxIDs(ep Endpoint) error {
 	return nil
 }
 
+// DefaultTmuxSession holds task windows when neither FM_TMUX_SESSION nor
+// config/fm.toml names a session.
+const DefaultTmuxSession = "firstmate"
+
 func (t *Tmux) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 	session := spec.Container
 	if session == "" {
-		session = "firstmate"
+		session = DefaultTmuxSession
 	}
 	target := session + ":" + spec.Label
 	var le *lookupErr
@@ -233,4 +237,54 @@ func (t *Tmux) newWindow(ctx context.Context, session string, spec CreateSpec) (
 		return paneInfo{}, fmt.Errorf("tmux created %s but printed no pane and window id (%q)", target, out.Stdout)
 	}
 	return paneInfo{pane: pane, windowID: window, session: session, window: spec.Label}, nil
+}
+
+// PanesIn lists the panes on the server whose current directory is dir.
+// It is the one tmux call that lists every pane, made only by launches and
+// rebind, never by a lookup.
+func (t *Tmux) PanesIn(ctx context.Context, dir string) ([]Pane, error) {
+	out, err := t.run(ctx, "list-panes", "-a", "-F", paneFormat)
+	if err != nil {
+		le := serverErr("tmux list-panes -a", StderrOf(err))
+		if le.noServer {
+			return nil, nil
+		}
+		return nil, le
+	}
+	want := SameDirKey(dir)
+	var panes []Pane
+	for _, line := range strings.Split(string(out.Stdout), "\n") {
+		info, ok := parsePaneLine(line)
+		if !ok || SameDirKey(info.path) != want {
+			continue
+		}
+		panes = append(panes, Pane{ID: info.pane, Where: info.session + ":" + info.window, Label: info.window, Obs: t.classify(ctx, info)})
+	}
+	return panes, nil
+}
+
+// Claim re-labels p's window as label when it was renamed (refusing when
+// another window in its session already has that name) and returns the
+// fields naming it.
+func (t *Tmux) Claim(ctx context.Context, p Pane, label string) ([]Field, error) {
+	out, err := t.run(ctx, "display-message", "-p", "-t", p.ID, paneFormat)
+	if err != nil {
+		return nil, serverErr("tmux display-message -t "+p.ID, StderrOf(err))
+	}
+	info, ok := parsePaneLine(strings.TrimRight(string(out.Stdout), "\n"))
+	if !ok || info.pane != p.ID {
+		return nil, fmt.Errorf("pane %s is gone", p.ID)
+	}
+	if info.window != label {
+		var le *lookupErr
+		if other, err := t.lookupByLabel(ctx, info.session, label); err == nil {
+			return nil, fmt.Errorf("session %s already has a window named %s (%s)", info.session, label, other.where())
+		} else if !errors.As(err, &le) || le.state != StateMissing {
+			return nil, err
+		}
+		if _, err := t.run(ctx, "rename-window", "-t", info.windowID, label); err != nil {
+			return nil, fmt.Errorf("tmux rename-window %s %s: %w", info.windowID, label, err)
+		}
+	}
+	return []Field{{"window", info.session + ":" + label}, {KeyTmuxPane, info.pane}, {KeyTmuxWindow, info.windowID}}, nil
 }

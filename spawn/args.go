@@ -23,6 +23,8 @@ type Request struct {
 	Brief    string
 	JSON     bool
 	Help     bool
+	// SharedWorktree allows a worktree another live task already uses.
+	SharedWorktree bool
 	// TxID is the relaunch transaction this launch belongs to
 	// (FM_CONTROL_RELAUNCH_TX); it is published in the new record.
 	TxID string
@@ -55,6 +57,10 @@ func parseArgs(args []string) (Request, error) {
 			continue
 		case "--relaunch":
 			r.Relaunch = true
+			continue
+		case "--shared-worktree":
+			r.SharedWorktree = true
+			r.given[a] = true
 			continue
 		case "--scout", "--secondmate":
 			r.given["--kind"] = true

@@ -23,7 +23,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := state.CheckTaskArg("fm-spawn", req.ID); err != nil {
+	if err := state.CheckNewTaskID("fm-spawn", req.ID); err != nil {
 		return Result{}, err
 	}
 	if len(req.extra) > 0 {
@@ -95,7 +95,19 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if err := store.RefuseTorn(req.ID); err != nil {
 		return Result{}, err
 	}
+	action, orphan, err := s.SettleIntent(ctx, store, req.ID)
+	if err != nil {
+		return Result{}, err
+	}
+	s.noteIntent(req.ID, action, orphan)
 	if err := s.refuseDuplicate(ctx, home, store, req.ID); err != nil {
+		return Result{}, err
+	}
+	sharers, err := s.refuseSharedWorktree(ctx, store, req.ID, wt, req.SharedWorktree)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := refuseOccupied(ctx, be, req.ID, wt, sharers); err != nil {
 		return Result{}, err
 	}
 	// A record whose endpoint is gone may be launched over; a failed launch
@@ -113,7 +125,17 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 		return Result{}, refusal.Failed("%v", err)
 	}
 
-	fields, err := be.Create(ctx, backends.CreateSpec{TaskID: req.ID, Label: state.Label(req.ID), Dir: wt, Container: container(s.Env, f, backendName)})
+	where := container(s.Env, f, backendName)
+	if where == "" && backendName == "tmux" {
+		where = backends.DefaultTmuxSession
+	}
+	if err := writeIntent(store, req.ID, backendName, where, wt); err != nil {
+		return Result{}, err
+	}
+	// The intent goes once this spawn ends either way: a launched task has
+	// its record, a failed one had its endpoint removed.
+	defer func() { _ = state.RemoveIfExists(store.SpawnIntentPath(req.ID)) }()
+	fields, err := be.Create(ctx, backends.CreateSpec{TaskID: req.ID, Label: state.Label(req.ID), Dir: wt, Container: where})
 	if err != nil {
 		return Result{}, refusal.Failed("could not create the endpoint for task %s on %s: %v", req.ID, backendName, backends.StderrOf(err))
 	}

@@ -18,11 +18,12 @@ import (
 // refusedWithRelaunch are the flags a relaunch never takes: it adopts what
 // the record says rather than choosing again.
 var refusedWithRelaunch = map[string]string{
-	"--backend":  "a relaunch keeps the recorded backend",
-	"--kind":     "a relaunch keeps the recorded kind",
-	"--worktree": "a relaunch adopts the recorded worktree",
-	"--project":  "a relaunch keeps the recorded project",
-	"--brief":    "a relaunch reads the recorded brief (fm-control relaunch appends the progress note)",
+	"--backend":         "a relaunch keeps the recorded backend",
+	"--kind":            "a relaunch keeps the recorded kind",
+	"--worktree":        "a relaunch adopts the recorded worktree",
+	"--project":         "a relaunch keeps the recorded project",
+	"--brief":           "a relaunch reads the recorded brief (fm-control relaunch appends the progress note)",
+	"--shared-worktree": "a relaunch adopts the recorded worktree",
 }
 
 // Relaunch adopts a task's recorded endpoint and worktree for a replacement
@@ -174,8 +175,19 @@ func relaunchHarness(t *resolve.Target, named string) (harness.Harness, error) {
 func (s Spawner) adoptEndpoint(ctx context.Context, t *resolve.Target) error {
 	obs := t.Backend.AgentState(ctx, t.Endpoint)
 	switch obs.State {
+	case backends.StateDead, backends.StateMissing:
+		// The recorded endpoint is agent-free; no other pane may hold
+		// an agent in the worktree either (a renamed window under an old
+		// record reads missing, while its agent runs on).
+		if err := refuseOccupied(ctx, t.Backend, t.ID, t.Endpoint.Worktree, nil); err != nil {
+			return err
+		}
+	}
+	switch obs.State {
 	case backends.StateDead:
 		return nil
+	case backends.StateDrifted:
+		return refusal.Failed("task %s's endpoint %s has drifted: %s; refusing to relaunch into it or beside it. Re-point the record with fm-control rebind %s", t.ID, t.Endpoint.Target, obs.Detail, t.ID)
 	case backends.StateMissing:
 		container := ""
 		if t.BackendName == "tmux" {

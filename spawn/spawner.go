@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -66,18 +65,6 @@ type Result struct {
 	Record  state.Record
 }
 
-// realPath resolves symlinks so two spellings of one directory compare equal.
-func realPath(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r
-	}
-	return abs
-}
-
 // waitPath polls the endpoint's current directory until it is want.
 func (s Spawner) waitPath(ctx context.Context, be backends.Backend, ep backends.Endpoint, want string, limit time.Duration) (string, bool) {
 	deadline := time.Now().Add(limit)
@@ -85,7 +72,7 @@ func (s Spawner) waitPath(ctx context.Context, be backends.Backend, ep backends.
 	for {
 		if p, err := be.CurrentPath(ctx, ep); err == nil {
 			last = p
-			if realPath(p) == realPath(want) {
+			if backends.SameDirKey(p) == backends.SameDirKey(want) {
 				return p, true
 			}
 		}

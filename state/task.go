@@ -48,6 +48,19 @@ func CheckTaskArg(tool, id string) error {
 	return nil
 }
 
+// CheckNewTaskID refuses an id a new task may not take: fm-<x> is a window
+// label, and a task named so would have the label fm-fm-<x> and be confused
+// with task <x> by every verb's label hint.
+func CheckNewTaskID(tool, id string) error {
+	if err := CheckTaskArg(tool, id); err != nil {
+		return err
+	}
+	if strings.HasPrefix(id, "fm-") {
+		return refusal.Failed("'%s' begins with fm-, the prefix of endpoint labels; %s refuses it as a task id (use '%s')", printable(id), tool, strings.TrimPrefix(id, "fm-"))
+	}
+	return nil
+}
+
 // printable keeps an echoed argument on one line and free of terminal escapes.
 func printable(s string) string {
 	const max = 80
@@ -81,6 +94,10 @@ func (s Store) BusyStatePath(id string) string {
 	return filepath.Join(s.Dir, id+".busy-state")
 }
 func (s Store) BusyGenPath(id string) string { return filepath.Join(s.Dir, id+".busy-gen") }
+
+// SpawnIntentPath is where a fresh spawn notes, before creating an
+// endpoint, what it is about to create.
+func (s Store) SpawnIntentPath(id string) string { return filepath.Join(s.Dir, id+".spawn-intent") }
 
 // Task is a loaded task record.
 type Task struct {

@@ -33,11 +33,11 @@ type Session struct {
 
 // World is the whole fake server.
 type World struct {
-	Running  bool              `json:"running"`
-	Sessions []*Session        `json:"sessions"`
+	Running    bool              `json:"running"`
+	Sessions   []*Session        `json:"sessions"`
 	NextPane   int               `json:"next_pane"`
 	NextWindow int               `json:"next_window"`
-	Buffers  map[string]string `json:"buffers"`
+	Buffers    map[string]string `json:"buffers"`
 }
 
 func dir() string {
