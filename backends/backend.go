@@ -118,3 +118,12 @@ type PaneFinder interface {
 	// when it was renamed) and returns the record fields that name it.
 	Claim(ctx context.Context, p Pane, label string) ([]Field, error)
 }
+
+// ShellLiner is an optional Backend ability used before a launch line is
+// typed into a bare shell: empty the shell's input line, and read back the
+// line the cursor is on (wrapped rows joined), so the launch is checked
+// before it is submitted.
+type ShellLiner interface {
+	ClearShellLine(ctx context.Context, ep Endpoint) error
+	ShellLine(ctx context.Context, ep Endpoint) (string, error)
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"fmctl/backends"
@@ -92,7 +93,11 @@ func (s Spawner) typeLaunch(ctx context.Context, be backends.Backend, ability ha
 	if err := state.Fault("launch"); err != nil {
 		return "", err
 	}
-	if err := be.SendText(ctx, ep, line); err != nil {
+	if sl, ok := be.(backends.ShellLiner); ok {
+		if err := s.typeClean(ctx, be, sl, ep, line); err != nil {
+			return "", err
+		}
+	} else if err := be.SendText(ctx, ep, line); err != nil {
 		return "", fmt.Errorf("type the launch command into %s: %w", ep.Target, err)
 	}
 	if err := be.SendKey(ctx, ep, harness.KeyEnter); err != nil {
@@ -132,6 +137,43 @@ func (s Spawner) typeLaunch(ctx context.Context, be backends.Backend, ability ha
 		}
 	}
 	return "confirmed", nil
+}
+
+// typeClean empties the shell's input line, types the launch line, and
+// proves the cursor line then reads the prompt followed by exactly the
+// launch line, so leftover or late text is never glued to it. On any
+// doubt it clears the line again and refuses before Enter.
+func (s Spawner) typeClean(ctx context.Context, be backends.Backend, sl backends.ShellLiner, ep backends.Endpoint, line string) error {
+	before, err := sl.ShellLine(ctx, ep)
+	if err != nil {
+		return fmt.Errorf("read the shell line of %s: %w", ep.Target, err)
+	}
+	if err := sl.ClearShellLine(ctx, ep); err != nil {
+		return err
+	}
+	if err := be.SendText(ctx, ep, line); err != nil {
+		return fmt.Errorf("type the launch command into %s: %w", ep.Target, err)
+	}
+	deadline := time.Now().Add(s.pathWait())
+	got := ""
+	for {
+		got, err = sl.ShellLine(ctx, ep)
+		if err == nil && strings.HasSuffix(got, line) {
+			break
+		}
+		if time.Now().After(deadline) || backends.Sleep(ctx, s.poll()) != nil {
+			_ = sl.ClearShellLine(ctx, ep)
+			return fmt.Errorf("the shell line in %s reads %q, not the launch line; cleared it, nothing was launched", ep.Target, got)
+		}
+	}
+	// What precedes the launch line must be the prompt the line began with
+	// (or, in a shell that had not drawn one yet, anything it drew since).
+	prompt := strings.TrimSuffix(got, line)
+	if strings.TrimSpace(before) != "" && !strings.HasPrefix(before, strings.TrimRight(prompt, " ")) {
+		_ = sl.ClearShellLine(ctx, ep)
+		return fmt.Errorf("the shell line in %s reads %q: %q came before the launch line where the prompt %q was; cleared it, nothing was launched", ep.Target, got, prompt, before)
+	}
+	return nil
 }
 
 // newSpawnGen names one incarnation of a task's agent.

@@ -335,6 +335,11 @@ func pressKey(s *Session, pane *Pane, k string) error {
 		if !(isShell(pane.Command) && flag("shell-ignores-clear")) {
 			pane.Composer = ""
 		}
+		// Text that reaches a shell right after its line was cleared
+		// (type-ahead a person or a dying agent left in flight).
+		if late, err := os.ReadFile(path("shell-typeahead")); err == nil && isShell(pane.Command) {
+			pane.Composer += strings.TrimRight(string(late), "\n")
+		}
 	case "C-e":
 		// The cursor is always at the end of the fake's composer.
 		logInput(pane, s, "key", k)
