@@ -28,6 +28,17 @@ worktree and every uncommitted change stay.
 Examples:
    fm-control exit t1
    FM_CONTROL_EXIT_WAIT=60 fm-control exit t1`,
+	"rebind": `Re-points a record whose endpoint drifted (its tmux window was renamed or
+moved, or its session renamed) at the one pane proven to be the task's: it
+carries the task's label or recorded pane id, its current directory is the
+recorded worktree, and it runs the recorded harness or nothing. A renamed
+window gets its label fm-<id> back. Refuses when no pane or several qualify,
+naming them. A record that already resolves is left unchanged (exit 0); one
+written before the id keys existed gains tmux_pane_id and tmux_window_id.
+
+Examples:
+   fm-control rebind t1
+   fm-control status t1     # state=drifted before, alive after`,
 	"relaunch": `Replaces the agent with a new one in the same endpoint and worktree, as a
 journaled transaction (state/<id>.control-relaunch) that completes or rolls back.
 

@@ -77,6 +77,8 @@ func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts Relaun
 		return c.runExit(ctx, t)
 	case "relaunch":
 		return c.runRelaunch(ctx, t, opts)
+	case "rebind":
+		return c.runRebind(ctx, t)
 	}
 	return refusal.Usage("'%s' is not a control verb", verb)
 }
@@ -92,7 +94,7 @@ func refuseByAbility(t *resolve.Target, verb string, noAdapter error) error {
 		if err := checkKeys(t); err != nil {
 			return err
 		}
-	case "exit", "relaunch":
+	case "exit", "relaunch", "rebind":
 		if err := requireClassifier(t, verb); err != nil {
 			return err
 		}

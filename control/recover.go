@@ -11,6 +11,7 @@ import (
 	"fmctl/refusal"
 	"fmctl/report"
 	"fmctl/resolve"
+	"fmctl/spawn"
 	"fmctl/state"
 )
 
@@ -27,6 +28,9 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 		return err
 	}
 	store := state.Store{Dir: home.State}
+	if exists(store.SpawnIntentPath(id)) {
+		return c.recoverSpawn(ctx, store, id)
+	}
 	if _, err := os.Lstat(store.Journal(id).Journal); errors.Is(err, fs.ErrNotExist) {
 		// With neither a journal nor a record the id names no task: a
 		// typo must not read as "nothing to recover" and exit 0.
@@ -106,5 +110,28 @@ func (c *Controller) rollForward(j state.Journal, paths state.JournalPaths, t *r
 	out := report.Outcome{Word: "recovered", ID: t.ID}
 	out.Add("phase", state.PhaseLaunching).Add("outcome", "completed").Add("harness", t.Task.Record.Get("harness")).Add("ready", "confirmed").Add("agent", "alive")
 	c.print.Outcome(out)
+	return nil
+}
+
+// recoverSpawn settles what a killed fresh fm-spawn left: an orphan window
+// with no record is removed when it is provably agent-free, adopted when
+// the record was published, and never touched when it runs an agent.
+func (c *Controller) recoverSpawn(ctx context.Context, store state.Store, id string) error {
+	lock, err := store.LockTask(id)
+	if err != nil {
+		return refusal.Failed("a lifecycle action still holds task %s's lock, so its spawn is not interrupted; recover only settles a spawn whose process has died", id)
+	}
+	defer lock.Release()
+	sp := spawn.Spawner{Env: c.env, Runner: c.runner, Print: c.print}
+	action, window, err := sp.SettleIntent(ctx, store, id)
+	if err != nil {
+		return err
+	}
+	out := report.Outcome{Word: "recovered", ID: id}
+	out.Add("spawn", action).Add("window", window)
+	c.print.Outcome(out)
+	if exists(store.Journal(id).Journal) {
+		c.print.Notice("task %s also has a relaunch journal; run fm-control recover %s again to settle it", id, id)
+	}
 	return nil
 }

@@ -318,6 +318,9 @@ var verbs = []Verb{
 	{Name: "relaunch", Lifecycle: true, NeedsVerified: true,
 		Purpose:       "replace the agent with a new one in the same endpoint and worktree",
 		Postcondition: "a new agent is alive at the recorded endpoint and the record names the harness that runs"},
+	{Name: "rebind", Lifecycle: true, NeedsVerified: true,
+		Purpose:       "re-point a drifted record (window renamed or moved) at the pane that is provably the task's",
+		Postcondition: "the record names the one pane carrying the task's label or recorded pane id, in the recorded worktree, running the recorded harness or nothing; a record that already resolves is unchanged"},
 }
 
 // Verbs returns the lifecycle verb allowlist.

@@ -245,15 +245,15 @@ func TestVerbAllowlistIsClosed(t *testing.T) {
 	for _, v := range harness.Verbs() {
 		names = append(names, v.Name)
 	}
-	if !slices.Equal(names, []string{"interrupt", "exit", "relaunch"}) {
-		t.Fatalf("verbs = %v, want exactly [interrupt exit relaunch]", names)
+	if !slices.Equal(names, []string{"interrupt", "exit", "relaunch", "rebind"}) {
+		t.Fatalf("verbs = %v, want exactly [interrupt exit relaunch rebind]", names)
 	}
 	for _, n := range names {
 		if _, ok := harness.LookupVerb(n); !ok {
 			t.Errorf("LookupVerb(%q) refused an allowlisted verb", n)
 		}
 	}
-	for _, bad := range []string{"resume", "clear", "kill", "teardown", "send", "Interrupt", "", "exit ", "rebind"} {
+	for _, bad := range []string{"resume", "clear", "kill", "teardown", "send", "Interrupt", "", "exit ", "Rebind"} {
 		if _, ok := harness.LookupVerb(bad); ok {
 			t.Errorf("LookupVerb(%q) accepted a verb outside the allowlist", bad)
 		}
