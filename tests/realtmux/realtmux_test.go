@@ -789,18 +789,8 @@ func TestSpawnLaunchesHarnessInWorktreeAndRecordsIt(t *testing.T) {
 	t.Parallel()
 	requireTmux(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := copyFile(filepath.Join(binDir, "claude"), filepath.Join(bin, "claude")); err != nil {
-		t.Fatal(err)
-	}
 	events, byteLog := filepath.Join(dir, "events.log"), filepath.Join(dir, "bytes.log")
-	// tmux 3.3a gives a window created by an unattached client (fm-spawn's
-	// `tmux new-window`) that client's PATH, not the server's global one, so
-	// the fake claude must be on fm-spawn's PATH as well as the server's.
-	path := "PATH=" + bin + ":" + filepath.Dir(tmuxBin) + ":/usr/bin:/bin"
+	path := fakeClaudePath(t, dir)
 	s := newServer(t, path)
 	s.tmux("set-environment", "-g", "FAKEAGENT_EVENTS", events)
 	s.tmux("set-environment", "-g", "FAKEAGENT_LOG", byteLog)

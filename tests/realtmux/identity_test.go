@@ -1,0 +1,319 @@
+package realtmux
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fmctl/backends"
+)
+
+// spawnRig is a private server whose panes (and fm-spawn) find the fake
+// claude on PATH, with one events log every agent started there writes to.
+type spawnRig struct {
+	*server
+	path, events, bytes string
+}
+
+// fakeClaudePath puts the fake claude alone in dir/bin and returns a PATH=
+// setting that finds it. tmux 3.3a gives a window made by an unattached
+// client (fm-spawn's new-window) that client's PATH, not the server's, so
+// fm-spawn needs it as well as the server.
+func fakeClaudePath(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyFile(filepath.Join(binDir, "claude"), filepath.Join(bin, "claude")); err != nil {
+		t.Fatal(err)
+	}
+	return "PATH=" + bin + ":" + filepath.Dir(tmuxBin) + ":/usr/bin:/bin"
+}
+
+func newSpawnRig(t *testing.T) *spawnRig {
+	t.Helper()
+	requireTmux(t)
+	dir := t.TempDir()
+	r := &spawnRig{path: fakeClaudePath(t, dir), events: filepath.Join(dir, "events.log"), bytes: filepath.Join(dir, "bytes.log")}
+	r.server = newServer(t, r.path)
+	r.tmux("set-environment", "-g", "FAKEAGENT_EVENTS", r.events)
+	r.tmux("set-environment", "-g", "FAKEAGENT_LOG", r.bytes)
+	return r
+}
+
+// worktree makes a git worktree with a brief for task id.
+func (r *spawnRig) worktree(id string) string {
+	wt := filepath.Join(r.dir, "wt-"+id)
+	(&agent{s: r.server, id: id, wt: wt}).relaunchable("Do " + id + ".\n")
+	return wt
+}
+
+func (r *spawnRig) fm(extraEnv []string, bin string, args ...string) result {
+	r.t.Helper()
+	return r.run("", append([]string{"FM_TMUX_SESSION=" + session, r.path}, extraEnv...), bin, args...)
+}
+
+// spawn launches a fake claude for id through fm-spawn and returns its pane id.
+func (r *spawnRig) spawn(id, wt string) string {
+	r.t.Helper()
+	res := r.fm(nil, "fm-spawn", id, "--harness", "claude", "--worktree", wt)
+	wantCode(r.t, res, 0, "fm-spawn "+id)
+	pane := r.recordValue(id, backends.KeyTmuxPane)
+	if !strings.HasPrefix(pane, "%") {
+		r.t.Fatalf("state/%s.meta has no tmux_pane_id:\n%s", id, readFile(filepath.Join(r.home, "state", id+".meta")))
+	}
+	return pane
+}
+
+func (r *spawnRig) recordValue(id, key string) string {
+	for _, l := range splitLines(readFile(filepath.Join(r.home, "state", id+".meta"))) {
+		if k, v, _ := strings.Cut(l, "="); k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// starts counts the agents ever started on this server.
+func (r *spawnRig) starts() int {
+	n := 0
+	for _, e := range splitLines(readFile(r.events)) {
+		if strings.HasPrefix(e, "start claude ") {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *spawnRig) status(id string, env ...string) string {
+	r.t.Helper()
+	res := r.fm(env, "fm-control", "status", id)
+	wantCode(r.t, res, 0, "fm-control status "+id)
+	for _, f := range strings.Fields(res.stdout) {
+		if v, ok := strings.CutPrefix(f, "state="); ok {
+			return v
+		}
+	}
+	r.t.Fatalf("status printed no state: %s", res)
+	return ""
+}
+
+func (r *spawnRig) windowsNamed(name string) int {
+	n := 0
+	for _, l := range splitLines(r.tmux("list-windows", "-a", "-F", "#{window_name}")) {
+		if l == name {
+			n++
+		}
+	}
+	return n
+}
+
+// A renamed window reads drifted; relaunch refuses and starts no second
+// agent; rebind repairs the record, and then verbs reach the agent again.
+func TestRenamedWindowDriftsRelaunchRefusesRebindRepairs(t *testing.T) {
+	t.Parallel()
+	r := newSpawnRig(t)
+	wt := r.worktree("t1")
+	pane := r.spawn("t1", wt)
+	r.tmux("rename-window", "-t", pane, "renamed")
+	if got := r.status("t1"); got != "drifted" {
+		t.Fatalf("status after rename-window: state=%s, want drifted", got)
+	}
+	meta := readFile(filepath.Join(r.home, "state", "t1.meta"))
+	res := r.fm([]string{"FM_CONTROL_EXIT_WAIT=5"}, "fm-control", "relaunch", "t1", "--note", "go on")
+	wantCode(t, res, 1, "relaunch into a drifted endpoint")
+	if !strings.Contains(res.stderr, "fm-control rebind t1") {
+		t.Fatalf("relaunch refusal does not name rebind: %s", res)
+	}
+	if n := r.starts(); n != 1 || r.windowsNamed("fm-t1") != 0 {
+		t.Fatalf("relaunch started %d agents / made %d fm-t1 windows, want 1 and 0:\n%s", n, r.windowsNamed("fm-t1"), r.panes())
+	}
+	if got := readFile(r.bytes); got != "" {
+		t.Fatalf("the drifted agent read %q, want nothing", got)
+	}
+	if got := readFile(filepath.Join(r.home, "state", "t1.meta")); got != meta {
+		t.Fatalf("record changed by a refused relaunch:\n%s\nwas\n%s", got, meta)
+	}
+
+	res = r.fm(nil, "fm-control", "rebind", "t1")
+	wantCode(t, res, 0, "rebind t1")
+	if !strings.HasPrefix(res.stdout, "rebound t1 backend=tmux endpoint=fmses:fm-t1 was=fmses:fm-t1 pane="+pane+" state=alive ") {
+		t.Fatalf("rebind stdout %q", res.stdout)
+	}
+	if got := r.status("t1"); got != "alive" {
+		t.Fatalf("status after rebind: state=%s, want alive", got)
+	}
+	res = r.fm(nil, "fm-send", "t1", "hello")
+	wantCode(t, res, 0, "fm-send after rebind")
+	waitFor(t, 10*time.Second, "the agent reads the message", func() bool { return readFile(r.bytes) == "hello\r" }, r.panes)
+}
+
+// move-window to another session drifts the endpoint; rebind follows it.
+func TestMovedWindowDriftsAndRebindFollowsIt(t *testing.T) {
+	t.Parallel()
+	r := newSpawnRig(t)
+	pane := r.spawn("t1", r.worktree("t1"))
+	r.tmux("new-session", "-d", "-s", "other")
+	r.tmux("move-window", "-s", pane, "-t", "=other:")
+	if got := r.status("t1"); got != "drifted" {
+		t.Fatalf("status after move-window: state=%s, want drifted", got)
+	}
+	wantCode(t, r.fm(nil, "fm-control", "rebind", "t1"), 0, "rebind t1")
+	if got := r.recordValue("t1", "window"); got != "other:fm-t1" {
+		t.Fatalf("window=%s after rebind, want other:fm-t1", got)
+	}
+	if got := r.status("t1"); got != "alive" {
+		t.Fatalf("status after rebind: state=%s, want alive", got)
+	}
+}
+
+// A wrong FM_TMUX_SOCKET cannot see the agent: unreadable, never missing,
+// and relaunch refuses rather than starting a second agent elsewhere.
+func TestWrongSocketReadsUnreadable(t *testing.T) {
+	t.Parallel()
+	r := newSpawnRig(t)
+	r.spawn("t1", r.worktree("t1"))
+	wrong := "FM_TMUX_SOCKET=" + r.sock + "-wrong"
+	if got := r.status("t1", wrong); got != "unreadable" {
+		t.Fatalf("status on a wrong socket: state=%s, want unreadable", got)
+	}
+	res := r.fm([]string{wrong}, "fm-control", "relaunch", "t1", "--note", "go on")
+	wantCode(t, res, 1, "relaunch on a wrong socket")
+	if n := r.starts(); n != 1 {
+		t.Fatalf("%d agents started, want 1", n)
+	}
+}
+
+// A record written before the id keys existed resolves by label, so a
+// renamed window reads missing; relaunch still refuses, because an agent
+// runs in the task's worktree, and starts nothing.
+func TestOldRecordRenamedWindowRelaunchStartsNoSecondAgent(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	a := s.startAgent("t1", "claude")
+	a.relaunchable("Do it.\n")
+	s.tmux("rename-window", "-t", a.pane, "renamed")
+	res := s.run("", []string{"FM_CONTROL_EXIT_WAIT=5"}, "fm-control", "relaunch", "t1", "--note", "go on")
+	wantCode(t, res, 1, "relaunch of an old record whose window was renamed")
+	if !strings.Contains(res.stderr, "an agent already runs in task t1's worktree") || !strings.Contains(res.stderr, a.pane+" in fmses:renamed") {
+		t.Fatalf("refusal does not name the running pane: %s", res)
+	}
+	if len(a.eventsWithPrefix("start ")) != 1 || a.bytes() != "" {
+		t.Fatalf("the running agent was touched or a second one started:\n%s", a.state())
+	}
+	if out, _ := s.cmd("list-windows", "-a", "-F", "#{window_name}").Output(); strings.Contains(string(out), "fm-t1") {
+		t.Fatalf("relaunch created a window fm-t1:\n%s", s.panes())
+	}
+}
+
+// Text left on the shell line is cleared before the launch line is typed.
+func TestLeftoverShellTextIsNotGluedToTheLaunchLine(t *testing.T) {
+	t.Parallel()
+	r := newSpawnRig(t)
+	pane := r.spawn("t1", r.worktree("t1"))
+	wantCode(t, r.fm([]string{"FM_CONTROL_EXIT_WAIT=10"}, "fm-control", "exit", "t1"), 0, "exit t1")
+	r.tmux("send-keys", "-t", pane, "-l", "echo GLUED")
+	r.tmux("send-keys", "-t", pane, "Left", "Left")
+	waitFor(t, 5*time.Second, "the leftover on the shell line", func() bool { return strings.Contains(r.capture(pane), "echo GLUED") }, r.panes)
+	res := r.fm(nil, "fm-spawn", "t1", "--relaunch")
+	wantCode(t, res, 0, "fm-spawn t1 --relaunch over leftover text")
+	if n := r.starts(); n != 2 {
+		t.Fatalf("%d agents started, want 2 (the first and its replacement)", n)
+	}
+	if cmd := r.format(pane, "#{pane_current_command}"); cmd != "claude" {
+		t.Fatalf("pane runs %q after the relaunch, want claude\n%s", cmd, r.capture(pane))
+	}
+}
+
+// ShellLineClear empties the input line, the cursor mid-line, in every
+// shell installed here; a shell that is not installed is skipped.
+func TestShellLineClear(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	shells := map[string][]string{
+		"bash": {"--norc", "--noprofile"}, "zsh": {"-f"}, "fish": {"--no-config"}, "dash": {"-i"},
+	}
+	for name, args := range shells {
+		bin, err := exec.LookPath(name)
+		if err != nil {
+			t.Logf("%s is not installed; its line clear is unverified here", name)
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			pane := strings.TrimSpace(s.tmux(append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-n", "sh-" + name, "--", bin}, args...)...))
+			s.tmux("send-keys", "-t", pane, "-l", "echo LEFTOVER")
+			s.tmux("send-keys", "-t", pane, "Left", "Left", "Left")
+			waitFor(t, 5*time.Second, name+" echoes the leftover", func() bool { return strings.Contains(s.capture(pane), "LEFTOVER") }, func() string { return s.capture(pane) })
+			s.tmux(append([]string{"send-keys", "-t", pane}, backends.ShellLineClear...)...)
+			s.tmux("send-keys", "-t", pane, "-l", "echo CLEAN")
+			s.tmux("send-keys", "-t", pane, "Enter")
+			waitFor(t, 5*time.Second, name+" runs the clean line", func() bool {
+				for _, l := range splitLines(s.capture(pane)) {
+					if strings.TrimSpace(l) == "CLEAN" {
+						return true
+					}
+				}
+				return false
+			}, func() string { return s.capture(pane) })
+			for _, l := range splitLines(s.capture(pane)) {
+				if strings.TrimSpace(l) == "LEFTOVER" || strings.Contains(l, "echo CLEAN") && strings.Contains(l, "LEFT") {
+					t.Fatalf("%s kept the leftover:\n%s", name, s.capture(pane))
+				}
+			}
+		})
+	}
+}
+
+// A spawn killed after creating its window leaves an intent; recover
+// removes the agent-free orphan, and the id can be spawned again.
+func TestKilledSpawnOrphanIsRecovered(t *testing.T) {
+	t.Parallel()
+	r := newSpawnRig(t)
+	wt := r.worktree("t1")
+	res := r.fm([]string{"FM_TEST_CRASH=before-rename:t1.meta"}, "fm-spawn", "t1", "--harness", "claude", "--worktree", wt)
+	if res.code == 0 {
+		t.Fatalf("the crash seam did not kill fm-spawn: %s", res)
+	}
+	if r.windowsNamed("fm-t1") != 1 {
+		t.Fatalf("no orphan window fm-t1 after the kill:\n%s", r.panes())
+	}
+	res = r.fm(nil, "fm-control", "recover", "t1")
+	wantCode(t, res, 0, "recover t1")
+	if res.stdout != "recovered t1 spawn=removed window=fmses:fm-t1\n" {
+		t.Fatalf("recover stdout %q", res.stdout)
+	}
+	if r.windowsNamed("fm-t1") != 0 {
+		t.Fatalf("the orphan window survived recover:\n%s", r.panes())
+	}
+	r.spawn("t1", wt)
+}
+
+// Five spawns of different ids into a session that does not exist yet all
+// succeed: the losers of the session-creation race use the winner's session.
+func TestConcurrentSpawnsIntoAMissingSession(t *testing.T) {
+	t.Parallel()
+	r := newSpawnRig(t)
+	var wg sync.WaitGroup
+	results := make([]result, 5)
+	for i := range results {
+		id := "c" + string(rune('1'+i))
+		wt := r.worktree(id)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = r.run("", []string{"FM_TMUX_SESSION=fresh", r.path}, "fm-spawn", id, "--harness", "claude", "--worktree", wt)
+		}()
+	}
+	wg.Wait()
+	for i, res := range results {
+		wantCode(t, res, 0, "concurrent fm-spawn c"+string(rune('1'+i)))
+	}
+	if got := len(splitLines(r.tmux("list-windows", "-t", "=fresh", "-F", "#{window_name}"))); got != 5 {
+		t.Fatalf("session fresh has %d windows, want 5:\n%s", got, r.panes())
+	}
+}
