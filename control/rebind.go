@@ -81,7 +81,9 @@ func (c *Controller) notDrifted(t *resolve.Target, obs backends.Observation) err
 	out := report.Outcome{Word: "not-drifted", ID: t.ID}
 	out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).Add("state", string(obs.State))
 	c.print.Outcome(out)
-	c.print.Notice("task %s's recorded endpoint %s still resolves (state: %s); there is nothing to correct, the record is unchanged", t.ID, t.Endpoint.Target, obs.State)
+	if !c.print.JSON {
+		c.print.Notice("task %s's recorded endpoint %s still resolves (state: %s); there is nothing to correct, the record is unchanged", t.ID, t.Endpoint.Target, obs.State)
+	}
 	return nil
 }
 

@@ -29,12 +29,17 @@ Examples:
 		},
 		{
 			Name:      "recover",
-			Usage:     "settle a relaunch whose process died mid-transaction (finish it or roll it back)",
+			Usage:     "settle a relaunch or a spawn whose process died mid-way (finish, roll back, or remove an agent-free orphan window)",
 			UsageText: "fm-control recover <id> [--json]",
 			Description: `Reads state/<id>.control-relaunch. A journal still in a running phase whose
 process is gone is either completed (the new record is published and its agent
 is alive) or rolled back exactly as a failure in that phase would have been.
 A complete or failed journal is reported and left alone.
+
+A fresh fm-spawn killed after creating its window leaves state/<id>.spawn-intent:
+recover then adopts the window (the record was published), clears the intent
+(the window is gone), or removes the window when it is an agent-free shell in
+the intended worktree. A window running an agent is never removed.
 
 Examples:
    fm-control recover t1`,

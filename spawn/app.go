@@ -7,13 +7,18 @@ import (
 	"fmctl/refusal"
 )
 
-const usageText = `fm-spawn <id> --harness H --worktree DIR [--kind ship|scout|secondmate] [--model M] [--effort E] [--backend tmux|herdr|zellij] [--project DIR] [--brief FILE] [--json]
+const usageText = `fm-spawn <id> --harness H --worktree DIR [--kind ship|scout|secondmate] [--model M] [--effort E] [--backend tmux|herdr|zellij] [--project DIR] [--brief FILE] [--shared-worktree] [--json]
 fm-spawn <id> --relaunch [--harness H] [--model M] [--effort E] [--json]`
 
 const description = `Fresh: creates the endpoint fm-<id> (a tmux window in the home's session, cwd =
 the worktree), publishes state/<id>.meta atomically, types the harness's launch
 command (from the capability table) and waits, bounded by FM_SPAWN_WAIT, for the
-agent to be alive. The agent is pointed at data/<id>/brief.md.
+agent to be alive. The agent is pointed at data/<id>/brief.md. It refuses while
+any pane on the server runs an agent in the worktree (naming it), and a
+worktree another live task records unless --shared-worktree. Before any launch
+line is typed the shell's input line is cleared, and the line is checked before
+Enter. A spawn killed mid-way leaves state/<id>.spawn-intent, which the next
+fm-spawn <id> or fm-control recover <id> settles.
 
 --relaunch: adopts the recorded endpoint and worktree for a replacement agent.
 It refuses unless the endpoint is positively agent-free and sits in the recorded
