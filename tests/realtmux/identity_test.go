@@ -79,6 +79,15 @@ func (r *spawnRig) recordValue(id, key string) string {
 	return ""
 }
 
+// startsAfter waits until at least want agents have written their start
+// event (ready=confirmed means the process is in the foreground; the fake
+// logs its start a moment later) and returns how many have.
+func (r *spawnRig) startsAfter(want int) int {
+	r.t.Helper()
+	waitFor(r.t, 10*time.Second, "agent start events", func() bool { return r.starts() >= want }, r.panes)
+	return r.starts()
+}
+
 // starts counts the agents ever started on this server.
 func (r *spawnRig) starts() int {
 	n := 0
@@ -130,7 +139,7 @@ func TestRenamedWindowDriftsRelaunchRefusesRebindRepairs(t *testing.T) {
 	if !strings.Contains(res.stderr, "fm-control rebind t1") {
 		t.Fatalf("relaunch refusal does not name rebind: %s", res)
 	}
-	if n := r.starts(); n != 1 || r.windowsNamed("fm-t1") != 0 {
+	if n := r.startsAfter(1); n != 1 || r.windowsNamed("fm-t1") != 0 {
 		t.Fatalf("relaunch started %d agents / made %d fm-t1 windows, want 1 and 0:\n%s", n, r.windowsNamed("fm-t1"), r.panes())
 	}
 	if got := readFile(r.bytes); got != "" {
@@ -184,7 +193,7 @@ func TestWrongSocketReadsUnreadable(t *testing.T) {
 	}
 	res := r.fm([]string{wrong}, "fm-control", "relaunch", "t1", "--note", "go on")
 	wantCode(t, res, 1, "relaunch on a wrong socket")
-	if n := r.starts(); n != 1 {
+	if n := r.startsAfter(1); n != 1 {
 		t.Fatalf("%d agents started, want 1", n)
 	}
 }
@@ -222,7 +231,7 @@ func TestLeftoverShellTextIsNotGluedToTheLaunchLine(t *testing.T) {
 	waitFor(t, 5*time.Second, "the leftover on the shell line", func() bool { return strings.Contains(r.capture(pane), "echo GLUED") }, r.panes)
 	res := r.fm(nil, "fm-spawn", "t1", "--relaunch")
 	wantCode(t, res, 0, "fm-spawn t1 --relaunch over leftover text")
-	if n := r.starts(); n != 2 {
+	if n := r.startsAfter(2); n != 2 {
 		t.Fatalf("%d agents started, want 2 (the first and its replacement)", n)
 	}
 	if cmd := r.format(pane, "#{pane_current_command}"); cmd != "claude" {

@@ -845,8 +845,11 @@ func TestSpawnLaunchesHarnessInWorktreeAndRecordsIt(t *testing.T) {
 	if p := s.format(target, "#{pane_current_path}"); realPath(p) != realPath(wt) {
 		t.Fatalf("fm-t9's pane_current_path = %q, want the worktree %q", p, wt)
 	}
+	// ready=confirmed means the agent's process is in the pane's
+	// foreground; the fake writes its start event a moment after exec.
+	waitFor(t, 10*time.Second, "the spawned agent's start event", func() bool { return len(splitLines(readFile(events))) > 0 }, describe)
 	ev := splitLines(readFile(events))
-	if len(ev) == 0 || !strings.HasPrefix(ev[0], "start claude pid=") {
+	if !strings.HasPrefix(ev[0], "start claude pid=") {
 		t.Fatalf("the spawned agent's first event is not its start:\n%s", describe())
 	}
 	pid := strings.TrimPrefix(ev[0], "start claude pid=")
