@@ -38,6 +38,9 @@ type Observation struct {
 	Detail      string   // why, in a few words (names seen, backend error)
 	Names       []string // process or agent names that decided it
 	CurrentPath string   // the endpoint's current directory, when the read had it
+	// NoServer: the read was unreadable because no server runs where fmctl
+	// looked, so nothing runs there either (it may run elsewhere).
+	NoServer bool
 }
 
 // Screen is a capture of an endpoint's visible text.

@@ -57,7 +57,7 @@ func (e *lookupErr) Error() string { return e.msg }
 func observeLookupErr(err error) Observation {
 	var le *lookupErr
 	if errors.As(err, &le) {
-		return Observation{State: le.state, Detail: le.msg}
+		return Observation{State: le.state, Detail: le.msg, NoServer: le.noServer}
 	}
 	return Observation{State: StateUnreadable, Detail: err.Error()}
 }

@@ -23,7 +23,7 @@ func (c *Controller) runRebind(ctx context.Context, t *resolve.Target) error {
 	}
 	pf, ok := t.Backend.(backends.PaneFinder)
 	if !ok {
-		return refusal.Failed("backend '%s' records no drifting endpoint identifier that fmctl can re-point; there is nothing for rebind to correct on task %s", t.BackendName, t.ID)
+		return refusal.Failed("fmctl's %s adapter cannot list panes to re-point a record, so rebind cannot correct task %s there; nothing was changed", t.BackendName, t.ID)
 	}
 	obs := t.Backend.AgentState(ctx, t.Endpoint)
 	hasIDs := t.Task.Record.Get(backends.KeyTmuxPane) != ""

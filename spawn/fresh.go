@@ -103,6 +103,22 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if err := s.refuseDuplicate(ctx, home, store, req.ID); err != nil {
 		return Result{}, err
 	}
+	where := container(s.Env, f, backendName)
+	if where == "" && backendName == "tmux" {
+		where = backends.DefaultTmuxSession
+	}
+	// A labelled window no record names (an fm-spawn killed before intents
+	// existed, or one made by hand) is settled like an interrupted spawn.
+	if _, err := os.Lstat(store.MetaPath(req.ID)); backendName == "tmux" && errors.Is(err, fs.ErrNotExist) {
+		window := where + ":" + state.Label(req.ID)
+		act, err := settleOrphan(ctx, be, req.ID, window, wt)
+		if err != nil {
+			return Result{}, err
+		}
+		if act == IntentRemoved {
+			s.noteIntent(req.ID, act, window)
+		}
+	}
 	sharers, err := s.refuseSharedWorktree(ctx, store, req.ID, wt, req.SharedWorktree)
 	if err != nil {
 		return Result{}, err
@@ -125,10 +141,6 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 		return Result{}, refusal.Failed("%v", err)
 	}
 
-	where := container(s.Env, f, backendName)
-	if where == "" && backendName == "tmux" {
-		where = backends.DefaultTmuxSession
-	}
 	if err := writeIntent(store, req.ID, backendName, where, wt); err != nil {
 		return Result{}, err
 	}

@@ -47,18 +47,29 @@ func (s Spawner) SettleIntent(ctx context.Context, store state.Store, id string)
 	if err != nil {
 		return "", "", refusal.Failed("%v", err)
 	}
-	ep := backends.Endpoint{Backend: backend, Target: window, TaskID: id, Worktree: wt, Fields: map[string]string{}}
+	action, err = settleOrphan(ctx, be, id, window, wt)
+	if err != nil {
+		return "", "", err
+	}
+	return action, window, removeIntent(store, id)
+}
+
+// settleOrphan deals with a window labelled for task id that no record
+// names: gone is fine, an agent-free shell in the worktree it was made for is
+// removed, and anything else (an agent above all) is left alone and refused.
+func settleOrphan(ctx context.Context, be backends.Backend, id, window, wt string) (string, error) {
+	ep := backends.Endpoint{Backend: be.Name(), Target: window, TaskID: id, Worktree: wt, Fields: map[string]string{}}
 	obs := be.AgentState(ctx, ep)
 	switch {
-	case obs.State == backends.StateMissing:
-		return IntentCleared, window, removeIntent(store, id)
+	case obs.State == backends.StateMissing, obs.NoServer:
+		return IntentCleared, nil
 	case obs.State == backends.StateDead && backends.SameDirKey(obs.CurrentPath) == backends.SameDirKey(wt):
 		if err := be.Kill(ctx, ep); err != nil {
-			return "", "", refusal.Failed("task %s's orphan window %s (left by a killed fm-spawn) could not be removed: %v", id, window, err)
+			return "", refusal.Failed("task %s's orphan window %s could not be removed: %v", id, window, err)
 		}
-		return IntentRemoved, window, removeIntent(store, id)
+		return IntentRemoved, nil
 	}
-	return "", "", refusal.Failed("task %s's spawn was interrupted and left window %s with no record; it reads '%s' (%s), not an agent-free shell in %s, so fmctl will not remove it. Stop or close it yourself, then run fm-control recover %s", id, window, obs.State, obs.Detail, wt, id)
+	return "", refusal.Failed("window %s carries task %s's label but no record names it (an interrupted fm-spawn left it, or it was made by hand); it reads '%s' (%s), not an agent-free shell in %s, so fmctl will not remove it. Stop or close it yourself, then run fm-control recover %s or spawn again", window, id, obs.State, obs.Detail, wt, id)
 }
 
 func removeIntent(store state.Store, id string) error {

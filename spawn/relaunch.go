@@ -179,7 +179,12 @@ func (s Spawner) adoptEndpoint(ctx context.Context, t *resolve.Target) error {
 		// The recorded endpoint is agent-free; no other pane may hold
 		// an agent in the worktree either (a renamed window under an old
 		// record reads missing, while its agent runs on).
-		if err := refuseOccupied(ctx, t.Backend, t.ID, t.Endpoint.Worktree, nil); err != nil {
+		// Tasks spawned with --shared-worktree keep their agents there.
+		sharers, err := s.refuseSharedWorktree(ctx, t.Store, t.ID, t.Endpoint.Worktree, true)
+		if err != nil {
+			return err
+		}
+		if err := refuseOccupied(ctx, t.Backend, t.ID, t.Endpoint.Worktree, sharers); err != nil {
 			return err
 		}
 	}
