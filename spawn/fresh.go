@@ -95,35 +95,11 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if err := store.RefuseTorn(req.ID); err != nil {
 		return Result{}, err
 	}
-	action, orphan, err := s.SettleIntent(ctx, store, req.ID)
-	if err != nil {
-		return Result{}, err
-	}
-	s.noteIntent(req.ID, action, orphan)
-	if err := s.refuseDuplicate(ctx, home, store, req.ID); err != nil {
-		return Result{}, err
-	}
 	where := container(s.Env, f, backendName)
 	if where == "" && backendName == "tmux" {
 		where = backends.DefaultTmuxSession
 	}
-	// A labelled window no record names (an fm-spawn killed before intents
-	// existed, or one made by hand) is settled like an interrupted spawn.
-	if _, err := os.Lstat(store.MetaPath(req.ID)); backendName == "tmux" && errors.Is(err, fs.ErrNotExist) {
-		window := where + ":" + state.Label(req.ID)
-		act, err := settleOrphan(ctx, be, req.ID, window, wt)
-		if err != nil {
-			return Result{}, err
-		}
-		if act == IntentRemoved {
-			s.noteIntent(req.ID, act, window)
-		}
-	}
-	sharers, err := s.refuseSharedWorktree(ctx, store, req.ID, wt, req.SharedWorktree)
-	if err != nil {
-		return Result{}, err
-	}
-	if err := refuseOccupied(ctx, be, req.ID, wt, sharers); err != nil {
+	if err := s.guardFresh(ctx, home, store, be, req, where, wt); err != nil {
 		return Result{}, err
 	}
 	// A record whose endpoint is gone may be launched over; a failed launch

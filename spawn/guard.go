@@ -2,14 +2,49 @@ package spawn
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
 	"fmctl/backends"
+	"fmctl/config"
 	"fmctl/refusal"
 	"fmctl/state"
 )
+
+// guardFresh makes sure a fresh launch of req.ID into wt cannot put a
+// second agent anywhere: it settles what an interrupted spawn left, refuses
+// a recorded endpoint that still exists, settles a labelled window no record
+// names, and refuses a worktree another agent works in.
+func (s Spawner) guardFresh(ctx context.Context, home config.Home, store state.Store, be backends.Backend, req Request, where, wt string) error {
+	action, orphan, err := s.SettleIntent(ctx, store, req.ID)
+	if err != nil {
+		return err
+	}
+	s.noteIntent(req.ID, action, orphan)
+	if err := s.refuseDuplicate(ctx, home, store, req.ID); err != nil {
+		return err
+	}
+	// A labelled window no record names (an fm-spawn killed before intents
+	// existed, or one made by hand) is settled like an interrupted spawn.
+	if _, err := os.Lstat(store.MetaPath(req.ID)); be.Name() == "tmux" && errors.Is(err, fs.ErrNotExist) {
+		window := where + ":" + state.Label(req.ID)
+		act, err := settleOrphan(ctx, be, req.ID, window, wt)
+		if err != nil {
+			return err
+		}
+		if act == IntentRemoved {
+			s.noteIntent(req.ID, act, window)
+		}
+	}
+	sharers, err := s.refuseSharedWorktree(ctx, store, req.ID, wt, req.SharedWorktree)
+	if err != nil {
+		return err
+	}
+	return refuseOccupied(ctx, be, req.ID, wt, sharers)
+}
 
 // runsAgent is what counts as an agent already working somewhere: a stopped
 // agent is still one, and would come back beside the new one.
@@ -103,7 +138,7 @@ func (s Spawner) refuseSharedWorktree(ctx context.Context, store state.Store, id
 	return ignore, nil
 }
 
-// intentFile is what a fresh spawn writes before it creates an endpoint, so
+// intentBody is what a fresh spawn writes before it creates an endpoint, so
 // a spawn killed between creating the window and publishing the record
 // leaves a trace that recover (and the next spawn) can settle.
 func intentBody(id, backend, container, wt string) []byte {
