@@ -40,7 +40,7 @@ func refuseState(t *resolve.Target, verb string, obs backends.Observation) error
 		}
 		return refusal.Failed("task %s's recorded endpoint %s is gone, so there is no agent to stop; reconcile the task before any further control action", id, t.Endpoint.Target)
 	case backends.StateDrifted:
-		return refusal.Failed("task %s's recorded endpoint %s has drifted (%s); re-point the record with fm-control rebind %s before %s it", id, t.Endpoint.Target, obs.Detail, id, gerund(verb))
+		return refusal.Failed("task %s's recorded endpoint %s has drifted (%s); %s before %s it", id, t.Endpoint.Target, obs.Detail, t.DriftFix(), gerund(verb))
 	case backends.StateSuspended:
 		return refusal.Failed("task %s's agent is stopped, not gone, so %s it would act on a frozen worker; resume it in its own endpoint (fg) first", id, gerund(verb))
 	}

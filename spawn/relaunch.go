@@ -192,7 +192,7 @@ func (s Spawner) adoptEndpoint(ctx context.Context, t *resolve.Target) error {
 	case backends.StateDead:
 		return nil
 	case backends.StateDrifted:
-		return refusal.Failed("task %s's endpoint %s has drifted: %s; refusing to relaunch into it or beside it. Re-point the record with fm-control rebind %s", t.ID, t.Endpoint.Target, obs.Detail, t.ID)
+		return refusal.Failed("task %s's endpoint %s has drifted (%s); refusing to relaunch into it or beside it: %s", t.ID, t.Endpoint.Target, obs.Detail, t.DriftFix())
 	case backends.StateMissing:
 		container := ""
 		if t.BackendName == "tmux" {
