@@ -78,3 +78,83 @@ func TestTmuxValidateRecordChecksIDShapes(t *testing.T) {
 		t.Errorf("ValidateRecord refused good ids: %v", err)
 	}
 }
+
+// scriptRunner answers each tmux command (by its first word, in order) with
+// the next canned reply.
+type scriptRunner struct {
+	replies map[string][]reply
+	calls   []string
+}
+
+type reply struct{ out, stderr string }
+
+func (s *scriptRunner) Run(_ context.Context, c Cmd) (Output, error) {
+	s.calls = append(s.calls, strings.Join(c.Args, " "))
+	q := s.replies[c.Args[0]]
+	if len(q) == 0 {
+		return Output{}, nil
+	}
+	r := q[0]
+	s.replies[c.Args[0]] = q[1:]
+	if r.stderr != "" {
+		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: r.stderr}
+	}
+	return Output{Stdout: []byte(r.out)}, nil
+}
+
+func TestTmuxCreateJoinsASessionAnotherSpawnCreated(t *testing.T) {
+	sr := &scriptRunner{replies: map[string][]reply{
+		"list-windows": {{stderr: "can't find session: s"}},
+		"new-window":   {{stderr: "can't find session: s"}, {out: "%7\t@3\n"}},
+		"new-session":  {{stderr: "duplicate session: s"}},
+	}}
+	fields, err := NewTmux(sr, TmuxOptions{Procs: &fixedProcs{}}).Create(context.Background(), CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: "/w", Container: "s"})
+	if err != nil {
+		t.Fatalf("Create: %v (calls %q)", err, sr.calls)
+	}
+	want := []Field{{"window", "s:fm-t1"}, {KeyTmuxPane, "%7"}, {KeyTmuxWindow, "@3"}}
+	if len(fields) != 3 || fields[0] != want[0] || fields[1] != want[1] || fields[2] != want[2] {
+		t.Fatalf("fields %v, want %v", fields, want)
+	}
+}
+
+func TestTmuxCreateStartsAServerThatIsNotRunning(t *testing.T) {
+	sr := &scriptRunner{replies: map[string][]reply{
+		"list-windows": {{stderr: "no server running on /tmp/tmux-0/x"}},
+		"new-window":   {{stderr: "no server running on /tmp/tmux-0/x"}},
+		"new-session":  {{out: "%0\t@0\n"}},
+	}}
+	fields, err := NewTmux(sr, TmuxOptions{Procs: &fixedProcs{}}).Create(context.Background(), CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: "/w"})
+	if err != nil || fields[0].Value != DefaultTmuxSession+":fm-t1" || fields[1].Value != "%0" {
+		t.Fatalf("Create = %v, %v (calls %q)", fields, err, sr.calls)
+	}
+}
+
+func TestTmuxCreateRefusesAnUnreadableServer(t *testing.T) {
+	sr := &scriptRunner{replies: map[string][]reply{"list-windows": {{stderr: "server exited unexpectedly"}}}}
+	if _, err := NewTmux(sr, TmuxOptions{Procs: &fixedProcs{}}).Create(context.Background(), CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: "/w", Container: "s"}); err == nil {
+		t.Fatalf("Create went ahead on a server it could not read (calls %q)", sr.calls)
+	}
+	for _, c := range sr.calls {
+		if strings.HasPrefix(c, "new-") {
+			t.Fatalf("Create ran %q after an unreadable lookup", c)
+		}
+	}
+}
+
+func TestTmuxClaimRenamesTheWindowBackOrRefuses(t *testing.T) {
+	renamed := "other\t%3\t0\t\tclaude\t@1\ts\t/w\n"
+	sr := &scriptRunner{replies: map[string][]reply{"display-message": {{out: renamed}}, "list-windows": {{out: "home\t%0\t0\t\tbash\t@0\ts\t/\n"}}}}
+	tm := NewTmux(sr, TmuxOptions{Procs: &fixedProcs{}})
+	fields, err := tm.Claim(context.Background(), Pane{ID: "%3"}, "fm-t1")
+	if err != nil || fields[0].Value != "s:fm-t1" || fields[2].Value != "@1" {
+		t.Fatalf("Claim = %v, %v", fields, err)
+	}
+	if sr.calls[len(sr.calls)-1] != "rename-window -t @1 fm-t1" {
+		t.Fatalf("last call %q, want the window renamed back by its id", sr.calls[len(sr.calls)-1])
+	}
+	taken := &scriptRunner{replies: map[string][]reply{"display-message": {{out: renamed}}, "list-windows": {{out: "fm-t1\t%9\t0\t\tbash\t@9\ts\t/\n"}}}}
+	if _, err := NewTmux(taken, TmuxOptions{Procs: &fixedProcs{}}).Claim(context.Background(), Pane{ID: "%3"}, "fm-t1"); err == nil || !strings.Contains(err.Error(), "already has a window named fm-t1") {
+		t.Fatalf("Claim over a taken label: %v (calls %q)", err, taken.calls)
+	}
+}
