@@ -1,6 +1,9 @@
 package state
 
-import "fmt"
+import (
+	"fmt"
+	"path/filepath"
+)
 
 // ReplaceRecord rewrites a record whose current bytes are prior. The prior
 // bytes are kept beside it (<path>.prior) until the new record has been
@@ -15,6 +18,6 @@ func ReplaceRecord(path string, prior, data []byte) error {
 		_ = RemoveIfExists(keep)
 		return err
 	}
-	crashPoint("after-replace:" + path)
+	crashPoint("after-replace:" + filepath.Base(path))
 	return RemoveIfExists(keep)
 }
