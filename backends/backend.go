@@ -124,9 +124,9 @@ type PaneFinder interface {
 
 // ShellLiner is an optional Backend ability used before a launch line is
 // typed into a bare shell: empty the shell's input line, and read back the
-// line the cursor is on (wrapped rows joined), so the launch is checked
-// before it is submitted.
+// screen rows up to the cursor's (the input line is their tail), so the
+// launch is checked before it is submitted.
 type ShellLiner interface {
 	ClearShellLine(ctx context.Context, ep Endpoint) error
-	ShellLine(ctx context.Context, ep Endpoint) (string, error)
+	ShellRows(ctx context.Context, ep Endpoint) ([]string, error)
 }

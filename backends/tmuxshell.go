@@ -29,23 +29,26 @@ func (t *Tmux) ClearShellLine(ctx context.Context, ep Endpoint) error {
 	return nil
 }
 
-// ShellLine returns the last non-blank line of the pane with wrapped rows
-// joined (capture-pane -J): a shell's cursor sits on its input line, below
-// everything it printed.
-func (t *Tmux) ShellLine(ctx context.Context, ep Endpoint) (string, error) {
+// ShellRows returns the pane's rows without the blank ones below the last
+// text: a shell's input line is at the bottom of what it drew. Rows the
+// terminal wrapped are joined (capture-pane -J, trailing spaces kept);
+// a line editor that breaks rows itself (zsh) leaves them apart, so the
+// caller joins the tail rows as it needs.
+func (t *Tmux) ShellRows(ctx context.Context, ep Endpoint) ([]string, error) {
 	pane, err := t.paneID(ctx, ep)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	out, err := t.run(ctx, "capture-pane", "-p", "-J", "-t", pane)
 	if err != nil {
-		return "", fmt.Errorf("tmux capture-pane %s (%s): %w", ep.Target, pane, err)
+		return nil, fmt.Errorf("tmux capture-pane %s (%s): %w", ep.Target, pane, err)
 	}
-	lines := strings.Split(string(out.Stdout), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimRight(lines[i], " "); l != "" {
-			return l, nil
-		}
+	rows := strings.Split(string(out.Stdout), "\n")
+	for len(rows) > 0 && strings.TrimSpace(rows[len(rows)-1]) == "" {
+		rows = rows[:len(rows)-1]
 	}
-	return "", nil
+	if len(rows) > 0 {
+		rows[len(rows)-1] = strings.TrimRight(rows[len(rows)-1], " ")
+	}
+	return rows, nil
 }

@@ -140,11 +140,11 @@ func (s Spawner) typeLaunch(ctx context.Context, be backends.Backend, ability ha
 }
 
 // typeClean empties the shell's input line, types the launch line, and
-// proves the cursor line then reads the prompt followed by exactly the
+// proves the input line then reads the prompt followed by exactly the
 // launch line, so leftover or late text is never glued to it. On any
 // doubt it clears the line again and refuses before Enter.
 func (s Spawner) typeClean(ctx context.Context, be backends.Backend, sl backends.ShellLiner, ep backends.Endpoint, line string) error {
-	before, err := sl.ShellLine(ctx, ep)
+	before, err := sl.ShellRows(ctx, ep)
 	if err != nil {
 		return fmt.Errorf("read the shell line of %s: %w", ep.Target, err)
 	}
@@ -155,25 +155,54 @@ func (s Spawner) typeClean(ctx context.Context, be backends.Backend, sl backends
 		return fmt.Errorf("type the launch command into %s: %w", ep.Target, err)
 	}
 	deadline := time.Now().Add(s.pathWait())
-	got := ""
 	for {
-		got, err = sl.ShellLine(ctx, ep)
-		if err == nil && strings.HasSuffix(got, line) {
-			break
+		rows, err := sl.ShellRows(ctx, ep)
+		got, span := inputLine(rows, line)
+		if err == nil && span > 0 {
+			// What precedes the launch line must be the prompt the
+			// line began with (or anything, in a shell that had drawn
+			// nothing yet).
+			prompt := strings.TrimRight(strings.TrimSuffix(got, line), " ")
+			if len(before) > 0 && !beganWith(before, prompt, span) {
+				_ = sl.ClearShellLine(ctx, ep)
+				return fmt.Errorf("the shell line in %s reads %q: %q came before the launch line, not the prompt it began with; cleared it, nothing was launched", ep.Target, got, prompt)
+			}
+			return nil
 		}
 		if time.Now().After(deadline) || backends.Sleep(ctx, s.poll()) != nil {
 			_ = sl.ClearShellLine(ctx, ep)
 			return fmt.Errorf("the shell line in %s reads %q, not the launch line; cleared it, nothing was launched", ep.Target, got)
 		}
 	}
-	// What precedes the launch line must be the prompt the line began with
-	// (or, in a shell that had not drawn one yet, anything it drew since).
-	prompt := strings.TrimSuffix(got, line)
-	if strings.TrimSpace(before) != "" && !strings.HasPrefix(before, strings.TrimRight(prompt, " ")) {
-		_ = sl.ClearShellLine(ctx, ep)
-		return fmt.Errorf("the shell line in %s reads %q: %q came before the launch line where the prompt %q was; cleared it, nothing was launched", ep.Target, got, prompt, before)
+}
+
+// maxInputRows bounds how many screen rows an input line may span.
+const maxInputRows = 40
+
+// inputLine finds the input line ending in line among the bottom rows,
+// joining as many as it spans, and returns it with that count; otherwise
+// it returns the last row and 0.
+func inputLine(rows []string, line string) (string, int) {
+	for n := 1; n <= len(rows) && n <= maxInputRows; n++ {
+		if joined := strings.Join(rows[len(rows)-n:], ""); strings.HasSuffix(joined, line) {
+			return joined, n
+		}
 	}
-	return nil
+	if len(rows) == 0 {
+		return "", 0
+	}
+	return rows[len(rows)-1], 0
+}
+
+// beganWith reports whether the input line before the clear (its bottom
+// rows, joined, spanning at most span rows) started with prompt.
+func beganWith(rows []string, prompt string, span int) bool {
+	for n := 1; n <= len(rows) && n <= span; n++ {
+		if strings.HasPrefix(strings.Join(rows[len(rows)-n:], ""), prompt) {
+			return true
+		}
+	}
+	return false
 }
 
 // newSpawnGen names one incarnation of a task's agent.

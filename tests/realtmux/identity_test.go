@@ -319,3 +319,29 @@ func TestConcurrentSpawnsIntoAMissingSession(t *testing.T) {
 		t.Fatalf("session fresh has %d windows, want 5:\n%s", got, r.panes())
 	}
 }
+
+// fm-spawn's launch-line check holds in every installed pane shell, in a
+// pane narrow enough that the launch line spans several rows (zsh breaks
+// the rows itself, so tmux does not join them).
+func TestSpawnChecksTheLaunchLineInEveryShell(t *testing.T) {
+	t.Parallel()
+	r := newSpawnRig(t)
+	r.tmux("new-session", "-d", "-s", "narrow", "-x", "60", "-y", "20")
+	shells := map[string]string{"bash": "--norc --noprofile", "zsh": "-f", "fish": "--no-config", "dash": "-i"}
+	for name, args := range shells {
+		bin, err := exec.LookPath(name)
+		if err != nil {
+			t.Logf("%s is not installed; launches from it are unverified here", name)
+			continue
+		}
+		// Each spawn's window runs this shell; spawns are sequential, so
+		// the server-wide default is safe to switch between them.
+		r.tmux("set-option", "-g", "default-command", "exec "+bin+" "+args)
+		id := "sh-" + name
+		res := r.run("", []string{"FM_TMUX_SESSION=narrow", r.path}, "fm-spawn", id, "--harness", "claude", "--worktree", r.worktree(id))
+		wantCode(t, res, 0, "fm-spawn from "+name)
+		if !strings.HasSuffix(strings.TrimSpace(res.stdout), "ready=confirmed") {
+			t.Fatalf("fm-spawn from %s: %s", name, res)
+		}
+	}
+}
