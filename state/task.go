@@ -139,7 +139,7 @@ func (s Store) LoadTask(tool, id string) (*Task, error) {
 // identityKeys must each appear exactly once: a duplicated endpoint or harness
 // line means two writers disagreed, and acting on either could hit the wrong agent.
 var identityKeys = []string{"window", "worktree"}
-var singleKeys = []string{"backend", "endpoint_task_id", "harness", "kind", "remote_host"}
+var singleKeys = []string{"backend", "endpoint_task_id", "harness", "kind", "remote_host", "tmux_pane_id", "tmux_window_id"}
 
 // ValidateIdentity checks the record names exactly one endpoint and that the
 // endpoint belongs to this task.
