@@ -45,7 +45,7 @@ func (t *Target) Gate(obs backends.Observation, tool string) error {
 	case backends.StateSuspended:
 		return t.refuseGate("holds a stopped agent (%s); nothing was sent. Resume it with fg in its pane, then send again", obs.Detail)
 	case backends.StateDrifted:
-		return t.refuseGate("is gone but another endpoint carries the task's label (%s); nothing was sent. Correct the record with fm-control rebind %s", obs.Detail, t.ID)
+		return t.refuseGate("has drifted (%s); nothing was sent: %s", obs.Detail, t.DriftFix())
 	case backends.StateMissing:
 		return t.refuseGate("is gone (%s); nothing was sent. The endpoint no longer exists: relaunch the task with fm-spawn %s --relaunch", obs.Detail, t.ID)
 	case backends.StateUnreadable:
