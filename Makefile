@@ -26,11 +26,12 @@ test: vet
 	$(GO) test -count=1 ./...
 
 # The real agent CLIs (pinned in tests/agents/npm) on private tmux servers:
-# installs them into AGENTS_DIR once, then every scenario of tests/agents.
+# installs them into AGENTS_DIR once, then every scenario of tests/agents,
+# refreshing the screen captures under tests/captures/<harness>-<version>/.
 AGENTS_DIR ?= $(CURDIR)/.cache/agents
 test-agents:
 	./scripts/agents-install.sh "$(AGENTS_DIR)"
-	FM_AGENTS_DIR="$(AGENTS_DIR)" FM_AGENTS_REPORT="$(AGENTS_DIR)/report.md" \
+	FM_AGENTS_DIR="$(AGENTS_DIR)" FM_AGENTS_REPORT="$(AGENTS_DIR)/report.md" FM_AGENTS_CAPTURES="$(CURDIR)/tests/captures" \
 		$(GO) test -count=1 -timeout 20m -parallel 2 -v ./tests/agents/
 
 # Short runs of the fuzzers over their committed seed corpora.

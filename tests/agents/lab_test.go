@@ -114,6 +114,9 @@ func newLab(t *testing.T, p profile, group string, also ...profile) *lab {
 	l.capDir = filepath.Join(dir, "captures")
 	if root := os.Getenv("FM_AGENTS_CAPTURES"); root != "" {
 		l.capDir = filepath.Join(root, p.name+"-"+version)
+		// A rerun replaces the group's captures whole, so no step of an
+		// older run lingers under a number this run did not reach.
+		os.RemoveAll(filepath.Join(l.capDir, group))
 	}
 	paneEnv := []string{
 		"PATH=" + agentsBin + ":" + fmBin + ":" + filepath.Dir(tmuxBin) + ":/usr/local/bin:/usr/bin:/bin",
@@ -366,8 +369,15 @@ func (l *lab) capture(step string) {
 		l.t.Fatal(err)
 	}
 	base := filepath.Join(dir, fmt.Sprintf("%02d-%s", l.steps, step))
-	os.WriteFile(base+".txt", []byte(trimScreen(l.screen(false))), 0o644)
-	os.WriteFile(base+".ansi", []byte(trimScreen(l.screen(true))), 0o644)
+	// The lab's temporary directory is replaced by a fixed name, so a
+	// refreshed capture differs from the committed one only where the
+	// screen does.
+	for ext, escapes := range map[string]bool{".txt": false, ".ansi": true} {
+		screen := strings.ReplaceAll(trimScreen(l.screen(escapes)), l.dir, "/tmp/fmagents-lab")
+		if err := os.WriteFile(base+ext, []byte(screen), 0o644); err != nil {
+			l.t.Fatal(err)
+		}
+	}
 }
 
 // trimScreen drops the blank rows below the last drawn line.
