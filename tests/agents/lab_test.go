@@ -301,12 +301,31 @@ func (l *lab) pane() (id string, pid int) {
 // agentProcesses lists the commands running under the pane's shell: the
 // pane runs a bare bash, so any descendant is the agent (or what it left).
 func (l *lab) agentProcesses() []string {
-	_, shell := l.pane()
-	if shell == 0 {
-		return nil
+	names := processNames()
+	var out []string
+	for _, pid := range l.descendants() {
+		out = append(out, names[pid])
 	}
-	parents := map[int]int{}
+	return out
+}
+
+// processNames maps every pid to its command name.
+func processNames() map[int]string {
 	names := map[int]string{}
+	for pid, p := range processTable() {
+		names[pid] = p.name
+	}
+	return names
+}
+
+type proc struct {
+	ppid int
+	name string
+}
+
+// processTable reads every process's parent and name from /proc.
+func processTable() map[int]proc {
+	table := map[int]proc{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -327,13 +346,23 @@ func (l *lab) agentProcesses() []string {
 			continue
 		}
 		ppid, _ := strconv.Atoi(f[1])
-		parents[pid], names[pid] = ppid, s[open+1:close]
+		table[pid] = proc{ppid: ppid, name: s[open+1 : close]}
 	}
-	var out []string
-	for pid := range parents {
-		for p := parents[pid]; p > 1; p = parents[p] {
+	return table
+}
+
+// descendants lists the pids under the pane's shell.
+func (l *lab) descendants() []int {
+	_, shell := l.pane()
+	if shell == 0 {
+		return nil
+	}
+	table := processTable()
+	var out []int
+	for pid := range table {
+		for p := table[pid].ppid; p > 1; p = table[p].ppid {
 			if p == shell {
-				out = append(out, names[pid])
+				out = append(out, pid)
 				break
 			}
 		}
@@ -342,6 +371,28 @@ func (l *lab) agentProcesses() []string {
 }
 
 func (l *lab) agentAlive() bool { return len(l.agentProcesses()) > 0 }
+
+// killAgent ends every process under the pane's shell (test scaffolding for
+// "the agent has gone"), and waits until none is left.
+func (l *lab) killAgent() {
+	for _, pid := range l.descendants() {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if !poll(5*time.Second, func() bool { return !l.agentAlive() }) {
+		l.t.Fatalf("the agent survived SIGKILL: %v", l.agentProcesses())
+	}
+}
+
+// settleLaunch waits until the agent has taken its launch prompt and that
+// first turn is over, whatever fm-spawn said about readiness, so a later
+// scenario tests what it names rather than a start-up still under way.
+func (l *lab) settleLaunch() {
+	prompt := harness.BriefPrompt(l.briefPath())
+	poll(90*time.Second, func() bool {
+		n, _ := count(l.messages(), prompt)
+		return n == 1 && !l.turnRunning() && l.stub.Held() == 0
+	})
+}
 
 // screen captures the task's pane, plain and with escapes.
 func (l *lab) screen(escapes bool) string {
