@@ -5,7 +5,7 @@ TAGS := urfave_cli_no_docs
 BINARIES := fm-send fm-control fm-spawn
 GO ?= go
 
-.PHONY: all build install demo test test-agents vet fuzz bench readme-table clean
+.PHONY: all build install demo test test-agents vet lint fuzz bench readme-table clean
 
 all: build
 
@@ -21,6 +21,14 @@ demo: build
 
 vet:
 	$(GO) vet ./...
+
+# staticcheck, pinned, installed once into .cache/bin.
+STATICCHECK := $(CURDIR)/.cache/bin/staticcheck
+STATICCHECK_VERSION := v0.8.2
+lint: vet
+	@[ -x "$(STATICCHECK)" ] && "$(STATICCHECK)" -version | grep -q "$(STATICCHECK_VERSION:v%=%)" || \
+		GOBIN=$(CURDIR)/.cache/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	"$(STATICCHECK)" ./...
 
 test: vet
 	$(GO) test -count=1 ./...

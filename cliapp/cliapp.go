@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -21,8 +22,42 @@ import (
 	"fmctl/report"
 )
 
-// Version is the build's version, set with -ldflags "-X fmctl/cliapp.Version=...".
-var Version = "dev"
+// Version is the build's version when the Makefile sets it with -ldflags
+// "-X fmctl/cliapp.Version=..."; empty, the Go build info decides (see
+// BuildVersion).
+var Version = ""
+
+// BuildVersion is the version the binaries print: the ldflags value, else
+// the module version or VCS revision the Go toolchain stamped into the build,
+// so a plain `go build` or `go install` still says what it was built from.
+func BuildVersion() string {
+	if Version != "" {
+		return Version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, kv := range info.Settings {
+		switch {
+		case kv.Key == "vcs.revision":
+			rev = kv.Value
+		case kv.Key == "vcs.modified" && kv.Value == "true":
+			dirty = "-dirty"
+		}
+	}
+	if rev == "" {
+		return "(devel)"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	return rev + dirty
+}
 
 // Deps are a binary's side-effect edges, injected so tests can fake them.
 type Deps struct {

@@ -70,7 +70,7 @@ Examples:
    fm-control interrupt t1
    fm-control exit t1
    fm-control relaunch t1 --harness codex --note "continue from the failing test"`,
-		Version:         cliapp.Version,
+		Version:         cliapp.BuildVersion(),
 		HideHelpCommand: true,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {

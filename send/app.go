@@ -43,7 +43,7 @@ func App(d cliapp.Deps) *cli.App {
 		Usage:           "deliver one message (or one named key) to a task's agent",
 		UsageText:       usageText,
 		Description:     description,
-		Version:         cliapp.Version,
+		Version:         cliapp.BuildVersion(),
 		HideHelpCommand: true,
 		BashComplete:    cliapp.CompleteTaskArgs(d),
 		Flags:           []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"}},

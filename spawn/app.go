@@ -41,7 +41,7 @@ func App(d cliapp.Deps) *cli.App {
 		Usage:           "launch an agent for a task into an endpoint and worktree",
 		UsageText:       usageText,
 		Description:     description,
-		Version:         cliapp.Version,
+		Version:         cliapp.BuildVersion(),
 		HideHelpCommand: true,
 		BashComplete:    cliapp.CompleteTaskArgs(d),
 		Flags:           []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object"}},

@@ -25,16 +25,20 @@ import (
 // The binaries under test and the fake multiplexers run as commands inside
 // each script, from this test binary, exactly as they would from PATH.
 func TestMain(m *testing.M) {
-	os.Exit(testscript.RunMain(m, map[string]func() int{
-		"fm-send":    func() int { return send.Main(os.Args) },
-		"fm-control": func() int { return control.Main(os.Args) },
-		"fm-spawn":   func() int { return spawn.Main(os.Args) },
-		"tmux":       tmuxfake.Main,
-		"faketmux":   tmuxfake.Control,
-		"herdr":      herdrfake.Main,
-		"zellij":     zellijfake.Main,
-	}))
+	testscript.Main(m, map[string]func(){
+		"fm-send":    exitWith(func() int { return send.Main(os.Args) }),
+		"fm-control": exitWith(func() int { return control.Main(os.Args) }),
+		"fm-spawn":   exitWith(func() int { return spawn.Main(os.Args) }),
+		"tmux":       exitWith(tmuxfake.Main),
+		"faketmux":   exitWith(tmuxfake.Control),
+		"herdr":      exitWith(herdrfake.Main),
+		"zellij":     exitWith(zellijfake.Main),
+	})
 }
+
+// exitWith turns a main that returns its exit code into one testscript runs
+// as a command.
+func exitWith(main func() int) func() { return func() { os.Exit(main()) } }
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, scriptParams("testdata"))

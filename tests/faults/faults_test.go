@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -46,7 +45,10 @@ func TestMain(m *testing.M) {
 }
 
 func build(dir string) error {
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return fmt.Errorf("find the go command: %w", err)
+	}
 	cmd := exec.Command(gobin, "build", "-o", dir+string(os.PathSeparator),
 		"fmctl/cmd/fm-control", "fmctl/cmd/fm-spawn",
 		"fmctl/tests/fakes/tmux/cmd/tmux", "fmctl/tests/fakes/tmux/cmd/faketmux")

@@ -277,7 +277,7 @@ func run(w *World, cmd []string, out *strings.Builder) error {
 	case "new-window":
 		t := p.flags['t']
 		if !strings.HasPrefix(t, "=") || !strings.HasSuffix(t, ":") {
-			return fmt.Errorf("fake new-window wants -t =session:")
+			return fmt.Errorf("fake new-window wants -t =session: (an exact session target)")
 		}
 		s, err := findSession(w, strings.TrimSuffix(t, ":"))
 		if err != nil {
