@@ -398,6 +398,7 @@ func format(f string, s *Session, p *Pane) string {
 		"#{window_name}", p.Window,
 		"#{window_id}", p.WindowID,
 		"#{pane_id}", p.ID,
+		"#{pane_active}", "1", // one pane per window
 		"#{pane_tty}", "",
 		"#{pane_pid}", "",
 		"#{pane_current_command}", p.Command,

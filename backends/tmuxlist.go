@@ -1,0 +1,117 @@
+package backends
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// StatesReader is an optional Backend ability: classify many endpoints with
+// one multiplexer call instead of one per endpoint, for a read of every
+// task (fm-control list).
+type StatesReader interface {
+	AgentStates(ctx context.Context, eps []Endpoint) []Observation
+}
+
+// HistoryReader is an optional Backend ability: the endpoint's last lines,
+// scrollback included, as plain text.
+type HistoryReader interface {
+	History(ctx context.Context, ep Endpoint, lines int) ([]string, error)
+}
+
+// snapshotFormat is every pane on the server as lookup reads one, behind
+// whether it is its window's active pane (the one list-windows reports).
+const snapshotFormat = "#{pane_active}\t" + paneFormat
+
+type snapPane struct {
+	active bool
+	info   paneInfo
+}
+
+// AgentStates reads every pane on the server in one `list-panes -a` call and
+// classifies each endpoint from it. An endpoint the snapshot does not show
+// plainly (no pane, several, or one whose recorded id sits elsewhere) takes
+// the single-endpoint read, so its verdict and its words are AgentState's
+// own; so does every endpoint when the list call fails.
+func (t *Tmux) AgentStates(ctx context.Context, eps []Endpoint) []Observation {
+	out := make([]Observation, len(eps))
+	panes, err := t.snapshot(ctx)
+	for i, ep := range eps {
+		if info, ok := findInSnapshot(panes, ep); err == nil && ok {
+			out[i] = t.classify(ctx, info)
+			continue
+		}
+		out[i] = t.AgentState(ctx, ep)
+	}
+	return out
+}
+
+func (t *Tmux) snapshot(ctx context.Context) ([]snapPane, error) {
+	res, err := t.run(ctx, "list-panes", "-a", "-F", snapshotFormat)
+	if err != nil {
+		return nil, err
+	}
+	var panes []snapPane
+	for _, line := range strings.Split(string(res.Stdout), "\n") {
+		active, rest, _ := strings.Cut(line, "\t")
+		if info, ok := parsePaneLine(rest); ok {
+			panes = append(panes, snapPane{active: active == "1", info: info})
+		}
+	}
+	return panes, nil
+}
+
+// findInSnapshot resolves an endpoint as lookup would, succeeding only when
+// the answer is one plain pane: the recorded pane id in the recorded
+// session:window, or else the one active pane of the one window carrying
+// the label.
+func findInSnapshot(panes []snapPane, ep Endpoint) (paneInfo, bool) {
+	session, window, err := SplitTmuxTarget(ep.Target)
+	if err != nil {
+		return paneInfo{}, false
+	}
+	id := ep.Field(KeyTmuxPane)
+	var found []paneInfo
+	for _, p := range panes {
+		if p.info.session != session || p.info.window != window {
+			continue
+		}
+		if (id != "" && p.info.pane == id) || (id == "" && p.active) {
+			found = append(found, p.info)
+		}
+	}
+	if len(found) != 1 {
+		return paneInfo{}, false
+	}
+	return found[0], true
+}
+
+// History captures the pane's last lines, scrollback included: capture-pane
+// -S -N starts N lines back in the history. tmux prints cell text only, and
+// trailing blank rows of the screen are dropped before the last lines are
+// taken.
+func (t *Tmux) History(ctx context.Context, ep Endpoint, lines int) ([]string, error) {
+	pane, err := t.paneID(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	out, err := t.run(ctx, "capture-pane", "-p", "-J", "-S", "-"+strconv.Itoa(lines), "-t", pane)
+	if err != nil {
+		return nil, fmt.Errorf("tmux capture-pane %s (%s): %w", ep.Target, pane, err)
+	}
+	return LastLines(string(out.Stdout), lines), nil
+}
+
+// LastLines splits text into lines and keeps the last n, trailing blank
+// lines dropped first (a screen's unused rows are not the agent's output).
+func LastLines(text string, n int) []string {
+	rows := strings.Split(text, "\n")
+	for len(rows) > 0 && strings.TrimSpace(rows[len(rows)-1]) == "" {
+		rows = rows[:len(rows)-1]
+	}
+	if len(rows) > n {
+		rows = rows[len(rows)-n:]
+	}
+	return rows
+}

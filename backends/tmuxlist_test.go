@@ -1,0 +1,140 @@
+package backends
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// paneServer answers list-panes -a with a fixed snapshot and list-windows
+// (the single-endpoint read) with nothing, counting every call.
+type paneServer struct {
+	panes   string
+	listErr string
+	calls   []string
+}
+
+func (s *paneServer) Run(_ context.Context, c Cmd) (Output, error) {
+	s.calls = append(s.calls, strings.Join(c.Args, " "))
+	switch {
+	case c.Args[0] == "list-panes" && s.listErr != "":
+		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: s.listErr}
+	case c.Args[0] == "list-panes":
+		return Output{Stdout: []byte(s.panes)}, nil
+	case c.Args[0] == "capture-pane":
+		return Output{Stdout: []byte("one\ntwo\nthree\n\n  \n")}, nil
+	}
+	return Output{}, nil
+}
+
+func pane(session string, active bool, window, id, cmd string) string {
+	a := "0"
+	if active {
+		a = "1"
+	}
+	// active, then paneFormat: window, pane, pid, tty, command, window id, session, path
+	return fmt.Sprintf("%s\t%s\t%s\t0\t\t%s\t@%s\t%s\t/w/%s\n", a, window, id, cmd, id[1:], session, window)
+}
+
+func TestAgentStatesReadsTwentyEndpointsInOneCall(t *testing.T) {
+	var snap strings.Builder
+	var eps []Endpoint
+	for i := 0; i < 20; i++ {
+		cmd := "claude"
+		if i%2 == 1 {
+			cmd = "bash"
+		}
+		snap.WriteString(pane("fmses", true, fmt.Sprintf("fm-t%d", i), fmt.Sprintf("%%%d", i), cmd))
+		eps = append(eps, Endpoint{Backend: "tmux", Target: fmt.Sprintf("fmses:fm-t%d", i), TaskID: fmt.Sprintf("t%d", i)})
+	}
+	s := &paneServer{panes: snap.String()}
+	tm := NewTmux(s, TmuxOptions{Procs: &fixedProcs{}})
+	obs := tm.AgentStates(context.Background(), eps)
+	if len(s.calls) != 1 || !strings.HasPrefix(s.calls[0], "list-panes -a -F ") {
+		t.Fatalf("calls = %q, want one list-panes -a", s.calls)
+	}
+	for i, o := range obs {
+		want := StateAlive
+		if i%2 == 1 {
+			want = StateDead
+		}
+		if o.State != want {
+			t.Errorf("endpoint %d: %s, want %s", i, o.State, want)
+		}
+	}
+}
+
+func TestAgentStatesFallsBackToTheSingleReadWhenTheSnapshotIsNotPlain(t *testing.T) {
+	snap := pane("fmses", true, "fm-a", "%1", "claude") +
+		pane("fmses", true, "fm-dup", "%2", "claude") + pane("fmses", true, "fm-dup", "%3", "claude") +
+		pane("fmses", false, "fm-b", "%4", "claude") + pane("other", true, "fm-c", "%5", "claude")
+	s := &paneServer{panes: snap}
+	tm := NewTmux(s, TmuxOptions{Procs: &fixedProcs{}})
+	eps := []Endpoint{{Target: "fmses:fm-a"}, {Target: "fmses:fm-dup"}, {Target: "fmses:fm-b"}, {Target: "fmses:fm-c"}, {Target: "bad"}}
+	obs := tm.AgentStates(context.Background(), eps)
+	if obs[0].State != StateAlive {
+		t.Errorf("fm-a: %s, want alive from the snapshot", obs[0].State)
+	}
+	// Two panes named fm-dup, an inactive pane only, a window in another
+	// session: each asks tmux itself; a malformed target is refused
+	// without a call.
+	if n := len(s.calls); n != 1+3 {
+		t.Errorf("calls = %q, want the snapshot then three single reads", s.calls)
+	}
+	for i := 1; i < len(obs); i++ {
+		if obs[i].State == StateAlive {
+			t.Errorf("endpoint %s read alive from a snapshot that does not show it plainly", eps[i].Target)
+		}
+	}
+}
+
+func TestAgentStatesWhenTheListFails(t *testing.T) {
+	s := &paneServer{listErr: "no server running on /tmp/tmux-0/x"}
+	tm := NewTmux(s, TmuxOptions{Procs: &fixedProcs{}})
+	obs := tm.AgentStates(context.Background(), []Endpoint{{Target: "fmses:fm-a"}, {Target: "fmses:fm-b"}})
+	if len(obs) != 2 || len(s.calls) != 3 {
+		t.Fatalf("obs=%v calls=%q, want each endpoint read on its own after the failed list", obs, s.calls)
+	}
+	for _, o := range obs {
+		if o.State == StateAlive || o.State == "" {
+			t.Errorf("state %q after a failed list", o.State)
+		}
+	}
+}
+
+func TestHistoryAsksForScrollbackAndDropsBlankRows(t *testing.T) {
+	s := &paneServer{panes: pane("fmses", true, "fm-a", "%7", "claude")}
+	tm := NewTmux(s, TmuxOptions{Procs: &fixedProcs{}})
+	tm.pane["fmses:fm-a"] = "%7"
+	got, err := tm.History(context.Background(), Endpoint{Target: "fmses:fm-a"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, "|") != "two|three" {
+		t.Errorf("lines = %q, want the last two non-blank", got)
+	}
+	if s.calls[0] != "capture-pane -p -J -S -2 -t %7" {
+		t.Errorf("call = %q", s.calls[0])
+	}
+}
+
+func TestAgentStatesFindsARecordedPaneIDOnlyWhereTheRecordSaysItIs(t *testing.T) {
+	snap := pane("fmses", true, "fm-a", "%1", "claude") + pane("fmses", true, "renamed", "%2", "claude")
+	s := &paneServer{panes: snap}
+	tm := NewTmux(s, TmuxOptions{Procs: &fixedProcs{}})
+	eps := []Endpoint{
+		{Target: "fmses:fm-a", Fields: map[string]string{KeyTmuxPane: "%1"}},
+		{Target: "fmses:fm-b", Fields: map[string]string{KeyTmuxPane: "%2"}}, // its pane was renamed
+	}
+	obs := tm.AgentStates(context.Background(), eps)
+	if obs[0].State != StateAlive {
+		t.Errorf("recorded pane in place: %s, want alive", obs[0].State)
+	}
+	if len(s.calls) < 2 || !strings.HasPrefix(s.calls[1], "display-message -p -t %2 ") {
+		t.Errorf("calls = %q, want the snapshot then the single read of %%2", s.calls)
+	}
+	if obs[1].State == StateAlive {
+		t.Errorf("a pane under another name read alive from the snapshot")
+	}
+}
