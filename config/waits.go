@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -16,18 +17,29 @@ func Duration(env Env, name string, def time.Duration) time.Duration {
 	if v == "" {
 		return def
 	}
+	d, err := ParseWait(v)
+	if err != nil {
+		return def
+	}
+	return d
+}
+
+// ParseWait reads a wait given on a command line: seconds or a Go duration,
+// at least zero and at most a day.
+func ParseWait(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
 	if f, err := strconv.ParseFloat(v, 64); err == nil {
 		// NaN, infinities and values past time.Duration's range would wrap
 		// to a negative wait, making every deadline already past.
 		if !(f >= 0) || f > maxWaitSeconds {
-			return def
+			return 0, fmt.Errorf("not a wait between 0 and %d seconds", maxWaitSeconds)
 		}
-		return time.Duration(f * float64(time.Second))
+		return time.Duration(f * float64(time.Second)), nil
 	}
 	if d, err := time.ParseDuration(v); err == nil && d >= 0 && d <= maxWaitSeconds*time.Second {
-		return d
+		return d, nil
 	}
-	return def
+	return 0, fmt.Errorf("not a wait: give seconds (2.5) or a Go duration (500ms, 1m30s) up to 24h")
 }
 
 // Int reads a non-negative integer env value, or def.

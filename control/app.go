@@ -58,13 +58,14 @@ func App(d cliapp.Deps) *cli.App {
 	app := &cli.App{
 		Name:      "fm-control",
 		Usage:     "run an allowlisted lifecycle verb on a task's agent",
-		UsageText: "fm-control <verb> <id> [flags]\nfm-control capabilities [--json]",
+		UsageText: "fm-control <verb> <id> [flags]\nfm-control list [--json]\nfm-control capabilities [--json]",
 		Description: `The control plane: a closed allowlist of lifecycle verbs addressed to an exact
 task id. No free text, no raw keys. Each verb proves its postcondition or
 reports it unconfirmed.
 
 Exit status: 0 success; 1 refused or failed (the message says which, and what to
-do); 2 not a verb, or the command line is incomplete.
+do); 2 not a verb, or the command line is incomplete; 4 (wait) the timeout
+passed before the condition held.
 
 Examples:
    fm-control interrupt t1
@@ -80,9 +81,12 @@ Examples:
 		},
 	}
 	for _, v := range harness.Verbs() {
-		app.Commands = append(app.Commands, lifecycleCommand(d, v, jsonOut))
+		if v.Lifecycle {
+			app.Commands = append(app.Commands, lifecycleCommand(d, v, jsonOut))
+		}
 	}
 	app.Commands = append(app.Commands, toolCommands(d, jsonOut)...)
+	app.Commands = append(app.Commands, readCommands(d, jsonOut)...)
 	app.Commands = append(app.Commands, capabilitiesCommand(d, jsonOut))
 	cliapp.Conventions(app)
 	usageError := app.OnUsageError
@@ -150,10 +154,15 @@ func unknownVerb(env config.Env, verb string) error {
 		fmt.Fprintf(&b, "'%s' is not a control verb", printableVerb(verb))
 	}
 	b.WriteString("\nallowed verbs:")
+	others := []string{"status", "recover", "capabilities"}
 	for _, v := range harness.Verbs() {
-		fmt.Fprintf(&b, "\n  %s", v.Name)
+		if v.Lifecycle {
+			fmt.Fprintf(&b, "\n  %s", v.Name)
+		} else {
+			others = append(others, v.Name)
+		}
 	}
-	b.WriteString("\nother commands: status, recover, capabilities")
+	b.WriteString("\nother commands: " + strings.Join(others, ", "))
 	return refusal.Usage("%s", b.String())
 }
 

@@ -16,14 +16,7 @@ import (
 // lifecycle lock: the record, the backend's agent state, the busy state and
 // any relaunch journal.
 func (c *Controller) Status(ctx context.Context, id string) error {
-	home, err := config.ResolveHome("fm-control", c.env)
-	if err != nil {
-		return err
-	}
-	if err := state.CheckTaskArg("fm-control", id); err != nil {
-		return err
-	}
-	t, err := resolve.Load("fm-control", home, id, c.runner, c.env)
+	t, err := c.loadUnlocked(id)
 	if err != nil {
 		return err
 	}
@@ -61,4 +54,17 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// loadUnlocked resolves task id for a verb that only reads: home, id shape,
+// record, endpoint, and no lock, so it never waits on or blocks an action.
+func (c *Controller) loadUnlocked(id string) (*resolve.Target, error) {
+	home, err := config.ResolveHome("fm-control", c.env)
+	if err != nil {
+		return nil, err
+	}
+	if err := state.CheckTaskArg("fm-control", id); err != nil {
+		return nil, err
+	}
+	return resolve.Load("fm-control", home, id, c.runner, c.env)
 }

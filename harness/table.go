@@ -98,6 +98,10 @@ type Harness struct {
 	// Wiring lists the per-task files an incarnation leaves behind, relative
 	// to the worktree ("wt/...") or the state dir ("state/<id>...").
 	Wiring []string `json:"wiring,omitempty"`
+	// Telemetry names how the agent reports its own state into
+	// state/<id>.agent-state (docs/agent-state.md); empty where it does not,
+	// and then busy, idle, waiting and ready have no signal to wait on.
+	Telemetry string `json:"telemetry,omitempty"`
 	// Verified is the release of the CLI the real-agent tier (tests/agents)
 	// ran every scenario against; nil where no real CLI could be run here.
 	Verified *Release `json:"verified,omitempty"`
@@ -321,9 +325,19 @@ var verbs = []Verb{
 	{Name: "rebind", Lifecycle: true, NeedsVerified: true,
 		Purpose:       "re-point a drifted record (window renamed or moved) at the pane that is provably the task's",
 		Postcondition: "the record names the one pane carrying the task's label or recorded pane id, in the recorded worktree, running the recorded harness or nothing; a record that already resolves is unchanged"},
+	{Name: "list",
+		Purpose:       "one line per task in the home: harness, kind, backend, endpoint, agent state, activity, journal phase (read-only)",
+		Postcondition: "nothing is locked or written; a record that cannot be read is listed with its error"},
+	{Name: "wait",
+		Purpose:       "wait until a task's agent is ready, busy, idle, waiting or dead (read-only)",
+		Postcondition: "exit 0 only once the condition was observed; exit 4 when the timeout passed first; nothing is locked or written"},
+	{Name: "read",
+		Purpose:       "print a pane's recent text with every terminal control sequence stripped (read-only)",
+		Postcondition: "the text printed holds no control character but newline and tab; nothing is locked, written or typed"},
 }
 
-// Verbs returns the lifecycle verb allowlist.
+// Verbs returns the control plane's allowlist: the lifecycle verbs, then
+// the read-only ones (Lifecycle false: no lock, nothing written).
 func Verbs() []Verb { return append([]Verb(nil), verbs...) }
 
 // LookupVerb returns the allowlisted verb with this name.

@@ -241,12 +241,22 @@ func TestUnknownBackendHasNoKeysAndNoClassifier(t *testing.T) {
 }
 
 func TestVerbAllowlistIsClosed(t *testing.T) {
-	var names []string
+	var names, readOnly []string
 	for _, v := range harness.Verbs() {
+		if !v.Lifecycle {
+			readOnly = append(readOnly, v.Name)
+			if v.NeedsVerified {
+				t.Errorf("read-only verb %s claims needs_classifier", v.Name)
+			}
+			continue
+		}
 		names = append(names, v.Name)
 	}
 	if !slices.Equal(names, []string{"interrupt", "exit", "relaunch", "rebind"}) {
-		t.Fatalf("verbs = %v, want exactly [interrupt exit relaunch rebind]", names)
+		t.Fatalf("lifecycle verbs = %v, want exactly [interrupt exit relaunch rebind]", names)
+	}
+	if !slices.Equal(readOnly, []string{"list", "wait", "read"}) {
+		t.Fatalf("read-only verbs = %v, want exactly [list wait read]", readOnly)
 	}
 	for _, n := range names {
 		if _, ok := harness.LookupVerb(n); !ok {

@@ -12,6 +12,7 @@ const (
 	CodeFailed      = 1 // refused or failed; see the message
 	CodeUsage       = 2 // the command line is wrong (unknown verb, missing argument)
 	CodeUnconfirmed = 3 // fm-send: typed and submitted, but the submit was not confirmed; fm-control: gate refusal
+	CodeTimeout     = 4 // fm-control wait: the timeout passed before the condition held (nothing was wrong, it just did not happen yet)
 )
 
 // Error is a refusal with its exit code. Facts are key=value tokens a machine
@@ -39,6 +40,11 @@ func Usage(format string, args ...any) *Error {
 // Unconfirmed is a delivery whose success could not be proven (exit 3).
 func Unconfirmed(format string, args ...any) *Error {
 	return &Error{Code: CodeUnconfirmed, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Timeout is a wait whose condition did not hold in time (exit 4).
+func Timeout(format string, args ...any) *Error {
+	return &Error{Code: CodeTimeout, Msg: fmt.Sprintf(format, args...)}
 }
 
 // With attaches facts for machine output.

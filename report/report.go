@@ -94,6 +94,12 @@ func (p Printer) Outcome(o Outcome) {
 	fmt.Fprintln(p.Out, o.Line())
 }
 
+// Value prints v as one JSON line on stdout: the --json outcome of a
+// read-only verb, whose facts are typed (numbers, booleans, lists).
+func (p Printer) Value(v any) {
+	writeJSON(p.Out, v)
+}
+
 // Notice prints a human sentence on stderr (never in JSON mode's stdout).
 func (p Printer) Notice(format string, args ...any) {
 	fmt.Fprintf(p.Err, "notice: "+format+"\n", args...)

@@ -30,10 +30,10 @@ func TestReadAgentStateContract(t *testing.T) {
 		t.Fatalf("read %+v", r)
 	}
 	for body, want := range map[string]string{
-		"state=thinking\ngen=s1\n":          "not one of",
-		"state=busy\n":                      "no gen=",
+		"state=thinking\ngen=s1\n":           "not one of",
+		"state=busy\n":                       "no gen=",
 		"state=busy\ngen=s1\nat=yesterday\n": "not an RFC 3339 time",
-		"garbage\n":                         "malformed",
+		"garbage\n":                          "malformed",
 	} {
 		writeAgentState(t, s, "t1", body)
 		if _, err := s.ReadAgentState("t1"); err == nil || !strings.Contains(err.Error(), want) {

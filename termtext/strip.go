@@ -30,14 +30,14 @@ const (
 type mode int
 
 const (
-	ground mode = iota
-	escape      // after ESC
-	escInter    // ESC and intermediates, waiting for the final byte
-	csi         // control sequence: parameters, intermediates, final
-	oscStr      // operating system command: ends at ST or BEL
-	dcsStr      // device control string (tmux passthrough): ends at ST only
-	otherStr    // SOS, PM, APC: end at ST
-	strEsc      // ESC inside a string: ST if '\' follows
+	ground   mode = iota
+	escape        // after ESC
+	escInter      // ESC and intermediates, waiting for the final byte
+	csi           // control sequence: parameters, intermediates, final
+	oscStr        // operating system command: ends at ST or BEL
+	dcsStr        // device control string (tmux passthrough): ends at ST only
+	otherStr      // SOS, PM, APC: end at ST
+	strEsc        // ESC inside a string: ST if '\' follows
 )
 
 // Strip returns s with every control sequence (CSI, OSC, DCS, SOS, PM, APC,

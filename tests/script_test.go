@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +75,8 @@ func scriptParams(dir string) testscript.Params {
 			"bytes":     cmdBytes,
 			"expand":    cmdExpand,
 			"exitcode":  cmdExitCode,
+			"treesnap":  cmdTreeSnap,
+			"treesame":  cmdTreeSame,
 		},
 	}
 }
@@ -162,4 +165,57 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
 	}
+}
+
+// treesnap DIR remembers every entry under DIR (path, mode, size, bytes, link
+// target); treesame DIR asserts nothing was added, removed or changed since:
+// a read-only verb must leave the home byte-identical, lock files included.
+func cmdTreeSnap(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: treesnap DIR")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]+".treesnap"), []byte(treeListing(ts, args[0])), 0o644))
+}
+
+func cmdTreeSame(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: treesame DIR")
+	}
+	want, err := os.ReadFile(ts.MkAbs(args[0] + ".treesnap"))
+	ts.Check(err)
+	got := treeListing(ts, args[0])
+	if (got == string(want)) == neg {
+		ts.Fatalf("%s changed=%v, want changed=%v\n--- before\n%s--- after\n%s", args[0], got != string(want), neg, want, got)
+	}
+}
+
+func treeListing(ts *testscript.TestScript, dir string) string {
+	root := ts.MkAbs(dir)
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(&b, "%s %s %d", rel, info.Mode(), info.Size())
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			fmt.Fprintf(&b, " -> %s", target)
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, " %x", data)
+		}
+		b.WriteString("\n")
+		return nil
+	})
+	ts.Check(err)
+	return b.String()
 }

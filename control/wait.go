@@ -1,0 +1,140 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/refusal"
+	"fmctl/report"
+	"fmctl/resolve"
+	"fmctl/state"
+)
+
+// Wait backoff: the first checks come fast (a condition that is about to
+// hold is seen within milliseconds), then settle at a rate that costs one
+// multiplexer call four times a second.
+const (
+	waitFirstPause = 10 * time.Millisecond
+	waitMaxPause   = 250 * time.Millisecond
+)
+
+// waitView is one look at a task during a wait.
+type waitView struct {
+	obs      backends.Observation
+	activity string // from current telemetry; "" when there is none
+}
+
+// Wait polls task id until cond holds or limit passes, without a lock and
+// without writing. It refuses at once what no amount of waiting can reach.
+func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Duration) error {
+	t, err := c.loadUnlocked(id)
+	if err != nil {
+		return err
+	}
+	if err := c.waitPossible(t, cond); err != nil {
+		return err
+	}
+	start := time.Now()
+	deadline := start.Add(limit)
+	defer c.print.Waiting(fmt.Sprintf("waiting for task %s to be %s", id, cond), deadline)()
+	pause := waitFirstPause
+	for {
+		v, err := c.look(ctx, t)
+		if err != nil {
+			return err
+		}
+		done, err := reached(t, cond, v)
+		if err != nil {
+			return err
+		}
+		if done {
+			c.printReached(t, cond, v, time.Since(start))
+			return nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return refusal.Timeout("task %s was not %s within %s (state=%s activity=%s)", id, cond, limit, v.obs.State, orUnknown(v.activity)).
+				With("id", id, "for", cond, "state", string(v.obs.State), "activity", orUnknown(v.activity))
+		}
+		if err := backends.Sleep(ctx, min(pause, left)); err != nil {
+			return refusal.Failed("the wait for task %s was interrupted", id)
+		}
+		pause = min(2*pause, waitMaxPause)
+	}
+}
+
+// waitPossible refuses a condition the task has no signal for: dead needs a
+// classifier that can prove an endpoint agent-free, the others the agent's
+// own telemetry.
+func (c *Controller) waitPossible(t *resolve.Target, cond string) error {
+	if cond == "dead" {
+		if !t.Ability.Classifier {
+			return refusal.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so an agent-free endpoint cannot be proven; nothing to wait on", t.ID, t.BackendName)
+		}
+		return nil
+	}
+	if t.HasHarness && t.Harness.Telemetry != "" {
+		return nil
+	}
+	if _, ok, _ := t.Store.CurrentAgentReport(t.ID, t.Task.Record); ok {
+		return nil // a report of this incarnation is a signal, whoever wired it
+	}
+	return refusal.Failed("no activity signal for harness %s: it reports no telemetry (state/%s.agent-state holds nothing from this incarnation) and has no screen signature, so task %s cannot be seen %s; wait --for dead still works", orNone(oneLine(t.Family())), t.ID, t.ID, cond)
+}
+
+// look reads the endpoint and the current telemetry once.
+func (c *Controller) look(ctx context.Context, t *resolve.Target) (waitView, error) {
+	v := waitView{obs: t.Backend.AgentState(ctx, t.Endpoint)}
+	r, ok, err := t.Store.CurrentAgentReport(t.ID, t.Task.Record)
+	if err != nil {
+		return v, refusal.Failed("task %s's telemetry cannot be read: %v", t.ID, err)
+	}
+	if ok {
+		v.activity = r.Activity()
+	}
+	return v, nil
+}
+
+// reached decides cond from one look, refusing a state no wait can leave
+// (a gone or drifted endpoint, an agent that is not there for an activity).
+func reached(t *resolve.Target, cond string, v waitView) (bool, error) {
+	switch v.obs.State {
+	case backends.StateMissing:
+		return false, refusal.Failed("task %s's recorded endpoint %s is gone (state: missing), so there is nothing to wait on; reconcile the task first", t.ID, t.Endpoint.Target)
+	case backends.StateDrifted:
+		return false, refusal.Failed("task %s's recorded endpoint %s drifted (%s); correct the record before waiting on it", t.ID, t.Endpoint.Target, v.obs.Detail)
+	case backends.StateDead:
+		if cond != "dead" {
+			return false, refusal.Failed("task %s's endpoint %s has no agent (state: dead), so it will not be %s; relaunch it first", t.ID, t.Endpoint.Target, cond)
+		}
+		return true, nil
+	}
+	switch cond {
+	case "dead":
+		return false, nil
+	case "ready":
+		return v.obs.State == backends.StateAlive && v.activity == state.AgentIdle, nil
+	}
+	return v.activity == cond, nil
+}
+
+func (c *Controller) printReached(t *resolve.Target, cond string, v waitView, waited time.Duration) {
+	if c.print.JSON {
+		c.print.Value(map[string]any{"outcome": "reached", "id": t.ID, "for": cond, "state": string(v.obs.State),
+			"activity": orUnknown(v.activity), "waited_ms": waited.Milliseconds()})
+		return
+	}
+	out := report.Outcome{Word: "reached", ID: t.ID}
+	out.Add("for", cond).Add("state", string(v.obs.State)).Add("activity", orUnknown(v.activity)).
+		Add("waited", fmt.Sprintf("%.2fs", waited.Seconds()))
+	c.print.Outcome(out)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return state.ActivityUnknown
+	}
+	return s
+}
