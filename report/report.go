@@ -96,8 +96,11 @@ func (p Printer) Outcome(o Outcome) {
 
 // Value prints v as one JSON line on stdout: the --json outcome of a
 // read-only verb, whose facts are typed (numbers, booleans, lists).
+// Pane text is full of '<', '>' and '&', so they are not HTML-escaped.
 func (p Printer) Value(v any) {
-	writeJSON(p.Out, v)
+	enc := json.NewEncoder(p.Out)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
 }
 
 // Notice prints a human sentence on stderr (never in JSON mode's stdout).

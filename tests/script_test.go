@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	herdrfake "fmctl/tests/fakes/herdr"
 	tmuxfake "fmctl/tests/fakes/tmux"
 	zellijfake "fmctl/tests/fakes/zellij"
+	"fmctl/tests/hometree"
 )
 
 // The binaries under test and the fake multiplexers run as commands inside
@@ -190,32 +190,7 @@ func cmdTreeSame(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func treeListing(ts *testscript.TestScript, dir string) string {
-	root := ts.MkAbs(dir)
-	var b strings.Builder
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		fmt.Fprintf(&b, "%s %s %d", rel, info.Mode(), info.Size())
-		switch {
-		case info.Mode()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			fmt.Fprintf(&b, " -> %s", target)
-		case info.Mode().IsRegular():
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(&b, " %x", data)
-		}
-		b.WriteString("\n")
-		return nil
-	})
+	out, err := hometree.Listing(ts.MkAbs(dir))
 	ts.Check(err)
-	return b.String()
+	return out
 }

@@ -17,6 +17,9 @@
 //	                                for <dur> (Go duration) before clearing it
 //	FAKEAGENT_INTERRUPT_EXITS=1     Escape or Ctrl+C makes the agent exit
 //	FAKEAGENT_MUSE_LOG=<path>       emulate muse's JSON-lines session log
+//	FAKEAGENT_BANNER=<text>         a line drawn under the header, Go escapes
+//	                                (\x1b, \a) decoded: raw terminal sequences
+//	                                an agent might print (OSC 52, OSC 8)
 //
 // Events (FAKEAGENT_EVENTS):
 //
@@ -35,6 +38,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -62,6 +66,7 @@ type agent struct {
 	ignoreExit      bool
 	interruptExits  bool
 	clearDelay      time.Duration
+	banner          string // drawn raw under the header, when set
 	quit            func() // called when the agent decides to exit
 	startClearTimer func(time.Duration)
 
@@ -266,6 +271,9 @@ func (a *agent) clearTimeout() {
 // limit); the oldest transcript lines are dropped first.
 func (a *agent) screen(rows int) string {
 	lines := []string{a.name + " fake agent"}
+	if a.banner != "" {
+		lines = append(lines, a.banner)
+	}
 	tr := make([]string, 0, len(a.transcript))
 	for _, t := range a.transcript {
 		tr = append(tr, "you: "+oneLine(t))
@@ -357,6 +365,14 @@ func main() {
 		muse:           openAppend("FAKEAGENT_MUSE_LOG"),
 		ignoreExit:     os.Getenv("FAKEAGENT_IGNORE_EXIT") == "1",
 		interruptExits: os.Getenv("FAKEAGENT_INTERRUPT_EXITS") == "1",
+	}
+	if s := os.Getenv("FAKEAGENT_BANNER"); s != "" {
+		b, err := strconv.Unquote(`"` + s + `"`)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "fakeagent: FAKEAGENT_BANNER: %v\n", err)
+			os.Exit(2)
+		}
+		a.banner = b
 	}
 	if s := os.Getenv("FAKEAGENT_CLEAR_DELAY"); s != "" {
 		d, err := time.ParseDuration(s)
