@@ -104,7 +104,7 @@ func reached(t *resolve.Target, cond string, v waitView) (bool, error) {
 	case backends.StateMissing:
 		return false, refusal.Failed("task %s's recorded endpoint %s is gone (state: missing), so there is nothing to wait on; reconcile the task first", t.ID, t.Endpoint.Target)
 	case backends.StateDrifted:
-		return false, refusal.Failed("task %s's recorded endpoint %s drifted (%s); correct the record before waiting on it", t.ID, t.Endpoint.Target, v.obs.Detail)
+		return false, refusal.Failed("task %s's recorded endpoint %s drifted (%s); %s before waiting on it", t.ID, t.Endpoint.Target, v.obs.Detail, t.DriftFix())
 	case backends.StateDead:
 		if cond != "dead" {
 			return false, refusal.Failed("task %s's endpoint %s has no agent (state: dead), so it will not be %s; relaunch it first", t.ID, t.Endpoint.Target, cond)
