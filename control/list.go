@@ -68,7 +68,7 @@ func (c *Controller) List(ctx context.Context) error {
 		obs := observeAll(ctx, targets, idx)
 		for k, i := range idx {
 			rows[i].State = string(obs[k].State)
-			rows[i].Activity = activity(store, targets[i], obs[k].State)
+			rows[i].Activity = activity(targets[i], obs[k].State)
 		}
 	}
 	return c.printList(home.State, rows)
@@ -95,18 +95,12 @@ func observeAll(ctx context.Context, targets []*resolve.Target, idx []int) []bac
 // activity is what the agent's own current telemetry says it is doing. An
 // endpoint with no agent (dead, missing) is doing nothing whatever a last
 // report said.
-func activity(store state.Store, t *resolve.Target, s backends.AgentState) string {
+func activity(t *resolve.Target, s backends.AgentState) string {
 	if s == backends.StateDead || s == backends.StateMissing {
 		return state.ActivityUnknown
 	}
-	r, ok, err := store.CurrentAgentReport(t.ID, t.Task.Record)
-	switch {
-	case err != nil:
-		return "unreadable"
-	case !ok:
-		return state.ActivityUnknown
-	}
-	return r.Activity()
+	a, _ := currentActivity(t)
+	return orUnknown(a)
 }
 
 // journalPhase is the relaunch journal's phase for a list: none, complete,

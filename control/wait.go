@@ -41,10 +41,7 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 	defer c.print.Waiting(fmt.Sprintf("waiting for task %s to be %s", id, cond), deadline)()
 	pause := waitFirstPause
 	for {
-		v, err := c.look(ctx, t)
-		if err != nil {
-			return err
-		}
+		v := look(ctx, t)
 		done, err := reached(t, cond, v)
 		if err != nil {
 			return err
@@ -75,26 +72,19 @@ func (c *Controller) waitPossible(t *resolve.Target, cond string) error {
 		}
 		return nil
 	}
-	if t.HasHarness && t.Harness.Telemetry != "" {
+	// Until the capability table declares each harness's telemetry, a
+	// report from this incarnation is what proves its agent reports at all.
+	if _, reported := currentActivity(t); reported {
 		return nil
-	}
-	if _, ok, _ := t.Store.CurrentAgentReport(t.ID, t.Task.Record); ok {
-		return nil // a report of this incarnation is a signal, whoever wired it
 	}
 	return refusal.Failed("no activity signal for harness %s: it reports no telemetry (state/%s.agent-state holds nothing from this incarnation) and has no screen signature, so task %s cannot be seen %s; wait --for dead still works", orNone(oneLine(t.Family())), t.ID, t.ID, cond)
 }
 
 // look reads the endpoint and the current telemetry once.
-func (c *Controller) look(ctx context.Context, t *resolve.Target) (waitView, error) {
+func look(ctx context.Context, t *resolve.Target) waitView {
 	v := waitView{obs: t.Backend.AgentState(ctx, t.Endpoint)}
-	r, ok, err := t.Store.CurrentAgentReport(t.ID, t.Task.Record)
-	if err != nil {
-		return v, refusal.Failed("task %s's telemetry cannot be read: %v", t.ID, err)
-	}
-	if ok {
-		v.activity = r.Activity()
-	}
-	return v, nil
+	v.activity, _ = currentActivity(t)
+	return v
 }
 
 // reached decides cond from one look, refusing a state no wait can leave
@@ -115,7 +105,10 @@ func reached(t *resolve.Target, cond string, v waitView) (bool, error) {
 	case "dead":
 		return false, nil
 	case "ready":
-		return v.obs.State == backends.StateAlive && v.activity == state.AgentIdle, nil
+		// An agent that reported itself ready, in an endpoint that is not
+		// provably something else (unverified: zellij cannot classify).
+		alive := v.obs.State == backends.StateAlive || v.obs.State == backends.StateUnverified
+		return alive && v.activity == state.ActivityIdle, nil
 	}
 	return v.activity == cond, nil
 }
@@ -137,4 +130,22 @@ func orUnknown(s string) string {
 		return state.ActivityUnknown
 	}
 	return s
+}
+
+// currentActivity is what the agent's own telemetry of the incarnation the
+// record names (spawn_gen) says: busy, waiting, or idle (ready or idle: no
+// turn runs); "" for an ended session. reported is false when there is no
+// such report (none, a stale incarnation's, or unreadable).
+func currentActivity(t *resolve.Target) (activity string, reported bool) {
+	a, ok := t.Store.ReadAgentState(t.ID, t.Task.Record.Get("spawn_gen"))
+	if !ok {
+		return "", false
+	}
+	switch a.State {
+	case state.ActivityBusy, state.ActivityWaiting:
+		return a.State, true
+	case state.ActivityReady, state.ActivityIdle:
+		return state.ActivityIdle, true
+	}
+	return "", true
 }

@@ -98,10 +98,6 @@ type Harness struct {
 	// Wiring lists the per-task files an incarnation leaves behind, relative
 	// to the worktree ("wt/...") or the state dir ("state/<id>...").
 	Wiring []string `json:"wiring,omitempty"`
-	// Telemetry names how the agent reports its own state into
-	// state/<id>.agent-state (docs/agent-state.md); empty where it does not,
-	// and then busy, idle, waiting and ready have no signal to wait on.
-	Telemetry string `json:"telemetry,omitempty"`
 	// Verified is the release of the CLI the real-agent tier (tests/agents)
 	// ran every scenario against; nil where no real CLI could be run here.
 	Verified *Release `json:"verified,omitempty"`

@@ -1,110 +1,127 @@
 package state
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
 )
 
-// Agent-state file states: what the agent itself last reported through its
-// telemetry (hooks, notify, plugin, extension). docs/agent-state.md is the
-// contract the writer and every reader share.
+// The agent-state file (state/<id>.agent-state) is what the agent itself
+// reports through its harness's hooks, via `fm-control agent-event`. It is
+// one key=value per line:
+//
+//	state=ready|busy|idle|waiting|ended
+//	gen=<the record's spawn_gen when the wiring was installed>
+//	event=<the allowlisted event name>
+//	at=<RFC3339Nano>
+//	harness=<name>
+//
+// Readers use it only when gen is the record's current spawn_gen: a stale
+// incarnation's file says nothing about the agent that runs now.
+
+// Agent activity states, as written in the file.
 const (
-	AgentReady   = "ready"   // session started, composer up, no turn yet
-	AgentBusy    = "busy"    // a turn is running
-	AgentIdle    = "idle"    // the turn finished; the composer takes input
-	AgentWaiting = "waiting" // blocked on the user (permission, question)
-	AgentEnded   = "ended"   // the session ended
+	ActivityReady   = "ready"
+	ActivityBusy    = "busy"
+	ActivityIdle    = "idle"
+	ActivityWaiting = "waiting"
+	ActivityEnded   = "ended"
+	// ActivityUnknown is never written: it is what a reader reports when
+	// no current telemetry exists.
+	ActivityUnknown = "unknown"
 )
 
-var agentStates = []string{AgentReady, AgentBusy, AgentIdle, AgentWaiting, AgentEnded}
+// agentEvents is the closed allowlist of events the entry point accepts,
+// each with the activity it records.
+var agentEvents = map[string]string{
+	"session-start":    ActivityReady,
+	"prompt-submitted": ActivityBusy,
+	"turn-finished":    ActivityIdle,
+	"waiting":          ActivityWaiting,
+	"session-end":      ActivityEnded,
+}
 
-// maxAgentStateBytes bounds the file: five short lines.
-const maxAgentStateBytes = 4096
+// AgentEventNames lists the allowlisted events, in lifecycle order.
+func AgentEventNames() []string {
+	return []string{"session-start", "prompt-submitted", "turn-finished", "waiting", "session-end"}
+}
 
-// AgentStatePath is task id's telemetry file.
+// AgentEventState maps an allowlisted event to the activity it records.
+func AgentEventState(event string) (string, bool) {
+	s, ok := agentEvents[event]
+	return s, ok
+}
+
+// AgentState is one parsed agent-state file.
+type AgentState struct {
+	State   string
+	Gen     string
+	Event   string
+	At      time.Time
+	Harness string
+}
+
+// AgentStatePath is where the agent's own telemetry lands.
 func (s Store) AgentStatePath(id string) string { return filepath.Join(s.Dir, id+".agent-state") }
 
-// AgentReport is one read of state/<id>.agent-state.
-type AgentReport struct {
-	State   string    // one of the Agent* states
-	Gen     string    // the spawn_gen of the incarnation that wrote it
-	Event   string    // the telemetry event that set State
-	At      time.Time // when the writer recorded it
-	Harness string    // the harness that reported
+// Bytes renders the file.
+func (a AgentState) Bytes() []byte {
+	return []byte(fmt.Sprintf("state=%s\ngen=%s\nevent=%s\nat=%s\nharness=%s\n",
+		a.State, a.Gen, a.Event, a.At.UTC().Format(time.RFC3339Nano), a.Harness))
 }
 
-// ReadAgentState reads task id's telemetry file without following a link.
-// An absent file is fs.ErrNotExist; anything that is not the contract's
-// shape (unknown state, no gen, a bad time) is an error, never a guess.
-func (s Store) ReadAgentState(id string) (AgentReport, error) {
-	path := s.AgentStatePath(id)
-	data, err := ReadSmallFile(path, maxAgentStateBytes)
-	if err != nil {
-		return AgentReport{}, err
-	}
-	rec, err := ParseRecord(data)
-	if err != nil {
-		return AgentReport{}, fmt.Errorf("%s is malformed: %w", path, err)
-	}
-	r := AgentReport{State: rec.Get("state"), Gen: rec.Get("gen"), Event: rec.Get("event"), Harness: rec.Get("harness")}
-	if !validAgentState(r.State) {
-		return AgentReport{}, fmt.Errorf("%s has state=%s, not one of %s", path, printable(r.State), strings.Join(agentStates, ", "))
-	}
-	if r.Gen == "" {
-		return AgentReport{}, fmt.Errorf("%s has no gen=; an event cannot be tied to an incarnation without it", path)
-	}
-	if at := rec.Get("at"); at != "" {
-		if r.At, err = time.Parse(time.RFC3339Nano, at); err != nil {
-			return AgentReport{}, fmt.Errorf("%s has at=%s, not an RFC 3339 time", path, printable(at))
+// ParseAgentState reads the file's lines; a file missing state or gen, or
+// with a state outside the vocabulary, is refused.
+func ParseAgentState(data []byte) (AgentState, error) {
+	var a AgentState
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "state":
+			a.State = v
+		case "gen":
+			a.Gen = v
+		case "event":
+			a.Event = v
+		case "harness":
+			a.Harness = v
+		case "at":
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				return AgentState{}, fmt.Errorf("agent-state at=%q: %w", v, err)
+			}
+			a.At = t
 		}
 	}
-	return r, nil
+	switch a.State {
+	case ActivityReady, ActivityBusy, ActivityIdle, ActivityWaiting, ActivityEnded:
+	default:
+		return AgentState{}, fmt.Errorf("agent-state has no known state (%q)", a.State)
+	}
+	if a.Gen == "" {
+		return AgentState{}, fmt.Errorf("agent-state has no gen")
+	}
+	return a, nil
 }
 
-func validAgentState(s string) bool {
-	for _, v := range agentStates {
-		if s == v {
-			return true
-		}
+// ReadAgentState returns the task's agent state when it belongs to the
+// incarnation gen names; ok is false when there is none, it is unreadable,
+// or it is a stale incarnation's.
+func (s Store) ReadAgentState(id, gen string) (AgentState, bool) {
+	if gen == "" {
+		return AgentState{}, false
 	}
-	return false
-}
-
-// CurrentAgentReport returns the telemetry of the incarnation the record
-// names (its spawn_gen=): ok is false when there is none, when the file is
-// a previous incarnation's (a late event of a stopped agent), or when the
-// record has no spawn_gen to compare with. err is set only for a file that
-// exists and cannot be read.
-func (s Store) CurrentAgentReport(id string, rec Record) (r AgentReport, ok bool, err error) {
-	r, err = s.ReadAgentState(id)
-	if errors.Is(err, fs.ErrNotExist) {
-		return AgentReport{}, false, nil
-	}
+	data, err := ReadSmallFile(s.AgentStatePath(id), 4096)
 	if err != nil {
-		return AgentReport{}, false, err
+		return AgentState{}, false
 	}
-	gen := rec.Get("spawn_gen")
-	if gen == "" || r.Gen != gen {
-		return r, false, nil
+	a, err := ParseAgentState(data)
+	if err != nil || a.Gen != gen {
+		return AgentState{}, false
 	}
-	return r, true, nil
+	return a, true
 }
-
-// Activity is what a reader shows of a current report: busy, idle (ready or
-// idle: no turn runs), waiting; an ended session says nothing about a turn.
-func (r AgentReport) Activity() string {
-	switch r.State {
-	case AgentBusy, AgentWaiting:
-		return r.State
-	case AgentReady, AgentIdle:
-		return AgentIdle
-	}
-	return ActivityUnknown
-}
-
-// ActivityUnknown is the activity of a task with no current telemetry.
-const ActivityUnknown = "unknown"
