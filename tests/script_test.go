@@ -145,7 +145,8 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 
 // exitcode N CMD [ARGS...] runs CMD like exec and asserts it exits with
 // status N. The exit-code classes (1 refused, 2 not a verb or bad command
-// line, 3 unconfirmed) are contract, and `! exec` accepts any non-zero status.
+// line, 3 unconfirmed, 4 a wait timed out) are contract, and `! exec`
+// accepts any non-zero status.
 func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: exitcode N CMD [ARGS...]")
