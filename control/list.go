@@ -68,7 +68,7 @@ func (c *Controller) List(ctx context.Context) error {
 		obs := observeAll(ctx, targets, idx)
 		for k, i := range idx {
 			rows[i].State = string(obs[k].State)
-			rows[i].Activity = activity(targets[i], obs[k].State)
+			rows[i].Activity = listActivity(targets[i], obs[k].State)
 		}
 	}
 	return c.printList(home.State, rows)
@@ -92,10 +92,10 @@ func observeAll(ctx context.Context, targets []*resolve.Target, idx []int) []bac
 	return out
 }
 
-// activity is what the agent's own current telemetry says it is doing. An
+// listActivity is what the agent's own current telemetry says it is doing. An
 // endpoint with no agent (dead, missing) is doing nothing whatever a last
 // report said.
-func activity(t *resolve.Target, s backends.AgentState) string {
+func listActivity(t *resolve.Target, s backends.AgentState) string {
 	if s == backends.StateDead || s == backends.StateMissing {
 		return state.ActivityUnknown
 	}
