@@ -86,7 +86,6 @@ Examples:
 		}
 	}
 	app.Commands = append(app.Commands, toolCommands(d, jsonOut)...)
-	app.Commands = append(app.Commands, readCommands(d, jsonOut)...)
 	app.Commands = append(app.Commands, capabilitiesCommand(d, jsonOut))
 	cliapp.Conventions(app)
 	usageError := app.OnUsageError

@@ -10,7 +10,7 @@ import (
 // toolCommands are the read-only and repair commands beside the lifecycle
 // verbs: status reads, recover settles a torn relaunch.
 func toolCommands(d cliapp.Deps, jsonOut *bool) []*cli.Command {
-	return []*cli.Command{
+	cmds := []*cli.Command{
 		{
 			Name:      "status",
 			Usage:     "show a task's record, agent state, busy state and relaunch journal (read-only)",
@@ -51,6 +51,8 @@ Examples:
 			},
 		},
 	}
+	// list, wait and read: the read-only verbs of the capability table.
+	return append(cmds, readCommands(d, jsonOut)...)
 }
 
 func runTool(c *cli.Context, d cliapp.Deps, jsonOut *bool, name string, fn func(*Controller, string) error) error {
