@@ -30,8 +30,9 @@ Examples:
 lock. dead: the backend classifies the endpoint agent-free (needs a
 recovery-grade classifier). ready, busy, idle, waiting: the agent's own
 telemetry (state/<id>.agent-state, current generation) says so, and the agent
-is alive; idle includes ready (no turn runs). A harness with no telemetry has
-no signal for these, and wait says so at once (exit 1) rather than wait.
+is alive; idle includes ready (no turn runs). A task whose agent has not
+reported for its current incarnation (no telemetry) has no signal for these,
+and wait says so at once (exit 1) rather than wait.
 
 Timeout: --timeout, else FM_CONTROL_WAIT, else 30s (seconds or a Go
 duration). Exit status: 0 reached; 1 refused (no signal, endpoint gone, no
