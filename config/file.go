@@ -19,6 +19,8 @@ import (
 //	session = "default"
 //	[zellij]
 //	session = "firstmate"
+//	[spawn]
+//	worktrees = "~/wt"         # new task worktrees: <dir>/<id> (default <project>-worktrees/<id> beside the project)
 //	[harness.claude]
 //	binary = "/opt/claude/bin/claude"
 //	args = ["--verbose"]
@@ -27,12 +29,18 @@ type File struct {
 	Herdr   SessionConfig              `toml:"herdr"`
 	Zellij  SessionConfig              `toml:"zellij"`
 	Backend string                     `toml:"backend"`
+	Spawn   SpawnConfig                `toml:"spawn"`
 	Harness map[string]HarnessOverride `toml:"harness"`
 }
 
 // SessionConfig names a backend's container for new endpoints.
 type SessionConfig struct {
 	Session string `toml:"session"`
+}
+
+// SpawnConfig is where fm-spawn --project puts new task worktrees.
+type SpawnConfig struct {
+	Worktrees string `toml:"worktrees"`
 }
 
 // HarnessOverride changes how one harness is launched on this machine.

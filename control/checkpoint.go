@@ -101,16 +101,8 @@ func checkSecondmateHome(t *resolve.Target, home string) (int, error) {
 	return n, nil
 }
 
-// gitLocationEnv are the variables that would point git at another
-// repository than the worktree it is asked about.
-var gitLocationEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES"}
-
-// git runs one git command in dir through the runner and returns its trimmed
-// stdout.
+// git runs one git command in dir, bounded and with the repository-location
+// variables dropped (backends.Git).
 func (c *Controller) git(ctx context.Context, dir string, args ...string) (string, error) {
-	out, err := c.runner.Run(ctx, backends.Cmd{Path: "git", Args: append([]string{"-C", dir}, args...), Unset: gitLocationEnv})
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out.Stdout)), nil
+	return backends.Git(ctx, c.runner, backends.Env(c.env), dir, args...)
 }

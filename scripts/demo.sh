@@ -13,7 +13,10 @@ trap cleanup EXIT
 mkdir -p "$work/agents" "$work/home/state" "$work/home/data" "$work/home/config"
 go build -o "$work/agents/claude" ./tests/fakeagent
 cp "$work/agents/claude" "$work/agents/codex"
-git init -q "$work/wt"
+# The project the task works on: fm-spawn --project adds the task's worktree
+# (branch fm/demo1) beside it, at $work/project-worktrees/demo1.
+git init -q -b main "$work/project"
+git -C "$work/project" -c user.name=demo -c user.email=demo@example.invalid commit -q --allow-empty -m start
 printf 'Say hello, then wait.\n' > "$work/brief.md"
 
 export FM_HOME=$work/home FM_TMUX_SOCKET=$sock FM_TMUX_SESSION=demo TMUX=
@@ -26,7 +29,7 @@ tmux -L "$sock" set-environment -t demo FAKEAGENT_EVENTS "$work/events.log"
 tmux -L "$sock" set-option -t demo default-command "bash --norc --noprofile"
 
 step() { printf '\n$'; printf ' %q' "$@"; printf '\n'; "$@"; }
-step "$BIN/fm-spawn" demo1 --harness claude --worktree "$work/wt" --brief "$work/brief.md"
+step "$BIN/fm-spawn" demo1 --harness claude --project "$work/project" --brief "$work/brief.md"
 step "$BIN/fm-send" demo1 "hello from the demo"
 step "$BIN/fm-control" interrupt demo1
 step "$BIN/fm-control" status demo1

@@ -7,10 +7,17 @@ import (
 	"fmctl/refusal"
 )
 
-const usageText = `fm-spawn <id> --harness H --worktree DIR [--kind ship|scout|secondmate] [--model M] [--effort E] [--backend tmux|herdr|zellij] [--project DIR] [--brief FILE] [--shared-worktree] [--json]
+const usageText = `fm-spawn <id> --harness H --project REPO [--base REF] [--branch NAME] [--kind ship|scout|secondmate] [--model M] [--effort E] [--backend tmux|herdr|zellij] [--brief FILE] [--json]
+fm-spawn <id> --harness H --worktree DIR [--project REPO] [--shared-worktree] [...]
 fm-spawn <id> --relaunch [--harness H] [--model M] [--effort E] [--json]`
 
-const description = `Fresh: creates the endpoint fm-<id> (a tmux window in the home's session, cwd =
+const description = `--project REPO adds the task's worktree (git worktree add, branch fm/<id> or
+--branch, from --base or origin/HEAD after a best-effort fetch) at
+<project>-worktrees/<id>, or under [spawn] worktrees in config/fm.toml; it
+refuses when the new head does not descend from the base's upstream.
+--worktree DIR adopts an existing, clean git worktree root instead.
+
+Fresh: creates the endpoint fm-<id> (a tmux window in the home's session, cwd =
 the worktree), publishes state/<id>.meta atomically, types the harness's launch
 command (from the capability table) and waits, bounded by FM_SPAWN_WAIT, for the
 agent to be alive. The agent is pointed at data/<id>/brief.md. It refuses while
@@ -29,7 +36,8 @@ Exit status: 0 launched (ready=confirmed, or ready=starting when the agent was
 still coming up at the deadline); 1 refused or failed; 2 bad command line.
 
 Examples:
-   fm-spawn t1 --harness claude --worktree ~/wt/t1 --brief brief.md
+   fm-spawn t1 --harness claude --project ~/src/app --brief brief.md
+   fm-spawn t3 --harness claude --worktree ~/wt/t3 --brief brief.md
    fm-spawn t2 --harness codex --model gpt-5 --effort high --kind scout --worktree ~/wt/t2
    fm-spawn t1 --relaunch --harness opencode`
 

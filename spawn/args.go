@@ -19,6 +19,8 @@ type Request struct {
 	Kind     string
 	Worktree string
 	Project  string
+	Base     string // new worktree: the commit to start from
+	Branch   string // new worktree: its branch (fm/<id>)
 	Backend  string
 	Brief    string
 	JSON     bool
@@ -35,7 +37,7 @@ type Request struct {
 
 var valueFlags = map[string]bool{
 	"--harness": true, "--model": true, "--effort": true, "--kind": true, "--worktree": true,
-	"--project": true, "--backend": true, "--brief": true,
+	"--project": true, "--backend": true, "--brief": true, "--base": true, "--branch": true,
 }
 
 // parseArgs reads `<id> [flags]` with flags in any position.
@@ -94,6 +96,10 @@ func parseArgs(args []string) (Request, error) {
 			r.Worktree = value
 		case "--project":
 			r.Project = value
+		case "--base":
+			r.Base = value
+		case "--branch":
+			r.Branch = value
 		case "--backend":
 			r.Backend = value
 		case "--brief":

@@ -46,29 +46,18 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if req.Model != "" && req.Model != "default" && h.Launch.ModelFlag == "" {
 		return Result{}, refusal.Failed("harness %s takes no model flag; drop --model", h.Name)
 	}
-	if req.Worktree == "" {
-		return Result{}, refusal.Usage("fm-spawn needs --worktree DIR (the directory the agent works in)")
-	}
-	wt, err := filepath.Abs(req.Worktree)
-	if err != nil {
-		return Result{}, refusal.Failed("--worktree '%s': %v", req.Worktree, err)
-	}
-	if info, err := os.Stat(wt); err != nil || !info.IsDir() {
-		return Result{}, refusal.Failed("--worktree '%s' is not a directory", state.Printable(req.Worktree))
-	}
-	project := wt
-	if req.Project != "" {
-		if project, err = filepath.Abs(req.Project); err != nil {
-			return Result{}, refusal.Failed("--project: %v", err)
-		}
-	}
-	backendName := req.Backend
-	if backendName == "" {
-		backendName = s.Env("FM_BACKEND")
-	}
 	f, err := loadConfig(home)
 	if err != nil {
 		return Result{}, err
+	}
+	plan, err := s.planWorktree(ctx, home, f, req, kind)
+	if err != nil {
+		return Result{}, err
+	}
+	wt, project := plan.Dir, plan.Project
+	backendName := req.Backend
+	if backendName == "" {
+		backendName = s.Env("FM_BACKEND")
 	}
 	if backendName == "" {
 		backendName = f.Backend
@@ -123,8 +112,12 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	// The intent goes once this spawn ends either way: a launched task has
 	// its record, a failed one had its endpoint removed.
 	defer func() { _ = state.RemoveIfExists(store.SpawnIntentPath(req.ID)) }()
+	if err := s.create(ctx, plan); err != nil {
+		return Result{}, err
+	}
 	fields, err := be.Create(ctx, backends.CreateSpec{TaskID: req.ID, Label: state.Label(req.ID), Dir: wt, Container: where})
 	if err != nil {
+		s.remove(ctx, plan)
 		return Result{}, refusal.Failed("could not create the endpoint for task %s on %s: %v", req.ID, backendName, backends.StderrOf(err))
 	}
 	rec := newRecord(req.ID, fields, wt, project, h.Name, kind, req.Model, req.Effort, backendName)
@@ -133,6 +126,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	// endpoint without an agent launched into it, and no endpoint is orphaned.
 	undo := func(cause error) error {
 		_ = be.Kill(ctx, ep)
+		s.remove(ctx, plan)
 		if prior != nil {
 			_ = state.WriteAtomic(store.MetaPath(req.ID), prior)
 		} else {

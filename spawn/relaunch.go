@@ -22,6 +22,8 @@ var refusedWithRelaunch = map[string]string{
 	"--kind":            "a relaunch keeps the recorded kind",
 	"--worktree":        "a relaunch adopts the recorded worktree",
 	"--project":         "a relaunch keeps the recorded project",
+	"--base":            "a relaunch adopts the recorded worktree",
+	"--branch":          "a relaunch adopts the recorded worktree",
 	"--brief":           "a relaunch reads the recorded brief (fm-control relaunch appends the progress note)",
 	"--shared-worktree": "a relaunch adopts the recorded worktree",
 }

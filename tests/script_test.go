@@ -66,6 +66,11 @@ func scriptParams(dir string) testscript.Params {
 			e.Setenv("FM_SEND_SLEEP", "0.05")
 			e.Setenv("FM_SPAWN_WAIT", "0.2")
 			e.Setenv("TMUX", "")
+			e.Setenv("HERDR_ENV", "")
+			// git commits in scripts need an identity and no user config.
+			for k, v := range map[string]string{"GIT_AUTHOR_NAME": "fm", "GIT_AUTHOR_EMAIL": "fm@example.com", "GIT_COMMITTER_NAME": "fm", "GIT_COMMITTER_EMAIL": "fm@example.com", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"} {
+				e.Setenv(k, v)
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -77,6 +82,7 @@ func scriptParams(dir string) testscript.Params {
 			"exitcode":  cmdExitCode,
 			"treesnap":  cmdTreeSnap,
 			"treesame":  cmdTreeSame,
+			"gitwt":     cmdGitWorktree,
 		},
 	}
 }
@@ -194,4 +200,23 @@ func treeListing(ts *testscript.TestScript, dir string) string {
 	out, err := hometree.Listing(ts.MkAbs(dir))
 	ts.Check(err)
 	return out
+}
+
+// gitwt DIR... makes each DIR a git repository with one commit, as a task's
+// worktree is; fm-spawn --worktree adopts only a git worktree root.
+func cmdGitWorktree(ts *testscript.TestScript, neg bool, args []string) {
+	for _, d := range args {
+		dir := ts.MkAbs(d)
+		ts.Check(os.MkdirAll(dir, 0o755))
+		for _, a := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "start"}} {
+			cmd := exec.Command("git", append([]string{"-C", dir}, a...)...)
+			cmd.Env = os.Environ()
+			for _, k := range []string{"GIT_AUTHOR_NAME=fm", "GIT_AUTHOR_EMAIL=fm@example.com", "GIT_COMMITTER_NAME=fm", "GIT_COMMITTER_EMAIL=fm@example.com", "GIT_CONFIG_GLOBAL=/dev/null"} {
+				cmd.Env = append(cmd.Env, k)
+			}
+			if out, err := cmd.CombinedOutput(); err != nil {
+				ts.Fatalf("gitwt %s: git %v: %v\n%s", d, a, err, out)
+			}
+		}
+	}
 }

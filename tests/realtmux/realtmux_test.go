@@ -795,8 +795,8 @@ func TestSpawnLaunchesHarnessInWorktreeAndRecordsIt(t *testing.T) {
 	s.tmux("set-environment", "-g", "FAKEAGENT_EVENTS", events)
 	s.tmux("set-environment", "-g", "FAKEAGENT_LOG", byteLog)
 	wt := filepath.Join(dir, "wt")
-	if err := os.MkdirAll(wt, 0o755); err != nil {
-		t.Fatal(err)
+	if out, err := exec.Command("git", "init", "-q", wt).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
 	}
 	brief := filepath.Join(dir, "brief.txt")
 	if err := os.WriteFile(brief, []byte("# Task t9\nDo the thing.\n"), 0o644); err != nil {

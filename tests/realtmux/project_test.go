@@ -1,0 +1,67 @@
+package realtmux
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gitRepo makes a repository with one commit at dir.
+func gitRepo(t *testing.T, dir string) {
+	t.Helper()
+	for _, a := range [][]string{{"init", "-q", "-b", "main", dir}, {"-C", dir, "-c", "user.name=fm", "-c", "user.email=fm@example.invalid", "commit", "-q", "--allow-empty", "-m", "start"}} {
+		if out, err := exec.Command("git", a...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", a, err, out)
+		}
+	}
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("git -C %s %v: %v", dir, args, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// fm-spawn --project adds the task's worktree on fm/<id>, and the agent is
+// launched in it: the pane's directory and the agent's cwd are the new root.
+func TestSpawnProjectAddsWorktreeAndLaunchesThere(t *testing.T) {
+	t.Parallel()
+	r := newSpawnRig(t)
+	project := filepath.Join(r.dir, "app")
+	gitRepo(t, project)
+	(&agent{s: r.server, id: "p1", wt: project}).relaunchable("Do p1.\n")
+
+	res := r.fm(nil, "fm-spawn", "p1", "--harness", "claude", "--project", project)
+	wantCode(t, res, 0, "fm-spawn p1 --project")
+	wt := filepath.Join(r.dir, "app-worktrees", "p1")
+	if !strings.Contains(res.stdout, " worktree="+wt+" ") || !strings.HasSuffix(strings.TrimSpace(res.stdout), "ready=confirmed") {
+		t.Fatalf("stdout = %q, want worktree=%s and ready=confirmed", res.stdout, wt)
+	}
+	if got := r.recordValue("p1", "worktree"); got != wt {
+		t.Fatalf("worktree= %q, want %q", got, wt)
+	}
+	if got := r.recordValue("p1", "project"); got != project {
+		t.Fatalf("project= %q, want %q", got, project)
+	}
+	if b := gitOut(t, wt, "rev-parse", "--abbrev-ref", "HEAD"); b != "fm/p1" {
+		t.Fatalf("the new worktree is on %q, want fm/p1", b)
+	}
+	if got := gitOut(t, wt, "rev-parse", "HEAD"); got != gitOut(t, project, "rev-parse", "HEAD") {
+		t.Fatalf("the new worktree's head %s is not the project's head", got)
+	}
+	if p := strings.TrimSpace(r.tmux("display-message", "-p", "-t", r.recordValue("p1", "tmux_pane_id"), "#{pane_current_path}")); p != wt {
+		t.Fatalf("the task's pane is in %q, want its new worktree %q", p, wt)
+	}
+	r.startsAfter(1)
+
+	// A second spawn of another task gets its own worktree, never this one.
+	res = r.fm(nil, "fm-spawn", "p2", "--harness", "claude", "--project", project, "--brief", filepath.Join(r.home, "data", "p1", "brief.md"))
+	wantCode(t, res, 0, "fm-spawn p2 --project")
+	if got := r.recordValue("p2", "worktree"); got != filepath.Join(r.dir, "app-worktrees", "p2") {
+		t.Fatalf("p2's worktree= %q", got)
+	}
+}
