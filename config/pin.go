@@ -1,10 +1,6 @@
 package config
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -21,30 +17,20 @@ type Pin struct {
 // that is not a comment. A missing file, or the word "default", is no pin.
 func (h Home) SecondmatePin() (Pin, bool, error) {
 	path := filepath.Join(h.Config, "secondmate-harness")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return Pin{}, false, nil
-		}
-		return Pin{}, false, fmt.Errorf("read %s: %w", path, err)
+	line, err := firstLine(path)
+	if err != nil || line == "" {
+		return Pin{}, false, err
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Fields(line)
-		if f[0] == "default" {
-			return Pin{}, false, nil
-		}
-		p := Pin{Harness: f[0], Path: path}
-		if len(f) > 1 {
-			p.Model = f[1]
-		}
-		if len(f) > 2 {
-			p.Effort = f[2]
-		}
-		return p, true, nil
+	f := strings.Fields(line)
+	if f[0] == "default" {
+		return Pin{}, false, nil
 	}
-	return Pin{}, false, nil
+	p := Pin{Harness: f[0], Path: path}
+	if len(f) > 1 {
+		p.Model = f[1]
+	}
+	if len(f) > 2 {
+		p.Effort = f[2]
+	}
+	return p, true, nil
 }

@@ -55,15 +55,12 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	wt, project := plan.Dir, plan.Project
-	backendName := req.Backend
-	if backendName == "" {
-		backendName = s.Env("FM_BACKEND")
+	backendName, detected, err := s.chooseBackend(home, f, req.Backend)
+	if err != nil {
+		return Result{}, err
 	}
-	if backendName == "" {
-		backendName = f.Backend
-	}
-	if backendName == "" {
-		backendName = "tmux"
+	if detected != "" && backendName != "tmux" {
+		s.Print.Notice("backend %s chosen because fm-spawn runs inside it (%s); pass --backend or set config/backend to choose another", backendName, detected)
 	}
 	ability, known := harness.LookupBackend(backendName)
 	if !known || !ability.Adapter {
@@ -85,8 +82,10 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	where := container(s.Env, f, backendName)
-	if where == "" && backendName == "tmux" {
-		where = backends.DefaultTmuxSession
+	if backendName == "tmux" {
+		if where, err = s.tmuxSession(ctx, be, where); err != nil {
+			return Result{}, err
+		}
 	}
 	if err := s.guardFresh(ctx, home, store, be, req, where, wt); err != nil {
 		return Result{}, err

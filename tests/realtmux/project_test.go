@@ -65,3 +65,24 @@ func TestSpawnProjectAddsWorktreeAndLaunchesThere(t *testing.T) {
 		t.Fatalf("p2's worktree= %q", got)
 	}
 }
+
+// fm-spawn run from inside tmux (TMUX and TMUX_PANE, no socket named) finds
+// the server through $TMUX and puts the window in the caller's session.
+func TestSpawnFromInsideTmuxGoesToCallersSession(t *testing.T) {
+	t.Parallel()
+	r := newSpawnRig(t)
+	r.tmux("new-session", "-d", "-s", "callers", "-n", "mine", "--", bashBin, "--norc", "--noprofile")
+	pane := strings.TrimSpace(r.tmux("display-message", "-p", "-t", "callers:mine", "#{pane_id}"))
+	sock := strings.TrimSpace(r.tmux("display-message", "-p", "#{socket_path}"))
+	wt := r.worktree("c1")
+	inside := []string{r.path, "FM_TMUX_SOCKET=", "FM_TMUX_SESSION=", "TMUX=" + sock + ",1,0", "TMUX_PANE=" + pane}
+	res := r.run("", inside, "fm-spawn", "c1", "--harness", "claude", "--worktree", wt)
+	wantCode(t, res, 0, "fm-spawn c1 inside tmux")
+	if !strings.Contains(res.stdout, " backend=tmux window=callers:fm-c1 ") {
+		t.Fatalf("stdout = %q, want backend=tmux window=callers:fm-c1", res.stdout)
+	}
+	if got := strings.TrimSpace(r.tmux("display-message", "-p", "-t", r.recordValue("c1", "tmux_pane_id"), "#{session_name}")); got != "callers" {
+		t.Fatalf("the task's window is in session %q, want callers", got)
+	}
+	r.startsAfter(1)
+}

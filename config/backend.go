@@ -1,0 +1,54 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// firstLine is the first line of path, trimmed, that is neither blank nor
+// a comment; a missing file is "".
+func firstLine(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil
+		}
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "#") {
+			return line, nil
+		}
+	}
+	return "", nil
+}
+
+// firstWord is the first word of firstLine.
+func firstWord(path string) (string, error) {
+	line, err := firstLine(path)
+	if line == "" {
+		return "", err
+	}
+	return strings.Fields(line)[0], nil
+}
+
+// BackendFile reads config/backend: the backend new tasks of this home use
+// when neither --backend nor FM_BACKEND names one.
+func (h Home) BackendFile() (string, error) {
+	return firstWord(filepath.Join(h.Config, "backend"))
+}
+
+// CrewHarness reads config/crew-harness: the harness a ship or scout gets
+// when fm-spawn is given no --harness. "default" is no choice.
+func (h Home) CrewHarness() (string, error) {
+	w, err := firstWord(filepath.Join(h.Config, "crew-harness"))
+	if w == "default" {
+		w = ""
+	}
+	return w, err
+}
