@@ -3,6 +3,10 @@ package config
 import (
 	"path/filepath"
 	"strings"
+
+	"fmctl/harness"
+	"fmctl/refusal"
+	"fmctl/state"
 )
 
 // Pin is the `<harness> [model] [effort]` line of config/secondmate-harness.
@@ -33,4 +37,23 @@ func (h Home) SecondmatePin() (Pin, bool, error) {
 		p.Effort = f[2]
 	}
 	return p, true, nil
+}
+
+// Verified checks the pin against the capability table: an unverified
+// harness is refused (a pin never launches a guess); a model or effort
+// token that could not go on a launch line is dropped with a warning, as
+// the harness's own default is still a deliberate choice.
+func (p Pin) Verified(warn func(format string, args ...any)) (Pin, error) {
+	if _, ok := harness.Lookup(p.Harness); !ok {
+		return p, refusal.Failed("the configured secondmate harness '%s' (%s) is not verified; fix the pin or pass --harness (verified: %s)", state.Printable(p.Harness), p.Path, strings.Join(harness.Names(), ", "))
+	}
+	if p.Effort != "" && !harness.ValidEffort(p.Effort) {
+		warn("config/secondmate-harness effort token '%s' is not one of %s; ignoring", state.Printable(p.Effort), strings.Join(harness.Efforts, ", "))
+		p.Effort = ""
+	}
+	if p.Model != "" && p.Model != "default" && !harness.ValidModel(p.Model) {
+		warn("config/secondmate-harness model token '%s' has characters outside [A-Za-z0-9._:/@+-]; ignoring", state.Printable(p.Model))
+		p.Model = ""
+	}
+	return p, nil
 }

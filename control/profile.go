@@ -36,18 +36,10 @@ func (c *Controller) resolveProfile(t *resolve.Target, o RelaunchOptions) (profi
 			return p, refusal.Failed("task %s is a secondmate, and its harness pin cannot be read: %v", t.ID, err)
 		}
 		if ok {
-			if _, verified := harness.Lookup(pin.Harness); !verified {
-				return p, refusal.Failed("the configured secondmate harness '%s' (%s) is not verified; fix the pin or pass --harness (verified: %s)", state.Printable(pin.Harness), pin.Path, strings.Join(harness.Names(), ", "))
+			if pin, err = pin.Verified(c.print.Warn); err != nil {
+				return p, err
 			}
 			target, pinModel, pinEffort, fromPin = pin.Harness, pin.Model, pin.Effort, true
-			if pinEffort != "" && !harness.ValidEffort(pinEffort) {
-				c.print.Warn("config/secondmate-harness effort token '%s' is not one of %s; ignoring", state.Printable(pinEffort), strings.Join(harness.Efforts, ", "))
-				pinEffort = ""
-			}
-			if pinModel != "" && pinModel != "default" && !harness.ValidModel(pinModel) {
-				c.print.Warn("config/secondmate-harness model token '%s' has characters outside [A-Za-z0-9._:/@+-]; ignoring", state.Printable(pinModel))
-				pinModel = ""
-			}
 		}
 	}
 	if target == "" {

@@ -15,7 +15,15 @@ type LaunchParams struct {
 	Binary string
 	// ExtraArgs are appended before the prompt (config/fm.toml).
 	ExtraArgs []string
+	// Home is a secondmate's own FM_HOME, set on its launch line (with the
+	// parent's state/data/config overrides cleared) so it never acts on
+	// the parent's records.
+	Home string
 }
+
+// homeOverrides are the variables that would point a secondmate at its
+// parent's directories instead of its own home's.
+var homeOverrides = []string{"FM_STATE_OVERRIDE", "FM_DATA_OVERRIDE", "FM_CONFIG_OVERRIDE"}
 
 // ValidModel reports whether a model name is safe to put on a command line:
 // model ids are plain tokens (claude-opus-4, openai/gpt-5, gemini-2.5-pro@x).
@@ -52,6 +60,12 @@ func (h Harness) LaunchLine(p LaunchParams) (string, error) {
 		for _, v := range l.Unset {
 			words = append(words, "-u", v)
 		}
+	}
+	if p.Home != "" {
+		for _, v := range homeOverrides {
+			words = append(words, v+"=")
+		}
+		words = append(words, "FM_HOME="+Quote(p.Home))
 	}
 	for _, kv := range l.Env {
 		name, value, _ := strings.Cut(kv, "=")

@@ -305,3 +305,28 @@ func TestWiringPathsPerHarness(t *testing.T) {
 		}
 	}
 }
+
+// A secondmate's launch line names its own home and clears the parent's
+// directory overrides, ahead of the harness's own variables and after
+// env's unsets, so the shell applies both to the agent.
+func TestLaunchLineSecondmateHome(t *testing.T) {
+	for _, name := range harness.Names() {
+		h := mustHarness(t, name)
+		line, err := h.LaunchLine(harness.LaunchParams{Worktree: "/sm", Brief: "/b.md", Home: "/homes/it's"})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want := `FM_STATE_OVERRIDE= FM_DATA_OVERRIDE= FM_CONFIG_OVERRIDE= FM_HOME='/homes/it'\''s' `
+		if !strings.Contains(line, want) {
+			t.Errorf("%s: %q lacks %q", name, line, want)
+		}
+		bin := harness.QuoteIfNeeded(h.Launch.Binary)
+		if i, j := strings.Index(line, "FM_HOME="), strings.Index(line, " "+bin+" "); j < 0 || i > j {
+			t.Errorf("%s: FM_HOME must precede the binary in %q", name, line)
+		}
+		plain, _ := h.LaunchLine(harness.LaunchParams{Worktree: "/sm", Brief: "/b.md"})
+		if strings.Contains(plain, "FM_HOME") {
+			t.Errorf("%s: a line without Home sets FM_HOME: %q", name, plain)
+		}
+	}
+}

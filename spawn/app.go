@@ -7,7 +7,7 @@ import (
 	"fmctl/refusal"
 )
 
-const usageText = `fm-spawn <id> --harness H --project REPO [--base REF] [--branch NAME] [--kind ship|scout|secondmate] [--model M] [--effort E] [--backend tmux|herdr|zellij] [--brief FILE] [--json]
+const usageText = `fm-spawn <id> [--harness H] --project REPO [--base REF] [--branch NAME] [--kind ship|scout|secondmate] [--model M] [--effort E] [--backend tmux|herdr|zellij] [--brief FILE] [--json]
 fm-spawn <id> --harness H --worktree DIR [--project REPO] [--shared-worktree] [...]
 fm-spawn <id> --relaunch [--harness H] [--model M] [--effort E] [--json]`
 
@@ -16,6 +16,12 @@ const description = `--project REPO adds the task's worktree (git worktree add, 
 <project>-worktrees/<id>, or under [spawn] worktrees in config/fm.toml; it
 refuses when the new head does not descend from the base's upstream.
 --worktree DIR adopts an existing, clean git worktree root instead.
+Without --harness: config/crew-harness (ship, scout); a secondmate takes
+config/secondmate-harness (with its model and effort), then crew-harness.
+A secondmate's worktree is provisioned as its own home (state/, data/,
+config/, .fm-secondmate-home, data/charter.md) and launched with FM_HOME
+set to it. The backend is --backend, FM_BACKEND, config/backend, the
+multiplexer fm-spawn runs in (HERDR_ENV=1, TMUX), then tmux.
 
 Fresh: creates the endpoint fm-<id> (a tmux window in the home's session, cwd =
 the worktree), publishes state/<id>.meta atomically, types the harness's launch

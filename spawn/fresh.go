@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"fmctl/backends"
 	"fmctl/config"
@@ -29,23 +28,15 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if len(req.extra) > 0 {
 		return Result{}, refusal.Usage("unexpected argument '%s'; fm-spawn takes one task id", state.Printable(req.extra[0]))
 	}
-	if req.Harness == "" {
-		return Result{}, refusal.Usage("fm-spawn needs --harness (one of %s)", strings.Join(harness.Names(), ", "))
-	}
-	h, ok := harness.Lookup(req.Harness)
-	if !ok {
-		return Result{}, refusal.Failed("unknown harness '%s'; fmctl launches verified harnesses only: %s", state.Printable(req.Harness), strings.Join(harness.Names(), ", "))
-	}
 	kind, ok := harness.ParseKind(req.Kind)
 	if !ok {
 		return Result{}, refusal.Usage("--kind must be ship, scout or secondmate")
 	}
-	if !h.SupportsKind(kind) {
-		return Result{}, refusal.Failed("'%s' is not verified to run a %s task", h.Name, kind)
+	prof, err := s.freshProfile(home, req, kind)
+	if err != nil {
+		return Result{}, err
 	}
-	if req.Model != "" && req.Model != "default" && h.Launch.ModelFlag == "" {
-		return Result{}, refusal.Failed("harness %s takes no model flag; drop --model", h.Name)
-	}
+	h := prof.Harness
 	f, err := loadConfig(home)
 	if err != nil {
 		return Result{}, err
@@ -55,6 +46,11 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	wt, project := plan.Dir, plan.Project
+	if kind == harness.KindSecondmate {
+		if err := refuseOthersHome(wt, req.ID); err != nil {
+			return Result{}, err
+		}
+	}
 	backendName, detected, err := s.chooseBackend(home, f, req.Backend)
 	if err != nil {
 		return Result{}, err
@@ -100,7 +96,11 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	line, err := h.LaunchLine(launchParams(f, h, req.Model, req.Effort, wt, brief))
+	params := launchParams(f, h, prof.Model, prof.Effort, wt, brief)
+	if kind == harness.KindSecondmate {
+		params.Home = wt
+	}
+	line, err := h.LaunchLine(params)
 	if err != nil {
 		return Result{}, refusal.Failed("%v", err)
 	}
@@ -114,12 +114,18 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if err := s.create(ctx, plan); err != nil {
 		return Result{}, err
 	}
+	if kind == harness.KindSecondmate {
+		if err := provisionHome(wt, req.ID, brief); err != nil {
+			s.remove(ctx, plan)
+			return Result{}, err
+		}
+	}
 	fields, err := be.Create(ctx, backends.CreateSpec{TaskID: req.ID, Label: state.Label(req.ID), Dir: wt, Container: where})
 	if err != nil {
 		s.remove(ctx, plan)
 		return Result{}, refusal.Failed("could not create the endpoint for task %s on %s: %v", req.ID, backendName, backends.StderrOf(err))
 	}
-	rec := newRecord(req.ID, fields, wt, project, h.Name, kind, req.Model, req.Effort, backendName)
+	rec := newRecord(req.ID, fields, wt, project, h.Name, kind, prof.Model, prof.Effort, backendName)
 	ep := backends.Endpoint{Backend: backendName, Target: rec.Get("window"), TaskID: req.ID, Worktree: wt, Fields: rec.Map()}
 	// From here a failure removes the endpoint, so no record ever names an
 	// endpoint without an agent launched into it, and no endpoint is orphaned.

@@ -100,7 +100,11 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 		return Result{}, err
 	}
 	model, effort := orDefault(req.Model), orDefault(req.Effort)
-	line, err := h.LaunchLine(launchParams(f, h, model, effort, wt, brief))
+	params := launchParams(f, h, model, effort, wt, brief)
+	if t.Kind == harness.KindSecondmate {
+		params.Home = wt
+	}
+	line, err := h.LaunchLine(params)
 	if err != nil {
 		return Result{}, refusal.Failed("%v", err)
 	}

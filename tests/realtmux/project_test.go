@@ -1,6 +1,7 @@
 package realtmux
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -85,4 +86,42 @@ func TestSpawnFromInsideTmuxGoesToCallersSession(t *testing.T) {
 		t.Fatalf("the task's window is in session %q, want callers", got)
 	}
 	r.startsAfter(1)
+}
+
+// A fresh secondmate runs in a home of its own: the agent process has
+// FM_HOME set to it (not the parent's) and the home is provisioned.
+func TestSpawnSecondmateRunsInItsOwnHome(t *testing.T) {
+	t.Parallel()
+	r := newSpawnRig(t)
+	sm := r.worktree("sm1")
+	res := r.run("", []string{"FM_TMUX_SESSION=" + session, r.path, "FM_STATE_OVERRIDE=" + filepath.Join(r.home, "state")}, "fm-spawn", "sm1", "--secondmate", "--harness", "claude", "--worktree", sm)
+	wantCode(t, res, 0, "fm-spawn sm1 --secondmate")
+	r.startsAfter(1)
+	var pid string
+	for _, e := range splitLines(readFile(r.events)) {
+		if rest, ok := strings.CutPrefix(e, "start claude pid="); ok {
+			pid = strings.Fields(rest)[0]
+		}
+	}
+	env := readFile(filepath.Join("/proc", pid, "environ"))
+	vars := strings.Split(env, "\x00")
+	has := func(kv string) bool {
+		for _, v := range vars {
+			if v == kv {
+				return true
+			}
+		}
+		return false
+	}
+	if !has("FM_HOME=" + sm) {
+		t.Fatalf("the secondmate's agent (pid %s) does not run with FM_HOME=%s; its environment: %q", pid, sm, vars)
+	}
+	for _, d := range []string{"state", "data", "config", "data/charter.md"} {
+		if _, err := os.Stat(filepath.Join(sm, d)); err != nil {
+			t.Errorf("the secondmate's home lacks %s: %v", d, err)
+		}
+	}
+	if m := strings.TrimSpace(readFile(filepath.Join(sm, ".fm-secondmate-home"))); m != "sm1" {
+		t.Errorf(".fm-secondmate-home = %q, want sm1", m)
+	}
 }
