@@ -59,6 +59,10 @@ type CreateSpec struct {
 	Label     string // fm-<id>
 	Dir       string // working directory of the new endpoint's shell
 	Container string // tmux session, herdr session, zellij session; "" = the backend's default
+	// Workspace pins a herdr endpoint to this workspace id (a relaunch
+	// recreating a dead pane where the record says); it is refused, not
+	// replaced, when that workspace is gone.
+	Workspace string
 }
 
 // Backend is one terminal multiplexer. Every method makes the fewest

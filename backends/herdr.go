@@ -383,7 +383,7 @@ func (h *Herdr) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 	if err := h.checkServer(ctx, session); err != nil {
 		return nil, err
 	}
-	workspace, err := h.findWorkspace(ctx, session, spec.Label)
+	workspace, err := h.findWorkspace(ctx, session, spec.Label, spec.Workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -449,8 +449,9 @@ func (h *Herdr) checkServer(ctx context.Context, session string) error {
 
 // findWorkspace refuses a label some tab in the session already carries
 // (herdr itself allows duplicates) and returns the id of the workspace new
-// tabs go in, or "" when it does not exist yet.
-func (h *Herdr) findWorkspace(ctx context.Context, session, label string) (string, error) {
+// tabs go in: the pinned one, which must still exist, or the session's
+// fmctl workspace, "" when it does not exist yet.
+func (h *Herdr) findWorkspace(ctx context.Context, session, label, pinned string) (string, error) {
 	out, err := h.run(ctx, session, "tab list")
 	if err != nil {
 		return "", fmt.Errorf("herdr tab list in session %s: %w", session, err)
@@ -473,9 +474,15 @@ func (h *Herdr) findWorkspace(ctx context.Context, session, label string) (strin
 	}
 	var found []string
 	for _, w := range res.Workspaces {
+		if pinned != "" && w.WorkspaceID == pinned {
+			return pinned, nil
+		}
 		if w.Label == h.o.Workspace {
 			found = append(found, w.WorkspaceID)
 		}
+	}
+	if pinned != "" {
+		return "", fmt.Errorf("herdr workspace %s is gone from session %s; refusing to place the endpoint anywhere else", pinned, session)
 	}
 	switch len(found) {
 	case 0:

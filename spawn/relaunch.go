@@ -200,11 +200,17 @@ func (s Spawner) adoptEndpoint(ctx context.Context, t *resolve.Target) error {
 	case backends.StateDrifted:
 		return refusal.Failed("task %s's endpoint %s has drifted (%s); refusing to relaunch into it or beside it: %s", t.ID, t.Endpoint.Target, obs.Detail, t.DriftFix())
 	case backends.StateMissing:
-		container := ""
-		if t.BackendName == "tmux" {
-			container, _, _ = backends.SplitTmuxTarget(t.Endpoint.Target)
+		// The replacement goes where the record says, never into a
+		// default container: tmux's recorded session, herdr's recorded
+		// session and workspace.
+		spec := backends.CreateSpec{TaskID: t.ID, Label: state.Label(t.ID), Dir: t.Endpoint.Worktree}
+		switch t.BackendName {
+		case "tmux":
+			spec.Container, _, _ = backends.SplitTmuxTarget(t.Endpoint.Target)
+		case "herdr":
+			spec.Container, spec.Workspace = t.Endpoint.Field("herdr_session"), t.Endpoint.Field("herdr_workspace_id")
 		}
-		fields, err := t.Backend.Create(ctx, backends.CreateSpec{TaskID: t.ID, Label: state.Label(t.ID), Dir: t.Endpoint.Worktree, Container: container})
+		fields, err := t.Backend.Create(ctx, spec)
 		if err != nil {
 			return refusal.Failed("task %s's endpoint %s is provably absent, and a replacement could not be created: %v", t.ID, t.Endpoint.Target, backends.StderrOf(err))
 		}
