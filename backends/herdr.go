@@ -135,6 +135,7 @@ func herdrCode(err error) string {
 type herdrPane struct {
 	PaneID        string `json:"pane_id"`
 	WorkspaceID   string `json:"workspace_id"`
+	TabID         string `json:"tab_id"`
 	ForegroundCwd string `json:"foreground_cwd"`
 	Agent         string `json:"agent"`
 	AgentStatus   string `json:"agent_status"`
@@ -149,12 +150,13 @@ type herdrTab struct {
 
 // herdrResult is a success response's result, whatever its type.
 type herdrResult struct {
-	Pane       *herdrPane `json:"pane"`
-	Agent      *herdrPane `json:"agent"`
-	Tab        *herdrTab  `json:"tab"`
-	RootPane   *herdrPane `json:"root_pane"`
-	Tabs       []herdrTab `json:"tabs"`
-	Workspaces []herdrTab `json:"workspaces"`
+	Pane       *herdrPane  `json:"pane"`
+	Agent      *herdrPane  `json:"agent"`
+	Tab        *herdrTab   `json:"tab"`
+	RootPane   *herdrPane  `json:"root_pane"`
+	Tabs       []herdrTab  `json:"tabs"`
+	Panes      []herdrPane `json:"panes"`
+	Workspaces []herdrTab  `json:"workspaces"`
 }
 
 func decodeHerdr(out Output) (herdrResult, error) {
@@ -320,16 +322,52 @@ func (h *Herdr) missingOrDrifted(ctx context.Context, session string, ep Endpoin
 		return missing
 	}
 	label := "fm-" + ep.TaskID
-	var claimants []string
+	var claimants []herdrTab
 	for _, t := range res.Tabs {
 		if t.Label == label {
-			claimants = append(claimants, t.TabID)
+			claimants = append(claimants, t)
 		}
 	}
-	if len(claimants) == 1 {
-		return Observation{State: StateDrifted, Detail: fmt.Sprintf("herdr pane %s is gone, but tab %s still carries the label %s", ep.Target, claimants[0], label)}
+	if len(claimants) != 1 {
+		return missing
 	}
-	return missing
+	tab := claimants[0]
+	drifted := Observation{State: StateDrifted, Detail: fmt.Sprintf("herdr pane %s is gone, but tab %s still carries the label %s", ep.Target, tab.TabID, label)}
+	// The label alone does not make a tab the task's: one in another
+	// directory is someone else's, and calling it drifted would block every
+	// verb on it. What cannot be read stays drifted (refused).
+	in, err := h.tabInDir(ctx, session, tab, ep.Worktree)
+	if err != nil {
+		drifted.Detail += " (its directory cannot be read: " + err.Error() + ")"
+		return drifted
+	}
+	if !in {
+		missing.Detail += fmt.Sprintf("; tab %s labelled %s works outside the task's worktree %s, so it is not the task's", tab.TabID, label, ep.Worktree)
+		return missing
+	}
+	drifted.Detail += " in the task's worktree"
+	return drifted
+}
+
+// tabInDir reports whether a pane of tab sits in dir (its foreground_cwd).
+func (h *Herdr) tabInDir(ctx context.Context, session string, tab herdrTab, dir string) (bool, error) {
+	if dir == "" {
+		return false, errors.New("the record names no worktree")
+	}
+	out, err := h.run(ctx, session, "pane list", "--workspace", tab.WorkspaceID)
+	if err != nil {
+		return false, fmt.Errorf("herdr pane list: %w", err)
+	}
+	res, err := decodeHerdr(out)
+	if err != nil || res.Panes == nil {
+		return false, fmt.Errorf("herdr pane list: unreadable answer %q", strings.TrimSpace(string(out.Stdout)))
+	}
+	for _, p := range res.Panes {
+		if p.TabID == tab.TabID && p.ForegroundCwd != "" && SameDirKey(p.ForegroundCwd) == SameDirKey(dir) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // paneGet reads one pane, refusing an answer about another pane.

@@ -151,12 +151,27 @@ func TestHerdr(t *testing.T) {
 
 	t.Run("GonePaneWhoseLabelLivesOnIsDrifted", func(t *testing.T) {
 		fx := newHerdrFixture(t, bin)
-		live := fx.create("fm-t1", t.TempDir())
+		wt := t.TempDir()
+		live := fx.create("fm-t1", wt)
 		stale := live
 		stale.TaskID = "t1"
+		stale.Worktree = wt
 		stale.Target = "default:w1:p9" // a pane id from before a server restart
 		if obs := fx.h.AgentState(ctx, stale); obs.State != StateDrifted || !strings.Contains(obs.Detail, "fm-t1") {
 			t.Fatalf("stale pane whose label lives on: %+v, want drifted", obs)
+		}
+		// The label in another directory is someone else's tab: the
+		// task's endpoint is missing, not drifted onto it.
+		elsewhere := stale
+		elsewhere.Worktree = t.TempDir()
+		if obs := fx.h.AgentState(ctx, elsewhere); obs.State != StateMissing || !strings.Contains(obs.Detail, "outside the task's worktree") {
+			t.Fatalf("a tab labelled fm-t1 in another directory: %+v, want missing", obs)
+		}
+		// A record with no worktree cannot tell: drifted, refused.
+		unknown := stale
+		unknown.Worktree = ""
+		if obs := fx.h.AgentState(ctx, unknown); obs.State != StateDrifted {
+			t.Fatalf("no recorded worktree: %+v, want drifted", obs)
 		}
 		other := stale
 		other.TaskID = "t2"

@@ -289,33 +289,63 @@ func orRoot(cwd string) string {
 	return cwd
 }
 
-func (f *fake) tabList(args []string) int {
+// listed parses the one option tab list and pane list take, --workspace W,
+// connects, and returns the session and the workspaces listed (all, or W);
+// code is an exit code >= 0 when it already answered.
+func (f *fake) listed(args []string, requestID string) (*Session, []*Workspace, int) {
 	ws := ""
 	for i := 0; i < len(args); i++ {
 		if args[i] != "--workspace" {
-			return f.usage("unknown option: " + args[i])
+			return nil, nil, f.usage("unknown option: " + args[i])
 		}
 		if i+1 >= len(args) {
-			return f.usage("missing value for --workspace")
+			return nil, nil, f.usage("missing value for --workspace")
 		}
 		ws = args[i+1]
 		i++
 	}
 	if !f.connect() {
-		return 1
+		return nil, nil, 1
 	}
 	s := f.sess()
-	list := []tabInfo{}
-	for _, w := range s.Workspaces {
-		if ws != "" && w.ID != ws {
-			continue
+	if ws == "" {
+		return s, s.Workspaces, -1
+	}
+	w := s.workspace(ws)
+	if w == nil {
+		return nil, nil, f.apiError(requestID, "workspace_not_found", "workspace "+ws+" not found")
+	}
+	return s, []*Workspace{w}, -1
+}
+
+// paneList is `pane list [--workspace W]`: every pane's PaneInfo, in
+// workspace, tab and pane order.
+func (f *fake) paneList(args []string) int {
+	s, wss, code := f.listed(args, "cli:pane:list")
+	if code >= 0 {
+		return code
+	}
+	list := []paneInfo{}
+	for _, w := range wss {
+		for _, t := range w.Tabs {
+			for _, p := range t.Panes {
+				list = append(list, f.paneInfo(s, paneRef{ws: w, tab: t, pane: p}))
+			}
 		}
+	}
+	return f.respond("cli:pane:list", tagged("pane_list", field{"panes", list}))
+}
+
+func (f *fake) tabList(args []string) int {
+	s, wss, code := f.listed(args, "cli:tab:list")
+	if code >= 0 {
+		return code
+	}
+	list := []tabInfo{}
+	for _, w := range wss {
 		for _, t := range w.Tabs {
 			list = append(list, f.tabInfo(s, w, t))
 		}
-	}
-	if ws != "" && s.workspace(ws) == nil {
-		return f.apiError("cli:tab:list", "workspace_not_found", "workspace "+ws+" not found")
 	}
 	return f.respond("cli:tab:list", tagged("tab_list", field{"tabs", list}))
 }

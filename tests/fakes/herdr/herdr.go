@@ -8,7 +8,7 @@
 //
 // Implemented: the global --session NAME / --session=NAME (anywhere before a
 // "--", else $HERDR_SESSION, else "default"); status --json; workspace list,
-// workspace create; tab list, tab create, tab rename; pane get, pane read,
+// workspace create; tab list, tab create, tab rename; pane list, pane get, pane read,
 // pane send-text, pane send-keys, pane run, pane close; agent get.
 //
 // State lives in $FAKE_HERDR_DIR/state.json (under an flock). Logs:

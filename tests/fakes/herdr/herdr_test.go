@@ -129,7 +129,8 @@ func TestRejectsWhatTheRealCLIRejects(t *testing.T) {
 		{[]string{"pane", "send-keys", p, "C-u"}, 1, `"code":"invalid_key"`},
 		{[]string{"pane", "send-keys", p, "ctrl+"}, 1, `"code":"invalid_key"`},
 		// Real commands the fake does not emulate fail loudly too.
-		{[]string{"pane", "list"}, 3, "does not emulate"},
+		{[]string{"pane", "layout"}, 3, "does not emulate"},
+		{[]string{"pane", "list", "--tab", "w1:t1"}, 2, "unknown option: --tab"},
 		{[]string{"tab", "close", "w1:t1"}, 3, "does not emulate"},
 		{[]string{"agent", "send", p, "hi"}, 3, "does not emulate"},
 		{[]string{"server"}, 3, "does not emulate"},

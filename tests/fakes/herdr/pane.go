@@ -42,6 +42,7 @@ func (f *fake) printJSON(v any) int {
 
 func (f *fake) paneCmd(args []string) int {
 	return f.subcommand("pane", args, realPaneSubs, map[string]func([]string) int{
+		"list":      f.paneList,
 		"get":       f.paneGet,
 		"read":      f.paneRead,
 		"send-text": f.paneSendText,
