@@ -69,7 +69,7 @@ func (c *Controller) stop(ctx context.Context, t *resolve.Target, allowMissing, 
 	}
 
 	interruptNote := "not-needed"
-	if t.Store.BusyState(t.ID) == "busy" {
+	if busyNow(t, obs) {
 		cancel, err := c.deliverInterrupt(ctx, t)
 		if err != nil {
 			return "", err
@@ -150,4 +150,12 @@ func (c *Controller) runExit(ctx context.Context, t *resolve.Target) error {
 		Add("endpoint", t.Endpoint.Target).Add("worktree", t.Endpoint.Worktree)
 	c.print.Outcome(out)
 	return nil
+}
+
+// busyNow says an agent is mid-turn (or held by a prompt) and must be
+// interrupted before its exit command: the recorded busy state says so, or
+// the multiplexer's own signal does (herdr's agent_status working or
+// blocked), which needs no hook in the agent.
+func busyNow(t *resolve.Target, obs backends.Observation) bool {
+	return t.Store.BusyState(t.ID) == "busy" || obs.Activity == "working" || obs.Activity == "blocked"
 }

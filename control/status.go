@@ -30,6 +30,9 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 		out.Add("classifier", "none")
 	}
 	out.Add("busy", orNone(t.Store.BusyState(id)))
+	if obs.Activity != "" {
+		out.Add("activity", obs.Activity)
+	}
 	j, err := state.ReadJournal(t.Store.Journal(id).Journal)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
