@@ -38,10 +38,10 @@ type Observation struct {
 	Detail      string   // why, in a few words (names seen, backend error)
 	Names       []string // process or agent names that decided it
 	CurrentPath string   // the endpoint's current directory, when the read had it
-	// Activity is the multiplexer's own busy signal for a live agent:
+	// AgentStatus is the multiplexer's own busy signal for a live agent:
 	// herdr's agent_status (working, idle, blocked, done); "" where the
 	// backend has none.
-	Activity string
+	AgentStatus string
 	// NoServer: the read was unreadable because no server runs where fmctl
 	// looked, so nothing runs there either (it may run elsewhere).
 	NoServer bool

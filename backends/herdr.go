@@ -275,7 +275,7 @@ func (h *Herdr) AgentState(ctx context.Context, ep Endpoint) Observation {
 			// resolves agent names and labels); its status says nothing here.
 			return Observation{State: StateUnreadable, Detail: fmt.Sprintf("herdr agent get %s answered for another pane", ep.Target)}
 		case herdrAliveStatuses[a.AgentStatus]:
-			return Observation{State: StateAlive, Names: []string{a.Agent}, CurrentPath: a.ForegroundCwd, Activity: a.AgentStatus,
+			return Observation{State: StateAlive, Names: []string{a.Agent}, CurrentPath: a.ForegroundCwd, AgentStatus: a.AgentStatus,
 				Detail: fmt.Sprintf("herdr agent %s is %s", a.Agent, a.AgentStatus)}
 		default:
 			return Observation{State: StateUnreadable, Names: []string{a.Agent},

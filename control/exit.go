@@ -157,5 +157,5 @@ func (c *Controller) runExit(ctx context.Context, t *resolve.Target) error {
 // the multiplexer's own signal does (herdr's agent_status working or
 // blocked), which needs no hook in the agent.
 func busyNow(t *resolve.Target, obs backends.Observation) bool {
-	return t.Store.BusyState(t.ID) == "busy" || obs.Activity == "working" || obs.Activity == "blocked"
+	return t.Store.BusyState(t.ID) == "busy" || obs.AgentStatus == "working" || obs.AgentStatus == "blocked"
 }

@@ -30,8 +30,8 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 		out.Add("classifier", "none")
 	}
 	out.Add("busy", orNone(t.Store.BusyState(id)))
-	if obs.Activity != "" {
-		out.Add("activity", obs.Activity)
+	if obs.AgentStatus != "" {
+		out.Add("agent_status", obs.AgentStatus)
 	}
 	j, err := state.ReadJournal(t.Store.Journal(id).Journal)
 	switch {
