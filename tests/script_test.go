@@ -210,10 +210,7 @@ func cmdGitWorktree(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.MkdirAll(dir, 0o755))
 		for _, a := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "start"}} {
 			cmd := exec.Command("git", append([]string{"-C", dir}, a...)...)
-			cmd.Env = os.Environ()
-			for _, k := range []string{"GIT_AUTHOR_NAME=fm", "GIT_AUTHOR_EMAIL=fm@example.com", "GIT_COMMITTER_NAME=fm", "GIT_COMMITTER_EMAIL=fm@example.com", "GIT_CONFIG_GLOBAL=/dev/null"} {
-				cmd.Env = append(cmd.Env, k)
-			}
+			cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=fm", "GIT_AUTHOR_EMAIL=fm@example.com", "GIT_COMMITTER_NAME=fm", "GIT_COMMITTER_EMAIL=fm@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
 			if out, err := cmd.CombinedOutput(); err != nil {
 				ts.Fatalf("gitwt %s: git %v: %v\n%s", d, a, err, out)
 			}
