@@ -33,8 +33,9 @@ func TestRealAgents(t *testing.T) {
 }
 
 // spawned starts the lab's task and judges fm-spawn's readiness claim: the
-// agent must have taken its launch prompt (the brief pointer) into its own
-// record by the time fm-spawn says ready=confirmed.
+// agent that fm-spawn calls ready must take its launch prompt (the brief
+// pointer) into its own record. Whether it was ready for input at that
+// moment is what the next scenario, a send right after spawn, finds out.
 func spawned(l *lab, s *scen) {
 	r := l.spawn()
 	l.capture("spawned")
@@ -44,12 +45,10 @@ func spawned(l *lab, s *scen) {
 	prompt := harness.BriefPrompt(l.briefPath())
 	switch ready := field(r.stdout, "ready"); ready {
 	case "confirmed":
-		// The record may lag the screen a little; it may not lag by the
-		// seconds a CLI takes to draw its composer.
-		if poll(2*time.Second, func() bool { n, _ := count(l.messages(), prompt); return n == 1 }) {
+		if poll(recordLag, func() bool { n, _ := count(l.messages(), prompt); return n == 1 }) {
 			s.mark(Backed, "ready=confirmed in %v; the record holds the launch prompt", r.elapsed.Round(time.Millisecond))
 		} else {
-			s.mark(False, "ready=confirmed in %v, but the record has no launch prompt 2s later: %s", r.elapsed.Round(time.Millisecond), clipAll(l.messages()))
+			s.mark(False, "ready=confirmed in %v, but the record has no launch prompt %v later: %s", r.elapsed.Round(time.Millisecond), recordLag, clipAll(l.messages()))
 		}
 	default:
 		s.mark(Honest, "ready=%s in %v", ready, r.elapsed.Round(time.Millisecond))
