@@ -220,6 +220,35 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// MinPoll is where every poll starts: a fast agent's answer is seen within
+// about 10 ms, and a slow one costs a few reads before the interval reaches
+// its cap.
+const MinPoll = 10 * time.Millisecond
+
+// Backoff is a poll interval that starts at MinPoll and doubles up to Max,
+// so a wait costs little when its condition holds at once and few reads when
+// it takes seconds.
+type Backoff struct {
+	Max  time.Duration // the interval's cap; <= MinPoll polls at Max throughout
+	next time.Duration
+}
+
+// Sleep waits the current interval (or until ctx is done) and doubles the next.
+func (b *Backoff) Sleep(ctx context.Context) error { return Sleep(ctx, b.step()) }
+
+// step returns the current interval and advances to the next.
+func (b *Backoff) step() time.Duration {
+	d := b.next
+	if d == 0 {
+		d = min(MinPoll, b.Max)
+	}
+	if d <= 0 {
+		d = MinPoll
+	}
+	b.next = min(2*d, max(b.Max, d))
+	return d
+}
+
 // DefaultMuxTimeout bounds one multiplexer call when FM_MUX_TIMEOUT is unset.
 const DefaultMuxTimeout = 5 * time.Second
 

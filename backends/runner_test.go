@@ -74,3 +74,24 @@ func TestMuxTimeoutReadsSecondsOrDurations(t *testing.T) {
 		}
 	}
 }
+
+// A poll starts at 10 ms and doubles to its cap; a cap below 10 ms polls at
+// the cap throughout (FM_CONTROL_POLL=5ms keeps meaning 5 ms).
+func TestBackoffStartsAtMinPollAndDoublesToItsCap(t *testing.T) {
+	for _, c := range []struct {
+		max  time.Duration
+		want []time.Duration
+	}{
+		{100 * time.Millisecond, []time.Duration{10, 20, 40, 80, 100, 100}},
+		{25 * time.Millisecond, []time.Duration{10, 20, 25, 25}},
+		{5 * time.Millisecond, []time.Duration{5, 5, 5}},
+		{0, []time.Duration{10, 10}},
+	} {
+		b := &Backoff{Max: c.max}
+		for i, w := range c.want {
+			if got := b.step(); got != w*time.Millisecond {
+				t.Fatalf("Max %v: interval %d = %v, want %v", c.max, i, got, w*time.Millisecond)
+			}
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"fmctl/backends"
 	"fmctl/harness"
 	"fmctl/resolve"
 	"fmctl/state"
@@ -77,6 +76,7 @@ func (a cancelAck) wait(ctx context.Context, w Waits) string {
 		return "unconfirmed"
 	}
 	deadline := time.Now().Add(w.Settle)
+	poll := w.backoff()
 	for {
 		for _, e := range readMuseLog(a.logPath) {
 			if e.RunID == a.runID && e.Terminal != "" {
@@ -89,7 +89,7 @@ func (a cancelAck) wait(ctx context.Context, w Waits) string {
 		if time.Now().After(deadline) {
 			return "unconfirmed"
 		}
-		if backends.Sleep(ctx, w.Poll) != nil {
+		if poll.Sleep(ctx) != nil {
 			return "unconfirmed"
 		}
 	}

@@ -121,6 +121,7 @@ func (c *Controller) retireBusy(t *resolve.Target) error {
 // passes, returning the last observation.
 func (c *Controller) waitState(ctx context.Context, t *resolve.Target, limit time.Duration, want backends.AgentState) (backends.Observation, bool) {
 	deadline := time.Now().Add(limit)
+	poll := c.waits.backoff()
 	defer c.print.Waiting(fmt.Sprintf("waiting for task %s's agent to be %s", t.ID, want), deadline)()
 	for {
 		obs := t.Backend.AgentState(ctx, t.Endpoint)
@@ -130,7 +131,7 @@ func (c *Controller) waitState(ctx context.Context, t *resolve.Target, limit tim
 		if time.Now().After(deadline) {
 			return obs, false
 		}
-		if backends.Sleep(ctx, c.waits.Poll) != nil {
+		if poll.Sleep(ctx) != nil {
 			return obs, false
 		}
 	}
