@@ -33,6 +33,12 @@ type ProcTable interface {
 	Children(ctx context.Context, pid int) ([]int, error)
 }
 
+// TreeTable is an optional ProcTable ability: list a terminal's processes
+// by walking one process tree rather than every process.
+type TreeTable interface {
+	OnTTYUnder(ctx context.Context, tty string, root int) ([]Process, error)
+}
+
 // NewProcTable reads /proc directly where it exists (no process spawned, about
 // a millisecond), and falls back to ps elsewhere.
 func NewProcTable(r Runner) ProcTable {
@@ -74,6 +80,57 @@ func (p ProcFS) OnTTY(_ context.Context, tty string) ([]Process, error) {
 			continue
 		}
 		if cmdline, err := os.ReadFile(filepath.Join(p.Root, name, "cmdline")); err == nil {
+			proc.Argv = splitCmdline(cmdline)
+		}
+		out = append(out, proc)
+	}
+	return out, nil
+}
+
+// maxTree bounds a descendant walk: a pane with more processes than this is
+// read by the full scan instead.
+const maxTree = 512
+
+// OnTTYUnder lists the processes on tty that descend from root (a pane's
+// shell), reading only that tree instead of every process on the machine
+// (11 ms at 600 processes). A process that left the tree (its parent died
+// and it was re-parented) is not seen: callers fall back to OnTTY when the
+// tree holds no member of the terminal's foreground group.
+func (p ProcFS) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(tty, &st); err != nil {
+		return nil, fmt.Errorf("stat tty %s: %w", tty, err)
+	}
+	want := devNumber(uint64(st.Rdev))
+	var out []Process
+	queue := []int{root}
+	for len(queue) > 0 {
+		if len(out)+len(queue) > maxTree {
+			return nil, fmt.Errorf("process tree under %d holds more than %d processes", root, maxTree)
+		}
+		pid := queue[0]
+		queue = queue[1:]
+		dir := filepath.Join(p.Root, strconv.Itoa(pid))
+		data, err := os.ReadFile(filepath.Join(dir, "stat"))
+		if err != nil {
+			if pid == root {
+				return nil, fmt.Errorf("read process %d: %w", pid, err)
+			}
+			continue // the process exited while we looked
+		}
+		proc, ttyNr, ok := parseProcStat(data)
+		if !ok {
+			continue
+		}
+		if kids, err := p.Children(context.Background(), pid); err == nil {
+			queue = append(queue, kids...)
+		} else if pid == root {
+			return nil, err
+		}
+		if devNumber(ttyNr) != want {
+			continue
+		}
+		if cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline")); err == nil {
 			proc.Argv = splitCmdline(cmdline)
 		}
 		out = append(out, proc)

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +107,41 @@ func TestProcFSOnTTYFiltersAFakeProcRoot(t *testing.T) {
 	}
 }
 
+// OnTTYUnder reads only the root's tree: a process on the terminal outside
+// it is not read, and one inside it on another terminal is left out.
+func TestProcFSOnTTYUnderWalksOneTree(t *testing.T) {
+	root := t.TempDir()
+	onNull := ttyNr(1, 3)
+	write := func(pid, stat, children string) {
+		dir := filepath.Join(root, pid)
+		if err := os.MkdirAll(filepath.Join(dir, "task", pid), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "stat"), []byte(stat), 0o644)
+		os.WriteFile(filepath.Join(dir, "task", pid, "children"), []byte(children), 0o644)
+	}
+	write("10", fmt.Sprintf("10 (bash) S 1 10 10 %d 12 0", onNull), "11 12 ")
+	write("11", fmt.Sprintf("11 (script) S 10 11 10 %d 11 0", ttyNr(136, 4)), "")
+	write("12", fmt.Sprintf("12 (claude) S 10 12 10 %d 12 0", onNull), "13")
+	write("13", fmt.Sprintf("13 (node) S 12 12 10 %d 12 0", onNull), "")
+	write("20", fmt.Sprintf("20 (vim) S 1 20 20 %d 12 0", onNull), "")
+	procs, err := ProcFS{Root: root}.OnTTYUnder(context.Background(), "/dev/null", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, p := range procs {
+		pids = append(pids, p.PID)
+	}
+	slices.Sort(pids)
+	if !slices.Equal(pids, []int{10, 12, 13}) {
+		t.Errorf("OnTTYUnder = %v, want [10 12 13]", pids)
+	}
+	if _, err := (ProcFS{Root: root}).OnTTYUnder(context.Background(), "/dev/null", 99); err == nil {
+		t.Error("OnTTYUnder of a missing root succeeded")
+	}
+}
+
 func TestParsePS(t *testing.T) {
 	out := "  100   100   100 Ss+  bash\n  101   101   100 T    claude code\nbogus line\n  x 1 2 S y\n"
 	got := parsePS([]byte(out))
@@ -186,6 +222,11 @@ func TestProcFSAndPSAgreeOnARealTTY(t *testing.T) {
 	if err != nil || !strings.HasPrefix(tty, "/dev/") {
 		t.Fatalf("pane_tty = %q, %v", tty, err)
 	}
+	pidText, err := tmux("display-message", "-p", "-t", "s", "#{pane_pid}")
+	pid, _ := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 {
+		t.Fatalf("pane_pid = %q, %v", pidText, err)
+	}
 	ctx := context.Background()
 	procfs := ProcFS{Root: "/proc"}
 	ps := PSTable{Runner: NewExecRunner()}
@@ -208,6 +249,10 @@ func TestProcFSAndPSAgreeOnARealTTY(t *testing.T) {
 			t.Fatalf("ProcFS and ps disagree on %s:\nprocfs %+v\nps     %+v", tty, keys(a), keys(b))
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	under, err := procfs.OnTTYUnder(ctx, tty, pid)
+	if err != nil || !slices.Equal(keys(under), keys(a)) {
+		t.Errorf("OnTTYUnder(%s, %d) = %+v, %v; OnTTY = %+v", tty, pid, keys(under), err, keys(a))
 	}
 	for i := range a {
 		if !a[i].Foreground() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -189,11 +190,26 @@ func (t *Tmux) classify(ctx context.Context, info paneInfo) Observation {
 	var procs []Process
 	var procErr error
 	if info.tty != "" {
-		procs, procErr = t.o.Procs.OnTTY(ctx, info.tty)
+		procs, procErr = t.paneProcs(ctx, info)
 	}
 	obs := classifyPane(procs, procErr, info.command)
 	obs.CurrentPath = info.path
 	return obs
+}
+
+// paneProcs lists the processes on the pane's terminal: its shell's process
+// tree where the table can walk one, since a tree holding a member of the
+// terminal's foreground group has every process that decides a state (the
+// foreground, and a stopped agent, a job of the shell); otherwise, or when
+// the walk fails, every process on the machine.
+func (t *Tmux) paneProcs(ctx context.Context, info paneInfo) ([]Process, error) {
+	if tt, ok := t.o.Procs.(TreeTable); ok && info.pid > 0 {
+		procs, err := tt.OnTTYUnder(ctx, info.tty, info.pid)
+		if err == nil && slices.ContainsFunc(procs, Process.Foreground) {
+			return procs, nil
+		}
+	}
+	return t.o.Procs.OnTTY(ctx, info.tty)
 }
 
 // foregroundLeader is the fast path for the common case, an agent in the

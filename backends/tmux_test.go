@@ -386,3 +386,36 @@ func TestTmuxValidateRecord(t *testing.T) {
 		}
 	}
 }
+
+// treeProcs adds a descendant walk that returns tree.
+type treeProcs struct {
+	fixedProcs
+	tree []Process
+}
+
+func (f *treeProcs) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, error) {
+	return f.tree, nil
+}
+
+// The classifier reads the pane shell's tree, and scans every process only
+// when that tree holds no member of the terminal's foreground group (an
+// orphan re-parented out of it could be the foreground).
+func TestClassifyScansAllProcessesOnlyWhenTheTreeMissesTheForeground(t *testing.T) {
+	shell := Process{PID: 10, PGID: 10, TPGID: 10, State: 'S', Comm: "bash"}
+	orphan := Process{PID: 30, PGID: 30, TPGID: 30, State: 'S', Comm: "vim"}
+	info := paneInfo{pid: 10, tty: "/dev/pts/9", command: "bash"}
+
+	tp := &treeProcs{tree: []Process{shell}}
+	obs := NewTmux(nil, TmuxOptions{Procs: tp}).classify(context.Background(), info)
+	if obs.State != StateDead || len(tp.ttys) != 0 {
+		t.Errorf("a shell in the foreground of its own tree: %s with %d full scans, want dead with none", obs.State, len(tp.ttys))
+	}
+
+	bgShell := shell
+	bgShell.TPGID = 30
+	tp = &treeProcs{tree: []Process{bgShell}, fixedProcs: fixedProcs{procs: []Process{bgShell, orphan}}}
+	obs = NewTmux(nil, TmuxOptions{Procs: tp}).classify(context.Background(), info)
+	if obs.State != StateUnattributed || len(tp.ttys) != 1 {
+		t.Errorf("foreground outside the tree: %s with %d full scans, want unattributed after one", obs.State, len(tp.ttys))
+	}
+}
