@@ -23,6 +23,7 @@ func Open(name string, r Runner, env Env) (Backend, error) {
 			Binary:     orDefault(env("FM_TMUX_BIN"), "tmux"),
 			Socket:     env("FM_TMUX_SOCKET"),
 			SocketPath: env("FM_TMUX_SOCKET_PATH"),
+			Control:    env("FM_TMUX_CONTROL") == "1",
 		}), nil
 	case "herdr":
 		return NewHerdr(r, HerdrOptions{
