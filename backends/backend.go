@@ -107,6 +107,12 @@ type CaptureTyper interface {
 	CaptureThenType(ctx context.Context, ep Endpoint, text string) (Screen, error)
 }
 
+// KeyReader is an optional Backend ability: deliver a key and read the
+// agent state right after it in one multiplexer call.
+type KeyReader interface {
+	SendKeyThenState(ctx context.Context, ep Endpoint, key harness.Key) (Observation, error)
+}
+
 // Pane is one live endpoint on a backend's server and what runs in it.
 type Pane struct {
 	ID    string      // the backend's own pane id (%N for tmux)

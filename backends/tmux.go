@@ -193,11 +193,7 @@ var tmuxKeyNames = map[harness.Key]string{
 }
 
 func (t *Tmux) SendKey(ctx context.Context, ep Endpoint, key harness.Key) error {
-	name, ok := tmuxKeyNames[key]
-	if !ok {
-		return fmt.Errorf("tmux adapter has no mapping for key %s", key)
-	}
-	pane, err := t.paneID(ctx, ep)
+	name, pane, err := t.keyTarget(ctx, ep, key)
 	if err != nil {
 		return err
 	}
@@ -205,6 +201,36 @@ func (t *Tmux) SendKey(ctx context.Context, ep Endpoint, key harness.Key) error 
 		return fmt.Errorf("tmux send-keys %s to %s (%s): %w", name, ep.Target, pane, err)
 	}
 	return nil
+}
+
+// SendKeyThenState sends the key and reads the pane back in the same tmux
+// invocation, so an interrupt's key and its proof that the agent survived
+// cost one process. A pane that no longer reads as the endpoint's is looked
+// up afresh, which tells drifted from missing.
+func (t *Tmux) SendKeyThenState(ctx context.Context, ep Endpoint, key harness.Key) (Observation, error) {
+	name, pane, err := t.keyTarget(ctx, ep, key)
+	if err != nil {
+		return Observation{}, err
+	}
+	out, err := t.run(ctx, "send-keys", "-t", pane, name, ";", "display-message", "-p", "-t", pane, paneFormat)
+	if err != nil {
+		return Observation{}, fmt.Errorf("tmux send-keys %s to %s (%s): %w", name, ep.Target, pane, err)
+	}
+	info, ok := parsePaneLine(strings.TrimRight(string(out.Stdout), "\n"))
+	if !ok || info.pane != pane || info.session+":"+info.window != ep.Target {
+		return t.AgentState(ctx, ep), nil
+	}
+	return t.classify(ctx, info), nil
+}
+
+// keyTarget maps a key to its tmux name and resolves the endpoint's pane.
+func (t *Tmux) keyTarget(ctx context.Context, ep Endpoint, key harness.Key) (name, pane string, err error) {
+	name, ok := tmuxKeyNames[key]
+	if !ok {
+		return "", "", fmt.Errorf("tmux adapter has no mapping for key %s", key)
+	}
+	pane, err = t.paneID(ctx, ep)
+	return name, pane, err
 }
 
 func (t *Tmux) Capture(ctx context.Context, ep Endpoint) (Screen, error) {

@@ -419,3 +419,47 @@ func TestClassifyScansAllProcessesOnlyWhenTheTreeMissesTheForeground(t *testing.
 		t.Errorf("foreground outside the tree: %s with %d full scans, want unattributed after one", obs.State, len(tp.ttys))
 	}
 }
+
+// keyThenRead answers list-windows from windows and a joined
+// `send-keys ; display-message` with the pane line readBack.
+type keyThenRead struct {
+	scriptedTmux
+	readBack string
+}
+
+func (k *keyThenRead) Run(ctx context.Context, c Cmd) (Output, error) {
+	if slices.Contains(c.Args, "send-keys") && slices.Contains(c.Args, "display-message") {
+		return Output{Stdout: []byte(k.readBack)}, nil
+	}
+	return k.scriptedTmux.Run(ctx, c)
+}
+
+// An interrupt's last key and the read proving the agent survived are one
+// tmux call; a pane that reads back elsewhere is looked up afresh.
+func TestSendKeyThenStateIsOneCall(t *testing.T) {
+	line := strings.SplitN(twoWindows, "\n", 2)[0] + "\n"
+	k := &keyThenRead{scriptedTmux: scriptedTmux{windows: twoWindows}, readBack: line}
+	cr := &CountingRunner{Inner: k}
+	tm := NewTmux(cr, TmuxOptions{Procs: &fixedProcs{}})
+	ctx := context.Background()
+	if _, err := tm.paneID(ctx, t1); err != nil {
+		t.Fatal(err)
+	}
+	cr.Reset()
+	obs, err := tm.SendKeyThenState(ctx, t1, harness.KeyEscape)
+	if err != nil || obs.State != StateAlive {
+		t.Fatalf("SendKeyThenState = %+v, %v; want alive", obs, err)
+	}
+	log := cr.Log()
+	want := []string{"send-keys", "-t", "%3", "Escape", ";", "display-message", "-p", "-t", "%3", paneFormat}
+	if len(log) != 1 || !slices.Equal(log[0].Args, want) {
+		t.Fatalf("calls = %q, want one: %q", log, want)
+	}
+
+	k.readBack = strings.Replace(line, "fm-t1", "renamed", 1)
+	cr.Reset()
+	obs, err = tm.SendKeyThenState(ctx, t1, harness.KeyEscape)
+	if err != nil || cr.Calls("tmux") != 2 || obs.State != StateAlive {
+		t.Fatalf("a pane read back elsewhere: %+v, %v after %d calls; want a fresh lookup (2 calls)", obs, err, cr.Calls("tmux"))
+	}
+}

@@ -69,6 +69,9 @@ func readMuseLog(path string) []museEvent {
 	return out
 }
 
+// pending reports whether wait will watch for an acknowledgement.
+func (a cancelAck) pending() bool { return a.runID != "" }
+
 // wait polls for the run's terminal event: "cancelled" confirms, any other
 // terminal or the deadline leaves the cancel unconfirmed.
 func (a cancelAck) wait(ctx context.Context, w Waits) string {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/harness"
 	"fmctl/refusal"
 	"fmctl/report"
 	"fmctl/resolve"
@@ -61,34 +62,59 @@ func gerund(verb string) string {
 // own input event) and its composer clear, and reads any cancel
 // acknowledgement. It does not judge the agent's state afterwards.
 func (c *Controller) deliverInterrupt(ctx context.Context, t *resolve.Target) (string, error) {
+	cancel, _, err := c.deliverInterruptThenRead(ctx, t, false)
+	return cancel, err
+}
+
+// deliverInterruptThenRead is deliverInterrupt that, when read is set, also
+// returns the agent state read after the keys. Where nothing waits between
+// the last key and that read (no cancel acknowledgement to watch), a backend
+// that can sends the last key and reads the state in one call.
+func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *resolve.Target, read bool) (string, *backends.Observation, error) {
 	h := t.Harness
 	ack := c.startAck(t)
+	kr, joined := t.Backend.(backends.KeyReader)
+	joined = joined && read && !ack.pending()
+	var after *backends.Observation
+	send := func(key harness.Key, last bool) error {
+		if !last || !joined {
+			return t.Backend.SendKey(ctx, t.Endpoint, key)
+		}
+		obs, err := kr.SendKeyThenState(ctx, t.Endpoint, key)
+		if err == nil {
+			after = &obs
+		}
+		return err
+	}
 	for i := 0; i < h.Repeat; i++ {
 		if i > 0 {
 			time.Sleep(h.PressGap)
 		}
-		if err := t.Backend.SendKey(ctx, t.Endpoint, h.InterruptKey); err != nil {
-			return "", refusal.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err))
+		if err := send(h.InterruptKey, i == h.Repeat-1 && h.ClearKey == ""); err != nil {
+			return "", nil, refusal.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err))
 		}
 	}
 	if h.ClearKey != "" {
 		time.Sleep(h.PressGap)
-		if err := t.Backend.SendKey(ctx, t.Endpoint, h.ClearKey); err != nil {
-			return "", refusal.Failed("interrupt key %s reached task %s, but %s did not (%v); its composer may still hold the cancelled prompt, so clear it before sending anything else", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err))
+		if err := send(h.ClearKey, true); err != nil {
+			return "", nil, refusal.Failed("interrupt key %s reached task %s, but %s did not (%v); its composer may still hold the cancelled prompt, so clear it before sending anything else", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err))
 		}
 	}
-	return ack.wait(ctx, c.waits), nil
+	cancel := ack.wait(ctx, c.waits)
+	if read && after == nil {
+		obs := t.Backend.AgentState(ctx, t.Endpoint)
+		after = &obs
+	}
+	return cancel, after, nil
 }
 
 // interrupt is the full verb: deliver, then prove the agent is still there.
 func (c *Controller) interrupt(ctx context.Context, t *resolve.Target) (interruptResult, error) {
-	cancel, err := c.deliverInterrupt(ctx, t)
+	cancel, after, err := c.deliverInterruptThenRead(ctx, t, true)
 	if err != nil {
 		return interruptResult{}, err
 	}
-	res := interruptResult{Verified: "endpoint", Cancel: cancel}
-	after := t.Backend.AgentState(ctx, t.Endpoint)
-	res.After = after
+	res := interruptResult{Verified: "endpoint", Cancel: cancel, After: *after}
 	if after.State == backends.StateMissing {
 		return res, refusal.Failed("task %s's endpoint disappeared while interrupting it; reconcile the task before any further control action", t.ID)
 	}

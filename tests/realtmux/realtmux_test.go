@@ -726,8 +726,8 @@ func TestInterruptSendsEachHarnessVerifiedKeys(t *testing.T) {
 			tmuxCalls, all, lines := traceCounts(t, trace)
 			t.Logf("fm-control interrupt t1 (%s): %d tmux calls, %d runner calls, %v wall\n%s",
 				c.harness, tmuxCalls, all, r.elapsed.Round(time.Millisecond), strings.Join(lines, "\n"))
-			if c.harness == "claude" && tmuxCalls > 3 {
-				t.Fatalf("claude interrupt made %d tmux calls, want <= 3:\n%s", tmuxCalls, strings.Join(lines, "\n"))
+			if c.harness == "claude" && tmuxCalls > 2 {
+				t.Fatalf("claude interrupt made %d tmux calls, want <= 2 (the read, then the key joined with the read proving the agent survived):\n%s", tmuxCalls, strings.Join(lines, "\n"))
 			}
 		})
 	}
