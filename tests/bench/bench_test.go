@@ -176,7 +176,11 @@ func runBin(m mode, trace string, stdin []byte, name string, args ...string) run
 	}
 	if rssFile != "" {
 		data, _ := os.ReadFile(rssFile)
-		r.rssKB, _ = strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+		// GNU time writes "Command exited with non-zero status N" first
+		// when the command failed; the figure is the last word.
+		if f := strings.Fields(string(data)); len(f) > 0 {
+			r.rssKB, _ = strconv.ParseInt(f[len(f)-1], 10, 64)
+		}
 		os.Remove(rssFile)
 	}
 	return r
@@ -281,7 +285,12 @@ func measure(b *testing.B, m mode, windows int, o op) string {
 		}
 	}
 	mo, mb := median(walls), median(bares)
-	outcome := fmt.Sprint(codes)
+	var parts []string
+	for code, n := range codes {
+		parts = append(parts, fmt.Sprintf("%d ×%d", code, n))
+	}
+	sort.Strings(parts)
+	outcome := strings.Join(parts, ", ")
 	if o.text != nil {
 		outcome += fmt.Sprintf(", %d/%d whole", whole, o.n)
 	}
