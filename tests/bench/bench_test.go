@@ -35,6 +35,7 @@ var (
 	home       string
 	events     string
 	pane       string                           // the fake agent's pane id
+	agentCmd   string                           // the pane's command: the fake agent, then a shell
 	timeBin, _ = exec.LookPath("/usr/bin/time") // GNU time, for peak RSS; "" reports none
 	iters      = flag.Int("bench.iters", 20, "iterations of each small operation")
 	large      = flag.Bool("bench.large", true, "include the 64 KB and 1 MB messages")
@@ -91,9 +92,10 @@ func setup(m *testing.M) (int, error) {
 	events = filepath.Join(dir, "events.log")
 	agent := filepath.Join(dir, "agents", "claude")
 	shell := "bash --norc --noprofile"
+	agentCmd = shell + " -c '" + agent + "; exec " + shell + "'"
 	out, err := exec.Command("tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-P", "-F", "#{pane_id} #{window_id}",
 		"-s", "fmses", "-n", "fm-t1", "-x", "200", "-y", "50", "-c", wt, "-e", "FAKEAGENT_EVENTS="+events,
-		shell+" -c '"+agent+"; exec "+shell+"'").Output()
+		agentCmd).Output()
 	if err != nil {
 		return 0, fmt.Errorf("start tmux: %w", err)
 	}
@@ -108,17 +110,37 @@ func setup(m *testing.M) (int, error) {
 	if err := os.WriteFile(filepath.Join(home, "state", "t1.meta"), []byte(meta), 0o644); err != nil {
 		return 0, err
 	}
+	if err := awaitStart(1); err != nil {
+		return 0, err
+	}
+	return m.Run(), nil
+}
+
+// awaitStart waits for the fake agent's n-th start event.
+func awaitStart(n int) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if data, _ := os.ReadFile(events); strings.Contains(string(data), "start claude") {
-			break
+		if data, _ := os.ReadFile(events); strings.Count(string(data), "start claude") >= n {
+			return nil
 		}
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("the fake agent did not start")
+			return fmt.Errorf("the fake agent did not start")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return m.Run(), nil
+}
+
+// freshAgent restarts the fake agent in the same pane (same pane id), so a
+// row starts from an empty composer and transcript.
+func freshAgent(b *testing.B) {
+	data, _ := os.ReadFile(events)
+	starts := strings.Count(string(data), "start claude")
+	if err := exec.Command("tmux", "-L", socket, "respawn-pane", "-k", "-t", pane, agentCmd).Run(); err != nil {
+		b.Fatalf("respawn the fake agent: %v", err)
+	}
+	if err := awaitStart(starts + 1); err != nil {
+		b.Fatal(err)
+	}
 }
 
 func moduleRoot() (string, error) {
@@ -371,6 +393,7 @@ func BenchmarkTable(b *testing.B) {
 			label string
 			n     int
 		}{{"64 KB", 64 << 10}, {"1 MB", 1_000_000}} {
+			freshAgent(b)
 			o := op{label: "`fm-send t1 -` (" + size.label + ", twice in a row)", name: "fm-send", args: []string{"t1", "-"}, text: message(size.n, size.label), n: 2}
 			rows = append(rows, measure(b, modes[0], 500, o))
 		}
