@@ -169,7 +169,8 @@ func TestSplitAndQuoteCommands(t *testing.T) {
 // On a real private server the control client answers exactly as separate
 // tmux processes do, starts one process for a whole operation, and leaves
 // the session as it found it: no window resized, no current window changed,
-// no client left attached once closed.
+// no client left attached once closed. One client only: tmux 3.3a can crash
+// when one attaches while another detaches (docs/performance.md).
 func TestControlClientMatchesProcessCallsOnARealServer(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
@@ -238,11 +239,6 @@ func TestControlClientMatchesProcessCallsOnARealServer(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 
-	// A session that is gone refuses the attach: the call goes as a process.
-	missing := NewTmux(&ExecRunner{}, TmuxOptions{Socket: sock, Control: true})
-	if obs := missing.AgentState(ctx, Endpoint{Target: "nosuch:fm-a"}); obs.State != StateMissing {
-		t.Errorf("a gone session reads %s (%s), want missing", obs.State, obs.Detail)
-	}
 }
 
 // countingStarter counts the processes its runner runs while starting the

@@ -1,6 +1,7 @@
 package realtmux
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,7 +11,15 @@ import (
 // control-mode client carrying every command, and the agent gets exactly
 // the bytes it gets from per-process calls: a key, an interrupt with its
 // proof the agent survived, and a typed message with its Enter.
+//
+// It runs only with FM_TEST_TMUX_CONTROL=1: on tmux 3.3a a control client
+// attaching while the previous invocation's is still detaching can crash
+// the server (docs/performance.md), which here would be a flake, not a
+// finding about fmctl.
 func TestControlModeIsOneTmuxProcessPerInvocation(t *testing.T) {
+	if os.Getenv("FM_TEST_TMUX_CONTROL") != "1" {
+		t.Skip("FM_TEST_TMUX_CONTROL=1 runs the control-mode suite (tmux 3.3a's server can crash under it)")
+	}
 	t.Parallel()
 	s := newServer(t)
 	a := s.startAgent("t1", "claude")
