@@ -21,8 +21,9 @@ type TmuxOptions struct {
 	Procs      ProcTable
 	// Control carries every call of an invocation over one control-mode
 	// client (FM_TMUX_CONTROL=1) instead of a tmux process per call. It is
-	// off by default: tmux 3.3a's server segfaults when tens of control
-	// clients attach and detach at once (docs/performance.md).
+	// off by default: tmux 3.3a's server segfaults when control clients
+	// attach and detach at once, even one invocation's client attaching
+	// while the previous one's detaches (docs/performance.md).
 	Control bool
 }
 
