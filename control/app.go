@@ -86,7 +86,7 @@ Examples:
 		}
 	}
 	app.Commands = append(app.Commands, toolCommands(d, jsonOut)...)
-	app.Commands = append(app.Commands, capabilitiesCommand(d, jsonOut))
+	app.Commands = append(app.Commands, capabilitiesCommand(d, jsonOut), agentEventCommand(d))
 	cliapp.Conventions(app)
 	usageError := app.OnUsageError
 	app.OnUsageError = func(c *cli.Context, err error, isSub bool) error {
