@@ -19,6 +19,8 @@ type LaunchParams struct {
 	// parent's state/data/config overrides cleared) so it never acts on
 	// the parent's records.
 	Home string
+	// TelemetryArgs wire the agent's own events (TelemetryArgs).
+	TelemetryArgs []string
 }
 
 // homeOverrides are the variables that would point a secondmate at its
@@ -106,6 +108,9 @@ func (h Harness) LaunchLine(p LaunchParams) (string, error) {
 	if l.Workspace != "" && p.Worktree != "" {
 		words = append(words, l.Workspace, Quote(p.Worktree))
 	}
+	for _, a := range p.TelemetryArgs {
+		words = append(words, QuoteIfNeeded(a))
+	}
 	for _, a := range p.ExtraArgs {
 		words = append(words, Quote(a))
 	}
@@ -144,14 +149,23 @@ func QuoteIfNeeded(s string) string {
 func (h Harness) WiringPaths(worktree, stateDir, id string) []string {
 	var out []string
 	for _, w := range h.Wiring {
-		switch {
-		case strings.HasPrefix(w, "wt/"):
-			if worktree != "" {
-				out = append(out, worktree+"/"+strings.TrimPrefix(w, "wt/"))
-			}
-		case strings.HasPrefix(w, "state/"):
-			out = append(out, stateDir+"/"+strings.ReplaceAll(strings.TrimPrefix(w, "state/"), "<id>", id))
+		if p := ExpandWiring(w, worktree, stateDir, id); p != "" {
+			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// ExpandWiring turns one table wiring entry ("wt/..." or "state/<id>...")
+// into a path; "" when its root is not known.
+func ExpandWiring(w, worktree, stateDir, id string) string {
+	switch {
+	case strings.HasPrefix(w, "wt/"):
+		if worktree != "" {
+			return worktree + "/" + strings.TrimPrefix(w, "wt/")
+		}
+	case strings.HasPrefix(w, "state/"):
+		return stateDir + "/" + strings.ReplaceAll(strings.TrimPrefix(w, "state/"), "<id>", id)
+	}
+	return ""
 }

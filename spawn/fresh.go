@@ -13,6 +13,7 @@ import (
 	"fmctl/refusal"
 	"fmctl/report"
 	"fmctl/state"
+	"fmctl/wiring"
 )
 
 // Fresh launches a new agent for a task: it creates the endpoint, publishes
@@ -96,7 +97,9 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	params := launchParams(f, h, prof.Model, prof.Effort, wt, brief)
+	gen := newSpawnGen()
+	wire := s.prepareWiring(home, h, req.ID, wt, gen)
+	params := launchParams(f, h, prof.Model, prof.Effort, wt, brief, wire)
 	if kind == harness.KindSecondmate {
 		params.Home = wt
 	}
@@ -125,12 +128,13 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 		s.remove(ctx, plan)
 		return Result{}, refusal.Failed("could not create the endpoint for task %s on %s: %v", req.ID, backendName, backends.StderrOf(err))
 	}
-	rec := newRecord(req.ID, fields, wt, project, h.Name, kind, prof.Model, prof.Effort, backendName)
+	rec := newRecord(req.ID, fields, wt, project, h.Name, kind, prof.Model, prof.Effort, backendName, gen)
 	ep := backends.Endpoint{Backend: backendName, Target: rec.Get("window"), TaskID: req.ID, Worktree: wt, Fields: rec.Map()}
 	// From here a failure removes the endpoint, so no record ever names an
 	// endpoint without an agent launched into it, and no endpoint is orphaned.
 	undo := func(cause error) error {
 		_ = be.Kill(ctx, ep)
+		_ = wiring.Retire(h, wire.task)
 		s.remove(ctx, plan)
 		if prior != nil {
 			_ = state.WriteAtomic(store.MetaPath(req.ID), prior)
@@ -154,6 +158,9 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 		if p, ok := s.waitPath(ctx, be, ep, wt, s.pathWait()); !ok {
 			return Result{}, undo(refusal.Failed("task %s's new endpoint is in '%s', not its worktree '%s'; refusing to launch an agent outside its worktree (%s)", req.ID, p, wt, removed))
 		}
+	}
+	if err := wire.install(h); err != nil {
+		return Result{}, undo(err)
 	}
 	release, err := s.lockInput(store, req.ID)
 	if err != nil {
@@ -242,7 +249,7 @@ func container(env config.Env, f config.File, backend string) string {
 }
 
 // newRecord lays a fresh record out in the original toolkit's key order.
-func newRecord(id string, fields []backends.Field, wt, project, h string, kind harness.Kind, model, effort, backend string) state.Record {
+func newRecord(id string, fields []backends.Field, wt, project, h string, kind harness.Kind, model, effort, backend, gen string) state.Record {
 	var r state.Record
 	add := func(k, v string) { r.Entries = append(r.Entries, state.Entry{Key: k, Value: v}) }
 	var extra []backends.Field
@@ -260,7 +267,7 @@ func newRecord(id string, fields []backends.Field, wt, project, h string, kind h
 	add("kind", string(kind))
 	add("model", orDefault(model))
 	add("effort", orDefault(effort))
-	add("spawn_gen", newSpawnGen())
+	add("spawn_gen", gen)
 	if backend != "tmux" {
 		add("backend", backend)
 	}

@@ -13,6 +13,7 @@ import (
 	"fmctl/report"
 	"fmctl/resolve"
 	"fmctl/state"
+	"fmctl/wiring"
 )
 
 // refusedWithRelaunch are the flags a relaunch never takes: it adopts what
@@ -100,7 +101,9 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 		return Result{}, err
 	}
 	model, effort := orDefault(req.Model), orDefault(req.Effort)
-	params := launchParams(f, h, model, effort, wt, brief)
+	gen := newSpawnGen()
+	wire := s.prepareWiring(home, h, t.ID, wt, gen)
+	params := launchParams(f, h, model, effort, wt, brief, wire)
 	if t.Kind == harness.KindSecondmate {
 		params.Home = wt
 	}
@@ -115,7 +118,7 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 	rec.Set("harness", h.Name)
 	rec.Set("model", model)
 	rec.Set("effort", effort)
-	rec.Set("spawn_gen", newSpawnGen())
+	rec.Set("spawn_gen", gen)
 	rec.Delete("busy_gen")
 	if req.TxID != "" {
 		rec.Set("control_relaunch_tx", req.TxID)
@@ -133,6 +136,9 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 		return Result{}, refusal.Failed("task %s's new record could not be published: %v; the prior record is unchanged", t.ID, err)
 	}
 	_ = state.RemoveIfExists(store.BusyGenPath(t.ID))
+	if err := wire.install(h); err != nil {
+		return Result{Record: rec}, refusal.Failed("task %s's new record (harness %s) is published, but %v", t.ID, h.Name, err).With("published", "yes")
+	}
 	ready, err := s.typeLaunch(ctx, t.Backend, t.Ability, t.Endpoint, h, line, brief)
 	if err != nil {
 		// fm-control relaunch wraps this in its own "could not be launched"
@@ -232,23 +238,8 @@ func retireWiring(t *resolve.Target) error {
 	if !t.HasHarness {
 		return nil
 	}
-	wt := t.Endpoint.Worktree
-	for _, p := range t.Harness.WiringPaths(wt, t.Store.Dir, t.ID) {
-		// A symlinked component (wt/.claude -> elsewhere) would make the
-		// delete reach outside the worktree or state dir.
-		root := t.Store.Dir
-		if strings.HasPrefix(p, wt+"/") {
-			root = wt
-		}
-		if err := state.NoSymlinkUnder(root, p); err != nil {
-			return refusal.Failed("could not retire %s wiring %s: %v; nothing was deleted and the record is unchanged", t.Harness.Name, p, err)
-		}
-		if err := state.Fault("retire:" + p); err != nil {
-			return refusal.Failed("could not retire %s wiring %s: %v", t.Harness.Name, p, err)
-		}
-		if err := state.RemoveIfExists(p); err != nil {
-			return refusal.Failed("could not retire %s wiring %s: %v", t.Harness.Name, p, err)
-		}
+	if err := wiring.Retire(t.Harness, wiring.Task{Worktree: t.Endpoint.Worktree, StateDir: t.Store.Dir, ID: t.ID}); err != nil {
+		return refusal.Failed("could not retire %s wiring %v and the record is unchanged", t.Harness.Name, err)
 	}
 	return nil
 }

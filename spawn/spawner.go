@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"fmctl/refusal"
 	"fmctl/report"
 	"fmctl/state"
+	"fmctl/wiring"
 )
 
 // Spawner runs fm-spawn requests.
@@ -220,8 +222,8 @@ func loadConfig(home config.Home) (config.File, error) {
 }
 
 // launchParams applies config/fm.toml's per-harness overrides.
-func launchParams(f config.File, h harness.Harness, model, effort, worktree, brief string) harness.LaunchParams {
-	p := harness.LaunchParams{Model: model, Effort: effort, Worktree: worktree, Brief: brief}
+func launchParams(f config.File, h harness.Harness, model, effort, worktree, brief string, w wired) harness.LaunchParams {
+	p := harness.LaunchParams{Model: model, Effort: effort, Worktree: worktree, Brief: brief, TelemetryArgs: w.args}
 	if o, ok := f.Harness[h.Name]; ok {
 		p.Binary, p.ExtraArgs = o.Binary, o.Args
 	}
@@ -233,4 +235,45 @@ func orDefault(v string) string {
 		return "default"
 	}
 	return v
+}
+
+// wired is one incarnation's telemetry: the entry-point call its wiring
+// makes and the launch-line additions that carry it.
+type wired struct {
+	target harness.WiringTarget
+	task   wiring.Task
+	args   []string
+}
+
+// prepareWiring names the generation this incarnation runs under and what
+// its wiring will call; nothing is written yet. Without an fm-control to
+// call, the agent runs unwired: its activity then reads unknown, which every
+// reader already treats as "not proven idle".
+func (s Spawner) prepareWiring(home config.Home, h harness.Harness, id, wt, gen string) wired {
+	w := wired{task: wiring.Task{Worktree: wt, StateDir: home.State, ID: id}}
+	if _, ok := h.Telemetry(); !ok {
+		return w
+	}
+	fmc, err := wiring.FMControl()
+	if err != nil {
+		s.Print.Notice("telemetry=none for %s: %v", id, err)
+		return w
+	}
+	w.target = harness.WiringTarget{FMControl: fmc, Home: home.Root, ID: id, Gen: gen}
+	if home.State != filepath.Join(home.Root, "state") {
+		w.target.StateDir = home.State
+	}
+	w.args = h.TelemetryArgs(w.target, home.State)
+	return w
+}
+
+// install writes the incarnation's telemetry files.
+func (w wired) install(h harness.Harness) error {
+	if w.target.FMControl == "" {
+		return nil
+	}
+	if err := wiring.Install(h, w.task, w.target); err != nil {
+		return refusal.Failed("could not wire %s's telemetry: %v", h.Name, err)
+	}
+	return nil
 }

@@ -1,0 +1,153 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Mechanism names how a harness reports its own lifecycle events.
+type Mechanism string
+
+const (
+	// MechClaudeHooks: command hooks merged into the worktree's
+	// .claude/settings.local.json.
+	MechClaudeHooks Mechanism = "claude-hooks"
+	// MechOpencodePlugin: a plugin file opencode loads from the
+	// worktree's .opencode/plugins/.
+	MechOpencodePlugin Mechanism = "opencode-plugin"
+	// MechPiExtension: an extension file in the state dir, passed with -e.
+	MechPiExtension Mechanism = "pi-extension"
+	// MechCodexNotify: codex's notify program, set with -c on the launch
+	// line; it runs on agent-turn-complete only.
+	MechCodexNotify Mechanism = "codex-notify"
+)
+
+// Telemetry is one harness's native event wiring: which of its events map
+// to which allowlisted fm-control agent-event name, and where it lives.
+type Telemetry struct {
+	Mechanism Mechanism `json:"mechanism"`
+	// File is the wiring path (one of the harness's Wiring entries) the
+	// mechanism is written to; "" when it rides the launch line only.
+	File string `json:"file,omitempty"`
+	// Events maps the harness's own event to the agent-event name.
+	Events []EventMap `json:"events"`
+	// ReportsPrompt says a prompt-submitted event exists, so an idle state
+	// proves no turn runs; without it idle only means the last turn ended.
+	ReportsPrompt bool   `json:"reports_prompt"`
+	Source        string `json:"source"`
+}
+
+// EventMap is one native event and the agent-event it reports.
+type EventMap struct {
+	Native  string `json:"native"`
+	Matcher string `json:"matcher,omitempty"` // claude hooks only
+	Event   string `json:"event"`
+}
+
+// telemetry is per harness; a harness absent here has no wiring and its
+// activity reads unknown.
+var telemetry = map[string]Telemetry{
+	"claude": {
+		Mechanism: MechClaudeHooks, File: "wt/.claude/settings.local.json", ReportsPrompt: true,
+		Events: []EventMap{
+			{Native: "SessionStart", Event: "session-start"},
+			{Native: "UserPromptSubmit", Event: "prompt-submitted"},
+			{Native: "Stop", Event: "turn-finished"},
+			{Native: "StopFailure", Event: "turn-finished"},
+			{Native: "Notification", Matcher: "permission_prompt|elicitation_dialog", Event: "waiting"},
+			{Native: "SessionEnd", Event: "session-end"},
+		},
+		Source: "docs/harnesses.md#telemetry",
+	},
+	"opencode": {
+		Mechanism: MechOpencodePlugin, File: "wt/.opencode/plugins/fm-busy-state.js", ReportsPrompt: true,
+		Events: []EventMap{
+			{Native: "plugin-init", Event: "session-start"},
+			{Native: "session.status busy", Event: "prompt-submitted"},
+			{Native: "session.status idle", Event: "turn-finished"},
+			{Native: "permission.asked", Event: "waiting"},
+			{Native: "server.instance.disposed", Event: "session-end"},
+		},
+		Source: "docs/harnesses.md#telemetry",
+	},
+	"pi":        piTelemetry,
+	"pi-signed": piTelemetry,
+	"codex": {
+		Mechanism: MechCodexNotify,
+		Events:    []EventMap{{Native: "agent-turn-complete", Event: "turn-finished"}},
+		Source:    "docs/harnesses.md#telemetry",
+	},
+}
+
+var piTelemetry = Telemetry{
+	Mechanism: MechPiExtension, File: "state/<id>.pi-ext.ts", ReportsPrompt: true,
+	Events: []EventMap{
+		{Native: "session_start", Event: "session-start"},
+		{Native: "agent_start", Event: "prompt-submitted"},
+		{Native: "agent_end", Event: "turn-finished"},
+		{Native: "session_shutdown", Event: "session-end"},
+	},
+	Source: "docs/harnesses.md#telemetry",
+}
+
+// Telemetry returns the harness's native event wiring, if it has one.
+func (h Harness) Telemetry() (Telemetry, bool) {
+	t, ok := telemetry[h.Name]
+	return t, ok
+}
+
+// Hook is what one wired event runs: the fixed entry point with the task's
+// home, id, event and generation. Argv is the exec form; Shell is the same
+// command quoted for a shell (claude hooks run theirs through one).
+type Hook struct {
+	Argv  []string
+	Shell string
+}
+
+// TelemetryMarker ends every shell command fmctl wires, so a merged
+// settings file's fmctl entries can be told from the user's own.
+const TelemetryMarker = "# fmctl-telemetry"
+
+// WiringTarget is the task an incarnation's wiring reports for.
+type WiringTarget struct {
+	FMControl string // absolute path of fm-control
+	Home      string // FM_HOME
+	StateDir  string // set when the state dir is not Home/state (FM_STATE_OVERRIDE)
+	ID        string
+	Gen       string // the record's spawn_gen this incarnation runs under
+}
+
+// HookFor builds the entry-point call for one agent-event.
+func (w WiringTarget) HookFor(event string) Hook {
+	argv := []string{"env", "FM_HOME=" + w.Home}
+	if w.StateDir != "" {
+		argv = append(argv, "FM_STATE_OVERRIDE="+w.StateDir)
+	}
+	argv = append(argv, w.FMControl, "agent-event", w.ID, event, "--gen", w.Gen)
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		words[i] = QuoteIfNeeded(a)
+	}
+	return Hook{Argv: argv, Shell: strings.Join(words, " ") + " " + TelemetryMarker}
+}
+
+// TelemetryArgs are the launch-line additions the mechanism needs: pi's
+// extension flag, codex's notify program.
+func (h Harness) TelemetryArgs(w WiringTarget, stateDir string) []string {
+	t, ok := h.Telemetry()
+	if !ok {
+		return nil
+	}
+	switch t.Mechanism {
+	case MechPiExtension:
+		return []string{"-e", ExpandWiring(t.File, "", stateDir, w.ID)}
+	case MechCodexNotify:
+		argv := append(w.HookFor(t.Events[0].Event).Argv, "--notify-payload")
+		quoted := make([]string, len(argv))
+		for i, a := range argv {
+			quoted[i] = fmt.Sprintf("%q", a)
+		}
+		return []string{"-c", "notify=[" + strings.Join(quoted, ",") + "]"}
+	}
+	return nil
+}

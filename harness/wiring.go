@@ -1,0 +1,220 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// The renderers below turn a harness's Telemetry row into the file its
+// mechanism loads. They are pure: spawn writes what they return.
+
+// hookTimeoutSeconds bounds each claude hook; the entry point itself takes
+// milliseconds, so this only matters if the machine stalls.
+const hookTimeoutSeconds = 5
+
+// jsTimeoutMillis bounds the plugin's and extension's synchronous call.
+const jsTimeoutMillis = 2000
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// entryPrefix is the entry point's argv up to the event name, and the gen.
+func (w WiringTarget) entryPrefix() (string, string) {
+	argv := w.HookFor("EVENT").Argv
+	b, _ := json.Marshal(argv[:len(argv)-3])
+	return string(b), jsString(w.Gen)
+}
+
+func jsReport(w WiringTarget) string {
+	prefix, gen := w.entryPrefix()
+	return fmt.Sprintf(`const FM_CMD = %s;
+const FM_GEN = %s;
+function fmReport(event) {
+  try {
+    spawnSync(FM_CMD[0], [...FM_CMD.slice(1), event, "--gen", FM_GEN], { stdio: "ignore", timeout: %d });
+  } catch (_) {}
+}
+`, prefix, gen, jsTimeoutMillis)
+}
+
+func eventMapJS(t Telemetry, skip string) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i, e := range t.Events {
+		if e.Native == skip {
+			continue
+		}
+		if i > 0 && b.Len() > 1 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s: %s", jsString(e.Native), jsString(e.Event))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func (t Telemetry) eventFor(native string) string {
+	for _, e := range t.Events {
+		if e.Native == native {
+			return e.Event
+		}
+	}
+	return ""
+}
+
+// RenderOpencodePlugin is the plugin opencode loads from the worktree: it
+// reports plugin start-up, each session.status change (keyed "session.status
+// <type>") and the other mapped bus events.
+func RenderOpencodePlugin(t Telemetry, w WiringTarget) []byte {
+	return []byte(fmt.Sprintf(`// fmctl telemetry for task %s (written by fm-spawn, removed on exit and relaunch).
+import { spawnSync } from "node:child_process";
+%sconst FM_EVENTS = %s;
+export const FmBusyState = async () => {
+  fmReport(%s);
+  return {
+    event: async ({ event }) => {
+      let key = event.type;
+      if (event.type === "session.status") key += " " + (event.properties?.status?.type ?? "");
+      const mapped = FM_EVENTS[key];
+      if (mapped) fmReport(mapped);
+    },
+  };
+};
+`, w.ID, jsReport(w), eventMapJS(t, "plugin-init"), jsString(t.eventFor("plugin-init"))))
+}
+
+// RenderPiExtension is the extension pi loads with -e: one handler per
+// mapped pi event.
+func RenderPiExtension(t Telemetry, w WiringTarget) []byte {
+	return []byte(fmt.Sprintf(`// fmctl telemetry for task %s (written by fm-spawn, removed on exit and relaunch).
+import { spawnSync } from "node:child_process";
+%sconst FM_EVENTS: Record<string, string> = %s;
+export default function (pi: any) {
+  for (const [native, event] of Object.entries(FM_EVENTS)) {
+    pi.on(native, async () => { fmReport(event); });
+  }
+}
+`, w.ID, jsReport(w), eventMapJS(t, "")))
+}
+
+// MergeClaudeSettings adds fmctl's hooks to a settings.local.json, keeping
+// every key and hook the user has; any fmctl hooks already there (an older
+// incarnation's) are replaced. existing may be nil (no file).
+func MergeClaudeSettings(existing []byte, t Telemetry, w WiringTarget) ([]byte, error) {
+	doc, err := UnmergeClaudeSettings(existing)
+	if err != nil {
+		return nil, err
+	}
+	hooks, _ := doc["hooks"].(map[string]any)
+	if hooks == nil {
+		hooks = map[string]any{}
+	}
+	for _, e := range t.Events {
+		group := map[string]any{"hooks": []any{map[string]any{
+			"type": "command", "command": w.HookFor(e.Event).Shell, "timeout": hookTimeoutSeconds,
+		}}}
+		if e.Matcher != "" {
+			group["matcher"] = e.Matcher
+		}
+		list, _ := hooks[e.Native].([]any)
+		hooks[e.Native] = append(list, group)
+	}
+	doc["hooks"] = hooks
+	return marshalSettings(doc)
+}
+
+// UnmergeClaudeSettings parses a settings.local.json and removes fmctl's
+// hooks (those whose command carries TelemetryMarker), dropping what they
+// leave empty. A file that is not the JSON shape claude documents is
+// refused rather than rewritten.
+func UnmergeClaudeSettings(existing []byte) (map[string]any, error) {
+	doc := map[string]any{}
+	if len(bytes.TrimSpace(existing)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(existing))
+		dec.UseNumber()
+		if err := dec.Decode(&doc); err != nil {
+			return nil, fmt.Errorf("is not a JSON object (%v); refusing to edit it", err)
+		}
+	}
+	raw, present := doc["hooks"]
+	if !present {
+		return doc, nil
+	}
+	hooks, ok := raw.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("has a \"hooks\" value that is not an object; refusing to edit it")
+	}
+	for name, v := range hooks {
+		groups, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("has hooks.%s that is not a list; refusing to edit it", name)
+		}
+		var kept []any
+		for _, g := range groups {
+			if g = withoutFmctlHooks(g); g != nil {
+				kept = append(kept, g)
+			}
+		}
+		if len(kept) == 0 {
+			delete(hooks, name)
+		} else {
+			hooks[name] = kept
+		}
+	}
+	if len(hooks) == 0 {
+		delete(doc, "hooks")
+	}
+	return doc, nil
+}
+
+// withoutFmctlHooks drops fmctl's commands from one matcher group; nil
+// when nothing of the group is left.
+func withoutFmctlHooks(g any) any {
+	group, ok := g.(map[string]any)
+	if !ok {
+		return g
+	}
+	list, ok := group["hooks"].([]any)
+	if !ok {
+		return g
+	}
+	var kept []any
+	for _, h := range list {
+		if m, ok := h.(map[string]any); ok {
+			if cmd, _ := m["command"].(string); strings.HasSuffix(cmd, TelemetryMarker) {
+				continue
+			}
+		}
+		kept = append(kept, h)
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	group["hooks"] = kept
+	return group
+}
+
+func marshalSettings(doc map[string]any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// ClaudeSettingsBytes renders a document UnmergeClaudeSettings returned;
+// an empty document means the file should go.
+func ClaudeSettingsBytes(doc map[string]any) ([]byte, bool, error) {
+	if len(doc) == 0 {
+		return nil, true, nil
+	}
+	data, err := marshalSettings(doc)
+	return data, false, err
+}

@@ -1,0 +1,179 @@
+package harness
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var testTarget = WiringTarget{FMControl: "/opt/fm bin/fm-control", Home: "/h", ID: "t1", Gen: "s1.2"}
+
+func claudeTel(t *testing.T) Telemetry {
+	h, _ := Lookup("claude")
+	tel, ok := h.Telemetry()
+	if !ok {
+		t.Fatal("claude has no telemetry row")
+	}
+	return tel
+}
+
+func TestMergeClaudeSettingsKeepsTheUsersContentAndIsIdempotent(t *testing.T) {
+	user := []byte(`{"model":"sonnet","n":1.50,"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo mine"}]}]}}`)
+	once, err := MergeClaudeSettings(user, claudeTel(t), testTarget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice, err := MergeClaudeSettings(once, claudeTel(t), testTarget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(once) != string(twice) {
+		t.Fatalf("a second merge changed the file:\n%s\n---\n%s", once, twice)
+	}
+	if n := strings.Count(string(once), TelemetryMarker); n != len(claudeTel(t).Events) {
+		t.Fatalf("%d fmctl hooks, want one per event (%d):\n%s", n, len(claudeTel(t).Events), once)
+	}
+	var doc struct {
+		Model string
+		N     json.Number
+		Hooks map[string][]struct {
+			Matcher string
+			Hooks   []struct{ Command string }
+		}
+	}
+	if err := json.Unmarshal(once, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Model != "sonnet" || doc.N.String() != "1.50" {
+		t.Fatalf("the user's keys changed: %+v", doc)
+	}
+	stop := doc.Hooks["Stop"]
+	if len(stop) != 2 || stop[0].Hooks[0].Command != "echo mine" {
+		t.Fatalf("Stop hooks = %+v, want the user's first and fmctl's after", stop)
+	}
+	want := `env FM_HOME=/h '/opt/fm bin/fm-control' agent-event t1 turn-finished --gen s1.2 ` + TelemetryMarker
+	if got := stop[1].Hooks[0].Command; got != want {
+		t.Fatalf("Stop command = %q, want %q", got, want)
+	}
+	if m := doc.Hooks["Notification"][0].Matcher; m != "permission_prompt|elicitation_dialog" {
+		t.Fatalf("Notification matcher = %q", m)
+	}
+
+	doc2, err := UnmergeClaudeSettings(once)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, empty, err := ClaudeSettingsBytes(doc2)
+	if err != nil || empty {
+		t.Fatalf("unmerge: empty=%v err=%v", empty, err)
+	}
+	var got, orig map[string]any
+	json.Unmarshal(back, &got)
+	json.Unmarshal(user, &orig)
+	if !reflect.DeepEqual(got, orig) {
+		t.Fatalf("unmerge did not give back the user's file:\n%s", back)
+	}
+}
+
+func TestUnmergeOfOnlyFmctlHooksLeavesNothing(t *testing.T) {
+	merged, err := MergeClaudeSettings(nil, claudeTel(t), testTarget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := UnmergeClaudeSettings(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, empty, _ := ClaudeSettingsBytes(doc); !empty {
+		t.Fatalf("left %v, want an empty document (the file is deleted)", doc)
+	}
+}
+
+func TestClaudeSettingsThatAreNotClaudesShapeAreRefused(t *testing.T) {
+	for _, bad := range []string{`[1]`, `{"hooks":[]}`, `{"hooks":{"Stop":{}}}`, `{not json`} {
+		if _, err := MergeClaudeSettings([]byte(bad), claudeTel(t), testTarget); err == nil || !strings.Contains(err.Error(), "refusing to edit") {
+			t.Errorf("%s: err = %v, want a refusal", bad, err)
+		}
+	}
+}
+
+func TestScriptRenderersCarryEveryMappedEvent(t *testing.T) {
+	for _, name := range []string{"opencode", "pi"} {
+		h, _ := Lookup(name)
+		tel, _ := h.Telemetry()
+		var out string
+		if tel.Mechanism == MechOpencodePlugin {
+			out = string(RenderOpencodePlugin(tel, testTarget))
+		} else {
+			out = string(RenderPiExtension(tel, testTarget))
+		}
+		for _, e := range tel.Events {
+			if e.Native == "plugin-init" {
+				if !strings.Contains(out, `fmReport("`+e.Event+`")`) {
+					t.Errorf("%s: start-up event %s not reported:\n%s", name, e.Event, out)
+				}
+				continue
+			}
+			if !strings.Contains(out, `"`+e.Native+`": "`+e.Event+`"`) {
+				t.Errorf("%s: %s -> %s missing:\n%s", name, e.Native, e.Event, out)
+			}
+		}
+		if !strings.Contains(out, `const FM_CMD = ["env","FM_HOME=/h","/opt/fm bin/fm-control","agent-event","t1"];`) ||
+			!strings.Contains(out, `const FM_GEN = "s1.2";`) || !strings.Contains(out, "timeout: 2000") {
+			t.Errorf("%s: entry point, gen or timeout wrong:\n%s", name, out)
+		}
+	}
+}
+
+func TestTelemetryArgs(t *testing.T) {
+	codex, _ := Lookup("codex")
+	args := codex.TelemetryArgs(testTarget, "/h/state")
+	if len(args) != 2 || args[0] != "-c" || !strings.HasPrefix(args[1], "notify=") {
+		t.Fatalf("codex args = %q", args)
+	}
+	var argv []string
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(args[1], "notify=")), &argv); err != nil {
+		t.Fatalf("notify is not a TOML/JSON string array: %v", err)
+	}
+	want := []string{"env", "FM_HOME=/h", "/opt/fm bin/fm-control", "agent-event", "t1", "turn-finished", "--gen", "s1.2", "--notify-payload"}
+	if !reflect.DeepEqual(argv, want) {
+		t.Fatalf("notify argv = %q, want %q", argv, want)
+	}
+	pi, _ := Lookup("pi")
+	if got := pi.TelemetryArgs(testTarget, "/h/state"); !reflect.DeepEqual(got, []string{"-e", "/h/state/t1.pi-ext.ts"}) {
+		t.Fatalf("pi args = %q", got)
+	}
+	grok, _ := Lookup("grok")
+	if got := grok.TelemetryArgs(testTarget, "/h/state"); got != nil {
+		t.Fatalf("grok has no telemetry row, got %q", got)
+	}
+	withState := testTarget
+	withState.StateDir = "/s"
+	if got := withState.HookFor("waiting").Argv[2]; got != "FM_STATE_OVERRIDE=/s" {
+		t.Fatalf("state override not carried: %q", withState.HookFor("waiting").Argv)
+	}
+}
+
+// Every telemetry file is one of the harness's Wiring paths, so retiring
+// the table's wiring retires the telemetry too.
+func TestTelemetryFilesAreWiringPaths(t *testing.T) {
+	for _, h := range Harnesses() {
+		tel, ok := h.Telemetry()
+		if !ok || tel.File == "" {
+			continue
+		}
+		found := false
+		for _, w := range h.Wiring {
+			found = found || w == tel.File
+		}
+		if !found {
+			t.Errorf("%s: telemetry file %s is not among its Wiring %q", h.Name, tel.File, h.Wiring)
+		}
+		for _, e := range tel.Events {
+			if !strings.Contains(" session-start prompt-submitted turn-finished waiting session-end ", " "+e.Event+" ") {
+				t.Errorf("%s: %s maps to %q, not an allowlisted event", h.Name, e.Native, e.Event)
+			}
+		}
+	}
+}
