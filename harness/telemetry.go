@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -17,9 +18,9 @@ const (
 	MechOpencodePlugin Mechanism = "opencode-plugin"
 	// MechPiExtension: an extension file in the state dir, passed with -e.
 	MechPiExtension Mechanism = "pi-extension"
-	// MechCodexNotify: codex's notify program, set with -c on the launch
-	// line; it runs on agent-turn-complete only.
-	MechCodexNotify Mechanism = "codex-notify"
+	// MechCodexHooks: codex's hooks engine (feature codex_hooks) and its
+	// notify program, all set with -c on the launch line.
+	MechCodexHooks Mechanism = "codex-hooks"
 )
 
 // Telemetry is one harness's native event wiring: which of its events map
@@ -73,9 +74,16 @@ var telemetry = map[string]Telemetry{
 	"pi":        piTelemetry,
 	"pi-signed": piTelemetry,
 	"codex": {
-		Mechanism: MechCodexNotify,
-		Events:    []EventMap{{Native: "agent-turn-complete", Event: "turn-finished"}},
-		Source:    "docs/harnesses.md#telemetry",
+		Mechanism: MechCodexHooks, ReportsPrompt: true,
+		Events: []EventMap{
+			{Native: "SessionStart", Event: "session-start"},
+			{Native: "UserPromptSubmit", Event: "prompt-submitted"},
+			{Native: "Stop", Event: "turn-finished"},
+			{Native: "Interrupt", Event: "turn-finished"},
+			{Native: "notify", Event: "turn-finished"}, // agent-turn-complete
+			{Native: "SessionEnd", Event: "session-end"},
+		},
+		Source: "docs/harnesses.md#telemetry",
 	},
 }
 
@@ -141,13 +149,47 @@ func (h Harness) TelemetryArgs(w WiringTarget, stateDir string) []string {
 	switch t.Mechanism {
 	case MechPiExtension:
 		return []string{"-e", ExpandWiring(t.File, "", stateDir, w.ID)}
-	case MechCodexNotify:
-		argv := append(w.HookFor(t.Events[0].Event).Argv, "--notify-payload")
-		quoted := make([]string, len(argv))
-		for i, a := range argv {
-			quoted[i] = fmt.Sprintf("%q", a)
-		}
-		return []string{"-c", "notify=[" + strings.Join(quoted, ",") + "]"}
+	case MechCodexHooks:
+		return codexArgs(t, w)
 	}
 	return nil
+}
+
+// exitKeepsTurn names the harnesses whose exit command ends the TUI but not
+// a running turn: codex 0.171's /quit says "Any running work continues" and
+// its app-server daemon carries on with the turn (docs/harnesses.md).
+var exitKeepsTurn = map[string]bool{"codex": true}
+
+// ExitKeepsTurn reports whether a running turn survives the exit command.
+func (h Harness) ExitKeepsTurn() bool { return exitKeepsTurn[h.Name] }
+
+// codexTrustFlags are what codex 0.171 needs to run hooks given on the
+// command line: the feature, and the trust bypass (without it, hooks from
+// -c never ran on the real CLI; see docs/harnesses.md).
+var codexTrustFlags = []string{"--dangerously-bypass-hook-trust", "-c", "features.codex_hooks=true"}
+
+// codexArgs sets each hook as a -c override (a TOML inline array of matcher
+// groups) and the notify program, whose JSON payload codex appends as the
+// last argument (--notify-payload absorbs it).
+func codexArgs(t Telemetry, w WiringTarget) []string {
+	args := append([]string(nil), codexTrustFlags...)
+	for _, e := range t.Events {
+		if e.Native == "notify" {
+			argv := append(w.HookFor(e.Event).Argv, "--notify-payload")
+			quoted := make([]string, len(argv))
+			for i, a := range argv {
+				quoted[i] = tomlString(a)
+			}
+			args = append(args, "-c", "notify=["+strings.Join(quoted, ",")+"]")
+			continue
+		}
+		args = append(args, "-c", fmt.Sprintf(`hooks.%s=[{hooks=[{type="command",command=%s}]}]`, e.Native, tomlString(w.HookFor(e.Event).Shell)))
+	}
+	return args
+}
+
+// tomlString quotes s as a TOML basic string (JSON's escapes are TOML's).
+func tomlString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

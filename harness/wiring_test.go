@@ -129,16 +129,41 @@ func TestScriptRenderersCarryEveryMappedEvent(t *testing.T) {
 func TestTelemetryArgs(t *testing.T) {
 	codex, _ := Lookup("codex")
 	args := codex.TelemetryArgs(testTarget, "/h/state")
-	if len(args) != 2 || args[0] != "-c" || !strings.HasPrefix(args[1], "notify=") {
-		t.Fatalf("codex args = %q", args)
+	if !reflect.DeepEqual(args[:3], codexTrustFlags) {
+		t.Fatalf("codex args start %q, want the hook feature and trust flags", args[:3])
 	}
-	var argv []string
-	if err := json.Unmarshal([]byte(strings.TrimPrefix(args[1], "notify=")), &argv); err != nil {
-		t.Fatalf("notify is not a TOML/JSON string array: %v", err)
+	hooks := map[string]string{}
+	var notify []string
+	for i := 3; i+1 < len(args); i += 2 {
+		if args[i] != "-c" {
+			t.Fatalf("codex arg %d = %q, want -c", i, args[i])
+		}
+		k, v, _ := strings.Cut(args[i+1], "=")
+		if k == "notify" {
+			if err := json.Unmarshal([]byte(v), &notify); err != nil {
+				t.Fatalf("notify is not a TOML/JSON string array: %v", err)
+			}
+			continue
+		}
+		const pre, post = `[{hooks=[{type="command",command=`, `}]}]`
+		if !strings.HasPrefix(v, pre) || !strings.HasSuffix(v, post) {
+			t.Fatalf("%s = %s, not one command hook", k, v)
+		}
+		var cmd string
+		if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimPrefix(v, pre), post)), &cmd); err != nil {
+			t.Fatalf("%s command is not a TOML basic string: %v", k, err)
+		}
+		hooks[strings.TrimPrefix(k, "hooks.")] = cmd
 	}
 	want := []string{"env", "FM_HOME=/h", "/opt/fm bin/fm-control", "agent-event", "t1", "turn-finished", "--gen", "s1.2", "--notify-payload"}
-	if !reflect.DeepEqual(argv, want) {
-		t.Fatalf("notify argv = %q, want %q", argv, want)
+	if !reflect.DeepEqual(notify, want) {
+		t.Fatalf("notify argv = %q, want %q", notify, want)
+	}
+	if got := hooks["Interrupt"]; got != testTarget.HookFor("turn-finished").Shell {
+		t.Fatalf("Interrupt hook = %q", got)
+	}
+	if got := hooks["UserPromptSubmit"]; got != testTarget.HookFor("prompt-submitted").Shell {
+		t.Fatalf("UserPromptSubmit hook = %q", got)
 	}
 	pi, _ := Lookup("pi")
 	if got := pi.TelemetryArgs(testTarget, "/h/state"); !reflect.DeepEqual(got, []string{"-e", "/h/state/t1.pi-ext.ts"}) {

@@ -53,6 +53,16 @@ func TestRelaunchClaudeOntoCodexInTheSameWindowAndWorktree(t *testing.T) {
 		}
 	}
 	if typed == "" {
+		// codex's launch line carries its hook wiring and is longer than
+		// send-keys takes, so it goes as a bracketed paste; the pane's
+		// joined screen then shows what was typed.
+		for _, l := range lines {
+			if strings.Contains(l, `"paste-buffer" "-p"`) && strings.Contains(l, `"-t" "`+paneBefore+`"`) {
+				typed = strings.ReplaceAll(s.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", paneBefore), "\n", "")
+			}
+		}
+	}
+	if typed == "" {
 		t.Fatalf("no codex launch line was typed into %s; trace:\n%s", paneBefore, strings.Join(lines, "\n"))
 	}
 	for _, part := range []string{codex, "--dangerously-bypass-approvals-and-sandbox", "-m 'gpt-5'", "Read the brief at " + brief} {
