@@ -16,14 +16,18 @@ import (
 var verbExamples = map[string]string{
 	"interrupt": `Sends the harness's verified interrupt key (repeated where it must be, then
 its composer clear), then proves the agent is still alive. cancel=confirmed is
-reported only from an adapter-owned acknowledgement.
+reported only from an adapter-owned acknowledgement, or when the agent's own
+telemetry (state/<id>.agent-state) reports its turn ended after the keys.
 
 Examples:
    fm-control interrupt t1
    fm-control interrupt t1 --json`,
-	"exit": `Types the harness's exit command (interrupting a busy agent first) and waits
-until the backend's classifier proves the agent stopped. The endpoint, the
-worktree and every uncommitted change stay.
+	"exit": `Types the harness's exit command (interrupting first an agent whose telemetry
+reports a turn, and always a codex not proven idle) and waits until the
+backend's classifier proves the agent stopped. codex's /quit leaves a running
+turn in its daemon: unless codex reports the turn ended after the interrupt,
+exit says exit=unconfirmed background-turn=unconfirmed (exit 3). The endpoint,
+the worktree and every uncommitted change stay.
 
 Examples:
    fm-control exit t1

@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -69,7 +70,9 @@ func (c *Controller) stop(ctx context.Context, t *resolve.Target, allowMissing, 
 	}
 
 	interruptNote := "not-needed"
-	if busyNow(t, obs) {
+	turnUnproven := false // a turn may live on after the exit command
+	if busyNow(t, obs) || busyBeforeExit(t) {
+		since := time.Now()
 		cancel, err := c.deliverInterrupt(ctx, t)
 		if err != nil {
 			return "", err
@@ -79,6 +82,10 @@ func (c *Controller) stop(ctx context.Context, t *resolve.Target, allowMissing, 
 		case backends.StateDead:
 			return exitStopped, c.retireBusy(t)
 		case backends.StateAlive:
+			if cancel != "confirmed" && c.waitTurnEnd(ctx, t, since) {
+				cancel = "confirmed"
+			}
+			turnUnproven = cancel != "confirmed" && t.Harness.ExitKeepsTurn()
 			interruptNote = "delivered verified=agent-alive cancel=" + cancel
 		case backends.StateMissing:
 			return "", refusal.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command; reconcile the task before any further control action", t.ID)
@@ -95,6 +102,12 @@ func (c *Controller) stop(ctx context.Context, t *resolve.Target, allowMissing, 
 		return "", refusal.Failed("the exit command could not be sent to task %s on %s (%v); interrupt=%s", t.ID, t.BackendName, backends.StderrOf(res.Err), interruptNote)
 	}
 	final, ok := c.waitState(ctx, t, c.waits.Exit, backends.StateDead)
+	if ok && turnUnproven {
+		_ = c.retireBusy(t)
+		return "", refusal.Unconfirmed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=dead exit=unconfirmed background-turn=unconfirmed; the %s TUI is gone, but %s keeps a running turn going after %s (in its background app-server daemon) and nothing from the agent proved the turn ended after the interrupt",
+			t.ID, interruptNote, t.Harness.Name, t.Harness.Name, t.Harness.ExitCommand).
+			With("id", t.ID, "exit", "unconfirmed", "state", "dead", "interrupt", interruptNote, "background_turn", "unconfirmed")
+	}
 	if ok {
 		return exitStopped, c.retireBusy(t)
 	}
@@ -143,6 +156,14 @@ func seconds(d time.Duration) string {
 
 func (c *Controller) runExit(ctx context.Context, t *resolve.Target) error {
 	res, err := c.stop(ctx, t, false, false)
+	// Only a stopped agent's wiring goes (with background_turn the TUI is
+	// gone and only its daemon's turn is unproven).
+	var re *refusal.Error
+	if err == nil || (errors.As(err, &re) && re.Facts["background_turn"] != "") {
+		if rerr := retireWiring(t); rerr != nil {
+			c.print.Notice("task %s's agent stopped, but its telemetry wiring was not retired: %v", t.ID, rerr)
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"fmctl/refusal"
 	"fmctl/report"
 	"fmctl/resolve"
+	"fmctl/state"
 )
 
 // interruptResult is what an interrupt delivery proved.
@@ -110,9 +111,16 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *resolve.Ta
 
 // interrupt is the full verb: deliver, then prove the agent is still there.
 func (c *Controller) interrupt(ctx context.Context, t *resolve.Target) (interruptResult, error) {
+	before, _ := activity(t)
+	since := time.Now()
 	cancel, after, err := c.deliverInterruptThenRead(ctx, t, true)
 	if err != nil {
 		return interruptResult{}, err
+	}
+	// The agent's own turn-end report after the keys confirms the cancel;
+	// it is awaited only when the agent had reported a turn running.
+	if cancel != "confirmed" && (before.State == state.ActivityBusy || before.State == state.ActivityWaiting) && c.waitTurnEnd(ctx, t, since) {
+		cancel = "confirmed"
 	}
 	res := interruptResult{Verified: "endpoint", Cancel: cancel, After: *after}
 	if after.State == backends.StateMissing {

@@ -33,6 +33,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	if obs.AgentStatus != "" {
 		out.Add("agent_status", obs.AgentStatus)
 	}
+	out.Add("activity", activityWord(t))
 	j, err := state.ReadJournal(t.Store.Journal(id).Journal)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

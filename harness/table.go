@@ -311,10 +311,10 @@ type Verb struct {
 var verbs = []Verb{
 	{Name: "interrupt", Lifecycle: true,
 		Purpose:       "cancel the agent's running turn and leave it running",
-		Postcondition: "the endpoint exists and, where the backend classifies agents, the agent is still alive; cancel=confirmed only from an adapter-owned acknowledgement"},
+		Postcondition: "the endpoint exists and, where the backend classifies agents, the agent is still alive; cancel=confirmed only from an adapter-owned acknowledgement or the agent's own turn-end report after the keys"},
 	{Name: "exit", Lifecycle: true, NeedsVerified: true,
 		Purpose:       "stop the agent, keeping its endpoint, worktree and every uncommitted change",
-		Postcondition: "the backend's recovery-grade classifier reports the agent gone; already-stopped is success"},
+		Postcondition: "the backend's recovery-grade classifier reports the agent gone (and, for a harness whose turn outlives its exit command, the agent reported the turn over); already-stopped is success"},
 	{Name: "relaunch", Lifecycle: true, NeedsVerified: true,
 		Purpose:       "replace the agent with a new one in the same endpoint and worktree",
 		Postcondition: "a new agent is alive at the recorded endpoint and the record names the harness that runs"},

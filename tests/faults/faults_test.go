@@ -144,6 +144,19 @@ func (w *world) relaunch(env ...string) (string, string, error) {
 	return w.exec(env, "fm-control", "relaunch", id, "--harness", "codex", "--note", note)
 }
 
+// reportTurnEnd records, as the agent's wiring would, that the current
+// incarnation's turn ended.
+func (w *world) reportTurnEnd() {
+	w.t.Helper()
+	data, err := os.ReadFile(w.meta)
+	must(w.t, err)
+	for _, line := range strings.Split(string(data), "\n") {
+		if gen, ok := strings.CutPrefix(line, "spawn_gen="); ok {
+			w.run("fm-control", "agent-event", id, "turn-finished", "--gen", gen)
+		}
+	}
+}
+
 // paneCommand reads what the fake pane runs.
 func (w *world) paneCommand() string {
 	out := w.run("faketmux", "show", "fmses:fm-"+id)
@@ -514,6 +527,9 @@ func (w *world) step(s string) string {
 // fault completes, whatever agent (or none) the settlement left running.
 func (w *world) relaunchAgain() {
 	w.t.Helper()
+	// The fake codex does not report its own events: stand in for its
+	// Stop hook, or the stop could not prove that /quit leaves no turn.
+	w.reportTurnEnd()
 	out, errOut, err := w.relaunch()
 	if err != nil {
 		w.t.Fatalf("a relaunch after the settlement failed: %v\n%s%s", err, out, errOut)

@@ -102,6 +102,20 @@ func (w *world) run(app func(cliapp.Deps) *cli.App, args ...string) (int, string
 	return code, out.String(), errOut.String()
 }
 
+// reportTurnEnd records, as the agent's wiring would, that task id's
+// current incarnation ended its turn.
+func (w *world) reportTurnEnd(id string) {
+	data, err := os.ReadFile(filepath.Join(w.home, "state", id+".meta"))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if gen, ok := strings.CutPrefix(line, "spawn_gen="); ok {
+			w.run(control.App, "fm-control", "agent-event", id, "turn-finished", "--gen", gen)
+		}
+	}
+}
+
 func (w *world) worktree(id string) string {
 	wt := filepath.Join(w.t.TempDir(), "wt-"+id)
 	if out, err := exec.Command("git", "init", "-q", wt).CombinedOutput(); err != nil {
@@ -179,6 +193,9 @@ func TestVerbBackendMatrix(t *testing.T) {
 			want = refused
 			if row.Classifier {
 				want = expectation{0, "stopped " + id, ""}
+				// Stand in for the codex agent's own Stop hook: without its
+				// word, exit cannot prove /quit leaves no running turn.
+				w.reportTurnEnd(id)
 			}
 			before = inputLog(name)
 			code, out, errOut = w.run(control.App, "fm-control", "exit", id)

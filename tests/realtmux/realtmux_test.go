@@ -244,6 +244,20 @@ func (s *server) capture(target string) string {
 	return strings.TrimRight(string(out), "\n")
 }
 
+// reportTurnEnd records, as the agent's wiring would, that task id's
+// current incarnation ended its turn.
+func (s *server) reportTurnEnd(id string) {
+	s.t.Helper()
+	meta := readFile(filepath.Join(s.home, "state", id+".meta"))
+	for _, line := range strings.Split(meta, "\n") {
+		if gen, ok := strings.CutPrefix(line, "spawn_gen="); ok {
+			wantCode(s.t, s.run("", nil, "fm-control", "agent-event", id, "turn-finished", "--gen", gen), 0, "fm-control agent-event")
+			return
+		}
+	}
+	s.t.Fatalf("task %s's record has no spawn_gen:\n%s", id, meta)
+}
+
 func (s *server) panes() string {
 	out, _ := s.cmd("list-panes", "-a", "-F",
 		"#{session_name}:#{window_name} #{pane_id} pid=#{pane_pid} cmd=#{pane_current_command} path=#{pane_current_path} dead=#{pane_dead}").CombinedOutput()
@@ -403,6 +417,7 @@ func (s *server) startAgent(id, harnessName string, opts ...agentOpt) *agent {
 		"kind=" + cfg.kind,
 		"model=default",
 		"effort=default",
+		"spawn_gen=rt1",
 	}, "\n")+"\n")
 	return a
 }
@@ -747,6 +762,11 @@ func TestExitTypesExitCommandAndProvesAgentStopped(t *testing.T) {
 			t.Parallel()
 			s := newServer(t)
 			a := s.startAgent("t1", c.harness, kind(c.kind))
+			if c.harness == "codex" {
+				// Stand in for codex's Stop hook: without the agent's word
+				// that its turn ended, exit cannot prove /quit leaves none.
+				s.reportTurnEnd("t1")
+			}
 			r := s.run("", nil, "fm-control", "exit", "t1")
 			wantCode(t, r, 0, "fm-control exit t1")
 			want := fmt.Sprintf("stopped t1 harness=%s backend=tmux endpoint=%s worktree=%s", c.harness, a.window, a.wt)
