@@ -33,6 +33,24 @@ func TestTelemetry(t *testing.T) {
 	}
 }
 
+// silentOnInterrupt and silentOnExit are the harnesses whose real CLI was
+// seen not to report that moment through any mechanism it offers; the
+// verbs then fall back to the classifier (exit) or cancel=unconfirmed.
+var silentOnInterrupt = map[string]string{
+	"claude": "2.1.197 runs no Stop or StopFailure hook when the user interrupts a turn, and has no interrupt hook",
+}
+
+// keepsRequestOnInterrupt: the CLI cancels the turn on screen but leaves its
+// model request open (the capture telemetry-after-interrupt shows the prompt
+// back in the composer and no spinner while the stub still holds it).
+var keepsRequestOnInterrupt = map[string]string{
+	"claude": "2.1.197 puts the prompt back and stops its spinner, but does not close the held request",
+}
+
+var silentOnExit = map[string]string{
+	"opencode": "1.18.33's /exit ends the process without the plugin seeing server.instance.disposed",
+}
+
 // agentState reads the lab task's agent-state under the record's current
 // generation.
 func (l *lab) agentState() (state.AgentState, string, bool) {
@@ -75,20 +93,29 @@ func telemetryLifecycle(t *testing.T, p profile, tel harness.Telemetry) {
 	if r.code != 0 {
 		t.Fatalf("fm-spawn: %s", r)
 	}
-	a, ok := l.waitAgentState(60*time.Second, state.ActivityReady, state.ActivityIdle)
+	// The launch prompt reaches the stub (and gets its 400) first.
+	l.waitLaunchTurn()
+	a, ok := l.waitAgentState(10*time.Second, state.ActivityReady, state.ActivityIdle)
 	_, gen, _ := l.agentState()
-	if !ok {
-		t.Errorf("%s: no ready/idle agent-state under gen %s after spawn (last %+v)", p.name, gen, a)
-	} else {
+	switch {
+	case ok:
 		t.Logf("%s after spawn: state=%s event=%s gen=%s", p.name, a.State, a.Event, a.Gen)
-	}
-	if a.Gen != "" && a.Gen != gen {
-		t.Errorf("agent-state gen %s is not the record's spawn_gen %s", a.Gen, gen)
+	case a.Gen == gen && a.State == state.ActivityBusy:
+		// An honest report, not a fmctl claim: this harness reports no
+		// end for a turn that ended in a model error (the stub's 400).
+		t.Logf("%s after spawn: the launch turn's error end was not reported (state=busy event=%s)", p.name, a.Event)
+	default:
+		t.Errorf("%s: no agent-state under the record's gen %s after spawn (last %+v)", p.name, gen, a)
 	}
 	l.settle(30 * time.Second)
 
 	r = l.fm("fm-send", l.id, "please wait "+stubmodel.HangWord+" "+randHex(3))
-	if r.code != 0 {
+	switch {
+	case r.code == 3 && !poll(3*time.Second, func() bool { return l.stub.Held() > 0 }):
+		// What fm-send's exit 3 tells the caller to do when the composer
+		// still holds the text (claude drops an Enter after a paste).
+		l.fm("fm-send", l.id, "--key", "Enter")
+	case r.code != 0 && r.code != 3:
 		t.Fatalf("fm-send of the held prompt: %s", r)
 	}
 	if !poll(30*time.Second, func() bool { return l.stub.Held() > 0 }) {
@@ -108,18 +135,24 @@ func telemetryLifecycle(t *testing.T, p profile, tel harness.Telemetry) {
 		t.Errorf("interrupt: %s", r)
 	}
 	a, ok = l.waitAgentState(15*time.Second, state.ActivityIdle)
+	l.capture("telemetry-after-interrupt")
 	cancel := field(r.stdout, "cancel")
 	switch {
 	case ok:
 		t.Logf("%s after interrupt: state=idle event=%s cancel=%s", p.name, a.Event, cancel)
+	case cancel == "confirmed":
+		t.Errorf("%s: interrupt said cancel=confirmed without a turn-finished event", p.name)
+	case silentOnInterrupt[p.name] != "":
+		t.Logf("%s after interrupt: no turn-finished event (state %s), as known: %s", p.name, a.State, silentOnInterrupt[p.name])
 	default:
-		t.Logf("%s after interrupt: no turn-finished event (state %s); cancel=%s", p.name, a.State, cancel)
-		if cancel == "confirmed" {
-			t.Errorf("%s: interrupt said cancel=confirmed without a turn-finished event", p.name)
-		}
+		t.Errorf("%s after interrupt: no turn-finished event (state %s); cancel=%s", p.name, a.State, cancel)
 	}
 	if !poll(15*time.Second, func() bool { return l.stub.Held() == 0 }) {
-		t.Errorf("%s: the stub still holds the request 15s after the interrupt", p.name)
+		if why := keepsRequestOnInterrupt[p.name]; why != "" {
+			t.Logf("%s: the stub still holds the request 15s after the interrupt, as known: %s", p.name, why)
+		} else {
+			t.Errorf("%s: the stub still holds the request 15s after the interrupt", p.name)
+		}
 	}
 	l.rawKeys("C-u")
 
@@ -127,10 +160,13 @@ func telemetryLifecycle(t *testing.T, p profile, tel harness.Telemetry) {
 	if r.code != 0 && !strings.Contains(r.stdout+r.stderr, "exit=unconfirmed") {
 		t.Errorf("exit: %s", r)
 	}
-	if a, ok := l.waitAgentState(10*time.Second, state.ActivityEnded); !ok {
-		t.Logf("%s after exit: no session-end event (state %s event %s)", p.name, a.State, a.Event)
-	} else {
+	switch a, ok := l.waitAgentState(10*time.Second, state.ActivityEnded); {
+	case ok:
 		t.Logf("%s after exit: state=ended event=%s", p.name, a.Event)
+	case silentOnExit[p.name] != "":
+		t.Logf("%s after exit: no session-end event (state %s), as known: %s", p.name, a.State, silentOnExit[p.name])
+	default:
+		t.Errorf("%s after exit: no session-end event (state %s event %s)", p.name, a.State, a.Event)
 	}
 	if tel.File != "" && strings.HasPrefix(tel.File, "wt/") {
 		if data, err := os.ReadFile(filepath.Join(l.wt, strings.TrimPrefix(tel.File, "wt/"))); err == nil && strings.Contains(string(data), "fm-control") {
@@ -150,7 +186,7 @@ func TestTelemetryExitBusyCodex(t *testing.T) {
 	if r := l.spawn(); r.code != 0 {
 		t.Fatalf("fm-spawn: %s", r)
 	}
-	l.settle(30 * time.Second)
+	l.waitLaunchTurn()
 	if r := l.fm("fm-send", l.id, "please wait "+stubmodel.HangWord+" "+randHex(3)); r.code != 0 {
 		t.Fatalf("fm-send: %s", r)
 	}
@@ -170,4 +206,15 @@ func TestTelemetryExitBusyCodex(t *testing.T) {
 	default:
 		t.Errorf("exit failed without exit=unconfirmed: %s", r)
 	}
+}
+
+// waitLaunchTurn waits until the launch prompt's request has reached the
+// stub and the agent's record shows no running turn: codex's daemon takes
+// seconds to come up, and a prompt typed before then is merged into it.
+func (l *lab) waitLaunchTurn() {
+	l.t.Helper()
+	if !poll(60*time.Second, func() bool { return len(l.stub.Requests()) > 0 }) {
+		l.t.Fatalf("the launch prompt never reached the model stub")
+	}
+	l.settle(30 * time.Second)
 }
