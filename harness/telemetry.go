@@ -193,3 +193,18 @@ func tomlString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// WorktreeWiring lists, relative to a worktree, every file any harness's
+// wiring puts there: fmctl's own, so a worktree holding only these is as
+// clean as its user left it.
+func WorktreeWiring() map[string]bool {
+	out := map[string]bool{}
+	for _, h := range harnesses {
+		for _, w := range h.Wiring {
+			if rel, ok := strings.CutPrefix(w, "wt/"); ok {
+				out[rel] = true
+			}
+		}
+	}
+	return out
+}

@@ -95,11 +95,13 @@ func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Ki
 	if kind == harness.KindSecondmate || req.SharedWorktree {
 		return plan, nil
 	}
-	status, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), wt, "status", "--porcelain", "--untracked-files=normal")
+	// Every untracked file is listed so fmctl's own wiring (a previous
+	// incarnation's hooks or plugin) can be told from the user's work.
+	status, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), wt, "status", "--porcelain", "--untracked-files=all")
 	if err != nil {
 		return worktreePlan{}, refusal.Failed("--worktree '%s': its status cannot be read (%s)", wt, backends.StderrOf(err))
 	}
-	if status != "" {
+	if status = withoutWiring(status); status != "" {
 		first, _, _ := strings.Cut(status, "\n")
 		return worktreePlan{}, refusal.Failed("--worktree '%s' has uncommitted changes (%s); a fresh agent would start on someone else's work. Commit or stash them (git -C '%s' status), or relaunch the task that made them (fm-control relaunch <id>)", wt, state.Printable(strings.TrimSpace(first)), wt)
 	}
@@ -234,4 +236,19 @@ func (s Spawner) remove(ctx context.Context, plan worktreePlan) {
 	env := backends.Env(s.Env)
 	_, _ = backends.Git(ctx, s.Runner, env, plan.Project, "worktree", "remove", "--force", plan.Dir)
 	_, _ = backends.Git(ctx, s.Runner, env, plan.Project, "branch", "-D", plan.Branch)
+}
+
+// withoutWiring drops git status lines that name fmctl's own wiring files.
+func withoutWiring(status string) string {
+	ours := harness.WorktreeWiring()
+	var kept []string
+	for _, line := range strings.Split(strings.TrimRight(status, "\n"), "\n") {
+		if len(line) > 3 && ours[line[3:]] {
+			continue
+		}
+		if line != "" {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n")
 }
