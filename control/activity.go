@@ -18,12 +18,11 @@ func activity(t *resolve.Target) (state.AgentState, bool) {
 	return t.Store.ReadAgentState(t.ID, t.Task.Record.Get("spawn_gen"))
 }
 
-// activityWord is status's summary: the reported state, or unknown.
+// activityWord is status's summary, as list shows it: busy, waiting, idle
+// (ready or idle) or unknown.
 func activityWord(t *resolve.Target) string {
-	if a, ok := activity(t); ok {
-		return a.State
-	}
-	return state.ActivityUnknown
+	a, _ := currentActivity(t)
+	return orUnknown(a)
 }
 
 // busyBeforeExit reports whether exit must interrupt before its exit
@@ -49,9 +48,10 @@ func busyBeforeExit(t *resolve.Target) bool {
 
 // waitTurnEnd polls the agent's own report for a turn end recorded at or
 // after since (the moment the interrupt keys went out): the agent's word
-// that the cancelled turn is over. A harness without telemetry has no word.
+// that the cancelled turn is over. A harness without telemetry, or whose
+// wiring is silent on a cancelled turn, has no word to wait for.
 func (c *Controller) waitTurnEnd(ctx context.Context, t *resolve.Target, since time.Time) bool {
-	if _, ok := t.Harness.Telemetry(); !ok {
+	if tel, ok := t.Harness.Telemetry(); !ok || !tel.ReportsInterrupt {
 		return false
 	}
 	deadline := time.Now().Add(c.waits.Settle)

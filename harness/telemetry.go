@@ -34,8 +34,12 @@ type Telemetry struct {
 	Events []EventMap `json:"events"`
 	// ReportsPrompt says a prompt-submitted event exists, so an idle state
 	// proves no turn runs; without it idle only means the last turn ended.
-	ReportsPrompt bool   `json:"reports_prompt"`
-	Source        string `json:"source"`
+	ReportsPrompt bool `json:"reports_prompt"`
+	// ReportsInterrupt says a turn cancelled by the interrupt key is
+	// reported ended (seen on the real CLI); without it no report of the
+	// cancel is waited for.
+	ReportsInterrupt bool   `json:"reports_interrupt"`
+	Source           string `json:"source"`
 }
 
 // EventMap is one native event and the agent-event it reports.
@@ -49,6 +53,7 @@ type EventMap struct {
 // activity reads unknown.
 var telemetry = map[string]Telemetry{
 	"claude": {
+		// 2.1.197 runs no Stop hook for a turn the user interrupts.
 		Mechanism: MechClaudeHooks, File: "wt/.claude/settings.local.json", ReportsPrompt: true,
 		Events: []EventMap{
 			{Native: "SessionStart", Event: "session-start"},
@@ -61,7 +66,7 @@ var telemetry = map[string]Telemetry{
 		Source: "docs/harnesses.md#telemetry",
 	},
 	"opencode": {
-		Mechanism: MechOpencodePlugin, File: "wt/.opencode/plugins/fm-busy-state.js", ReportsPrompt: true,
+		Mechanism: MechOpencodePlugin, File: "wt/.opencode/plugins/fm-busy-state.js", ReportsPrompt: true, ReportsInterrupt: true,
 		Events: []EventMap{
 			{Native: "plugin-init", Event: "session-start"},
 			{Native: "session.status busy", Event: "prompt-submitted"},
@@ -74,7 +79,7 @@ var telemetry = map[string]Telemetry{
 	"pi":        piTelemetry,
 	"pi-signed": piTelemetry,
 	"codex": {
-		Mechanism: MechCodexHooks, ReportsPrompt: true,
+		Mechanism: MechCodexHooks, ReportsPrompt: true, ReportsInterrupt: true,
 		Events: []EventMap{
 			{Native: "SessionStart", Event: "session-start"},
 			{Native: "UserPromptSubmit", Event: "prompt-submitted"},
@@ -88,7 +93,7 @@ var telemetry = map[string]Telemetry{
 }
 
 var piTelemetry = Telemetry{
-	Mechanism: MechPiExtension, File: "state/<id>.pi-ext.ts", ReportsPrompt: true,
+	Mechanism: MechPiExtension, File: "state/<id>.pi-ext.ts", ReportsPrompt: true, ReportsInterrupt: true,
 	Events: []EventMap{
 		{Native: "session_start", Event: "session-start"},
 		{Native: "agent_start", Event: "prompt-submitted"},
