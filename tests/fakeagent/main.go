@@ -21,6 +21,11 @@
 //	                                (\x1b, \a) decoded: raw terminal sequences
 //	                                an agent might print (OSC 52, OSC 8)
 //
+// Telemetry: the hooks fm-spawn wires for codex (-c hooks.<Event>=... on the
+// command line) and claude (.claude/settings.local.json in the working
+// directory) run as the real CLIs run them: SessionStart at start,
+// UserPromptSubmit then Stop on each submit, SessionEnd on exit.
+//
 // Events (FAKEAGENT_EVENTS):
 //
 //	start <name> pid=<pid>
@@ -62,6 +67,7 @@ type agent struct {
 	name   string
 	events *os.File // nil: no event log
 	muse   *os.File // nil: not emulating muse
+	hooks  hooks    // the telemetry wiring a real harness would run
 
 	ignoreExit      bool
 	interruptExits  bool
@@ -253,6 +259,9 @@ func (a *agent) submit() {
 			return
 		}
 	}
+	// The fake's turn ends as soon as it starts.
+	a.hooks.run("UserPromptSubmit")
+	a.hooks.run("Stop")
 	if a.clearDelay > 0 && a.startClearTimer != nil {
 		// The old text stays in the composer until the timer fires.
 		a.startClearTimer(a.clearDelay)
@@ -399,6 +408,7 @@ func main() {
 		}
 		exiting = true
 		a.event("exit")
+		a.hooks.run("SessionEnd")
 		os.Stdout.Write([]byte("\x1b[?2004l\r\n"))
 		if oldState != nil {
 			setTermios(inFd, oldState)
@@ -418,6 +428,8 @@ func main() {
 	redraw()
 	a.museRecord(`{"type":"run_started","run_id":"run-1"}`)
 	a.event("start %s pid=%d", name, os.Getpid())
+	a.hooks = loadHooks(os.Args[1:])
+	a.hooks.run("SessionStart")
 
 	// The reader logs each read before anything else sees it, so the byte log
 	// is exactly what arrived, in order, even if the agent then exits.
