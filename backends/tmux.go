@@ -190,7 +190,7 @@ func escapeTmuxArg(s string) string {
 }
 
 var tmuxKeyNames = map[harness.Key]string{
-	harness.KeyEscape: "Escape", harness.KeyEnter: "Enter", harness.KeyCtrlC: "C-c", harness.KeyCtrlU: "C-u",
+	harness.KeyEscape: "Escape", harness.KeyEnter: "Enter", harness.KeyCtrlC: "C-c", harness.KeyCtrlU: "C-u", harness.KeyEnd: "End",
 }
 
 func (t *Tmux) SendKey(ctx context.Context, ep Endpoint, key harness.Key) error {

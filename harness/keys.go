@@ -9,6 +9,10 @@ const (
 	KeyEnter  Key = "Enter"
 	KeyCtrlC  Key = "C-c"
 	KeyCtrlU  Key = "C-u"
+	// KeyEnd moves the cursor to the end of the composer's row before a
+	// clear. It is fmctl's own key (a harness's verified clear sequence),
+	// not one fm-send --key offers.
+	KeyEnd Key = "End"
 )
 
 // NamedKeys lists every key the toolkit knows, in display order.

@@ -1,0 +1,194 @@
+package harness
+
+import (
+	"strings"
+	"time"
+)
+
+// Layout names how a harness draws its composer, so one reader can find the
+// composer rows of every harness from data. Each was read off real captures
+// (tests/captures/<harness>-<version>/).
+type Layout string
+
+const (
+	// LayoutPromptAfterRule: the composer's first row starts with Prompt
+	// right under a full-width ──── rule, and its rows end at the next
+	// rule (claude).
+	LayoutPromptAfterRule Layout = "prompt-after-rule"
+	// LayoutBetweenRules: the composer is every row between the last two
+	// ──── rules; an empty composer has none with text (pi).
+	LayoutBetweenRules Layout = "between-rules"
+	// LayoutLastPrompt: the composer is the last row starting with Prompt
+	// (below the last rule, where the harness draws one) and the rows
+	// under it indented by ContIndent (codex, gemini).
+	LayoutLastPrompt Layout = "last-prompt"
+	// LayoutBarBlock: the composer is the run of ┃ rows right above the
+	// ╹▀▀▀ rule, whose last row is the model line (opencode).
+	LayoutBarBlock Layout = "bar-block"
+)
+
+// Dialog is a blocking dialog, named, recognised when every one of its marks
+// is on screen. Text typed while one is up goes to the dialog, not the
+// composer (gemini stores it as the API key), so nothing may be typed.
+type Dialog struct {
+	Name  string   `json:"name"`
+	Marks []string `json:"marks"`
+}
+
+// ClearSeq is a harness's verified way to empty a composer that holds text.
+// It is pressed only when the composer provably holds text: several of these
+// keys are dangerous on an empty composer (claude's second Escape opens
+// Rewind, codex's C-c quits, pi's quick double C-c exits).
+type ClearSeq struct {
+	Lead    []Key         `json:"lead,omitempty"`     // pressed once first (End moves the cursor to the text's end)
+	Repeat  Key           `json:"repeat,omitempty"`   // then pressed PerLine times per held row, plus Extra
+	PerLine int           `json:"per_line,omitempty"` // C-u at column 0 deletes the newline, so 2 per row
+	Extra   int           `json:"extra,omitempty"`
+	Keys    []Key         `json:"keys,omitempty"` // a fixed sequence instead of Lead/Repeat
+	Gap     time.Duration `json:"-"`              // between presses, where the harness needs separate input events
+	Slash   []Key         `json:"slash,omitempty"` // for a held "/..." (opencode's popup eats C-u; Escape closes it and clears)
+}
+
+// Presses returns the keys that clear a composer holding rows rows of held.
+func (c ClearSeq) Presses(held []string) []Key {
+	if len(held) > 0 && strings.HasPrefix(held[0], "/") && len(c.Slash) > 0 {
+		return append([]Key(nil), c.Slash...)
+	}
+	if len(c.Keys) > 0 {
+		return append([]Key(nil), c.Keys...)
+	}
+	out := append([]Key(nil), c.Lead...)
+	for i := 0; i < c.PerLine*len(held)+c.Extra; i++ {
+		out = append(out, c.Repeat)
+	}
+	return out
+}
+
+// ScreenSig is what one harness release's screen says, as data: where its
+// composer is, what an empty one shows, and what busy, a blocking dialog and
+// a not-yet-ready start look like. Matching is on plain text (capture-pane
+// -p), so a dim placeholder is listed by its words.
+type ScreenSig struct {
+	Release    string   `json:"release"` // the CLI version the captures came from
+	Layout     Layout   `json:"layout"`
+	Prompt     []string `json:"prompt,omitempty"`      // composer first-row prefixes
+	ContIndent string   `json:"cont_indent,omitempty"` // continuation rows of a held multi-line text
+	// Placeholders are drawn (dim) in an EMPTY composer; a composer showing
+	// only one of them is empty, not holding text.
+	Placeholders []string `json:"placeholders,omitempty"`
+	Busy         []string `json:"busy"`               // any one on screen: a turn is running
+	Dialogs      []Dialog `json:"dialogs,omitempty"`  // checked before the composer
+	Starting     []string `json:"starting,omitempty"` // any one on screen: drawn but not ready yet
+	// TurnSeen: the composer is drawn before the harness can take a prompt
+	// (codex's app-server comes up ~3 s later), so ready also needs one of
+	// these, proof that the launch prompt's turn was taken.
+	TurnSeen []string `json:"turn_seen,omitempty"`
+	Clear    ClearSeq `json:"clear"`
+	// PasteSettle separates a paste from its Enter: an Enter arriving in
+	// the paste's burst becomes a newline (gemini) or is lost (claude).
+	PasteSettle time.Duration `json:"paste_settle_ms"`
+	Source      string        `json:"source"`
+}
+
+// ComposerState is what the screen says about the composer.
+type ComposerState string
+
+const (
+	ComposerAbsent  ComposerState = "absent"  // not drawn (starting, or covered by a dialog)
+	ComposerEmpty   ComposerState = "empty"   // drawn, holding nothing (a placeholder at most)
+	ComposerHolding ComposerState = "holding" // drawn, holding text
+)
+
+// ScreenState is one reading of a harness's screen by its signatures.
+type ScreenState struct {
+	Composer ComposerState `json:"composer"`
+	Held     []string      `json:"held,omitempty"`   // the held rows, prompt and frame stripped
+	Busy     bool          `json:"busy"`             // a turn is running
+	Dialog   string        `json:"dialog,omitempty"` // a blocking dialog's name
+	Starting bool          `json:"starting"`         // a not-ready marker is on screen
+	TurnSeen bool          `json:"turn_seen"`        // a TurnSeen mark is on screen
+}
+
+// Ready reports whether the harness can take a prompt: its composer drawn,
+// with no dialog over it and no not-ready marker.
+func (s ScreenState) Ready() bool {
+	return s.Composer != ComposerAbsent && s.Dialog == "" && !s.Starting
+}
+
+// Launched reports whether a fresh launch is ready: Ready, and where the
+// harness draws its composer before it can take a prompt, its launch
+// prompt's turn seen (busy, or a TurnSeen mark).
+func (s ScreenState) Launched(sig ScreenSig) bool {
+	return s.Ready() && (len(sig.TurnSeen) == 0 || s.TurnSeen || s.Busy)
+}
+
+// HeldText is the held rows joined, for a message naming them.
+func (s ScreenState) HeldText() string { return strings.Join(s.Held, "\n") }
+
+// ReadScreen reads a screen (rows of plain text) by the signatures.
+func (sig ScreenSig) ReadScreen(lines []string) ScreenState {
+	rows := make([]string, len(lines))
+	for i, l := range lines {
+		rows[i] = strings.TrimRight(l, " \t")
+	}
+	st := ScreenState{Composer: ComposerAbsent}
+	st.Busy = anyOn(rows, sig.Busy)
+	st.TurnSeen = anyOn(rows, sig.TurnSeen)
+	// gemini's "Initializing..." stays in the transcript once init is
+	// over; a turn seen after it (busy, a result) proves it is over.
+	st.Starting = anyOn(rows, sig.Starting) && !st.TurnSeen && !st.Busy
+	for _, d := range sig.Dialogs {
+		if allOn(rows, d.Marks) {
+			st.Dialog = d.Name
+			return st
+		}
+	}
+	held, drawn := sig.composer(rows)
+	if !drawn {
+		return st
+	}
+	st.Composer = ComposerEmpty
+	if len(held) == 1 && sig.placeholder(held[0]) {
+		held = nil
+	}
+	if len(held) > 0 {
+		st.Composer, st.Held = ComposerHolding, held
+	}
+	return st
+}
+
+func (sig ScreenSig) placeholder(s string) bool {
+	for _, p := range sig.Placeholders {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyOn reports whether any mark is on screen. A mark starting with "^"
+// must begin a row (after its indent): "● " alone would also match claude's
+// footer "● high · /effort".
+func anyOn(rows, marks []string) bool {
+	for _, m := range marks {
+		for _, r := range rows {
+			if p, ok := strings.CutPrefix(m, "^"); ok {
+				if strings.HasPrefix(strings.TrimSpace(r)+" ", p) {
+					return true
+				}
+			} else if strings.Contains(r, m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func allOn(rows, marks []string) bool {
+	for _, m := range marks {
+		if !anyOn(rows, []string{m}) {
+			return false
+		}
+	}
+	return len(marks) > 0
+}

@@ -1,0 +1,113 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// capture reads a committed real capture (capture-pane -p) as screen rows.
+func capture(t *testing.T, h, name string) []string {
+	t.Helper()
+	sig, ok := screens[h]
+	if !ok {
+		t.Fatalf("no screen signatures for %s", h)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "tests", "captures", h+"-"+sig.Release, name+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+}
+
+// Every signature is read against the real capture it came from.
+func TestScreenSignaturesOnRealCaptures(t *testing.T) {
+	cases := []struct {
+		h, file  string
+		composer ComposerState
+		held     string // first held row
+		busy     bool
+		dialog   string
+		ready    bool // Ready()
+		launched bool // Launched()
+	}{
+		{"claude", "composer-empty-after-400", ComposerEmpty, "", false, "", true, true},
+		{"claude", "composer-text", ComposerHolding, "hello one", false, "", true, true},
+		{"claude", "busy", ComposerEmpty, "", true, "", true, true},
+		{"claude", "busy-queued", ComposerEmpty, "", true, "", true, true},
+		{"claude", "after-interrupt-2", ComposerHolding, "queued while busy", false, "", true, true},
+		{"claude", "paste-enter-lost", ComposerHolding, "pasted race 30696", false, "", true, true},
+		{"claude", "help", ComposerAbsent, "", false, "help", false, false},
+		{"claude", "esc-esc-empty", ComposerAbsent, "", false, "rewind", false, false},
+		{"codex", "composer-empty-after-400", ComposerEmpty, "", false, "", true, true},
+		{"codex", "composer-text", ComposerHolding, "hello one", false, "", true, true},
+		{"codex", "help", ComposerHolding, "/help", false, "", true, true},
+		{"codex", "busy", ComposerEmpty, "", true, "", true, true},
+		{"codex", "busy-queued", ComposerEmpty, "", true, "", true, true},
+		{"codex", "ctrl-c-busy", ComposerAbsent, "", false, "task-running", false, false},
+		{"codex", "esc-esc-idle", ComposerAbsent, "", false, "transcript", false, false},
+		{"opencode", "composer-empty", ComposerEmpty, "", false, "", true, true},
+		{"opencode", "composer-text", ComposerHolding, "hello one", false, "", true, true},
+		{"opencode", "composer-multiline", ComposerHolding, "[Pasted ~3 lines]", false, "", true, true},
+		{"opencode", "busy", ComposerEmpty, "", true, "", true, true},
+		{"opencode", "busy-after-one-escape", ComposerEmpty, "", true, "", true, true},
+		{"opencode", "after-help", ComposerAbsent, "", false, "help", false, false}, // the Help dialog is up
+		{"opencode", "slash-unknown-typed", ComposerHolding, "/nosuchcmd", false, "", true, true},
+		{"opencode", "slash-help-popup", ComposerHolding, "/help", false, "", true, true},
+		{"pi", "composer-empty", ComposerEmpty, "", false, "", true, true},
+		{"pi", "composer-text", ComposerHolding, "hello one", false, "", true, true},
+		{"pi", "composer-multiline", ComposerHolding, "line one", false, "", true, true},
+		{"pi", "busy", ComposerEmpty, "", true, "", true, true},
+		{"pi", "idle-text-after-escape", ComposerHolding, "some text", false, "", true, true},
+		{"gemini", "composer-empty", ComposerEmpty, "", false, "", true, false},
+		{"gemini", "composer-text", ComposerHolding, "hello one", false, "", true, false},
+		{"gemini", "yolo-composer-after-initial-prompt", ComposerEmpty, "", false, "", true, true},
+		{"gemini", "yolo-busy", ComposerEmpty, "", true, "", true, true},
+		{"gemini", "busy-quit-refused", ComposerHolding, "/quit", true, "", true, true},
+		{"gemini", "after-double-escape-multiline", ComposerEmpty, "", false, "", true, true},
+	}
+	for _, c := range cases {
+		t.Run(c.h+"/"+c.file, func(t *testing.T) {
+			sig := screens[c.h]
+			st := sig.ReadScreen(capture(t, c.h, c.file))
+			if st.Composer != c.composer || st.Busy != c.busy || st.Dialog != c.dialog {
+				t.Fatalf("read %+v, want composer=%s busy=%v dialog=%q", st, c.composer, c.busy, c.dialog)
+			}
+			if c.held != "" && (len(st.Held) == 0 || st.Held[0] != c.held) {
+				t.Fatalf("held %q, want first row %q", st.Held, c.held)
+			}
+			if st.Ready() != c.ready || st.Launched(sig) != c.launched {
+				t.Fatalf("ready=%v launched=%v, want %v %v (%+v)", st.Ready(), st.Launched(sig), c.ready, c.launched, st)
+			}
+		})
+	}
+}
+
+// The clear sequences are the verified ones, sized to what the composer holds.
+func TestClearSequencesPerHarness(t *testing.T) {
+	keys := func(ks []Key) string {
+		var s []string
+		for _, k := range ks {
+			s = append(s, string(k))
+		}
+		return strings.Join(s, " ")
+	}
+	cases := []struct {
+		h    string
+		held []string
+		want string
+	}{
+		{"claude", []string{"hello one"}, "End C-u C-u C-u"},
+		{"codex", []string{"a", "b"}, "End C-u C-u C-u C-u C-u"},
+		{"opencode", []string{"[Pasted ~3 lines]"}, "C-u C-u"},
+		{"opencode", []string{"/nosuchcmd"}, "Escape"},
+		{"pi", []string{"a", "b", "c"}, "C-c"},
+		{"gemini", []string{"hello"}, "Escape Escape"},
+	}
+	for _, c := range cases {
+		if got := keys(screens[c.h].Clear.Presses(c.held)); got != c.want {
+			t.Errorf("%s clearing %q: %s, want %s", c.h, c.held, got, c.want)
+		}
+	}
+}

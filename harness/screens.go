@@ -1,0 +1,91 @@
+package harness
+
+import "time"
+
+// screens are the screen signatures of each harness release the real-agent
+// tier verified, read off the captures committed in tests/captures/ (the
+// unit tests read every signature against them). A harness absent here has
+// no verified screen: fmctl then proves nothing from its screen.
+var screens = map[string]ScreenSig{
+	"claude": {
+		Release: "2.1.197", Layout: LayoutPromptAfterRule,
+		// claude draws a no-break space after its prompt glyph.
+		Prompt: []string{"❯\u00a0", "❯ "},
+		// Dim, after the cursor cell, while a message is queued.
+		Placeholders: []string{"Press up to edit queued messages"},
+		Busy:         []string{"esc to interrupt"},
+		Dialogs: []Dialog{
+			{Name: "trust", Marks: []string{"Yes, I trust this folder"}},
+			{Name: "theme", Marks: []string{"Dark mode", "Light mode"}},
+			{Name: "api-key", Marks: []string{"Do you want to use this API key?"}},
+			{Name: "rewind", Marks: []string{"Rewind", "Enter to continue · Esc to cancel"}},
+			{Name: "help", Marks: []string{"Shortcuts", "Esc to cancel"}},
+		},
+		// End first: C-u deletes back to the line start only from the cursor
+		// on the last row; Escape Escape would open Rewind on an empty one.
+		Clear:       ClearSeq{Lead: []Key{KeyEnd}, Repeat: KeyCtrlU, PerLine: 2, Extra: 1},
+		PasteSettle: 150 * time.Millisecond,
+		Source:      "tests/captures/claude-2.1.197; /work/helpers/notes-claude-codex.md",
+	},
+	"codex": {
+		Release: "0.171.0", Layout: LayoutLastPrompt, Prompt: []string{"› "}, ContIndent: "  ",
+		Placeholders: []string{"Ask Codex to do anything"},
+		Busy:         []string{"esc to interrupt)"},
+		Dialogs: []Dialog{
+			{Name: "trust", Marks: []string{"Trust this folder?"}},
+			{Name: "sign-in", Marks: []string{"Sign in with ChatGPT"}},
+			{Name: "task-running", Marks: []string{"Task is still running", "enter select · esc back"}},
+			{Name: "transcript", Marks: []string{"Browsing transcript"}},
+		},
+		// The composer is drawn ~3 s before the app-server takes prompts; the
+		// launch prompt's turn (working, or its result ■, or the thread name
+		// it gives the status row) proves it is up.
+		TurnSeen: []string{"esc to interrupt)", "^■ "},
+		// C-c quits an empty codex, so never; End then C-u reaches every row.
+		Clear:  ClearSeq{Lead: []Key{KeyEnd}, Repeat: KeyCtrlU, PerLine: 2, Extra: 1},
+		Source: "tests/captures/codex-0.171.0; /work/helpers/notes-claude-codex.md",
+	},
+	"opencode": {
+		Release: "1.18.33", Layout: LayoutBarBlock,
+		Placeholders: []string{"Ask anything…"},
+		Busy:         []string{"esc interrupt", "esc again to interrupt"},
+		Dialogs: []Dialog{
+			{Name: "help", Marks: []string{"Press ctrl+p to see all available actions"}},
+		},
+		// C-u clears one row or a [Pasted ~N lines] placeholder; Escape
+		// closes the slash popup and clears a held "/...".
+		Clear:  ClearSeq{Repeat: KeyCtrlU, PerLine: 1, Extra: 1, Slash: []Key{KeyEscape}},
+		Source: "tests/captures/opencode-1.18.33; /work/helpers/notes-opencode-pi-gemini.md",
+	},
+	"pi": {
+		Release: "0.73.1", Layout: LayoutBetweenRules,
+		Busy: []string{"Working..."},
+		// C-c clears every row; only a quick second C-c exits, and one is sent.
+		Clear:  ClearSeq{Keys: []Key{KeyCtrlC}},
+		Source: "tests/captures/pi-0.73.1; /work/helpers/notes-opencode-pi-gemini.md",
+	},
+	"gemini": {
+		Release: "0.61.0", Layout: LayoutLastPrompt, Prompt: []string{" > ", " * "}, ContIndent: "   ",
+		Placeholders: []string{"Type your message or @path/to/file"},
+		Busy:         []string{"esc to cancel"},
+		Dialogs: []Dialog{
+			{Name: "api-key", Marks: []string{"Enter Gemini API Key"}},
+			{Name: "auth", Marks: []string{"How would you like to authenticate"}},
+		},
+		// Prompts typed while it initialises are held or dropped.
+		Starting: []string{"Initializing..."},
+		// With -i the launch prompt waits for init; its turn (busy, an
+		// error ✕, an answer ✦, a cancel) proves gemini took it.
+		TurnSeen: []string{"esc to cancel", "^✕ ", "^✦ ", "Request cancelled."},
+		Clear:    ClearSeq{Keys: []Key{KeyEscape, KeyEscape}, Gap: 150 * time.Millisecond},
+		// An Enter within ~50 ms of a paste becomes a newline.
+		PasteSettle: 150 * time.Millisecond,
+		Source:      "tests/captures/gemini-0.61.0; /work/helpers/notes-opencode-pi-gemini.md",
+	},
+}
+
+// Screen returns the harness's verified screen signatures.
+func (h Harness) Screen() (ScreenSig, bool) {
+	s, ok := screens[h.Name]
+	return s, ok
+}
