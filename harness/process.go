@@ -81,13 +81,25 @@ func AgentName(comm string, argv []string) string {
 			if strings.HasPrefix(arg, "-") {
 				continue
 			}
-			if ClassifyProcess(arg) == ProcessAgent {
+			if ClassifyProcess(arg) == ProcessAgent || argvScript(arg) {
 				return filepath.Base(arg)
 			}
 			break
 		}
 	}
 	return ""
+}
+
+// argvScript reports whether an interpreter's script argument is a harness
+// that the table attributes by argv only (its ArgvScript, matched whole).
+func argvScript(arg string) bool {
+	base := filepath.Base(arg)
+	for _, h := range harnesses {
+		if h.ArgvScript != "" && base == h.ArgvScript {
+			return true
+		}
+	}
+	return false
 }
 
 // OwnsProcess reports whether an agent process name (an AgentName, or an
@@ -97,7 +109,13 @@ func AgentName(comm string, argv []string) string {
 // pi never claims pi-signed's process.
 func (h Harness) OwnsProcess(name string) bool {
 	base := strings.TrimPrefix(filepath.Base(strings.TrimSpace(name)), "-")
-	if base == "" || ClassifyProcess(base) != ProcessAgent {
+	if base == "" {
+		return false
+	}
+	if h.ArgvScript != "" {
+		return base == h.ArgvScript
+	}
+	if ClassifyProcess(base) != ProcessAgent {
 		return false
 	}
 	if base == h.Name || base == h.Launch.Binary {

@@ -73,6 +73,9 @@ func TestClassifyArgvReadsInterpreterScripts(t *testing.T) {
 // agent launched from the table would read as "other" and be refused.
 func TestEveryLaunchBinaryClassifiesAsAgent(t *testing.T) {
 	for _, h := range harness.Harnesses() {
+		if h.ArgvScript != "" {
+			continue // TestArgvScriptHarnessIsAttributedByArgvOnly
+		}
 		if got := harness.ClassifyProcess(h.Launch.Binary); got != harness.ProcessAgent {
 			t.Errorf("%s launches %q, which classifies as %s", h.Name, h.Launch.Binary, className(got))
 		}
@@ -134,5 +137,39 @@ func TestOwnsProcessKeepsFamiliesApart(t *testing.T) {
 				t.Errorf("%s owns process %q, want it not to", name, p)
 			}
 		}
+	}
+}
+
+// gemini runs as node (comm and pane_current_command "node", and a re-exec'd
+// child with node flags first); only its argv script names it, and no other
+// node program becomes an agent.
+func TestArgvScriptHarnessIsAttributedByArgvOnly(t *testing.T) {
+	gemini, _ := harness.Lookup("gemini")
+	cases := []struct {
+		comm string
+		argv []string
+		want string
+	}{
+		{"node", []string{"node", "/w/.cache/agents/node_modules/.bin/gemini", "--approval-mode=yolo"}, "gemini"},
+		{"node", []string{"/usr/bin/node", "--max-old-space-size=4096", "/w/node_modules/.bin/gemini"}, "gemini"},
+		{"node", []string{"node", "/srv/app/server.js"}, ""},
+		{"node", []string{"node", "/srv/gemini-proxy.js"}, ""},
+		{"node", []string{"node"}, ""},
+		{"gemini", []string{"gemini"}, ""},
+	}
+	for _, c := range cases {
+		if got := harness.AgentName(c.comm, c.argv); got != c.want {
+			t.Errorf("AgentName(%q, %q) = %q, want %q", c.comm, c.argv, got, c.want)
+		}
+	}
+	if harness.ClassifyProcess("node") != harness.ProcessOther {
+		t.Error("a bare node process must not classify as an agent")
+	}
+	if !gemini.OwnsProcess("gemini") || gemini.OwnsProcess("node") {
+		t.Error("gemini must own its argv script's name and not node")
+	}
+	claude, _ := harness.Lookup("claude")
+	if claude.OwnsProcess("gemini") {
+		t.Error("claude must not own gemini's process")
 	}
 }

@@ -98,6 +98,11 @@ type Harness struct {
 	// Wiring lists the per-task files an incarnation leaves behind, relative
 	// to the worktree ("wt/...") or the state dir ("state/<id>...").
 	Wiring []string `json:"wiring,omitempty"`
+	// ArgvScript: the harness runs as an interpreter (node) whose argv names
+	// this script, never under its own process name (gemini's comm and
+	// pane_current_command are "node"). Only such an argv attributes it, so
+	// no other node process counts as an agent.
+	ArgvScript string `json:"argv_script,omitempty"`
 	// Verified is the release of the CLI the real-agent tier (tests/agents)
 	// ran every scenario against; nil where no real CLI could be run here.
 	Verified *Release `json:"verified,omitempty"`
@@ -172,6 +177,21 @@ var harnesses = []Harness{
 		},
 		Wiring:   []string{"state/<id>.pi-ext.ts"},
 		Verified: &Release{Package: "@mariozechner/pi-coding-agent", Version: "0.73.1"},
+	},
+	{
+		// gemini stores text typed at its API-key dialog as the key, so its
+		// /quit is typed only at a drawn, idle composer (see Screen). No
+		// secondmate: it has no wake/supervision protocol (docs/harnesses.md).
+		Name: "gemini", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: []Kind{KindShip, KindScout},
+		Launch: Launch{
+			// A fresh worktree is otherwise refused at a trust dialog;
+			// --skip-trust would leave the project's hooks unloaded.
+			Env:    []string{"GEMINI_CLI_TRUST_WORKSPACE=true"},
+			Binary: "gemini", Args: []string{"--approval-mode=yolo"}, ModelFlag: "--model",
+			PromptFlag: "-i", PromptVia: PromptArgument, Source: "docs/harnesses.md#gemini",
+		},
+		ArgvScript: "gemini",
+		Verified:   &Release{Package: "@google/gemini-cli", Version: "0.61.0"},
 	},
 	{
 		Name: "pi-signed", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
@@ -369,7 +389,9 @@ func (b Backend) CanDeliver(k Key) bool {
 }
 
 var backendRows = []Backend{
-	{Name: "tmux", Keys: NamedKeys, Classifier: true, Adapter: true},
+	// End is verified on tmux only (send-keys End); herdr's and zellij's
+	// key names for it are not, so a clear that needs it is refused there.
+	{Name: "tmux", Keys: append(append([]Key(nil), NamedKeys...), KeyEnd), Classifier: true, Adapter: true},
 	{Name: "herdr", Keys: NamedKeys, Classifier: true, Adapter: true},
 	{Name: "zellij", Keys: NamedKeys, Classifier: false, Adapter: true},
 	{Name: "cmux", Keys: NamedKeys, Classifier: false},

@@ -32,6 +32,7 @@ var specHarnessTable = []specRow{
 	{"codex", harness.KeyEscape, 1, "", harness.AckNone, "/quit", all},
 	{"opencode", harness.KeyEscape, 2, "", harness.AckNone, "/exit", all},
 	{"pi", harness.KeyEscape, 1, "", harness.AckNone, "/quit", all},
+	{"gemini", harness.KeyEscape, 1, "", harness.AckNone, "/quit", noSecond},
 	{"pi-signed", harness.KeyEscape, 1, "", harness.AckNone, "/quit", all},
 	{"grok", harness.KeyCtrlC, 1, "", harness.AckNone, "/exit", all},
 	{"kimi", harness.KeyEscape, 1, "", harness.AckNone, "/exit", all},
@@ -81,6 +82,7 @@ func TestHarnessRowsMatchSpecTable(t *testing.T) {
 	}
 }
 
+// gemini also refuses secondmate: it has no wake/supervision protocol.
 func TestMuseRefusesSecondmateOnly(t *testing.T) {
 	muse, _ := harness.Lookup("muse")
 	if muse.SupportsKind(harness.KindSecondmate) {
@@ -90,14 +92,14 @@ func TestMuseRefusesSecondmateOnly(t *testing.T) {
 		t.Error("muse must support ship and scout")
 	}
 	for _, h := range harness.Harnesses() {
-		if h.Name != "muse" && !h.SupportsKind(harness.KindSecondmate) {
-			t.Errorf("%s refuses secondmate; only muse should", h.Name)
+		if h.Name != "muse" && h.Name != "gemini" && !h.SupportsKind(harness.KindSecondmate) {
+			t.Errorf("%s refuses secondmate; only muse and gemini should", h.Name)
 		}
 	}
 }
 
 func TestVerifiedNamesAreExactlyTheSpecList(t *testing.T) {
-	want := []string{"claude", "codex", "opencode", "pi", "pi-signed", "grok", "kimi", "cursor", "agy", "muse"}
+	want := []string{"claude", "codex", "opencode", "pi", "gemini", "pi-signed", "grok", "kimi", "cursor", "agy", "muse"}
 	if got := harness.Names(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
@@ -108,7 +110,7 @@ func TestVerifiedNamesAreExactlyTheSpecList(t *testing.T) {
 	if !slices.Equal(fromRows, want) {
 		t.Fatalf("Harnesses() names = %v, want %v", fromRows, want)
 	}
-	for _, bogus := range []string{"", "gemini", "Claude", "claude-opus", "pi-launcher", "grok-2"} {
+	for _, bogus := range []string{"", "gemini-cli", "Claude", "claude-opus", "pi-launcher", "grok-2"} {
 		if _, ok := harness.Lookup(bogus); ok {
 			t.Errorf("Lookup(%q) succeeded; Lookup is exact and %q is not verified", bogus, bogus)
 		}
@@ -151,7 +153,7 @@ func TestFamilyPrefixRule(t *testing.T) {
 		{"pi-signed2", ""},
 		{"someagent", ""},
 		{"", ""},
-		{"gemini", ""},
+		{"gemini", "gemini"},
 		{"Claude", ""},
 		{" claude", ""},
 	}
@@ -336,8 +338,8 @@ func TestJSONRoundTripsToTheSameRows(t *testing.T) {
 	if !slices.Equal(raw.Family.Exact, []string{"pi", "pi-signed"}) {
 		t.Errorf("family_rule.exact = %v, want [pi pi-signed]", raw.Family.Exact)
 	}
-	if len(raw.Family.Prefix) != 8 || !slices.Contains(raw.Family.Prefix, "grok*") {
-		t.Errorf("family_rule.prefix = %v, want the 8 other harnesses with '*'", raw.Family.Prefix)
+	if len(raw.Family.Prefix) != 9 || !slices.Contains(raw.Family.Prefix, "grok*") {
+		t.Errorf("family_rule.prefix = %v, want the 9 other harnesses with '*'", raw.Family.Prefix)
 	}
 }
 
