@@ -245,7 +245,7 @@ func TestHerdr(t *testing.T) {
 	t.Run("SendText", func(t *testing.T) {
 		fx := newHerdrFixture(t, bin)
 		ep := fx.create("fm-t1", t.TempDir())
-		fx.submit(ep, "claude --model opus")
+		fx.submit(ep, "grok --model opus") // a harness drawn with a bare "> " composer
 		fx.runs.Reset()
 		if err := fx.h.SendText(ctx, ep, "hello there"); err != nil {
 			t.Fatal(err)
@@ -265,7 +265,7 @@ func TestHerdr(t *testing.T) {
 	t.Run("SendTextMultiLineIsOnePaste", func(t *testing.T) {
 		fx := newHerdrFixture(t, bin)
 		ep := fx.create("fm-t1", t.TempDir())
-		fx.submit(ep, "claude")
+		fx.submit(ep, "grok")
 		fx.runs.Reset()
 		if err := fx.h.SendText(ctx, ep, "line one\nline two"); err != nil {
 			t.Fatal(err)

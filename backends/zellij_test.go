@@ -193,14 +193,14 @@ func TestZellij(t *testing.T) {
 		if obs.State != StateUnverified || !strings.Contains(obs.Detail, "unverified") || obs.CurrentPath == "" {
 			t.Fatalf("shell pane: %+v", obs)
 		}
-		if err := r.z.SendText(ctx, ep, "env -u CLAUDECODE claude --model opus"); err != nil {
+		if err := r.z.SendText(ctx, ep, "env -u CLAUDECODE grok --model opus"); err != nil {
 			t.Fatal(err)
 		}
 		if err := r.z.SendKey(ctx, ep, harness.KeyEnter); err != nil {
 			t.Fatal(err)
 		}
 		// An agent in the pane changes nothing: zellij cannot prove it.
-		if obs := r.z.AgentState(ctx, ep); obs.State != StateUnverified || !strings.Contains(obs.Detail, `"claude"`) {
+		if obs := r.z.AgentState(ctx, ep); obs.State != StateUnverified || !strings.Contains(obs.Detail, `"grok"`) {
 			t.Fatalf("agent pane: %+v", obs)
 		}
 		if err := r.z.SendText(ctx, ep, "draft"); err != nil {
@@ -211,7 +211,7 @@ func TestZellij(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"$ env -u CLAUDECODE claude --model opus", "> draft"}
+		want := []string{"$ env -u CLAUDECODE grok --model opus", "> draft"}
 		if !reflect.DeepEqual(screen.Lines, want) || screen.Cursor {
 			t.Fatalf("screen %+v, want lines %q and no cursor", screen, want)
 		}

@@ -97,6 +97,9 @@ func (c *Controller) stop(ctx context.Context, t *resolve.Target, allowMissing, 
 	o := deliver.DefaultOptions()
 	o.Retries = c.waits.ExitRetries
 	o.Popup = true
+	if err := prepareExitComposer(ctx, t, &o); err != nil {
+		return "", err
+	}
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, t.Harness.ExitCommand, o)
 	if res.Verdict == deliver.SendFailed {
 		return "", refusal.Failed("the exit command could not be sent to task %s on %s (%v); interrupt=%s", t.ID, t.BackendName, backends.StderrOf(res.Err), interruptNote)

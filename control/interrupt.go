@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/deliver"
 	"fmctl/harness"
 	"fmctl/refusal"
 	"fmctl/report"
@@ -73,6 +74,7 @@ func (c *Controller) deliverInterrupt(ctx context.Context, t *resolve.Target) (s
 // that can sends the last key and reads the state in one call.
 func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *resolve.Target, read bool) (string, *backends.Observation, error) {
 	h := t.Harness
+	restore := c.watchRestore(ctx, t)
 	ack := c.startAck(t)
 	kr, joined := t.Backend.(backends.KeyReader)
 	joined = joined && read && !ack.pending()
@@ -101,6 +103,9 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *resolve.Ta
 			return "", nil, refusal.Failed("interrupt key %s reached task %s, but %s did not (%v); its composer may still hold the cancelled prompt, so clear it before sending anything else", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err))
 		}
 	}
+	if err := restore(); err != nil {
+		return "", nil, err
+	}
 	cancel := ack.wait(ctx, c.waits)
 	if read && after == nil {
 		obs := t.Backend.AgentState(ctx, t.Endpoint)
@@ -108,6 +113,47 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *resolve.Ta
 	}
 	return cancel, after, nil
 }
+
+// watchRestore reads, before the interrupt, whether a harness that puts a
+// cancelled prompt back into its composer (claude, pi; the table's
+// Restores) is busy with an empty composer; the returned step, run after
+// the keys, waits briefly for the restored text and clears it with the
+// harness's verified clear, so the next message is not glued onto it. A
+// draft the composer already held is left alone.
+func (c *Controller) watchRestore(ctx context.Context, t *resolve.Target) func() error {
+	sig, ok := t.Harness.Screen()
+	if !ok || !sig.Restores {
+		return func() error { return nil }
+	}
+	// An agent its own telemetry proves idle has no turn to put back, and
+	// is spared the screen read.
+	if a, known := activity(t); known && (a.State == state.ActivityIdle || a.State == state.ActivityReady) {
+		return func() error { return nil }
+	}
+	before, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+	if err != nil || !before.Busy || before.Composer != harness.ComposerEmpty {
+		return func() error { return nil }
+	}
+	return func() error {
+		deadline := time.Now().Add(restoreWait)
+		for {
+			st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+			if err == nil && st.Composer == harness.ComposerHolding {
+				if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
+					return refusal.Failed("interrupt key %s reached task %s, which put the cancelled prompt back: %v; clear it before sending anything else", t.Harness.InterruptKey, t.ID, err)
+				}
+				return nil
+			}
+			if time.Now().After(deadline) || backends.Sleep(ctx, 20*time.Millisecond) != nil {
+				return nil
+			}
+		}
+	}
+}
+
+// restoreWait bounds the wait for a restored prompt to be drawn; one drawn
+// later is still cleared by fm-send before it types.
+const restoreWait = 1500 * time.Millisecond
 
 // interrupt is the full verb: deliver, then prove the agent is still there.
 func (c *Controller) interrupt(ctx context.Context, t *resolve.Target) (interruptResult, error) {
@@ -162,5 +208,29 @@ func (c *Controller) runInterrupt(ctx context.Context, t *resolve.Target) error 
 		Add("verified", res.Verified).Add("cancel", res.Cancel).
 		AddJSON("endpoint", t.Endpoint.Target).AddJSON("state", string(res.After.State))
 	c.print.Outcome(out)
+	return nil
+}
+
+// prepareExitComposer, for a harness with verified screen signatures,
+// refuses to type the exit command into a blocking dialog (gemini would
+// store "/quit" as its API key), clears held text first so the command is
+// not glued onto it, and has the submit read the composer by signature.
+func prepareExitComposer(ctx context.Context, t *resolve.Target, o *deliver.Options) error {
+	sig, ok := t.Harness.Screen()
+	if !ok {
+		return nil
+	}
+	st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+	if err != nil {
+		return nil // the submit's own checks follow
+	}
+	if st.Dialog != "" {
+		return refusal.Failed("task %s's %s agent is at its %s dialog; its exit command typed there would go to the dialog, so nothing was typed. Answer the dialog in the pane first", t.ID, t.Harness.Name, st.Dialog).
+			With("id", t.ID, "exit", "refused", "dialog", st.Dialog)
+	}
+	if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
+		return refusal.Failed("task %s's %v; its exit command would be glued onto it, so nothing was typed", t.ID, err)
+	}
+	o.Screen = &sig
 	return nil
 }

@@ -29,6 +29,11 @@ type Options struct {
 	SlashWait   time.Duration // longest wait for a slash command's completion popup to settle
 	Poll        time.Duration // screen poll interval
 	Popup       bool          // the text opens a completion popup (slash command)
+	// Screen: the harness's verified screen signatures. With them the
+	// composer is read by signature: Enter only once the text is drawn in
+	// it (after the harness's paste settle), and submitted only once it
+	// reads empty again.
+	Screen *harness.ScreenSig
 }
 
 // DefaultOptions match the original toolkit's budgets; they are upper bounds,
@@ -47,12 +52,23 @@ type Result struct {
 
 // Submit types text once and presses Enter until the composer lets go of it.
 func Submit(ctx context.Context, b backends.Backend, ep backends.Endpoint, text string, o Options) Result {
+	if o.Screen != nil {
+		return submitBySig(ctx, b, ep, text, *o.Screen, o)
+	}
 	tail := tailOf(text)
 	before, beforeKnown, err := captureThenType(ctx, b, ep, text)
 	if err != nil {
 		return Result{Verdict: SendFailed, Err: err}
 	}
 	typed := waitEcho(ctx, b, ep, before, beforeKnown, tail, o.Popup, o)
+	return pressEnter(ctx, b, ep, text, o, func(s backends.Screen) ComposerState {
+		return Classify(before, typed, s, beforeKnown, tail)
+	})
+}
+
+// pressEnter presses Enter, and again only while classify proves the text
+// still held, until the composer lets go of it.
+func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, text string, o Options, classify func(backends.Screen) ComposerState) Result {
 	res := Result{Verdict: Unproven}
 	for attempt := 0; attempt <= o.Retries; attempt++ {
 		if err := b.SendKey(ctx, ep, harness.KeyEnter); err != nil {
@@ -67,14 +83,16 @@ func Submit(ctx context.Context, b backends.Backend, ep backends.Endpoint, text 
 			// Long text takes the agent longer to re-render.
 			window += time.Duration(utf8.RuneCountInString(text)/20) * time.Millisecond
 		}
-		state := waitState(ctx, b, ep, before, typed, beforeKnown, tail, window, o.Poll)
+		state := waitState(ctx, window, o.Poll, func() (ComposerState, bool) {
+			s, err := b.Capture(ctx, ep)
+			return classify(s), err == nil
+		})
 		switch state {
 		case Cleared:
 			res.Verdict = Submitted
 			return res
 		case Holding:
 			res.Verdict = Pending
-			continue
 		default:
 			// Nothing proves the text is still held, so pressing Enter again
 			// could submit something else; report it unconfirmed instead.
@@ -133,12 +151,14 @@ func waitEcho(ctx context.Context, b backends.Backend, ep backends.Endpoint, bef
 	}
 }
 
-func waitState(ctx context.Context, b backends.Backend, ep backends.Endpoint, before, typed backends.Screen, beforeKnown bool, tail string, window, poll time.Duration) ComposerState {
+// waitState polls read until it says Cleared or the window ends, and
+// returns the last state read.
+func waitState(ctx context.Context, window, poll time.Duration, read func() (ComposerState, bool)) ComposerState {
 	deadline := time.Now().Add(window)
 	state := Unknown
 	for {
-		if s, err := b.Capture(ctx, ep); err == nil {
-			state = Classify(before, typed, s, beforeKnown, tail)
+		if s, ok := read(); ok {
+			state = s
 			if state == Cleared {
 				return state
 			}

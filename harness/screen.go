@@ -44,8 +44,8 @@ type ClearSeq struct {
 	Repeat  Key           `json:"repeat,omitempty"`   // then pressed PerLine times per held row, plus Extra
 	PerLine int           `json:"per_line,omitempty"` // C-u at column 0 deletes the newline, so 2 per row
 	Extra   int           `json:"extra,omitempty"`
-	Keys    []Key         `json:"keys,omitempty"` // a fixed sequence instead of Lead/Repeat
-	Gap     time.Duration `json:"-"`              // between presses, where the harness needs separate input events
+	Keys    []Key         `json:"keys,omitempty"`  // a fixed sequence instead of Lead/Repeat
+	Gap     time.Duration `json:"-"`               // between presses, where the harness needs separate input events
 	Slash   []Key         `json:"slash,omitempty"` // for a held "/..." (opencode's popup eats C-u; Escape closes it and clears)
 }
 
@@ -84,6 +84,10 @@ type ScreenSig struct {
 	// these, proof that the launch prompt's turn was taken.
 	TurnSeen []string `json:"turn_seen,omitempty"`
 	Clear    ClearSeq `json:"clear"`
+	// Restores: cancelling a turn puts a prompt back into the composer as
+	// real text (claude: the cancelled prompt, when the composer was
+	// empty; pi: a queued steer), so interrupt clears it.
+	Restores bool `json:"restores_prompt"`
 	// PasteSettle separates a paste from its Enter: an Enter arriving in
 	// the paste's burst becomes a newline (gemini) or is lost (claude).
 	PasteSettle time.Duration `json:"paste_settle_ms"`

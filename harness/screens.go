@@ -24,6 +24,7 @@ var screens = map[string]ScreenSig{
 		// End first: C-u deletes back to the line start only from the cursor
 		// on the last row; Escape Escape would open Rewind on an empty one.
 		Clear:       ClearSeq{Lead: []Key{KeyEnd}, Repeat: KeyCtrlU, PerLine: 2, Extra: 1},
+		Restores:    true,
 		PasteSettle: 150 * time.Millisecond,
 		Source:      "tests/captures/claude-2.1.197; /work/helpers/notes-claude-codex.md",
 	},
@@ -61,8 +62,9 @@ var screens = map[string]ScreenSig{
 		Release: "0.73.1", Layout: LayoutBetweenRules,
 		Busy: []string{"Working..."},
 		// C-c clears every row; only a quick second C-c exits, and one is sent.
-		Clear:  ClearSeq{Keys: []Key{KeyCtrlC}},
-		Source: "tests/captures/pi-0.73.1; /work/helpers/notes-opencode-pi-gemini.md",
+		Clear:    ClearSeq{Keys: []Key{KeyCtrlC}},
+		Restores: true,
+		Source:   "tests/captures/pi-0.73.1; /work/helpers/notes-opencode-pi-gemini.md",
 	},
 	"gemini": {
 		Release: "0.61.0", Layout: LayoutLastPrompt, Prompt: []string{" > ", " * "}, ContIndent: "   ",

@@ -24,11 +24,19 @@ paste. A kind=secondmate task gets the [fm-from-firstmate] routing marker.
 
 Nothing is typed unless the task's own agent (its recorded harness) is alive at
 the endpoint, and no message is typed onto input its composer already holds.
+For a harness with verified screen signatures (claude, codex, opencode, pi,
+gemini) the composer is read by them: a starting agent is waited for (up to
+FM_SEND_READY_WAIT, 20 s) instead of typed into half-drawn; a blocking dialog
+(trust, sign-in, API key, help, ...) is refused; held text is cleared with the
+harness's verified clear and proven empty first (cleared=yes), or refused naming
+it; Enter waits until the text is drawn plus the harness's paste settle; and
+submit=confirmed means the composer read empty again after it.
 
 Exit status: 0 submit confirmed; 3 typed and Enter sent, but the submit stayed
 unconfirmed (look at the pane before resending); 2 bad command line; 1 any other
-failure, including a refusal of a shell, a stopped agent, another harness or held
-input (nothing may be assumed delivered).
+failure, including a refusal of a shell, a stopped agent, another harness, a
+blocking dialog, an agent not ready within FM_SEND_READY_WAIT, or held input that
+could not be cleared (nothing may be assumed delivered).
 
 Examples:
    fm-send t1 "please rebase on main and rerun the tests"

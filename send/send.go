@@ -216,7 +216,13 @@ func (s Sender) sendText(ctx context.Context, t *resolve.Target, text string) er
 		return err
 	}
 	defer lock.Release()
-	if err := refuseHeld(ctx, t); err != nil {
+	cleared := false
+	if sig, ok := t.Harness.Screen(); ok && t.HasHarness {
+		if cleared, err = prepareComposer(ctx, t, sig, s.Env); err != nil {
+			return err
+		}
+		o.Screen = &sig
+	} else if err := refuseHeld(ctx, t); err != nil {
 		return err
 	}
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, text, o)
@@ -226,6 +232,9 @@ func (s Sender) sendText(ctx context.Context, t *resolve.Target, text string) er
 		out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
 			Add("bytes", strconv.Itoa(len(text))).Add("enters", strconv.Itoa(res.Enters)).
 			Add("marked", fmt.Sprint(t.Kind == harness.KindSecondmate)).Add("submit", "confirmed")
+		if cleared {
+			out.Add("cleared", "yes")
+		}
 		s.Print.Outcome(out)
 		return nil
 	case deliver.SendFailed:

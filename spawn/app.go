@@ -38,8 +38,15 @@ It refuses unless the endpoint is positively agent-free and sits in the recorded
 worktree, clears the previous harness's wiring files, and publishes the new
 record (with control_relaunch_tx from FM_CONTROL_RELAUNCH_TX).
 
+Ready: for a harness with verified screen signatures (claude, codex, opencode,
+pi, gemini) ready=confirmed means its screen shows the composer drawn with no
+blocking dialog (and for codex and gemini, which draw it before they can take
+a prompt, the launch prompt's turn seen); a live process alone is not enough.
+
 Exit status: 0 launched (ready=confirmed, or ready=starting when the agent was
-still coming up at the deadline); 1 refused or failed; 2 bad command line.
+still coming up at the deadline); 1 refused or failed, or ready=blocked
+dialog=<name> (the agent stopped at a dialog such as trust, sign-in or an API
+key; nothing was typed into it); 2 bad command line.
 
 Examples:
    fm-spawn t1 --harness claude --project ~/src/app --brief brief.md
@@ -86,6 +93,9 @@ func App(d cliapp.Deps) *cli.App {
 				return err
 			}
 			s.Print.Outcome(res.Outcome)
+			if res.Ready == "blocked" {
+				return refusal.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it. Answer it in the pane (or fix the harness's setup), then send", req.ID, res.Outcome.Get("window"), res.Dialog)
+			}
 			if res.Ready == "starting" {
 				s.Print.Notice("%s's agent was placed at %s but had not come up within the wait; look at it before launching again", req.ID, res.Outcome.Get("window"))
 			}

@@ -173,8 +173,9 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	}
 	out := report.Outcome{Word: "spawned", ID: req.ID}
 	out.Add("harness", h.Name).Add("kind", string(kind)).Add("backend", backendName).
-		Add("window", ep.Target).Add("worktree", wt).Add("ready", ready)
-	return Result{Outcome: out, Ready: ready, Record: rec}, nil
+		Add("window", ep.Target).Add("worktree", wt).Add("ready", ready.Ready)
+	ready.addDialog(&out)
+	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
 }
 
 // refuseDuplicate refuses a task whose recorded endpoint still exists: a

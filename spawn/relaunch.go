@@ -147,8 +147,10 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 	}
 	out := report.Outcome{Word: "spawned", ID: t.ID}
 	out.Add("harness", h.Name).Add("kind", string(t.Kind)).Add("backend", t.BackendName).
-		Add("window", t.Endpoint.Target).Add("worktree", wt).Add("ready", ready).Add("relaunch", "yes")
-	return Result{Outcome: out, Ready: ready, Record: rec}, nil
+		Add("window", t.Endpoint.Target).Add("worktree", wt).Add("ready", ready.Ready)
+	ready.addDialog(&out)
+	out.Add("relaunch", "yes")
+	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
 }
 
 // pathWait bounds how long the endpoint's shell gets to report its directory.

@@ -64,7 +64,8 @@ func (s Spawner) poll() time.Duration {
 // Result is what a launch achieved.
 type Result struct {
 	Outcome report.Outcome
-	Ready   string // confirmed or starting
+	Ready   string // confirmed, starting, or blocked (Dialog names the dialog)
+	Dialog  string
 	Record  state.Record
 }
 
@@ -88,25 +89,38 @@ func (s Spawner) waitPath(ctx context.Context, be backends.Backend, ep backends.
 	}
 }
 
+// readiness is what the launch wait saw: confirmed, starting, or blocked at
+// a named dialog.
+type readiness struct{ Ready, Dialog string }
+
+// addDialog names the blocking dialog, after ready=blocked.
+func (r readiness) addDialog(o *report.Outcome) {
+	if r.Dialog != "" {
+		o.Add("dialog", r.Dialog)
+	}
+}
+
 // typeLaunch types the launch line into the endpoint's shell and waits,
-// bounded, for the classifier to see the agent. A harness that takes its
-// prompt through the composer gets it once it is up.
-func (s Spawner) typeLaunch(ctx context.Context, be backends.Backend, ability harness.Backend, ep backends.Endpoint, h harness.Harness, line, brief string) (string, error) {
+// bounded, for the classifier to see the agent and then, where the harness
+// has verified screen signatures, for its screen to show it ready. A harness
+// that takes its prompt through the composer gets it once it is up.
+func (s Spawner) typeLaunch(ctx context.Context, be backends.Backend, ability harness.Backend, ep backends.Endpoint, h harness.Harness, line, brief string) (readiness, error) {
+	starting := readiness{Ready: "starting"}
 	if err := state.Fault("launch"); err != nil {
-		return "", err
+		return readiness{}, err
 	}
 	if sl, ok := be.(backends.ShellLiner); ok {
 		if err := s.typeClean(ctx, be, sl, ep, line); err != nil {
-			return "", err
+			return readiness{}, err
 		}
 	} else if err := be.SendText(ctx, ep, line); err != nil {
-		return "", fmt.Errorf("type the launch command into %s: %w", ep.Target, err)
+		return readiness{}, fmt.Errorf("type the launch command into %s: %w", ep.Target, err)
 	}
 	if err := be.SendKey(ctx, ep, harness.KeyEnter); err != nil {
-		return "", fmt.Errorf("submit the launch command in %s: %w", ep.Target, err)
+		return readiness{}, fmt.Errorf("submit the launch command in %s: %w", ep.Target, err)
 	}
 	if !ability.Classifier {
-		return "starting", nil
+		return starting, nil
 	}
 	deadline := time.Now().Add(s.launchWait())
 	stopWaiting := s.Print.Waiting(fmt.Sprintf("waiting for %s to come up at %s", h.Name, ep.Target), deadline)
@@ -117,28 +131,58 @@ func (s Spawner) typeLaunch(ctx context.Context, be backends.Backend, ability ha
 			break
 		}
 		if obs.State == backends.StateMissing {
-			return "", fmt.Errorf("the endpoint %s disappeared while the agent was starting", ep.Target)
+			return readiness{}, fmt.Errorf("the endpoint %s disappeared while the agent was starting", ep.Target)
 		}
 		if time.Now().After(deadline) {
 			// Only a shell still waiting for the agent is "starting"; any
 			// other process there is not the agent that was launched, and
 			// calling it a replacement in progress would hide that.
 			if obs.State != backends.StateDead {
-				return "", fmt.Errorf("the agent is not at the endpoint it was launched at: %s reads '%s' (%s) after %s", ep.Target, obs.State, obs.Detail, s.launchWait())
+				return readiness{}, fmt.Errorf("the agent is not at the endpoint it was launched at: %s reads '%s' (%s) after %s", ep.Target, obs.State, obs.Detail, s.launchWait())
 			}
-			return "starting", nil
+			return starting, nil
 		}
 		if backends.Sleep(ctx, s.poll()) != nil {
-			return "starting", nil
+			return starting, nil
 		}
+	}
+	if ready := s.waitScreen(ctx, be, ep, h, deadline); ready.Ready != "confirmed" {
+		return ready, nil
 	}
 	if h.Launch.PromptVia == harness.PromptComposer {
 		res := deliver.Submit(ctx, be, ep, harness.BriefPrompt(brief), deliver.DefaultOptions())
 		if res.Verdict != deliver.Submitted {
-			return "", fmt.Errorf("%s started, but its brief prompt was not confirmed submitted (verdict=%s)", h.Name, res.Verdict)
+			return readiness{}, fmt.Errorf("%s started, but its brief prompt was not confirmed submitted (verdict=%s)", h.Name, res.Verdict)
 		}
 	}
-	return "confirmed", nil
+	return readiness{Ready: "confirmed"}, nil
+}
+
+// waitScreen waits, until deadline, for a harness with verified screen
+// signatures to show itself ready: its composer drawn, no blocking dialog,
+// no not-ready mark, and where the harness draws its composer early (codex,
+// gemini), its launch prompt's turn seen. A process alive is not enough:
+// real CLIs run for seconds before they draw a composer. A dialog is
+// reported at once, with nothing typed into it.
+func (s Spawner) waitScreen(ctx context.Context, be backends.Backend, ep backends.Endpoint, h harness.Harness, deadline time.Time) readiness {
+	sig, ok := h.Screen()
+	if !ok {
+		return readiness{Ready: "confirmed"}
+	}
+	for {
+		if scr, err := be.Capture(ctx, ep); err == nil {
+			st := sig.ReadScreen(scr.Lines)
+			if st.Dialog != "" {
+				return readiness{Ready: "blocked", Dialog: st.Dialog}
+			}
+			if st.Launched(sig) {
+				return readiness{Ready: "confirmed"}
+			}
+		}
+		if time.Now().After(deadline) || backends.Sleep(ctx, s.poll()) != nil {
+			return readiness{Ready: "starting"}
+		}
+	}
 }
 
 // typeClean empties the shell's input line, types the launch line, and

@@ -29,7 +29,7 @@ func newTestAgent(t *testing.T) (*agent, *eventSink) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	a := &agent{name: "claude", events: f, quit: func() { t.Fatal("unexpected quit") }}
+	a := &agent{name: "grok", events: f, quit: func() { t.Fatal("unexpected quit") }}
 	return a, &eventSink{t, path}
 }
 
@@ -99,7 +99,7 @@ func TestParseKeys(t *testing.T) {
 		t.Fatalf("events =\n%q\nwant\n%q", got, want)
 	}
 	scr := a.screen(0)
-	wantScr := "\x1b[H\x1b[2Jclaude fake agent\r\nyou: x\r\nyou: second\r\n> "
+	wantScr := "\x1b[H\x1b[2Jgrok fake agent\r\nyou: x\r\nyou: second\r\n> \x1b[4;3H"
 	if scr != wantScr {
 		t.Fatalf("screen = %q, want %q", scr, wantScr)
 	}
@@ -107,7 +107,7 @@ func TestParseKeys(t *testing.T) {
 
 // --- tmux integration -------------------------------------------------------
 
-var agentBin string // built once per test binary, named "claude"
+var agentBin string // built once per test binary, named "grok"
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "fakeagent-bin-")
@@ -115,7 +115,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	agentBin = filepath.Join(dir, "claude")
+	agentBin = filepath.Join(dir, "grok")
 	goTool, err := exec.LookPath("go")
 	if err == nil {
 		cmd := exec.Command(goTool, "build", "-o", agentBin, ".")
@@ -264,9 +264,9 @@ func (r *agentRun) waitReady() {
 	r.t.Helper()
 	waitFor(r.t, "start event", func() bool {
 		l := r.eventLines()
-		return len(l) > 0 && strings.HasPrefix(l[0], "start claude pid=")
+		return len(l) > 0 && strings.HasPrefix(l[0], "start grok pid=")
 	}, r.state)
-	r.waitScreenLine("claude fake agent")
+	r.waitScreenLine("grok fake agent")
 }
 
 // startAgent runs the fake agent as the pane's command.
@@ -470,7 +470,7 @@ func TestTmuxSignalExit(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			rc := filepath.Join(t.TempDir(), "rc")
 			r := startAgentWith(t, rc)
-			pid, err := strconv.Atoi(strings.TrimPrefix(r.eventLines()[0], "start claude pid="))
+			pid, err := strconv.Atoi(strings.TrimPrefix(r.eventLines()[0], "start grok pid="))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -493,7 +493,7 @@ func TestTmuxExitUnderBash(t *testing.T) {
 	cmdline := fmt.Sprintf("env FAKEAGENT_LOG=%s FAKEAGENT_EVENTS=%s %s; echo agent-rc=$?", r.log, r.events, agentBin)
 	r.run("send-keys", "-t", "t", "-l", "--", cmdline)
 	r.run("send-keys", "-t", "t", "Enter")
-	waitFor(t, "pane_current_command claude", func() bool { return r.format("#{pane_current_command}") == "claude" }, r.state)
+	waitFor(t, "pane_current_command grok", func() bool { return r.format("#{pane_current_command}") == "grok" }, r.state)
 	r.waitReady()
 	r.run("send-keys", "-t", "t", "-l", "--", "/exit")
 	r.run("send-keys", "-t", "t", "Enter")

@@ -39,6 +39,7 @@ package main
 
 import (
 	"bytes"
+	"fmctl/tests/fakeframe"
 	"fmt"
 	"os"
 	"os/signal"
@@ -275,10 +276,13 @@ func (a *agent) clearTimeout() {
 	a.composer = a.composer[:0]
 }
 
-// screen renders the whole screen: header, transcript, composer last, with the
-// cursor left at the end of the composer line. rows limits the height (0: no
-// limit); the oldest transcript lines are dropped first.
+// screen renders the whole screen: header, transcript, then the composer in
+// the frame the harness draws (tests/fakeframe), with the cursor left at the
+// end of the composer's text. rows limits the height (0: no limit); the
+// oldest transcript lines are dropped first.
 func (a *agent) screen(rows int) string {
+	composer := oneLine(string(a.composer))
+	prefix, placeholder, above, below := fakeframe.Frame(a.name, composer == "")
 	lines := []string{a.name + " fake agent"}
 	if a.banner != "" {
 		lines = append(lines, a.banner)
@@ -288,7 +292,7 @@ func (a *agent) screen(rows int) string {
 		tr = append(tr, "you: "+oneLine(t))
 	}
 	if rows > 0 {
-		if room := rows - 2; len(tr) > room {
+		if room := rows - 2 - len(above) - len(below); len(tr) > room {
 			if room < 0 {
 				room = 0
 			}
@@ -296,8 +300,12 @@ func (a *agent) screen(rows int) string {
 		}
 	}
 	lines = append(lines, tr...)
-	lines = append(lines, "> "+oneLine(string(a.composer)))
-	return "\x1b[H\x1b[2J" + strings.Join(lines, "\r\n")
+	lines = append(lines, above...)
+	row := len(lines) + 1
+	lines = append(lines, prefix+composer+placeholder)
+	lines = append(lines, below...)
+	col := utf8.RuneCountInString(prefix+composer) + 1
+	return "\x1b[H\x1b[2J" + strings.Join(lines, "\r\n") + fmt.Sprintf("\x1b[%d;%dH", row, col)
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "⏎") }
@@ -409,7 +417,10 @@ func main() {
 		exiting = true
 		a.event("exit")
 		a.hooks.run("SessionEnd")
-		os.Stdout.Write([]byte("\x1b[?2004l\r\n"))
+		// The cursor sits on the composer row, above the frame's footer:
+		// erase from there down, so the shell's prompt is not drawn over
+		// leftover footer text.
+		os.Stdout.Write([]byte("\x1b[?2004l\x1b[J\r\n"))
 		if oldState != nil {
 			setTermios(inFd, oldState)
 		}

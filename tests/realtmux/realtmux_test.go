@@ -741,8 +741,10 @@ func TestInterruptSendsEachHarnessVerifiedKeys(t *testing.T) {
 			tmuxCalls, all, lines := traceCounts(t, trace)
 			t.Logf("fm-control interrupt t1 (%s): %d tmux calls, %d runner calls, %v wall\n%s",
 				c.harness, tmuxCalls, all, r.elapsed.Round(time.Millisecond), strings.Join(lines, "\n"))
-			if c.harness == "claude" && tmuxCalls > 2 {
-				t.Fatalf("claude interrupt made %d tmux calls, want <= 2 (the read, then the key joined with the read proving the agent survived):\n%s", tmuxCalls, strings.Join(lines, "\n"))
+			// Plus one screen read: claude puts a cancelled prompt back, so
+			// with no telemetry proving it idle its composer is read first.
+			if c.harness == "claude" && tmuxCalls > 3 {
+				t.Fatalf("claude interrupt made %d tmux calls, want <= 3 (the read, the screen read for a restored prompt, then the key joined with the read proving the agent survived):\n%s", tmuxCalls, strings.Join(lines, "\n"))
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package herdrfake
 
 import (
+	"fmctl/tests/fakeframe"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -229,10 +230,14 @@ func shellWords(line string) []string {
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "⏎") }
 
-// screen is the pane's rows: transcript, then the composer as the last row.
-// Trailing blanks are trimmed, as a terminal text read does.
+// screen is the pane's rows: transcript, then the composer in its harness's
+// frame (tests/fakeframe). Trailing blanks are trimmed, as a terminal text
+// read does.
 func (p *Pane) screen() []string {
-	rows := append(append([]string(nil), p.Transcript...), "> "+oneLine(p.Composer))
+	prefix, placeholder, above, below := fakeframe.Frame(p.Command, p.Composer == "")
+	rows := append(append([]string(nil), p.Transcript...), above...)
+	rows = append(rows, prefix+oneLine(p.Composer)+placeholder)
+	rows = append(rows, below...)
 	for i, r := range rows {
 		rows[i] = strings.TrimRight(r, " ")
 	}

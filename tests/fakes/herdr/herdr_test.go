@@ -283,7 +283,7 @@ func TestInterrupts(t *testing.T) {
 func TestComposerAndScreen(t *testing.T) {
 	e := newEnv(t)
 	p := e.pane("default")
-	e.ok("pane", "run", p, "claude")
+	e.ok("pane", "run", p, "grok") // drawn with a bare "> " composer
 	e.ok("pane", "send-text", p, "hello", "world")
 	if got := e.screenLast("default", p); got != "> hello world" {
 		t.Errorf("composer row %q", got)

@@ -7,6 +7,7 @@ package tmuxfake
 
 import (
 	"encoding/json"
+	"fmctl/tests/fakeframe"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -220,7 +221,9 @@ func interrupt(p *Pane) {
 }
 
 // screen renders a pane the way an agent TUI would: a header, the transcript,
-// and the composer on the cursor row.
+// and the composer on the cursor row. claude, codex and opencode draw their
+// composer the way the real CLI does (harness/screens.go reads it), so a
+// launch reads as ready and held text as held.
 func screen(p *Pane) (lines []string, cursorY int) {
 	lines = append(lines, p.Command+" fake pane")
 	t := p.Transcript
@@ -232,6 +235,9 @@ func screen(p *Pane) (lines []string, cursorY int) {
 		lines = append(lines, "esc to interrupt")
 	}
 	composer := strings.ReplaceAll(p.Composer, "\n", "⏎")
-	lines = append(lines, "> "+composer)
-	return lines, len(lines) - 1
+	prefix, placeholder, above, below := fakeframe.Frame(p.Command, composer == "")
+	lines = append(lines, above...)
+	cursorY = len(lines)
+	lines = append(lines, prefix+composer+placeholder)
+	return append(lines, below...), cursorY
 }

@@ -1,6 +1,7 @@
 package tmuxfake
 
 import (
+	"fmctl/tests/fakeframe"
 	"fmt"
 	"io"
 	"os"
@@ -322,6 +323,13 @@ func run(w *World, cmd []string, out *strings.Builder) error {
 	return nil
 }
 
+// cursorX is the cursor's column: the end of the typed text, before any
+// placeholder an empty composer shows.
+func cursorX(p *Pane) int {
+	prefix, _, _, _ := fakeframe.Frame(p.Command, false)
+	return len([]rune(prefix + strings.ReplaceAll(p.Composer, "\n", "⏎")))
+}
+
 func pressKey(s *Session, pane *Pane, k string) error {
 	switch k {
 	case "Enter":
@@ -340,7 +348,7 @@ func pressKey(s *Session, pane *Pane, k string) error {
 		if late, err := os.ReadFile(path("shell-typeahead")); err == nil && isShell(pane.Command) {
 			pane.Composer += strings.TrimRight(string(late), "\n")
 		}
-	case "C-e":
+	case "C-e", "End":
 		// The cursor is always at the end of the fake's composer.
 		logInput(pane, s, "key", k)
 	default:
@@ -405,7 +413,7 @@ func format(f string, s *Session, p *Pane) string {
 		"#{pane_current_path}", p.Cwd,
 		"#{session_name}", s.Name,
 		"#{cursor_y}", fmt.Sprint(cursor),
-		"#{cursor_x}", fmt.Sprint(len([]rune("> "+strings.ReplaceAll(p.Composer, "\n", "⏎")))),
+		"#{cursor_x}", fmt.Sprint(cursorX(p)),
 	)
 	return r.Replace(f)
 }

@@ -1,6 +1,7 @@
 package zellijfake
 
 import (
+	"fmctl/tests/fakeframe"
 	"path"
 	"path/filepath"
 	"strings"
@@ -131,7 +132,10 @@ func (p *pane) screen(full bool) string {
 	if !full && len(lines) > viewportRows-1 {
 		lines = lines[len(lines)-(viewportRows-1):]
 	}
-	out := append(append([]string(nil), lines...), "> "+p.Composer)
+	prefix, placeholder, above, below := fakeframe.Frame(p.Command, p.Composer == "")
+	out := append(append([]string(nil), lines...), above...)
+	out = append(out, prefix+p.Composer+placeholder)
+	out = append(out, below...)
 	return strings.Join(out, "\n")
 }
 

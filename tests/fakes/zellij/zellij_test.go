@@ -226,11 +226,11 @@ func TestAgentEmulation(t *testing.T) {
 	}
 	f.act("paste", "--pane-id", "0", "--", "line one\nline two")
 	screen := f.act("dump-screen", "--pane-id", "0")
-	if !strings.HasSuffix(screen, "> line one\nline two\n") || !strings.Contains(screen, "$ FOO=1 env") {
+	if !strings.Contains(screen, "❯ line one\nline two\n") || !strings.Contains(screen, "$ FOO=1 env") {
 		t.Fatalf("a pasted newline must stay in the composer:\n%s", screen)
 	}
 	f.act("send-keys", "--pane-id", "0", "Ctrl u")
-	if screen := f.act("dump-screen", "--pane-id", "0"); !strings.HasSuffix(screen, "\n> \n") {
+	if screen := f.act("dump-screen", "--pane-id", "0"); !strings.Contains(screen, "\n❯ \n") {
 		t.Fatalf("Ctrl u should clear the composer:\n%s", screen)
 	}
 	f.act("send-keys", "--pane-id", "0", "Esc", "Ctrl c")
@@ -257,7 +257,7 @@ func TestAgentEmulation(t *testing.T) {
 	f.touch("stuck")
 	f.act("paste", "--pane-id", "0", "--", "/quit")
 	f.act("send-keys", "--pane-id", "0", "Enter")
-	if screen := f.act("dump-screen", "--pane-id", "0"); !strings.HasSuffix(screen, "> /quit\n") {
+	if screen := f.act("dump-screen", "--pane-id", "0"); !strings.Contains(screen, "› /quit\n") {
 		t.Fatalf("stuck: Enter must leave the composer:\n%s", screen)
 	}
 	os.Remove(filepath.Join(f.dir, "stuck"))

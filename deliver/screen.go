@@ -1,0 +1,176 @@
+package deliver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/harness"
+)
+
+// collapsed marks a paste a harness draws as a placeholder instead of its
+// text (claude "[Pasted text #1 +29 lines]", codex "[Pasted Content 2160
+// chars]", opencode "[Pasted ~3 lines]"): the tail is never drawn, the
+// placeholder is its echo.
+const collapsed = "[Pasted"
+
+// holdsTail reports whether a composer read by signature holds the typed
+// text: its tail drawn (rows joined, since long text wraps), or a collapsed
+// paste's placeholder.
+func holdsTail(st harness.ScreenState, tail string) bool {
+	if st.Composer != harness.ComposerHolding {
+		return false
+	}
+	joined := strings.Join(st.Held, "")
+	return (tail != "" && (strings.Contains(joined, tail) || strings.Contains(strings.ReplaceAll(joined, "⏎", ""), tail))) ||
+		strings.Contains(joined, collapsed)
+}
+
+// sigClassify reads the composer after Enter by the harness's signatures:
+// empty again is Cleared (the caller saw the text drawn first), still
+// holding the text is Holding, anything else (a dialog, other text) Unknown.
+func sigClassify(sig harness.ScreenSig, s backends.Screen, tail string) ComposerState {
+	st := sig.ReadScreen(s.Lines)
+	switch {
+	case st.Dialog == "" && st.Composer == harness.ComposerEmpty:
+		return Cleared
+	case holdsTail(st, tail):
+		return Holding
+	}
+	return Unknown
+}
+
+// ReadComposer captures the screen and reads it by the signatures.
+func ReadComposer(ctx context.Context, b backends.Backend, ep backends.Endpoint, sig harness.ScreenSig) (harness.ScreenState, error) {
+	s, err := b.Capture(ctx, ep)
+	if err != nil {
+		return harness.ScreenState{}, err
+	}
+	return sig.ReadScreen(s.Lines), nil
+}
+
+// WaitReady polls until the screen shows the harness ready (composer drawn,
+// no dialog, no not-ready mark) or a blocking dialog, bounded by limit. It
+// returns the last reading and whether it was ready.
+func WaitReady(ctx context.Context, b backends.Backend, ep backends.Endpoint, sig harness.ScreenSig, limit, poll time.Duration) (harness.ScreenState, bool) {
+	deadline := time.Now().Add(limit)
+	var last harness.ScreenState
+	for {
+		if st, err := ReadComposer(ctx, b, ep, sig); err == nil {
+			last = st
+			if st.Dialog != "" {
+				return st, false
+			}
+			if st.Ready() {
+				return st, true
+			}
+		}
+		if time.Now().After(deadline) || backends.Sleep(ctx, poll) != nil {
+			return last, false
+		}
+	}
+}
+
+// ClearHeld empties a composer the screen proves holds text, with the
+// harness's verified clear sequence, and proves it empty within limit.
+// Nothing is pressed unless the composer holds text (several clear keys are
+// dangerous on an empty one), and nothing at all when the backend cannot
+// deliver every key of the sequence. The error names what it holds.
+func ClearHeld(ctx context.Context, b backends.Backend, ep backends.Endpoint, sig harness.ScreenSig, st harness.ScreenState, can func(harness.Key) bool, limit, poll time.Duration) error {
+	if st.Composer != harness.ComposerHolding {
+		return nil
+	}
+	keys := sig.Clear.Presses(st.Held)
+	if len(keys) == 0 {
+		return fmt.Errorf("its composer holds %q and the harness has no verified clear", clip(st.HeldText()))
+	}
+	for _, k := range keys {
+		if !can(k) {
+			return fmt.Errorf("its composer holds %q, and clearing it needs %s, which this backend cannot deliver", clip(st.HeldText()), k)
+		}
+	}
+	for i, k := range keys {
+		if i > 0 && sig.Clear.Gap > 0 {
+			if err := backends.Sleep(ctx, sig.Clear.Gap); err != nil {
+				return err
+			}
+		}
+		if err := b.SendKey(ctx, ep, k); err != nil {
+			return fmt.Errorf("its composer holds %q and the clear key %s failed: %w", clip(st.HeldText()), k, err)
+		}
+	}
+	deadline := time.Now().Add(limit)
+	for {
+		now, err := ReadComposer(ctx, b, ep, sig)
+		if err == nil && now.Dialog == "" && now.Composer == harness.ComposerEmpty {
+			return nil
+		}
+		if time.Now().After(deadline) || backends.Sleep(ctx, poll) != nil {
+			held := st.HeldText()
+			if err == nil && now.Composer == harness.ComposerHolding {
+				held = now.HeldText()
+			}
+			return fmt.Errorf("its composer held %q and was not provably empty after the harness's clear; it may still hold %q", clip(st.HeldText()), clip(held))
+		}
+	}
+}
+
+// clip shortens held text for a one-line message.
+func clip(s string) string {
+	r := []rune(s)
+	if len(r) > 60 {
+		return string(r[:57]) + "..."
+	}
+	return s
+}
+
+// submitBySig is Submit for a harness with verified screen signatures: the
+// text is typed once; Enter waits until the composer shows it (codex takes
+// an Enter in its paste burst as a newline) and then the harness's paste
+// settle (gemini turns an Enter within ~50 ms into a newline, claude loses
+// one now and then); the submit is confirmed only when the composer reads
+// empty again. Text never drawn gets no Enter at all.
+func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, text string, sig harness.ScreenSig, o Options) Result {
+	tail := tailOf(text)
+	if err := b.SendText(ctx, ep, text); err != nil {
+		return Result{Verdict: SendFailed, Err: err}
+	}
+	if !waitDrawn(ctx, b, ep, sig, tail, len(text), o) {
+		return Result{Verdict: Unproven}
+	}
+	if sig.PasteSettle > 0 && backends.Sleep(ctx, sig.PasteSettle) != nil {
+		return Result{Verdict: Unproven}
+	}
+	return pressEnter(ctx, b, ep, text, o, func(s backends.Screen) ComposerState {
+		return sigClassify(sig, s, tail)
+	})
+}
+
+// waitDrawn waits until the composer shows the typed text, and for a slash
+// command until its popup stops changing, bounded by the echo budget grown
+// with the text's length n (codex drew 400 typed characters in up to 0.6 s).
+func waitDrawn(ctx context.Context, b backends.Backend, ep backends.Endpoint, sig harness.ScreenSig, tail string, n int, o Options) bool {
+	limit := 2*time.Second + time.Duration(n)*time.Millisecond/2
+	if o.EchoWait > limit {
+		limit = o.EchoWait
+	}
+	if o.Popup {
+		limit += o.SlashWait
+	}
+	deadline := time.Now().Add(limit)
+	seen, prev := false, ""
+	for {
+		if s, err := b.Capture(ctx, ep); err == nil && holdsTail(sig.ReadScreen(s.Lines), tail) {
+			cur := strings.Join(s.Lines, "\n")
+			if !o.Popup || (seen && cur == prev) {
+				return true
+			}
+			seen, prev = true, cur
+		}
+		if time.Now().After(deadline) || backends.Sleep(ctx, o.Poll) != nil {
+			return false
+		}
+	}
+}

@@ -1,0 +1,36 @@
+// Package fakeframe is the composer frame the test fakes (the fake tmux's
+// panes and tests/fakeagent) draw for a harness: claude, codex and opencode
+// the way the real CLI draws it, so fmctl's screen signatures
+// (harness/screens.go) read a fake launch as ready and held text as held
+// (pi and gemini too). Any other name gets a bare "> " prompt.
+package fakeframe
+
+const rule = "────────────────────────────────────────"
+
+// Frame returns the composer row's prefix and the rows drawn above and
+// below it. An empty codex composer shows its placeholder after the prefix;
+// the cursor stays at the prefix's end.
+func Frame(name string, empty bool) (prefix, placeholder string, above, below []string) {
+	switch name {
+	case "claude":
+		return "❯ ", "", []string{rule}, []string{rule, "  ⏵⏵ bypass permissions on (shift+tab to cycle)"}
+	case "codex":
+		// "■ " is the launch prompt's ended turn, which codex's ready needs.
+		below = []string{"  fake-model default · /wt · fake thread"}
+		if empty {
+			placeholder = "Ask Codex to do anything"
+		}
+		return "› ", placeholder, []string{"■ fake turn ended"}, below
+	case "pi":
+		return "", "", []string{rule}, []string{rule, "/wt (master)"}
+	case "gemini":
+		// "✕ " is the launch prompt's ended turn, which gemini's ready needs.
+		if empty {
+			placeholder = "  Type your message or @path/to/file"
+		}
+		return " > ", placeholder, []string{"✕ [API Error: fake]", rule, " YOLO Ctrl+Y"}, []string{" /wt   no sandbox"}
+	case "opencode":
+		return "  ┃  ", "", []string{"  ┃"}, []string{"  ┃", "  ┃  Build · fake model", "  ╹▀▀▀▀▀▀▀▀", "   /wt   tab agents"}
+	}
+	return "> ", "", nil, nil
+}
