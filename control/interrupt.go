@@ -229,7 +229,7 @@ func prepareExitComposer(ctx context.Context, t *resolve.Target, o *deliver.Opti
 			With("id", t.ID, "exit", "refused", "dialog", st.Dialog)
 	}
 	if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
-		return refusal.Failed("task %s's %v; its exit command would be glued onto it, so nothing was typed", t.ID, err)
+		return refusal.Failed("task %s: %v; its exit command would be glued onto it, so nothing was typed", t.ID, err)
 	}
 	o.Screen = &sig
 	return nil

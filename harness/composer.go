@@ -123,7 +123,7 @@ func barBlock(rows []string) ([]string, bool) {
 			if len(t) > len("┃") && strings.HasSuffix(t, "┃") {
 				continue // a slash popup's boxed row, drawn over the composer
 			}
-			block = append([]string{strings.TrimSpace(strings.TrimPrefix(t, "┃"))}, block...)
+			block = append([]string{leftColumn(strings.TrimPrefix(t, "┃"))}, block...)
 		}
 		var held []string
 		for _, r := range block {
@@ -132,6 +132,16 @@ func barBlock(rows []string) ([]string, bool) {
 		return held, strings.HasPrefix(strings.TrimSpace(rows[i-1]), "┃")
 	}
 	return nil, false
+}
+
+// leftColumn drops what opencode draws at the right of a composer row (the
+// worktree and branch, wrapped onto the rows above the model line in a
+// narrow pane): text after a wide run of spaces is another column.
+func leftColumn(row string) string {
+	if i := strings.Index(row, strings.Repeat(" ", 16)); i >= 0 {
+		row = row[:i]
+	}
+	return strings.TrimSpace(row)
 }
 
 func appendText(held []string, s string) []string {

@@ -47,14 +47,16 @@ func TestScreenSignaturesOnRealCaptures(t *testing.T) {
 		{"codex", "busy-queued", ComposerEmpty, "", true, "", true, true},
 		{"codex", "ctrl-c-busy", ComposerAbsent, "", false, "task-running", false, false},
 		{"codex", "esc-esc-idle", ComposerAbsent, "", false, "transcript", false, false},
-		{"opencode", "composer-empty", ComposerEmpty, "", false, "", true, true},
-		{"opencode", "composer-text", ComposerHolding, "hello one", false, "", true, true},
+		{"opencode", "composer-empty", ComposerEmpty, "", false, "", true, false}, // home screen: no turn yet
+		{"opencode", "composer-text", ComposerHolding, "hello one", false, "", true, false},
 		{"opencode", "composer-multiline", ComposerHolding, "[Pasted ~3 lines]", false, "", true, true},
 		{"opencode", "busy", ComposerEmpty, "", true, "", true, true},
 		{"opencode", "busy-after-one-escape", ComposerEmpty, "", true, "", true, true},
 		{"opencode", "after-help", ComposerAbsent, "", false, "help", false, false}, // the Help dialog is up
 		{"opencode", "slash-unknown-typed", ComposerHolding, "/nosuchcmd", false, "", true, true},
 		{"opencode", "slash-help-popup", ComposerHolding, "/help", false, "", true, true},
+		{"opencode", "launch-prompt-held", ComposerHolding, "Read the brief at /tmp/fmagents-opencode-2979118695/fmhome/data/t1/", false, "", true, false},
+		{"opencode", "busy-wrapped-branch", ComposerEmpty, "", true, "", true, true},
 		{"pi", "composer-empty", ComposerEmpty, "", false, "", true, true},
 		{"pi", "composer-text", ComposerHolding, "hello one", false, "", true, true},
 		{"pi", "composer-multiline", ComposerHolding, "line one", false, "", true, true},

@@ -50,6 +50,9 @@ var screens = map[string]ScreenSig{
 		Release: "1.18.33", Layout: LayoutBarBlock,
 		Placeholders: []string{"Ask anything…"},
 		Busy:         []string{"esc interrupt", "esc again to interrupt"},
+		// --prompt only fills the composer of the home screen; the launch
+		// is taken once its turn runs (busy) or has ended (▣).
+		TurnSeen: []string{"^▣ "},
 		Dialogs: []Dialog{
 			{Name: "help", Marks: []string{"Press ctrl+p to see all available actions"}},
 		},

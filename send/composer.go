@@ -39,7 +39,7 @@ func prepareComposer(ctx context.Context, t *resolve.Target, sig harness.ScreenS
 		return false, nil
 	}
 	if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, poll); err != nil {
-		return false, refusal.Failed("task %s's %v; the message would be glued onto it, so nothing was sent. Look at the pane and clear it (or submit it deliberately), then send again", t.ID, err).
+		return false, refusal.Failed("task %s: %v; the message would be glued onto it, so nothing was sent. Look at the pane and clear it (or submit it deliberately), then send again", t.ID, err).
 			With(append(facts, "held", st.HeldText())...)
 	}
 	return true, nil

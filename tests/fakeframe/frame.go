@@ -30,7 +30,8 @@ func Frame(name string, empty bool) (prefix, placeholder string, above, below []
 		}
 		return " > ", placeholder, []string{"✕ [API Error: fake]", rule, " YOLO Ctrl+Y"}, []string{" /wt   no sandbox"}
 	case "opencode":
-		return "  ┃  ", "", []string{"  ┃"}, []string{"  ┃", "  ┃  Build · fake model", "  ╹▀▀▀▀▀▀▀▀", "   /wt   tab agents"}
+		// "▣ " is the launch prompt's ended turn, which opencode's ready needs.
+		return "  ┃  ", "", []string{"     ▣  Build · fake model", "  ┃"}, []string{"  ┃", "  ┃  Build · fake model", "  ╹▀▀▀▀▀▀▀▀", "   /wt   tab agents"}
 	}
 	return "> ", "", nil, nil
 }
