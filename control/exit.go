@@ -97,7 +97,7 @@ func (c *Controller) stop(ctx context.Context, t *resolve.Target, allowMissing, 
 	o := deliver.DefaultOptions()
 	o.Retries = c.waits.ExitRetries
 	o.Popup = true
-	if err := prepareExitComposer(ctx, t, &o); err != nil {
+	if err := c.prepareExitComposer(ctx, t, &o); err != nil {
 		return "", err
 	}
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, t.Harness.ExitCommand, o)

@@ -97,6 +97,12 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *resolve.Ta
 			return "", nil, refusal.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err))
 		}
 	}
+	if h.InterruptKey == harness.KeyEscape && h.ClearKey == "" {
+		// An Escape followed at once by typed text reads as Alt+<char>:
+		// gemini took an exit typed right after it as "quit", and the
+		// Escape never cancelled. The gap makes it its own input event.
+		time.Sleep(h.PressGap)
+	}
 	if h.ClearKey != "" {
 		time.Sleep(h.PressGap)
 		if err := send(h.ClearKey, true); err != nil {
@@ -147,6 +153,25 @@ func (c *Controller) watchRestore(ctx context.Context, t *resolve.Target) func()
 			if time.Now().After(deadline) || backends.Sleep(ctx, 20*time.Millisecond) != nil {
 				return nil
 			}
+		}
+	}
+}
+
+// cancelForExit cancels the running turn of a harness that refuses its exit
+// command while busy, and waits (bounded) until its screen reads idle.
+func (c *Controller) cancelForExit(ctx context.Context, t *resolve.Target, sig harness.ScreenSig) (harness.ScreenState, error) {
+	if _, err := c.deliverInterrupt(ctx, t); err != nil {
+		return harness.ScreenState{}, err
+	}
+	deadline := time.Now().Add(c.waits.Settle)
+	for {
+		st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+		if err == nil && !st.Busy {
+			return st, nil
+		}
+		if time.Now().After(deadline) || backends.Sleep(ctx, 50*time.Millisecond) != nil {
+			return st, refusal.Failed("task %s's %s agent was still busy %s after its interrupt key, and it refuses its exit command %s during a turn; nothing was typed", t.ID, t.Harness.Name, seconds(c.waits.Settle), t.Harness.ExitCommand).
+				With("id", t.ID, "exit", "refused", "busy", "yes")
 		}
 	}
 }
@@ -215,7 +240,7 @@ func (c *Controller) runInterrupt(ctx context.Context, t *resolve.Target) error 
 // refuses to type the exit command into a blocking dialog (gemini would
 // store "/quit" as its API key), clears held text first so the command is
 // not glued onto it, and has the submit read the composer by signature.
-func prepareExitComposer(ctx context.Context, t *resolve.Target, o *deliver.Options) error {
+func (c *Controller) prepareExitComposer(ctx context.Context, t *resolve.Target, o *deliver.Options) error {
 	sig, ok := t.Harness.Screen()
 	if !ok {
 		return nil
@@ -223,6 +248,11 @@ func prepareExitComposer(ctx context.Context, t *resolve.Target, o *deliver.Opti
 	st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
 	if err != nil {
 		return nil // the submit's own checks follow
+	}
+	if sig.IdleExit && st.Busy && st.Dialog == "" {
+		if st, err = c.cancelForExit(ctx, t, sig); err != nil {
+			return err
+		}
 	}
 	if st.Dialog != "" {
 		return refusal.Failed("task %s's %s agent is at its %s dialog; its exit command typed there would go to the dialog, so nothing was typed. Answer the dialog in the pane first", t.ID, t.Harness.Name, st.Dialog).

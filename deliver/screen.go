@@ -10,22 +10,24 @@ import (
 	"fmctl/harness"
 )
 
-// collapsed marks a paste a harness draws as a placeholder instead of its
-// text (claude "[Pasted text #1 +29 lines]", codex "[Pasted Content 2160
-// chars]", opencode "[Pasted ~3 lines]"): the tail is never drawn, the
-// placeholder is its echo.
-const collapsed = "[Pasted"
-
 // holdsTail reports whether a composer read by signature holds the typed
-// text: its tail drawn (rows joined, since long text wraps), or a collapsed
-// paste's placeholder.
-func holdsTail(st harness.ScreenState, tail string) bool {
+// text: its tail drawn (rows joined, since long text wraps), or the
+// harness's placeholder for a collapsed paste (claude "[Pasted text #1 +29
+// lines]", pi "[paste #1 4096 chars]"), whose text is never drawn.
+func holdsTail(sig harness.ScreenSig, st harness.ScreenState, tail string) bool {
 	if st.Composer != harness.ComposerHolding {
 		return false
 	}
 	joined := strings.Join(st.Held, "")
-	return (tail != "" && (strings.Contains(joined, tail) || strings.Contains(strings.ReplaceAll(joined, "⏎", ""), tail))) ||
-		strings.Contains(joined, collapsed)
+	if tail != "" && (strings.Contains(joined, tail) || strings.Contains(strings.ReplaceAll(joined, "⏎", ""), tail)) {
+		return true
+	}
+	for _, c := range sig.Collapsed {
+		if strings.Contains(joined, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // sigClassify reads the composer after Enter by the harness's signatures:
@@ -36,7 +38,7 @@ func sigClassify(sig harness.ScreenSig, s backends.Screen, tail string) Composer
 	switch {
 	case st.Dialog == "" && st.Composer == harness.ComposerEmpty:
 		return Cleared
-	case holdsTail(st, tail):
+	case holdsTail(sig, st, tail):
 		return Holding
 	}
 	return Unknown
@@ -162,7 +164,7 @@ func waitDrawn(ctx context.Context, b backends.Backend, ep backends.Endpoint, si
 	deadline := time.Now().Add(limit)
 	seen, prev := false, ""
 	for {
-		if s, err := b.Capture(ctx, ep); err == nil && holdsTail(sig.ReadScreen(s.Lines), tail) {
+		if s, err := b.Capture(ctx, ep); err == nil && holdsTail(sig, sig.ReadScreen(s.Lines), tail) {
 			cur := strings.Join(s.Lines, "\n")
 			if !o.Popup || (seen && cur == prev) {
 				return true

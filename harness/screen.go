@@ -83,7 +83,14 @@ type ScreenSig struct {
 	// (codex's app-server comes up ~3 s later), so ready also needs one of
 	// these, proof that the launch prompt's turn was taken.
 	TurnSeen []string `json:"turn_seen,omitempty"`
-	Clear    ClearSeq `json:"clear"`
+	// IdleExit: the exit command is refused while a turn runs (gemini:
+	// "Slash commands cannot be queued", and the text stays), so exit
+	// cancels the turn and waits for idle before typing it.
+	IdleExit bool `json:"idle_exit,omitempty"`
+	// Collapsed: a long paste is drawn as this placeholder instead of its
+	// text, so the placeholder is the paste's echo.
+	Collapsed []string `json:"collapsed,omitempty"`
+	Clear     ClearSeq `json:"clear"`
 	// Restores: cancelling a turn puts a prompt back into the composer as
 	// real text (claude: the cancelled prompt, when the composer was
 	// empty; pi: a queued steer), so interrupt clears it.

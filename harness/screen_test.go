@@ -67,6 +67,9 @@ func TestScreenSignaturesOnRealCaptures(t *testing.T) {
 		{"gemini", "yolo-composer-after-initial-prompt", ComposerEmpty, "", false, "", true, true},
 		{"gemini", "yolo-busy", ComposerEmpty, "", true, "", true, true},
 		{"gemini", "busy-quit-refused", ComposerHolding, "/quit", true, "", true, true},
+		{"gemini", "paste-collapsed", ComposerHolding, "[Pasted Text: 4096 chars]", false, "", true, true},
+		{"gemini", "escape-then-quit-read-as-alt", ComposerHolding, "quit", true, "", true, true},
+		{"pi", "paste-collapsed", ComposerHolding, "[paste #1 4096 chars]", false, "", true, true},
 		{"gemini", "after-double-escape-multiline", ComposerEmpty, "", false, "", true, true},
 	}
 	for _, c := range cases {

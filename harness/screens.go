@@ -23,6 +23,7 @@ var screens = map[string]ScreenSig{
 		},
 		// End first: C-u deletes back to the line start only from the cursor
 		// on the last row; Escape Escape would open Rewind on an empty one.
+		Collapsed:   []string{"[Pasted text #"},
 		Clear:       ClearSeq{Lead: []Key{KeyEnd}, Repeat: KeyCtrlU, PerLine: 2, Extra: 1},
 		Restores:    true,
 		PasteSettle: 150 * time.Millisecond,
@@ -41,7 +42,8 @@ var screens = map[string]ScreenSig{
 		// The composer is drawn ~3 s before the app-server takes prompts; the
 		// launch prompt's turn (working, or its result ■, or the thread name
 		// it gives the status row) proves it is up.
-		TurnSeen: []string{"esc to interrupt)", "^■ "},
+		TurnSeen:  []string{"esc to interrupt)", "^■ "},
+		Collapsed: []string{"[Pasted Content "},
 		// C-c quits an empty codex, so never; End then C-u reaches every row.
 		Clear:  ClearSeq{Lead: []Key{KeyEnd}, Repeat: KeyCtrlU, PerLine: 2, Extra: 1},
 		Source: "tests/captures/codex-0.171.0; /work/helpers/notes-claude-codex.md",
@@ -56,6 +58,7 @@ var screens = map[string]ScreenSig{
 		Dialogs: []Dialog{
 			{Name: "help", Marks: []string{"Press ctrl+p to see all available actions"}},
 		},
+		Collapsed: []string{"[Pasted ~"},
 		// C-u clears one row or a [Pasted ~N lines] placeholder; Escape
 		// closes the slash popup and clears a held "/...".
 		Clear:  ClearSeq{Repeat: KeyCtrlU, PerLine: 1, Extra: 1, Slash: []Key{KeyEscape}},
@@ -63,7 +66,8 @@ var screens = map[string]ScreenSig{
 	},
 	"pi": {
 		Release: "0.73.1", Layout: LayoutBetweenRules,
-		Busy: []string{"Working..."},
+		Busy:      []string{"Working..."},
+		Collapsed: []string{"[paste #"},
 		// C-c clears every row; only a quick second C-c exits, and one is sent.
 		Clear:    ClearSeq{Keys: []Key{KeyCtrlC}},
 		Restores: true,
@@ -81,8 +85,10 @@ var screens = map[string]ScreenSig{
 		Starting: []string{"Initializing..."},
 		// With -i the launch prompt waits for init; its turn (busy, an
 		// error ✕, an answer ✦, a cancel) proves gemini took it.
-		TurnSeen: []string{"esc to cancel", "^✕ ", "^✦ ", "Request cancelled."},
-		Clear:    ClearSeq{Keys: []Key{KeyEscape, KeyEscape}, Gap: 150 * time.Millisecond},
+		TurnSeen:  []string{"esc to cancel", "^✕ ", "^✦ ", "Request cancelled."},
+		Collapsed: []string{"[Pasted Text: "},
+		IdleExit:  true,
+		Clear:     ClearSeq{Keys: []Key{KeyEscape, KeyEscape}, Gap: 150 * time.Millisecond},
 		// An Enter within ~50 ms of a paste becomes a newline.
 		PasteSettle: 150 * time.Millisecond,
 		Source:      "tests/captures/gemini-0.61.0; /work/helpers/notes-opencode-pi-gemini.md",

@@ -179,6 +179,11 @@ func (s Sender) sendKey(ctx context.Context, t *resolve.Target, key harness.Key)
 	}
 	out := report.Outcome{Word: "key-delivered", ID: t.ID}
 	out.Add("key", string(key)).Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target)
+	if key == harness.KeyEscape && clear == "" {
+		// Text typed right after an Escape would read as Alt+<char> (see
+		// control's interrupt); the gap keeps the Escape its own event.
+		time.Sleep(t.Harness.PressGap)
+	}
 	if clear != "" {
 		time.Sleep(t.Harness.PressGap)
 		if err := t.Backend.SendKey(ctx, t.Endpoint, clear); err != nil {
