@@ -36,7 +36,8 @@ func TestReadStripsWhatTheAgentPrinted(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
 	banner := `before \x1b]52;c;cm0gLXJmIH4K\x07after \x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\ end`
-	a := s.startAgent("r1", "claude", agentEnv("FAKEAGENT_BANNER="+banner))
+	// grok's fake draws a bare "> " composer (no harness frame to read past).
+	a := s.startAgent("r1", "grok", agentEnv("FAKEAGENT_BANNER="+banner))
 	waitFor(t, 10*time.Second, "the banner on screen", func() bool {
 		return strings.Contains(s.capture(a.pane), "before after link end")
 	}, a.state)
@@ -59,12 +60,12 @@ func TestReadStripsWhatTheAgentPrinted(t *testing.T) {
 	// their payload.
 	r = s.run("", nil, "fm-control", "read", "r1", "--lines", "3")
 	wantCode(t, r, 0, "fm-control read r1 --lines 3")
-	if r.stdout != "claude fake agent\nbefore after link end\n>\n" {
+	if r.stdout != "grok fake agent\nbefore after link end\n>\n" {
 		t.Fatalf("stdout = %q, want the header, the banner's text and the composer", r.stdout)
 	}
 	r = s.run("", nil, "fm-control", "read", "r1", "--lines", "3", "--json")
 	wantCode(t, r, 0, "fm-control read r1 --json")
-	if !strings.Contains(r.stdout, `"lines":3,`) || !strings.Contains(r.stdout, `"text":"claude fake agent\nbefore after link end\n>"`) {
+	if !strings.Contains(r.stdout, `"lines":3,`) || !strings.Contains(r.stdout, `"text":"grok fake agent\nbefore after link end\n>"`) {
 		t.Fatalf("stdout = %q, want the stripped text in one JSON string", r.stdout)
 	}
 	s.assertHomeIs(before, "fm-control read")
