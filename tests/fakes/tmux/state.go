@@ -200,6 +200,11 @@ func runShellLine(p *Pane, line string) {
 			p.Command = strings.TrimSpace(string(content))
 		}
 		appendLine("launch.log", fmt.Sprintf("%s %s", p.Window, line))
+		// The screen the launched agent draws (a dialog, a half-drawn TUI)
+		// replaces every capture from now on.
+		if screen, err := os.ReadFile(path("launch-screen")); err == nil {
+			os.WriteFile(path("pane"), screen, 0o644)
+		}
 	}
 }
 
