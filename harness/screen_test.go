@@ -67,6 +67,7 @@ func TestScreenSignaturesOnRealCaptures(t *testing.T) {
 		{"gemini", "yolo-composer-after-initial-prompt", ComposerEmpty, "", false, "", true, true},
 		{"gemini", "yolo-busy", ComposerEmpty, "", true, "", true, true},
 		{"gemini", "busy-quit-refused", ComposerHolding, "/quit", true, "", true, true},
+		{"gemini", "rewind-dialog", ComposerAbsent, "", false, "rewind", false, false},
 		{"gemini", "paste-collapsed", ComposerHolding, "[Pasted Text: 4096 chars]", false, "", true, true},
 		{"gemini", "escape-then-quit-read-as-alt", ComposerHolding, "quit", true, "", true, true},
 		{"pi", "paste-collapsed", ComposerHolding, "[paste #1 4096 chars]", false, "", true, true},

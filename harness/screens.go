@@ -80,6 +80,8 @@ var screens = map[string]ScreenSig{
 		Dialogs: []Dialog{
 			{Name: "api-key", Marks: []string{"Enter Gemini API Key"}},
 			{Name: "auth", Marks: []string{"How would you like to authenticate"}},
+			// Escape twice on an empty composer opens /rewind's picker.
+			{Name: "rewind", Marks: []string{"Use Enter to select a message, Esc to close"}},
 		},
 		// Prompts typed while it initialises are held or dropped.
 		Starting: []string{"Initializing..."},
