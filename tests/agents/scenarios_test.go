@@ -25,6 +25,7 @@ func TestRealAgents(t *testing.T) {
 			t.Run("basic", func(t *testing.T) { basicGroup(t, p) })
 			t.Run("busy", func(t *testing.T) { busyGroup(t, p) })
 			t.Run("exit-busy", func(t *testing.T) { exitBusyGroup(t, p) })
+			t.Run("ctrl-c-busy", func(t *testing.T) { ctrlCGroup(t, p) })
 			if p.relaunchTo != "" {
 				t.Run("relaunch", func(t *testing.T) { relaunchGroup(t, p) })
 			}
@@ -186,14 +187,6 @@ func busyGroup(t *testing.T, p profile) {
 		s.key("Escape")
 	})
 	recoverIdle(l)
-	l.scenario("key-ctrl-c-busy", func(s *scen) {
-		if !l.agentAlive() {
-			s.broken("no agent left to make busy")
-		}
-		s.waitBusy("a turn for C-c " + stubmodel.HangWord + " " + randHex(3))
-		s.key("C-c")
-	})
-	recoverIdle(l)
 	l.scenario("exit-right-after-interrupt", func(s *scen) {
 		if !l.agentAlive() {
 			s.broken("no agent left to make busy")
@@ -235,13 +228,27 @@ func (s *scen) interrupt() {
 }
 
 // recoverIdle returns a live agent to idle between scenarios with raw
-// Escapes: scaffolding, not a step under test.
+// Escapes, one at a time and only while a turn still runs (opencode's cancel
+// takes two; an Escape more on an idle, empty composer opens claude's Rewind
+// and gemini's /rewind): scaffolding, not a step under test.
 func recoverIdle(l *lab) {
-	if l.settle(3 * time.Second) {
+	for i := 0; i < 3 && !l.settle(3*time.Second); i++ {
+		l.rawKeys("Escape")
+	}
+}
+
+// ctrlCGroup: C-c against a running turn, on an agent of its own, since on
+// an empty composer it quits opencode (and may end others).
+func ctrlCGroup(t *testing.T, p profile) {
+	l := newLab(t, p, "ctrl-c-busy")
+	if l.scenario("spawn-for-ctrl-c", func(s *scen) { spawned(l, s) }) == Broken {
 		return
 	}
-	l.rawKeys("Escape", "Escape")
-	l.settle(10 * time.Second)
+	l.settleLaunch()
+	l.scenario("key-ctrl-c-busy", func(s *scen) {
+		s.waitBusy("a turn for C-c " + stubmodel.HangWord + " " + randHex(3))
+		s.key("C-c")
+	})
 }
 
 // exitBusyGroup: exit while a turn runs must leave no turn running anywhere.
