@@ -480,6 +480,26 @@ func (l *lab) settle(d time.Duration) bool {
 	return poll(d, func() bool { return !l.turnRunning() && l.stub.Held() == 0 })
 }
 
+// closeDialog presses Escape while the harness's screen signature reads a
+// dialog over the composer, at most three times: scaffolding between
+// scenarios, never a step under test.
+func (l *lab) closeDialog() {
+	h, ok := harness.Lookup(l.current)
+	if !ok {
+		return
+	}
+	sig, ok := h.Screen()
+	if !ok {
+		return
+	}
+	for i := 0; i < 3; i++ {
+		if sig.ReadScreen(strings.Split(l.screen(false), "\n")).Dialog == "" {
+			return
+		}
+		l.rawKeys("Escape")
+	}
+}
+
 // rawKeys types keys with tmux directly: test scaffolding that returns an
 // agent to a known state between scenarios, never a step under test.
 func (l *lab) rawKeys(keys ...string) {

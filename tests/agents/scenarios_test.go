@@ -103,9 +103,10 @@ func basicGroup(t *testing.T, p profile) {
 		s.note("/help: %s", oneLine(r.stdout+r.stderr))
 		s.send("after help " + randHex(3))
 	})
-	// Whatever /help left open is closed by the test, not by fmctl: one
-	// Escape, since a second one on claude's empty composer opens Rewind.
-	l.rawKeys("Escape")
+	// A dialog /help left open is closed by the test, not by fmctl, and
+	// only while one is up: an Escape too many on an empty composer opens
+	// claude's Rewind or gemini's /rewind.
+	l.closeDialog()
 	l.settle(20 * time.Second)
 	l.scenario("key-escape-idle", func(s *scen) { s.key("Escape") })
 	l.scenario("key-ctrl-c-idle", func(s *scen) { s.key("C-c") })
