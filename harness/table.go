@@ -190,6 +190,7 @@ var harnesses = []Harness{
 			Binary: "gemini", Args: []string{"--approval-mode=yolo"}, ModelFlag: "--model",
 			PromptFlag: "-i", PromptVia: PromptArgument, Source: "docs/harnesses.md#gemini",
 		},
+		Wiring:     []string{"wt/.gemini/settings.json"},
 		ArgvScript: "gemini",
 		Verified:   &Release{Package: "@google/gemini-cli", Version: "0.61.0"},
 	},

@@ -21,7 +21,16 @@ const (
 	// MechCodexHooks: codex's hooks engine (feature codex_hooks) and its
 	// notify program, all set with -c on the launch line.
 	MechCodexHooks Mechanism = "codex-hooks"
+	// MechGeminiHooks: command hooks merged into the worktree's
+	// .gemini/settings.json, the same matcher-group shape as claude's.
+	MechGeminiHooks Mechanism = "gemini-hooks"
 )
+
+// MergesSettings says the mechanism's file is a settings file the user may
+// own too, so fmctl merges its hooks in and retires only its own.
+func (t Telemetry) MergesSettings() bool {
+	return t.Mechanism == MechClaudeHooks || t.Mechanism == MechGeminiHooks
+}
 
 // Telemetry is one harness's native event wiring: which of its events map
 // to which allowlisted fm-control agent-event name, and where it lives.
@@ -73,6 +82,19 @@ var telemetry = map[string]Telemetry{
 			{Native: "session.status idle", Event: "turn-finished"},
 			{Native: "permission.asked", Event: "waiting"},
 			{Native: "server.instance.disposed", Event: "session-end"},
+		},
+		Source: "docs/harnesses.md#telemetry",
+	},
+	"gemini": {
+		// No Notification matcher: 0.61 fires it only for a tool
+		// confirmation (ToolPermission) and matches no context against it.
+		Mechanism: MechGeminiHooks, File: "wt/.gemini/settings.json", ReportsPrompt: true, ReportsInterrupt: true,
+		Events: []EventMap{
+			{Native: "SessionStart", Event: "session-start"},
+			{Native: "BeforeAgent", Event: "prompt-submitted"},
+			{Native: "AfterAgent", Event: "turn-finished"},
+			{Native: "Notification", Event: "waiting"},
+			{Native: "SessionEnd", Event: "session-end"},
 		},
 		Source: "docs/harnesses.md#telemetry",
 	},
@@ -142,6 +164,14 @@ func (w WiringTarget) HookFor(event string) Hook {
 		words[i] = QuoteIfNeeded(a)
 	}
 	return Hook{Argv: argv, Shell: strings.Join(words, " ") + " " + TelemetryMarker}
+}
+
+// QuietShell is Shell with its output discarded and its failure swallowed:
+// gemini shows a hook's output as a message and reads any exit status but
+// 0 and 1 (a missing fm-control is 127) as a deny, which on BeforeAgent
+// would block the user's prompt.
+func (h Hook) QuietShell() string {
+	return strings.TrimSuffix(h.Shell, TelemetryMarker) + ">/dev/null 2>&1 || true " + TelemetryMarker
 }
 
 // TelemetryArgs are the launch-line additions the mechanism needs: pi's

@@ -10,8 +10,9 @@ import (
 // The renderers below turn a harness's Telemetry row into the file its
 // mechanism loads. They are pure: spawn writes what they return.
 
-// hookTimeoutSeconds bounds each claude hook; the entry point itself takes
-// milliseconds, so this only matters if the machine stalls.
+// hookTimeoutSeconds bounds each settings hook; the entry point itself
+// takes milliseconds, so this only matters if the machine stalls. claude
+// reads "timeout" in seconds, gemini in milliseconds.
 const hookTimeoutSeconds = 5
 
 // jsTimeoutMillis bounds the plugin's and extension's synchronous call.
@@ -101,11 +102,22 @@ export default function (pi: any) {
 `, w.ID, jsReport(w), eventMapJS(t, "")))
 }
 
-// MergeClaudeSettings adds fmctl's hooks to a settings.local.json, keeping
-// every key and hook the user has; any fmctl hooks already there (an older
-// incarnation's) are replaced. existing may be nil (no file).
-func MergeClaudeSettings(existing []byte, t Telemetry, w WiringTarget) ([]byte, error) {
-	doc, err := UnmergeClaudeSettings(existing)
+// settingsHook is one fmctl command hook in the mechanism's own form.
+func (t Telemetry) settingsHook(w WiringTarget, event string) map[string]any {
+	hook := w.HookFor(event)
+	if t.Mechanism == MechGeminiHooks {
+		// name: gemini lists a new project hook by name in a warning.
+		return map[string]any{"type": "command", "name": "fmctl-telemetry", "command": hook.QuietShell(), "timeout": hookTimeoutSeconds * 1000}
+	}
+	return map[string]any{"type": "command", "command": hook.Shell, "timeout": hookTimeoutSeconds}
+}
+
+// MergeHookSettings adds fmctl's hooks to a settings file (claude's
+// settings.local.json, gemini's settings.json), keeping every key and hook
+// the user has; any fmctl hooks already there (an older incarnation's) are
+// replaced. existing may be nil (no file).
+func MergeHookSettings(existing []byte, t Telemetry, w WiringTarget) ([]byte, error) {
+	doc, err := UnmergeHookSettings(existing)
 	if err != nil {
 		return nil, err
 	}
@@ -114,9 +126,7 @@ func MergeClaudeSettings(existing []byte, t Telemetry, w WiringTarget) ([]byte, 
 		hooks = map[string]any{}
 	}
 	for _, e := range t.Events {
-		group := map[string]any{"hooks": []any{map[string]any{
-			"type": "command", "command": w.HookFor(e.Event).Shell, "timeout": hookTimeoutSeconds,
-		}}}
+		group := map[string]any{"hooks": []any{t.settingsHook(w, e.Event)}}
 		if e.Matcher != "" {
 			group["matcher"] = e.Matcher
 		}
@@ -127,11 +137,11 @@ func MergeClaudeSettings(existing []byte, t Telemetry, w WiringTarget) ([]byte, 
 	return marshalSettings(doc)
 }
 
-// UnmergeClaudeSettings parses a settings.local.json and removes fmctl's
-// hooks (those whose command carries TelemetryMarker), dropping what they
-// leave empty. A file that is not the JSON shape claude documents is
+// UnmergeHookSettings parses a settings file and removes fmctl's hooks
+// (those whose command carries TelemetryMarker), dropping what they leave
+// empty. A file that is not the JSON shape claude and gemini document is
 // refused rather than rewritten.
-func UnmergeClaudeSettings(existing []byte) (map[string]any, error) {
+func UnmergeHookSettings(existing []byte) (map[string]any, error) {
 	doc := map[string]any{}
 	if len(bytes.TrimSpace(existing)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(existing))
@@ -209,9 +219,9 @@ func marshalSettings(doc map[string]any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ClaudeSettingsBytes renders a document UnmergeClaudeSettings returned;
-// an empty document means the file should go.
-func ClaudeSettingsBytes(doc map[string]any) ([]byte, bool, error) {
+// HookSettingsBytes renders a document UnmergeHookSettings returned; an
+// empty document means the file should go.
+func HookSettingsBytes(doc map[string]any) ([]byte, bool, error) {
 	if len(doc) == 0 {
 		return nil, true, nil
 	}

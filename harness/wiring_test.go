@@ -20,11 +20,11 @@ func claudeTel(t *testing.T) Telemetry {
 
 func TestMergeClaudeSettingsKeepsTheUsersContentAndIsIdempotent(t *testing.T) {
 	user := []byte(`{"model":"sonnet","n":1.50,"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo mine"}]}]}}`)
-	once, err := MergeClaudeSettings(user, claudeTel(t), testTarget)
+	once, err := MergeHookSettings(user, claudeTel(t), testTarget)
 	if err != nil {
 		t.Fatal(err)
 	}
-	twice, err := MergeClaudeSettings(once, claudeTel(t), testTarget)
+	twice, err := MergeHookSettings(once, claudeTel(t), testTarget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,11 +60,11 @@ func TestMergeClaudeSettingsKeepsTheUsersContentAndIsIdempotent(t *testing.T) {
 		t.Fatalf("Notification matcher = %q", m)
 	}
 
-	doc2, err := UnmergeClaudeSettings(once)
+	doc2, err := UnmergeHookSettings(once)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, empty, err := ClaudeSettingsBytes(doc2)
+	back, empty, err := HookSettingsBytes(doc2)
 	if err != nil || empty {
 		t.Fatalf("unmerge: empty=%v err=%v", empty, err)
 	}
@@ -77,22 +77,22 @@ func TestMergeClaudeSettingsKeepsTheUsersContentAndIsIdempotent(t *testing.T) {
 }
 
 func TestUnmergeOfOnlyFmctlHooksLeavesNothing(t *testing.T) {
-	merged, err := MergeClaudeSettings(nil, claudeTel(t), testTarget)
+	merged, err := MergeHookSettings(nil, claudeTel(t), testTarget)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := UnmergeClaudeSettings(merged)
+	doc, err := UnmergeHookSettings(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, empty, _ := ClaudeSettingsBytes(doc); !empty {
+	if _, empty, _ := HookSettingsBytes(doc); !empty {
 		t.Fatalf("left %v, want an empty document (the file is deleted)", doc)
 	}
 }
 
 func TestClaudeSettingsThatAreNotClaudesShapeAreRefused(t *testing.T) {
 	for _, bad := range []string{`[1]`, `{"hooks":[]}`, `{"hooks":{"Stop":{}}}`, `{not json`} {
-		if _, err := MergeClaudeSettings([]byte(bad), claudeTel(t), testTarget); err == nil || !strings.Contains(err.Error(), "refusing to edit") {
+		if _, err := MergeHookSettings([]byte(bad), claudeTel(t), testTarget); err == nil || !strings.Contains(err.Error(), "refusing to edit") {
 			t.Errorf("%s: err = %v, want a refusal", bad, err)
 		}
 	}
@@ -200,5 +200,39 @@ func TestTelemetryFilesAreWiringPaths(t *testing.T) {
 				t.Errorf("%s: %s maps to %q, not an allowlisted event", h.Name, e.Native, e.Event)
 			}
 		}
+	}
+}
+
+func TestMergeGeminiSettingsUsesGeminisHookForm(t *testing.T) {
+	h, _ := Lookup("gemini")
+	tel, ok := h.Telemetry()
+	if !ok || !tel.MergesSettings() {
+		t.Fatal("gemini has no settings-merging telemetry row")
+	}
+	merged, err := MergeHookSettings([]byte(`{"ui":{"theme":"x"}}`), tel, testTarget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Name, Command string
+				Timeout       int
+			}
+		}
+	}
+	if err := json.Unmarshal(merged, &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := doc.Hooks["BeforeAgent"]
+	if len(got) != 1 || len(got[0].Hooks) != 1 {
+		t.Fatalf("BeforeAgent = %+v, want one fmctl hook", got)
+	}
+	hook := got[0].Hooks[0]
+	// gemini's timeout is milliseconds; its deny on exit status 2 or 127
+	// must never reach the user's prompt, so the command always exits 0.
+	want := `env FM_HOME=/h '/opt/fm bin/fm-control' agent-event t1 prompt-submitted --gen s1.2 >/dev/null 2>&1 || true ` + TelemetryMarker
+	if hook.Command != want || hook.Timeout != 5000 || hook.Name != "fmctl-telemetry" {
+		t.Fatalf("BeforeAgent hook = %+v, want command %q, timeout 5000", hook, want)
 	}
 }

@@ -71,12 +71,12 @@ func Install(h harness.Harness, t Task, w harness.WiringTarget) error {
 	}
 	var data []byte
 	switch tel.Mechanism {
-	case harness.MechClaudeHooks:
+	case harness.MechClaudeHooks, harness.MechGeminiHooks:
 		existing, err := state.ReadSmallFile(p, state.MaxRecordBytes)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s cannot be read to add fmctl's hooks: %w", p, err)
 		}
-		if data, err = harness.MergeClaudeSettings(existing, tel, w); err != nil {
+		if data, err = harness.MergeHookSettings(existing, tel, w); err != nil {
 			return fmt.Errorf("%s %w", p, err)
 		}
 	case harness.MechOpencodePlugin:
@@ -101,7 +101,7 @@ func Install(h harness.Harness, t Task, w harness.WiringTarget) error {
 func Retire(h harness.Harness, t Task) error {
 	tel, hasTel := h.Telemetry()
 	merged := ""
-	if hasTel && tel.Mechanism == harness.MechClaudeHooks {
+	if hasTel && tel.MergesSettings() {
 		merged = harness.ExpandWiring(tel.File, t.Worktree, t.StateDir, t.ID)
 	}
 	for _, p := range h.WiringPaths(t.Worktree, t.StateDir, t.ID) {
@@ -132,11 +132,11 @@ func unmerge(p string) error {
 	if err != nil {
 		return fmt.Errorf("%s cannot be read to remove fmctl's hooks: %w", p, err)
 	}
-	doc, err := harness.UnmergeClaudeSettings(existing)
+	doc, err := harness.UnmergeHookSettings(existing)
 	if err != nil {
 		return fmt.Errorf("%s %w", p, err)
 	}
-	data, empty, err := harness.ClaudeSettingsBytes(doc)
+	data, empty, err := harness.HookSettingsBytes(doc)
 	if err != nil {
 		return fmt.Errorf("%s: %w", p, err)
 	}
