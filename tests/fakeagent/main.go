@@ -24,7 +24,7 @@
 // Telemetry: the hooks fm-spawn wires for codex (-c hooks.<Event>=... on the
 // command line) and claude (.claude/settings.local.json in the working
 // directory) run as the real CLIs run them: SessionStart at start,
-// UserPromptSubmit then Stop on each submit, SessionEnd on exit.
+// UserPromptSubmit then Stop on each submit, SessionEnd on an /exit or /quit.
 //
 // Events (FAKEAGENT_EVENTS):
 //
@@ -256,6 +256,10 @@ func (a *agent) submit() {
 	a.transcript = append(a.transcript, text)
 	if !a.ignoreExit {
 		if t := strings.TrimSpace(text); t == "/exit" || t == "/quit" {
+			// Only an exit the agent chose reports its end: a hung-up or
+			// killed agent says nothing, and a test tearing down its
+			// server must not find a late write in the home it removes.
+			a.hooks.run("SessionEnd")
 			a.quit()
 			return
 		}
@@ -416,7 +420,6 @@ func main() {
 		}
 		exiting = true
 		a.event("exit")
-		a.hooks.run("SessionEnd")
 		// The cursor sits on the composer row, above the frame's footer:
 		// erase from there down, so the shell's prompt is not drawn over
 		// leftover footer text.
@@ -435,12 +438,14 @@ func main() {
 
 	redraw := func() { os.Stdout.Write([]byte(a.screen(termRows(outFd)))) }
 
+	// Its start is reported before the composer is drawn, so whoever saw
+	// the composer finds the report already written.
+	a.hooks = loadHooks(os.Args[1:])
+	a.hooks.run("SessionStart")
 	os.Stdout.Write([]byte("\x1b[?2004h"))
 	redraw()
 	a.museRecord(`{"type":"run_started","run_id":"run-1"}`)
 	a.event("start %s pid=%d", name, os.Getpid())
-	a.hooks = loadHooks(os.Args[1:])
-	a.hooks.run("SessionStart")
 
 	// The reader logs each read before anything else sees it, so the byte log
 	// is exactly what arrived, in order, even if the agent then exits.
