@@ -76,11 +76,7 @@ func (r claudeReader) UserMessages() ([]string, error) {
 // in an unanswered prompt), so an open turn counts only while the live
 // session file says busy.
 func (r claudeReader) TurnRunning() (bool, error) {
-	files, err := r.transcripts()
-	if err != nil || len(files) == 0 {
-		return false, err
-	}
-	recs, err := readJSONLines[claudeRecord](files[len(files)-1])
+	recs, err := newestRecords[claudeRecord](r.transcripts())
 	if err != nil {
 		return false, err
 	}

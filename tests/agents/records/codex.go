@@ -69,11 +69,7 @@ func (r codexReader) UserMessages() ([]string, error) {
 }
 
 func (r codexReader) TurnRunning() (bool, error) {
-	files, err := r.rollouts()
-	if err != nil || len(files) == 0 {
-		return false, err
-	}
-	lines, err := readJSONLines[codexLine](files[len(files)-1])
+	lines, err := newestRecords[codexLine](r.rollouts())
 	if err != nil {
 		return false, err
 	}

@@ -56,11 +56,7 @@ func (r piReader) UserMessages() ([]string, error) {
 // after recording an assistant error, so during that back-off the record
 // reads as ended; the stub's 400 is not retried.
 func (r piReader) TurnRunning() (bool, error) {
-	files, err := r.sessions()
-	if err != nil || len(files) == 0 {
-		return false, err
-	}
-	lines, err := readJSONLines[piLine](files[len(files)-1])
+	lines, err := newestRecords[piLine](r.sessions())
 	if err != nil {
 		return false, err
 	}
@@ -135,6 +131,16 @@ func piText(raw json.RawMessage) string {
 		}
 	}
 	return b.String()
+}
+
+// newestRecords reads the newest of files (oldest first, as each reader's
+// lister returns them): the session a turn can still be running in. No file
+// yet is no record, not an error.
+func newestRecords[T any](files []string, err error) ([]T, error) {
+	if err != nil || len(files) == 0 {
+		return nil, err
+	}
+	return readJSONLines[T](files[len(files)-1])
 }
 
 // readJSONLines decodes a JSONL file written by a live agent. Only complete
