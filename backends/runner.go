@@ -373,6 +373,9 @@ func callName(c Cmd) string {
 		case "-L", "-S", "-f", "--session":
 			args = args[2:]
 			continue
+		case "-u":
+			args = args[1:]
+			continue
 		}
 		break
 	}

@@ -56,15 +56,19 @@ func NewTmux(r Runner, o TmuxOptions) *Tmux {
 
 func (t *Tmux) Name() string { return "tmux" }
 
-// server is the options that select the tmux server.
+// server is the global options of every call: the server's socket, and -u.
+// In a locale that is not UTF-8 (no LANG, LC_ALL=C: cron, systemd, a bare
+// CI shell) tmux 3.3a prints every control character of a format as "_",
+// so the tab between the fields of a lookup would vanish and a created
+// pane's ids could not be read; -u makes tmux take the client as UTF-8.
 func (t *Tmux) server() []string {
 	switch {
 	case t.o.SocketPath != "":
-		return []string{"-S", t.o.SocketPath}
+		return []string{"-u", "-S", t.o.SocketPath}
 	case t.o.Socket != "":
-		return []string{"-L", t.o.Socket}
+		return []string{"-u", "-L", t.o.Socket}
 	}
-	return nil
+	return []string{"-u"}
 }
 
 func (t *Tmux) cmd(args ...string) Cmd {

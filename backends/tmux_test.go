@@ -18,11 +18,26 @@ type scriptedTmux struct {
 	failOthers bool   // every other command fails
 }
 
-func (s *scriptedTmux) Run(_ context.Context, c Cmd) (Output, error) {
+// subcommand is a tmux call's argv past the global options every call
+// carries (-u, and -L or -S naming the server), as the server reads it.
+func subcommand(c Cmd) []string {
 	args := c.Args
-	if len(args) >= 2 && (args[0] == "-L" || args[0] == "-S") {
-		args = args[2:]
+	for len(args) > 0 {
+		switch {
+		case args[0] == "-u":
+			args = args[1:]
+			continue
+		case (args[0] == "-L" || args[0] == "-S") && len(args) >= 2:
+			args = args[2:]
+			continue
+		}
+		break
 	}
+	return args
+}
+
+func (s *scriptedTmux) Run(_ context.Context, c Cmd) (Output, error) {
+	args := subcommand(c)
 	if len(args) == 0 {
 		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: "no command"}
 	}
@@ -91,19 +106,20 @@ func checkNoShellAndPaneTargets(t *testing.T, log []Cmd) {
 		if c.Path != "tmux" {
 			t.Errorf("ran %q, want only tmux (never a shell string): %v", c.Path, c)
 		}
-		for i, a := range c.Args {
-			if a != "-t" || i+1 >= len(c.Args) {
+		args := subcommand(c)
+		for i, a := range args {
+			if a != "-t" || i+1 >= len(args) {
 				continue
 			}
-			target := c.Args[i+1]
-			if c.Args[0] == "list-windows" {
+			target := args[i+1]
+			if args[0] == "list-windows" {
 				if !strings.HasPrefix(target, "=") {
 					t.Errorf("list-windows target %q is not an exact session match", target)
 				}
 				continue
 			}
 			if !strings.HasPrefix(target, "%") {
-				t.Errorf("%s addressed %q, want a pane id %%N, never a window name", c.Args[0], target)
+				t.Errorf("%s addressed %q, want a pane id %%N, never a window name", args[0], target)
 			}
 		}
 	}
@@ -126,7 +142,7 @@ func TestTmuxSendKeyCallCounts(t *testing.T) {
 		t.Fatalf("SendKey with the pane id cached made %d tmux calls, want 1", n)
 	}
 	log := cr.Log()
-	if want := []string{"send-keys", "-t", "%3", "Enter"}; !slices.Equal(log[0].Args, want) {
+	if want := []string{"-u", "send-keys", "-t", "%3", "Enter"}; !slices.Equal(log[0].Args, want) {
 		t.Errorf("SendKey argv = %q, want %q", log[0].Args, want)
 	}
 	checkNoShellAndPaneTargets(t, log)
@@ -261,7 +277,7 @@ func TestTmuxSendTextShortLongAndMultiline(t *testing.T) {
 	if len(log) != 2 {
 		t.Fatalf("cold SendText made %d calls, want 2", len(log))
 	}
-	if want := []string{"send-keys", "-t", "%3", "-l", "--", `hello; world\;`}; !slices.Equal(log[1].Args, want) {
+	if want := []string{"-u", "send-keys", "-t", "%3", "-l", "--", `hello; world\;`}; !slices.Equal(log[1].Args, want) {
 		t.Errorf("short text argv = %q, want %q", log[1].Args, want)
 	}
 	for _, text := range []string{"line1\nline2", strings.Repeat("x", 4096)} {
@@ -277,7 +293,7 @@ func TestTmuxSendTextShortLongAndMultiline(t *testing.T) {
 		if string(c.Stdin) != text {
 			t.Errorf("paste stdin = %d bytes, want the text whole (%d)", len(c.Stdin), len(text))
 		}
-		if c.Args[0] != "load-buffer" || !slices.Contains(c.Args, "paste-buffer") || !slices.Contains(c.Args, "-p") || !slices.Contains(c.Args, "-d") {
+		if subcommand(c)[0] != "load-buffer" || !slices.Contains(c.Args, "paste-buffer") || !slices.Contains(c.Args, "-p") || !slices.Contains(c.Args, "-d") {
 			t.Errorf("paste argv = %q, want load-buffer ; paste-buffer -p -d", c.Args)
 		}
 		if slices.Contains(c.Args, text) {
@@ -308,14 +324,16 @@ func TestTmuxSocketOptionPrefixesEveryCall(t *testing.T) {
 	tm.AgentState(context.Background(), t1)
 	_ = tm.SendKey(context.Background(), t1, harness.KeyEnter)
 	for _, c := range cr.Log() {
-		if len(c.Args) < 2 || c.Args[0] != "-L" || c.Args[1] != "fmtest-1" {
-			t.Errorf("call %q does not name the private server", c.Args)
+		// -u first: in a locale that is not UTF-8, tmux would print the
+		// tab between a lookup's fields as "_".
+		if len(c.Args) < 3 || c.Args[0] != "-u" || c.Args[1] != "-L" || c.Args[2] != "fmtest-1" {
+			t.Errorf("call %q does not start -u -L <the private server>", c.Args)
 		}
 	}
 	cr.Reset()
 	tm = NewTmux(cr, TmuxOptions{Socket: "ignored", SocketPath: "/tmp/s", Procs: &fixedProcs{}})
 	tm.AgentState(context.Background(), t1)
-	if a := cr.Log()[0].Args; a[0] != "-S" || a[1] != "/tmp/s" {
+	if a := cr.Log()[0].Args; a[0] != "-u" || a[1] != "-S" || a[2] != "/tmp/s" {
 		t.Errorf("SocketPath not preferred: %q", a)
 	}
 }
@@ -451,7 +469,7 @@ func TestSendKeyThenStateIsOneCall(t *testing.T) {
 		t.Fatalf("SendKeyThenState = %+v, %v; want alive", obs, err)
 	}
 	log := cr.Log()
-	want := []string{"send-keys", "-t", "%3", "Escape", ";", "display-message", "-p", "-t", "%3", paneFormat}
+	want := []string{"-u", "send-keys", "-t", "%3", "Escape", ";", "display-message", "-p", "-t", "%3", paneFormat}
 	if len(log) != 1 || !slices.Equal(log[0].Args, want) {
 		t.Fatalf("calls = %q, want one: %q", log, want)
 	}

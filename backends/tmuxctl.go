@@ -41,7 +41,7 @@ var errControlGone = errors.New("the tmux control client has ended")
 // ignore-size (it never resizes a window) and no-output (no pane output
 // reaches it); -u keeps captured text UTF-8 whatever fmctl's locale.
 func startControl(s Starter, binary string, server []string, session string) (*tmuxControl, error) {
-	args := append(append([]string(nil), server...), "-u", "-C", "attach-session", "-E", "-f", "ignore-size,no-output", "-t", "="+session)
+	args := append(append([]string(nil), server...), "-C", "attach-session", "-E", "-f", "ignore-size,no-output", "-t", "="+session)
 	p, err := s.Start(Cmd{Path: binary, Args: args})
 	if err != nil {
 		return nil, err

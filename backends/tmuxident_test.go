@@ -16,11 +16,12 @@ type idTmux struct {
 }
 
 func (s *idTmux) Run(_ context.Context, c Cmd) (Output, error) {
-	s.calls = append(s.calls, strings.Join(c.Args, " "))
+	args := subcommand(c)
+	s.calls = append(s.calls, strings.Join(args, " "))
 	if s.stderr != "" {
 		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: s.stderr}
 	}
-	switch c.Args[0] {
+	switch args[0] {
 	case "display-message":
 		if s.pane == "" {
 			return Output{Stdout: []byte("\t\t\t\t\t\t\t\n")}, nil
@@ -89,13 +90,14 @@ type scriptRunner struct {
 type reply struct{ out, stderr string }
 
 func (s *scriptRunner) Run(_ context.Context, c Cmd) (Output, error) {
-	s.calls = append(s.calls, strings.Join(c.Args, " "))
-	q := s.replies[c.Args[0]]
+	args := subcommand(c)
+	s.calls = append(s.calls, strings.Join(args, " "))
+	q := s.replies[args[0]]
 	if len(q) == 0 {
 		return Output{}, nil
 	}
 	r := q[0]
-	s.replies[c.Args[0]] = q[1:]
+	s.replies[args[0]] = q[1:]
 	if r.stderr != "" {
 		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: r.stderr}
 	}

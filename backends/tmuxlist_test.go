@@ -16,13 +16,14 @@ type paneServer struct {
 }
 
 func (s *paneServer) Run(_ context.Context, c Cmd) (Output, error) {
-	s.calls = append(s.calls, strings.Join(c.Args, " "))
+	args := subcommand(c)
+	s.calls = append(s.calls, strings.Join(args, " "))
 	switch {
-	case c.Args[0] == "list-panes" && s.listErr != "":
+	case args[0] == "list-panes" && s.listErr != "":
 		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: s.listErr}
-	case c.Args[0] == "list-panes":
+	case args[0] == "list-panes":
 		return Output{Stdout: []byte(s.panes)}, nil
-	case c.Args[0] == "capture-pane":
+	case args[0] == "capture-pane":
 		return Output{Stdout: []byte("one\ntwo\nthree\n\n  \n")}, nil
 	}
 	return Output{}, nil

@@ -12,11 +12,16 @@ import (
 // Main runs one fake tmux invocation and returns its exit status.
 func Main() int {
 	args := os.Args[1:]
-	appendLine("calls.log", strings.Join(args, " "))
 	// Global options: the server selection flags are accepted and ignored,
-	// since the fake has one world per $FAKE_TMUX_DIR.
+	// since the fake has one world per $FAKE_TMUX_DIR, and so is -u (the
+	// fake always prints UTF-8). calls.log holds what the server is asked
+	// to do, past them.
 	socket := "default"
-	for len(args) > 0 && (args[0] == "-L" || args[0] == "-S" || args[0] == "-f") {
+	for len(args) > 0 && (args[0] == "-L" || args[0] == "-S" || args[0] == "-f" || args[0] == "-u") {
+		if args[0] == "-u" {
+			args = args[1:]
+			continue
+		}
 		if len(args) < 2 {
 			return fail("option %s requires an argument", args[0])
 		}
@@ -30,6 +35,7 @@ func Main() int {
 	if want, err := os.ReadFile(path("socket")); err == nil && strings.TrimSpace(string(want)) != socket {
 		return fail("error connecting to /tmp/tmux-fake/%s (No such file or directory)", socket)
 	}
+	appendLine("calls.log", strings.Join(args, " "))
 	if len(args) == 0 {
 		return fail("fake tmux needs a command")
 	}
