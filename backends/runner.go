@@ -296,10 +296,11 @@ type Backoff struct {
 }
 
 // Sleep waits the current interval (or until ctx is done) and doubles the next.
-func (b *Backoff) Sleep(ctx context.Context) error { return Sleep(ctx, b.step()) }
+func (b *Backoff) Sleep(ctx context.Context) error { return Sleep(ctx, b.Next()) }
 
-// step returns the current interval and advances to the next.
-func (b *Backoff) step() time.Duration {
+// Next returns the current interval and advances to the next, for a caller
+// that clamps the pause to its own deadline.
+func (b *Backoff) Next() time.Duration {
 	d := b.next
 	if d == 0 {
 		d = min(MinPoll, b.Max)

@@ -89,7 +89,7 @@ func TestBackoffStartsAtMinPollAndDoublesToItsCap(t *testing.T) {
 	} {
 		b := &Backoff{Max: c.max}
 		for i, w := range c.want {
-			if got := b.step(); got != w*time.Millisecond {
+			if got := b.Next(); got != w*time.Millisecond {
 				t.Fatalf("Max %v: interval %d = %v, want %v", c.max, i, got, w*time.Millisecond)
 			}
 		}

@@ -12,13 +12,10 @@ import (
 	"fmctl/state"
 )
 
-// Wait backoff: the first checks come fast (a condition that is about to
-// hold is seen within milliseconds), then settle at a rate that costs one
-// multiplexer call four times a second.
-const (
-	waitFirstPause = 10 * time.Millisecond
-	waitMaxPause   = 250 * time.Millisecond
-)
+// waitMaxPause caps the wait's backoff (which starts at backends.MinPoll,
+// so a condition about to hold is seen within milliseconds): a long wait
+// costs one multiplexer call four times a second.
+const waitMaxPause = 250 * time.Millisecond
 
 // waitView is one look at a task during a wait.
 type waitView struct {
@@ -39,7 +36,7 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 	start := time.Now()
 	deadline := start.Add(limit)
 	defer c.print.Waiting(fmt.Sprintf("waiting for task %s to be %s", id, cond), deadline)()
-	pause := waitFirstPause
+	pause := backends.Backoff{Max: waitMaxPause}
 	for {
 		v := look(ctx, t)
 		done, err := reached(t, cond, v)
@@ -55,10 +52,9 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 			return refusal.Timeout("task %s was not %s within %s (state=%s activity=%s)", id, cond, limit, v.obs.State, orUnknown(v.activity)).
 				With("id", id, "for", cond, "state", string(v.obs.State), "activity", orUnknown(v.activity))
 		}
-		if err := backends.Sleep(ctx, min(pause, left)); err != nil {
+		if err := backends.Sleep(ctx, min(pause.Next(), left)); err != nil {
 			return refusal.Failed("the wait for task %s was interrupted", id)
 		}
-		pause = min(2*pause, waitMaxPause)
 	}
 }
 
