@@ -1,5 +1,5 @@
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X fmctl/cliapp.Version=$(VERSION)
+LDFLAGS := -X fmctl/cmd/internal/cli.Version=$(VERSION)
 # urfave_cli_no_docs drops the man/markdown generators (and their init cost) from the binaries.
 TAGS := urfave_cli_no_docs
 BINARIES := fm-send fm-control fm-spawn

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"fmctl/refusal"
+	"fmctl/state"
 )
 
 func envOf(m map[string]string) Env {
@@ -31,8 +32,9 @@ func wantRefusal(t *testing.T, err error, parts ...string) {
 	if err == nil {
 		t.Fatalf("accepted, want a refusal containing %q", parts)
 	}
-	if refusal.Code(err) != refusal.CodeFailed {
-		t.Errorf("exit code %d, want 1", refusal.Code(err))
+	var kind *state.KindError
+	if !errors.As(err, &kind) {
+		t.Errorf("error %v carries no kind", err)
 	}
 	for _, p := range parts {
 		if !strings.Contains(err.Error(), p) {

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"fmctl/refusal"
+	"fmctl/state"
 )
 
 // Env reads environment variables; tests pass a map, binaries os.Getenv.
@@ -28,17 +28,17 @@ type Home struct {
 func ResolveHome(tool string, env Env) (Home, error) {
 	root := env("FM_HOME")
 	if root == "" {
-		return Home{}, refusal.Failed("FM_HOME is not set; %s refuses to resolve a task without an explicit firstmate home (export FM_HOME=/path/to/home)", tool)
+		return Home{}, state.Errorf(ErrNoHome, "FM_HOME is not set; %s refuses to resolve a task without an explicit firstmate home (export FM_HOME=/path/to/home)", tool)
 	}
 	if info, err := os.Stat(root); err != nil || !info.IsDir() {
-		return Home{}, refusal.Failed("FM_HOME '%s' is not a directory; point it at a firstmate home", root)
+		return Home{}, state.Errorf(ErrNoHome, "FM_HOME '%s' is not a directory; point it at a firstmate home", root)
 	}
 	// Paths built from the home reach agents in other directories (the
 	// brief pointer in a launch line), so a relative FM_HOME is made
 	// absolute here, once, for every binary.
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return Home{}, refusal.Failed("FM_HOME '%s' cannot be made absolute: %v", root, err)
+		return Home{}, state.Errorf(ErrNoHome, "FM_HOME '%s' cannot be made absolute: %w", root, err)
 	}
 	root = abs
 	h := Home{
@@ -49,9 +49,9 @@ func ResolveHome(tool string, env Env) (Home, error) {
 	}
 	if info, err := os.Stat(h.State); err != nil || !info.IsDir() {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return Home{}, refusal.Failed("state dir '%s' cannot be read: %v", h.State, err)
+			return Home{}, state.Errorf(ErrNoHome, "state dir '%s' cannot be read: %w", h.State, err)
 		}
-		return Home{}, refusal.Failed("state dir '%s' is missing; %s cannot resolve tasks for FM_HOME '%s'", h.State, tool, root)
+		return Home{}, state.Errorf(ErrNoHome, "state dir '%s' is missing; %s cannot resolve tasks for FM_HOME '%s'", h.State, tool, root)
 	}
 	return h, nil
 }
@@ -69,3 +69,7 @@ func orDefault(v, def string) string {
 
 // BriefPath is where a ship or scout's instructions live.
 func (h Home) BriefPath(id string) string { return filepath.Join(h.Data, id, "brief.md") }
+
+// ErrNoHome marks a firstmate home that is not set up; the CLI maps it to
+// its stable error code.
+var ErrNoHome = errors.New("no usable firstmate home")

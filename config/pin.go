@@ -1,11 +1,11 @@
 package config
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 
 	"fmctl/harness"
-	"fmctl/refusal"
 	"fmctl/state"
 )
 
@@ -45,7 +45,7 @@ func (h Home) SecondmatePin() (Pin, bool, error) {
 // the harness's own default is still a deliberate choice.
 func (p Pin) Verified(warn func(format string, args ...any)) (Pin, error) {
 	if _, ok := harness.Lookup(p.Harness); !ok {
-		return p, refusal.Failed("the configured secondmate harness '%s' (%s) is not verified; fix the pin or pass --harness (verified: %s)", state.Printable(p.Harness), p.Path, strings.Join(harness.Names(), ", "))
+		return p, state.Errorf(ErrBadPin, "the configured secondmate harness '%s' (%s) is not verified; fix the pin or pass --harness (verified: %s)", state.Printable(p.Harness), p.Path, strings.Join(harness.Names(), ", "))
 	}
 	if p.Effort != "" && !harness.ValidEffort(p.Effort) {
 		warn("config/secondmate-harness effort token '%s' is not one of %s; ignoring", state.Printable(p.Effort), strings.Join(harness.Efforts, ", "))
@@ -57,3 +57,6 @@ func (p Pin) Verified(warn func(format string, args ...any)) (Pin, error) {
 	}
 	return p, nil
 }
+
+// ErrBadPin marks a configured harness pin fmctl will not launch.
+var ErrBadPin = errors.New("unusable harness pin")

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"fmctl/refusal"
 )
 
 // Relaunch journal phases, in order. A journal whose phase is one of these
@@ -147,7 +145,7 @@ func (s Store) TornJournal(id string) (phase string, torn bool, err error) {
 func (s Store) RefuseTorn(id string) error {
 	phase, torn, err := s.TornJournal(id)
 	if err != nil {
-		return refusal.Failed("task %s's relaunch journal cannot be read (%v), so a torn relaunch cannot be ruled out; inspect it before acting", id, err)
+		return Errorf(ErrTornRelaunch, "task %s's relaunch journal cannot be read (%w), so a torn relaunch cannot be ruled out; inspect it before acting", id, err)
 	}
 	if !torn {
 		return nil
@@ -155,7 +153,7 @@ func (s Store) RefuseTorn(id string) error {
 	// recover needs the record to roll back against; without one, only a
 	// person who has read the journal can retire it.
 	if _, err := os.Lstat(s.MetaPath(id)); errors.Is(err, fs.ErrNotExist) {
-		return refusal.Failed("task %s's last relaunch was torn in phase %s, and its record is gone, so fm-control recover cannot settle it; read %s and its companions, then remove them before launching %s again", id, phase, s.Journal(id).Journal, id)
+		return Errorf(ErrTornRelaunch, "task %s's last relaunch was torn in phase %s, and its record is gone, so fm-control recover cannot settle it; read %s and its companions, then remove them before launching %s again", id, phase, s.Journal(id).Journal, id)
 	}
-	return refusal.Failed("task %s's last relaunch was torn in phase %s (its process died); settle it with fm-control recover %s before another relaunch or launch", id, phase, id)
+	return Errorf(ErrTornRelaunch, "task %s's last relaunch was torn in phase %s (its process died); settle it with fm-control recover %s before another relaunch or launch", id, phase, id)
 }

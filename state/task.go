@@ -9,8 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"fmctl/refusal"
 )
 
 // MaxTaskIDLen bounds a task id; it also bounds every path built from one.
@@ -40,10 +38,10 @@ func Label(id string) string { return "fm-" + id }
 // taken: an explicit endpoint and an invalid id. tool names the binary.
 func CheckTaskArg(tool, id string) error {
 	if strings.Contains(id, ":") {
-		return refusal.Failed("'%s' is an explicit backend endpoint; %s accepts an exact task id only (the id whose record is state/<id>.meta)", printable(id), tool)
+		return Errorf(ErrBadTaskID, "'%s' is an explicit backend endpoint; %s accepts an exact task id only (the id whose record is state/<id>.meta)", printable(id), tool)
 	}
 	if !ValidTaskID(id) {
-		return refusal.Failed("'%s' is not a valid task id: use letters, digits, '.', '_' and '-', not starting with '-' or '.', at most %d characters", printable(id), MaxTaskIDLen)
+		return Errorf(ErrBadTaskID, "'%s' is not a valid task id: use letters, digits, '.', '_' and '-', not starting with '-' or '.', at most %d characters", printable(id), MaxTaskIDLen)
 	}
 	return nil
 }
@@ -56,7 +54,7 @@ func CheckNewTaskID(tool, id string) error {
 		return err
 	}
 	if strings.HasPrefix(id, "fm-") {
-		return refusal.Failed("'%s' begins with fm-, the prefix of endpoint labels; %s refuses it as a task id (use '%s')", printable(id), tool, strings.TrimPrefix(id, "fm-"))
+		return Errorf(ErrBadTaskID, "'%s' begins with fm-, the prefix of endpoint labels; %s refuses it as a task id (use '%s')", printable(id), tool, strings.TrimPrefix(id, "fm-"))
 	}
 	return nil
 }
@@ -116,22 +114,22 @@ func (s Store) LoadTask(tool, id string) (*Task, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			if real, ok := strings.CutPrefix(id, "fm-"); ok && real != "" {
 				if _, err := os.Lstat(s.MetaPath(real)); err == nil {
-					return nil, refusal.Failed("'%s' is a window label, not a task id; pass the exact task id '%s'", id, real)
+					return nil, Errorf(ErrNoSuchTask, "'%s' is a window label, not a task id; pass the exact task id '%s'", id, real)
 				}
 			}
-			return nil, refusal.Failed("no task '%s' in %s (%s resolves an exact task id only)", id, s.Dir, tool)
+			return nil, Errorf(ErrNoSuchTask, "no task '%s' in %s (%s resolves an exact task id only)", id, s.Dir, tool)
 		}
 		if errors.Is(err, fs.ErrPermission) {
-			return nil, refusal.Failed("task %s's record %s cannot be read (permission denied); fix its permissions, nothing was sent", id, path)
+			return nil, Errorf(ErrBadRecord, "task %s's record %s cannot be read (permission denied); fix its permissions, nothing was sent", id, path)
 		}
-		return nil, refusal.Failed("task %s's record cannot be used: %v; nothing was sent", id, err)
+		return nil, Errorf(ErrBadRecord, "task %s's record cannot be used: %w; nothing was sent", id, err)
 	}
 	if len(strings.TrimSpace(string(data))) == 0 {
-		return nil, refusal.Failed("task %s's record %s is empty; nothing was sent", id, path)
+		return nil, Errorf(ErrBadRecord, "task %s's record %s is empty; nothing was sent", id, path)
 	}
 	rec, err := ParseRecord(data)
 	if err != nil {
-		return nil, refusal.Failed("task %s's record %s is malformed: %v; nothing was sent", id, path, err)
+		return nil, Errorf(ErrBadRecord, "task %s's record %s is malformed: %w; nothing was sent", id, path, err)
 	}
 	return &Task{ID: id, Path: path, Raw: data, Record: rec}, nil
 }
@@ -147,21 +145,21 @@ func (t *Task) ValidateIdentity() error {
 	for _, k := range identityKeys {
 		switch n := t.Record.Count(k); {
 		case n == 0:
-			return refusal.Failed("task %s's record has no %s= line; refusing to act on an endpoint it does not name", t.ID, k)
+			return Errorf(ErrBadRecord, "task %s's record has no %s= line; refusing to act on an endpoint it does not name", t.ID, k)
 		case n > 1:
-			return refusal.Failed("task %s's record has %d %s= lines; refusing to guess which endpoint is the agent's", t.ID, n, k)
+			return Errorf(ErrBadRecord, "task %s's record has %d %s= lines; refusing to guess which endpoint is the agent's", t.ID, n, k)
 		}
 		if strings.TrimSpace(t.Record.Get(k)) == "" {
-			return refusal.Failed("task %s's record has an empty %s=; refusing to act on an endpoint it does not name", t.ID, k)
+			return Errorf(ErrBadRecord, "task %s's record has an empty %s=; refusing to act on an endpoint it does not name", t.ID, k)
 		}
 	}
 	for _, k := range singleKeys {
 		if n := t.Record.Count(k); n > 1 {
-			return refusal.Failed("task %s's record has %d %s= lines; refusing to guess which one holds", t.ID, n, k)
+			return Errorf(ErrBadRecord, "task %s's record has %d %s= lines; refusing to guess which one holds", t.ID, n, k)
 		}
 	}
 	if owner, ok := t.Record.Lookup("endpoint_task_id"); ok && owner != t.ID {
-		return refusal.Failed("task %s's recorded endpoint %s belongs to task %s (endpoint_task_id=%s); refusing to act on another task's agent", t.ID, printable(t.Record.Get("window")), printable(owner), printable(owner))
+		return Errorf(ErrForeignEndpoint, "task %s's recorded endpoint %s belongs to task %s (endpoint_task_id=%s); refusing to act on another task's agent", t.ID, printable(t.Record.Get("window")), printable(owner), printable(owner))
 	}
 	return nil
 }
@@ -203,10 +201,10 @@ func (l *Lock) Release() {
 func (s Store) LockTask(id string) (*Lock, error) {
 	l, ok, err := TryLock(s.LockPath(id))
 	if err != nil {
-		return nil, refusal.Failed("cannot take task %s's lifecycle lock: %v", id, err)
+		return nil, fmt.Errorf("cannot take task %s's lifecycle lock: %w", id, err)
 	}
 	if !ok {
-		return nil, refusal.Failed("another lifecycle action is already running for task %s; wait for it to finish, then look at the task again", id)
+		return nil, Errorf(ErrLockHeld, "another lifecycle action is already running for task %s; wait for it to finish, then look at the task again", id)
 	}
 	return l, nil
 }
@@ -234,10 +232,6 @@ func (s Store) RetireBusy(id string) error {
 	return nil
 }
 
-// ErrLockHeld is WaitLock's answer when another holder kept the lock past
-// the wait, as opposed to a lock file that cannot be opened at all.
-var ErrLockHeld = errors.New("lock still held")
-
 // LockInput takes task id's input lock, waiting up to wait. It is the one
 // lock everything that types into the task's endpoint holds (fm-send, the
 // control verbs, a launch line, and a relaunch from the old agent's stop
@@ -250,9 +244,9 @@ func (s Store) LockInput(id string, wait time.Duration) (*Lock, error) {
 	case err == nil:
 		return l, nil
 	case errors.Is(err, ErrLockHeld):
-		return nil, refusal.Failed("another delivery or lifecycle action on task %s still held its input lock after %s (FM_SEND_LOCK_WAIT); nothing was sent", id, wait)
+		return nil, Errorf(ErrLockHeld, "another delivery or lifecycle action on task %s still held its input lock after %s (FM_SEND_LOCK_WAIT); nothing was sent", id, wait)
 	}
-	return nil, refusal.Failed("task %s's input lock cannot be taken: %v; nothing was sent", id, err)
+	return nil, fmt.Errorf("task %s's input lock cannot be taken: %w; nothing was sent", id, err)
 }
 
 // WaitLock takes the lock at path, polling until timeout. Deliveries to one

@@ -8,8 +8,6 @@ import (
 	"syscall"
 	"testing"
 	"unsafe"
-
-	"fmctl/refusal"
 )
 
 func TestValidTaskID(t *testing.T) {
@@ -54,8 +52,8 @@ func TestCheckTaskArgMessages(t *testing.T) {
 		if strings.ContainsAny(err.Error(), "\n\x1b") {
 			t.Errorf("CheckTaskArg(%q) echoed a raw control byte: %q", c.id, err)
 		}
-		if refusal.Code(err) != refusal.CodeFailed {
-			t.Errorf("CheckTaskArg(%q) code = %d, want 1", c.id, refusal.Code(err))
+		if !errors.Is(err, ErrBadTaskID) {
+			t.Errorf("CheckTaskArg(%q) = %v, want ErrBadTaskID", c.id, err)
 		}
 	}
 	if err := CheckTaskArg("fm-control", "t1"); err != nil {
@@ -80,8 +78,9 @@ func wantLoadRefused(t *testing.T, s Store, id string, parts ...string) {
 	if err == nil {
 		t.Fatalf("LoadTask(%q) accepted: %+v", id, task)
 	}
-	if refusal.Code(err) != refusal.CodeFailed {
-		t.Errorf("code = %d, want 1", refusal.Code(err))
+	var kind *KindError
+	if !errors.As(err, &kind) {
+		t.Errorf("LoadTask(%q) error %v carries no kind", id, err)
 	}
 	for _, p := range parts {
 		if !strings.Contains(err.Error(), p) {

@@ -10,7 +10,7 @@ package main
 import (
 	"os"
 
-	"fmctl/control"
+	"fmctl/cmd/internal/control"
 )
 
 func main() { os.Exit(control.Main(os.Args)) }

@@ -10,7 +10,7 @@ package main
 import (
 	"os"
 
-	"fmctl/send"
+	"fmctl/cmd/internal/send"
 )
 
 func main() { os.Exit(send.Main(os.Args)) }

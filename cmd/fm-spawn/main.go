@@ -10,7 +10,7 @@ package main
 import (
 	"os"
 
-	"fmctl/spawn"
+	"fmctl/cmd/internal/spawn"
 )
 
 func main() { os.Exit(spawn.Main(os.Args)) }

@@ -1,0 +1,107 @@
+// Package control is fm-control, the control plane: a closed allowlist of
+// lifecycle verbs addressed to an exact task id, each proving its
+// postcondition or reporting it unconfirmed.
+package control
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
+	"fmctl/config"
+	"fmctl/state"
+)
+
+// Controller runs verbs for one invocation.
+type Controller struct {
+	env    config.Env
+	runner backends.Runner
+	print  cli.Printer
+	waits  Waits
+}
+
+// NewController builds a controller from the process edges.
+func NewController(env config.Env, r backends.Runner, p cli.Printer) *Controller {
+	return &Controller{env: env, runner: r, print: p, waits: readWaits(env)}
+}
+
+// lockDelivery takes the task's input lock (see state.LockInput) while keys
+// or text are sent, so a concurrent fm-send cannot interleave with them.
+func (c *Controller) lockDelivery(t *task.Target) (*state.Lock, error) {
+	return t.Store.LockInput(t.ID, config.Duration(c.env, "FM_SEND_LOCK_WAIT", 60*time.Second))
+}
+
+// Lifecycle runs one lifecycle verb on task id, in the spec's refusal order:
+// home, id shape, lock, record, identity, harness, backend abilities.
+func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts RelaunchOptions) error {
+	home, err := config.ResolveHome("fm-control", c.env)
+	if err != nil {
+		return err
+	}
+	if err := state.CheckTaskArg("fm-control", id); err != nil {
+		return err
+	}
+	store := state.Store{Dir: home.State}
+	// An id with no record and no lock file is refused before a lock file
+	// is created, so stray ids leave nothing behind in state/. A held lock
+	// always has its file, so the lock refusal still comes first.
+	if !exists(store.MetaPath(id)) && !exists(store.LockPath(id)) {
+		_, err := store.LoadTask("fm-control", id)
+		return err
+	}
+	lock, err := store.LockTask(id)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	t, err := task.Load("fm-control", home, id, c.runner, c.env)
+	if err != nil {
+		if t != nil && !t.Ability.Adapter {
+			return refuseByAbility(t, verb, err)
+		}
+		return err
+	}
+	if err := t.RequireHarness("fm-control"); err != nil {
+		return err
+	}
+	switch verb {
+	case "interrupt":
+		return c.runInterrupt(ctx, t)
+	case "exit":
+		return c.runExit(ctx, t)
+	case "relaunch":
+		return c.runRelaunch(ctx, t, opts)
+	case "rebind":
+		return c.runRebind(ctx, t)
+	}
+	return cli.Usage("'%s' is not a control verb", verb)
+}
+
+// refuseByAbility explains a backend fmctl ships no adapter for (orca, cmux)
+// by what the capability table says it cannot do, before the missing adapter.
+func refuseByAbility(t *task.Target, verb string, noAdapter error) error {
+	if err := t.RequireHarness("fm-control"); err != nil {
+		return err
+	}
+	switch verb {
+	case "interrupt":
+		if err := checkKeys(t); err != nil {
+			return err
+		}
+	case "exit", "relaunch", "rebind":
+		if err := requireClassifier(t, verb); err != nil {
+			return err
+		}
+	}
+	return noAdapter
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
+}

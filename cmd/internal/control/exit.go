@@ -1,0 +1,185 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/deliver"
+	"fmctl/cmd/internal/task"
+)
+
+// exitResult names how an agent ended up stopped.
+type exitResult string
+
+const (
+	exitStopped        exitResult = "stopped"
+	exitAlreadyStopped exitResult = "already-stopped"
+	exitAlreadyMissing exitResult = "already-stopped-missing" // relaunch only: the endpoint is gone too
+)
+
+// requireClassifier refuses a verb whose postcondition needs a
+// recovery-grade classifier on a backend that has none.
+func requireClassifier(t *task.Target, verb string) error {
+	if t.Ability.Classifier {
+		return nil
+	}
+	return cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so '%s' cannot prove the agent actually stopped; refusing rather than reporting success blind", t.ID, t.BackendName, verb)
+}
+
+// stop is the exit verb's body, shared with relaunch. allowMissing accepts an
+// endpoint that is already gone (relaunch recreates nothing, but an absent
+// agent is stopped).
+//
+// inputHeld says the caller (relaunch) already holds the task's input lock,
+// which it keeps past the stop until the new agent is up; otherwise stop takes
+// it here, before reading the state, so the read and the keys are one step.
+func (c *Controller) stop(ctx context.Context, t *task.Target, allowMissing, inputHeld bool) (exitResult, error) {
+	if err := requireClassifier(t, "exit"); err != nil {
+		return "", err
+	}
+	if err := checkKeys(t); err != nil {
+		return "", err
+	}
+	if !inputHeld {
+		lock, err := c.lockDelivery(t)
+		if err != nil {
+			return "", err
+		}
+		defer lock.Release()
+	}
+	obs := t.Backend.AgentState(ctx, t.Endpoint)
+	switch obs.State {
+	case backends.StateDead:
+		return exitAlreadyStopped, nil
+	case backends.StateMissing:
+		if allowMissing {
+			return exitAlreadyMissing, nil
+		}
+		return "", refuseState(t, "exit", obs)
+	case backends.StateAlive:
+		if err := t.Gate(obs, "fm-control"); err != nil {
+			return "", err
+		}
+	default:
+		return "", refuseState(t, "exit", obs)
+	}
+
+	interruptNote := "not-needed"
+	turnUnproven := false // a turn may live on after the exit command
+	if busyNow(t, obs) || busyBeforeExit(t) {
+		since := time.Now()
+		cancel, err := c.deliverInterrupt(ctx, t)
+		if err != nil {
+			return "", err
+		}
+		after := t.Backend.AgentState(ctx, t.Endpoint)
+		switch after.State {
+		case backends.StateDead:
+			return exitStopped, c.retireBusy(t)
+		case backends.StateAlive:
+			if cancel != "confirmed" && c.waitTurnEnd(ctx, t, since) {
+				cancel = "confirmed"
+			}
+			turnUnproven = cancel != "confirmed" && t.Harness.ExitKeepsTurn()
+			interruptNote = "delivered verified=agent-alive cancel=" + cancel
+		case backends.StateMissing:
+			return "", cli.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command; reconcile the task before any further control action", t.ID)
+		default:
+			return "", cli.Failed("task %s's agent reads '%s' after its interrupt key; refusing to type its exit command into an unattributed endpoint (interrupt=delivered cancel=%s)", t.ID, after.State, cancel)
+		}
+	}
+
+	o := deliver.DefaultOptions()
+	o.Retries = c.waits.ExitRetries
+	o.Popup = true
+	if err := c.prepareExitComposer(ctx, t, &o); err != nil {
+		return "", err
+	}
+	res := deliver.Submit(ctx, t.Backend, t.Endpoint, t.Harness.ExitCommand, o)
+	if res.Verdict == deliver.SendFailed {
+		return "", cli.Failed("the exit command could not be sent to task %s on %s (%v); interrupt=%s", t.ID, t.BackendName, backends.StderrOf(res.Err), interruptNote)
+	}
+	final, ok := c.waitState(ctx, t, c.waits.Exit, backends.StateDead)
+	if ok && turnUnproven {
+		_ = c.retireBusy(t)
+		return "", cli.Unconfirmed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=dead exit=unconfirmed background-turn=unconfirmed; the %s TUI is gone, but %s keeps a running turn going after %s (in its background app-server daemon) and nothing from the agent proved the turn ended after the interrupt",
+			t.ID, interruptNote, t.Harness.Name, t.Harness.Name, t.Harness.ExitCommand).
+			With("id", t.ID, "exit", "unconfirmed", "state", "dead", "interrupt", interruptNote, "background_turn", "unconfirmed")
+	}
+	if ok {
+		return exitStopped, c.retireBusy(t)
+	}
+	if final.State == backends.StateMissing && allowMissing {
+		return exitAlreadyMissing, c.retireBusy(t)
+	}
+	held := ""
+	if res.Verdict == deliver.Pending {
+		held = fmt.Sprintf("; its composer still holds %s (the submit was never confirmed), so clear it before sending anything else", t.Harness.ExitCommand)
+	}
+	return "", cli.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the agent did not stop within %s%s",
+		t.ID, interruptNote, final.State, seconds(c.waits.Exit), held).
+		With("id", t.ID, "exit", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
+}
+
+func (c *Controller) retireBusy(t *task.Target) error {
+	if err := t.Store.RetireBusy(t.ID); err != nil {
+		return cli.Failed("task %s's agent stopped, but its busy record could not be retired: %v", t.ID, err)
+	}
+	return nil
+}
+
+// waitState polls the classifier until it reports want or the deadline
+// passes, returning the last observation.
+func (c *Controller) waitState(ctx context.Context, t *task.Target, limit time.Duration, want backends.AgentState) (backends.Observation, bool) {
+	deadline := time.Now().Add(limit)
+	poll := c.waits.backoff()
+	defer c.print.Waiting(fmt.Sprintf("waiting for task %s's agent to be %s", t.ID, want), deadline)()
+	for {
+		obs := t.Backend.AgentState(ctx, t.Endpoint)
+		if obs.State == want {
+			return obs, true
+		}
+		if time.Now().After(deadline) {
+			return obs, false
+		}
+		if poll.Sleep(ctx) != nil {
+			return obs, false
+		}
+	}
+}
+
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%gs", d.Seconds())
+}
+
+func (c *Controller) runExit(ctx context.Context, t *task.Target) error {
+	res, err := c.stop(ctx, t, false, false)
+	// Only a stopped agent's wiring goes (with background_turn the TUI is
+	// gone and only its daemon's turn is unproven).
+	var re *cli.Error
+	if err == nil || (errors.As(err, &re) && re.Facts["background_turn"] != "") {
+		if rerr := retireWiring(t); rerr != nil {
+			c.print.Notice("task %s's agent stopped, but its telemetry wiring was not retired: %v", t.ID, rerr)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	out := cli.Outcome{Word: string(res), ID: t.ID}
+	out.Add("harness", t.Harness.Name).Add("backend", t.BackendName).
+		Add("endpoint", t.Endpoint.Target).Add("worktree", t.Endpoint.Worktree)
+	c.print.Outcome(out)
+	return nil
+}
+
+// busyNow says an agent is mid-turn (or held by a prompt) and must be
+// interrupted before its exit command: the recorded busy state says so, or
+// the multiplexer's own signal does (herdr's agent_status working or
+// blocked), which needs no hook in the agent.
+func busyNow(t *task.Target, obs backends.Observation) bool {
+	return t.Store.BusyState(t.ID) == "busy" || obs.AgentStatus == "working" || obs.AgentStatus == "blocked"
+}

@@ -1,0 +1,265 @@
+package control
+
+import (
+	"context"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/deliver"
+	"fmctl/cmd/internal/task"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// interruptResult is what an interrupt delivery proved.
+type interruptResult struct {
+	Verified string // agent-alive or endpoint
+	Cancel   string // confirmed or unconfirmed
+	After    backends.Observation
+}
+
+// checkKeys refuses, before anything is sent, a backend that cannot deliver
+// the harness's interrupt key or the composer clear that key needs.
+func checkKeys(t *task.Target) error {
+	h := t.Harness
+	if !t.Ability.CanDeliver(h.InterruptKey) {
+		return cli.Failed("harness %s interrupts with %s, which the %s backend cannot deliver; refusing to send a different key", h.Name, h.InterruptKey, t.BackendName)
+	}
+	if h.ClearKey != "" && !t.Ability.CanDeliver(h.ClearKey) {
+		return cli.Failed("harness %s needs %s to clear its composer after an interrupt, which the %s backend cannot deliver; refusing to leave the cancelled prompt in its composer", h.Name, h.ClearKey, t.BackendName)
+	}
+	return nil
+}
+
+// refuseState explains why a pre-action state stops a verb.
+func refuseState(t *task.Target, verb string, obs backends.Observation) error {
+	id := t.ID
+	switch obs.State {
+	case backends.StateDead, backends.StateMissing:
+		if verb == "interrupt" {
+			return cli.Failed("no agent is running at task %s's recorded endpoint %s (state: %s); there is nothing to interrupt", id, t.Endpoint.Target, obs.State)
+		}
+		return cli.Failed("task %s's recorded endpoint %s is gone, so there is no agent to stop; reconcile the task before any further control action", id, t.Endpoint.Target)
+	case backends.StateDrifted:
+		return cli.Failed("task %s's recorded endpoint %s has drifted (%s); %s before %s it", id, t.Endpoint.Target, obs.Detail, t.DriftFix(), gerund(verb))
+	case backends.StateSuspended:
+		return cli.Failed("task %s's agent is stopped, not gone, so %s it would act on a frozen worker; resume it in its own endpoint (fg) first", id, gerund(verb))
+	}
+	return cli.Failed("task %s's endpoint %s reads '%s' (%s) rather than a positively classified state; refusing to send a lifecycle key into an unattributed endpoint", id, t.Endpoint.Target, obs.State, obs.Detail)
+}
+
+func gerund(verb string) string {
+	switch verb {
+	case "interrupt":
+		return "interrupting"
+	case "exit":
+		return "stopping"
+	}
+	return verb + "ing"
+}
+
+// deliverInterrupt sends the harness's interrupt key (repeat times, each its
+// own input event) and its composer clear, and reads any cancel
+// acknowledgement. It does not judge the agent's state afterwards.
+func (c *Controller) deliverInterrupt(ctx context.Context, t *task.Target) (string, error) {
+	cancel, _, err := c.deliverInterruptThenRead(ctx, t, false)
+	return cancel, err
+}
+
+// deliverInterruptThenRead is deliverInterrupt that, when read is set, also
+// returns the agent state read after the keys. Where nothing waits between
+// the last key and that read (no cancel acknowledgement to watch), a backend
+// that can sends the last key and reads the state in one call.
+func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Target, read bool) (string, *backends.Observation, error) {
+	h := t.Harness
+	restore := c.watchRestore(ctx, t)
+	ack := c.startAck(t)
+	kr, joined := t.Backend.(backends.KeyReader)
+	joined = joined && read && !ack.pending()
+	var after *backends.Observation
+	send := func(key harness.Key, last bool) error {
+		if !last || !joined {
+			return t.Backend.SendKey(ctx, t.Endpoint, key)
+		}
+		obs, err := kr.SendKeyThenState(ctx, t.Endpoint, key)
+		if err == nil {
+			after = &obs
+		}
+		return err
+	}
+	for i := 0; i < h.Repeat; i++ {
+		if i > 0 {
+			time.Sleep(h.PressGap)
+		}
+		if err := send(h.InterruptKey, i == h.Repeat-1 && h.ClearKey == ""); err != nil {
+			return "", nil, cli.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err))
+		}
+	}
+	if h.InterruptKey == harness.KeyEscape && h.ClearKey == "" {
+		// An Escape followed at once by typed text reads as Alt+<char>:
+		// gemini took an exit typed right after it as "quit", and the
+		// Escape never cancelled. The gap makes it its own input event.
+		time.Sleep(h.PressGap)
+	}
+	if h.ClearKey != "" {
+		time.Sleep(h.PressGap)
+		if err := send(h.ClearKey, true); err != nil {
+			return "", nil, cli.Failed("interrupt key %s reached task %s, but %s did not (%v); its composer may still hold the cancelled prompt, so clear it before sending anything else", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err))
+		}
+	}
+	if err := restore(); err != nil {
+		return "", nil, err
+	}
+	cancel := ack.wait(ctx, c.waits)
+	if read && after == nil {
+		obs := t.Backend.AgentState(ctx, t.Endpoint)
+		after = &obs
+	}
+	return cancel, after, nil
+}
+
+// watchRestore reads, before the interrupt, whether a harness that puts a
+// cancelled prompt back into its composer (claude, pi; the table's
+// Restores) is busy with an empty composer; the returned step, run after
+// the keys, waits briefly for the restored text and clears it with the
+// harness's verified clear, so the next message is not glued onto it. A
+// draft the composer already held is left alone.
+func (c *Controller) watchRestore(ctx context.Context, t *task.Target) func() error {
+	sig, ok := t.Harness.Screen()
+	if !ok || !sig.Restores {
+		return func() error { return nil }
+	}
+	// An agent its own telemetry proves idle has no turn to put back, and
+	// is spared the screen read.
+	if a, known := activity(t); known && (a.State == state.ActivityIdle || a.State == state.ActivityReady) {
+		return func() error { return nil }
+	}
+	before, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+	if err != nil || !before.Busy || before.Composer != harness.ComposerEmpty {
+		return func() error { return nil }
+	}
+	return func() error {
+		deadline := time.Now().Add(restoreWait)
+		for {
+			st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+			if err == nil && st.Composer == harness.ComposerHolding {
+				if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
+					return cli.Failed("interrupt key %s reached task %s, which put the cancelled prompt back: %v; clear it before sending anything else", t.Harness.InterruptKey, t.ID, err)
+				}
+				return nil
+			}
+			if time.Now().After(deadline) || backends.Sleep(ctx, 20*time.Millisecond) != nil {
+				return nil
+			}
+		}
+	}
+}
+
+// cancelForExit cancels the running turn of a harness that refuses its exit
+// command while busy, and waits (bounded) until its screen reads idle.
+func (c *Controller) cancelForExit(ctx context.Context, t *task.Target, sig harness.ScreenSig) (harness.ScreenState, error) {
+	if _, err := c.deliverInterrupt(ctx, t); err != nil {
+		return harness.ScreenState{}, err
+	}
+	deadline := time.Now().Add(c.waits.Settle)
+	for {
+		st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+		if err == nil && !st.Busy {
+			return st, nil
+		}
+		if time.Now().After(deadline) || backends.Sleep(ctx, 50*time.Millisecond) != nil {
+			return st, cli.Failed("task %s's %s agent was still busy %s after its interrupt key, and it refuses its exit command %s during a turn; nothing was typed", t.ID, t.Harness.Name, seconds(c.waits.Settle), t.Harness.ExitCommand).
+				With("id", t.ID, "exit", "refused", "busy", "yes")
+		}
+	}
+}
+
+// restoreWait bounds the wait for a restored prompt to be drawn; one drawn
+// later is still cleared by fm-send before it types.
+const restoreWait = 1500 * time.Millisecond
+
+// interrupt is the full verb: deliver, then prove the agent is still there.
+func (c *Controller) interrupt(ctx context.Context, t *task.Target) (interruptResult, error) {
+	before, _ := activity(t)
+	since := time.Now()
+	cancel, after, err := c.deliverInterruptThenRead(ctx, t, true)
+	if err != nil {
+		return interruptResult{}, err
+	}
+	// The agent's own turn-end report after the keys confirms the cancel;
+	// it is awaited only when the agent had reported a turn running.
+	if cancel != "confirmed" && (before.State == state.ActivityBusy || before.State == state.ActivityWaiting) && c.waitTurnEnd(ctx, t, since) {
+		cancel = "confirmed"
+	}
+	res := interruptResult{Verified: "endpoint", Cancel: cancel, After: *after}
+	if after.State == backends.StateMissing {
+		return res, cli.Failed("task %s's endpoint disappeared while interrupting it; reconcile the task before any further control action", t.ID)
+	}
+	if t.Ability.Classifier {
+		if after.State != backends.StateAlive {
+			return res, cli.Failed("task %s's agent is '%s' after its interrupt key; an interrupt must leave the agent running", t.ID, after.State)
+		}
+		res.Verified = "agent-alive"
+	}
+	return res, nil
+}
+
+func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
+	if err := checkKeys(t); err != nil {
+		return err
+	}
+	// The state is read under the input lock, so no relaunch or exit can
+	// change the agent between this read and the keys.
+	lock, err := c.lockDelivery(t)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	before := t.Backend.AgentState(ctx, t.Endpoint)
+	if before.State != backends.StateAlive && before.State != backends.StateUnverified {
+		return refuseState(t, "interrupt", before)
+	}
+	if err := t.Gate(before, "fm-control"); err != nil {
+		return err
+	}
+	res, err := c.interrupt(ctx, t)
+	if err != nil {
+		return err
+	}
+	out := cli.Outcome{Word: "interrupt-delivered", ID: t.ID}
+	out.Add("harness", t.Harness.Name).Add("backend", t.BackendName).
+		Add("verified", res.Verified).Add("cancel", res.Cancel).
+		AddJSON("endpoint", t.Endpoint.Target).AddJSON("state", string(res.After.State))
+	c.print.Outcome(out)
+	return nil
+}
+
+// prepareExitComposer, for a harness with verified screen signatures,
+// refuses to type the exit command into a blocking dialog (gemini would
+// store "/quit" as its API key), clears held text first so the command is
+// not glued onto it, and has the submit read the composer by signature.
+func (c *Controller) prepareExitComposer(ctx context.Context, t *task.Target, o *deliver.Options) error {
+	sig, ok := t.Harness.Screen()
+	if !ok {
+		return nil
+	}
+	st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+	if err != nil {
+		return nil // the submit's own checks follow
+	}
+	if sig.IdleExit && st.Busy && st.Dialog == "" {
+		if st, err = c.cancelForExit(ctx, t, sig); err != nil {
+			return err
+		}
+	}
+	if st.Dialog != "" {
+		return cli.Failed("task %s's %s agent is at its %s dialog; its exit command typed there would go to the dialog, so nothing was typed. Answer the dialog in the pane first", t.ID, t.Harness.Name, st.Dialog).
+			With("id", t.ID, "exit", "refused", "dialog", st.Dialog)
+	}
+	if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
+		return cli.Failed("task %s: %v; its exit command would be glued onto it, so nothing was typed", t.ID, err)
+	}
+	o.Screen = &sig
+	return nil
+}

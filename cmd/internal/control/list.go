@@ -1,0 +1,169 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/task"
+	"fmctl/cmd/internal/termtext"
+	"fmctl/config"
+	"fmctl/state"
+)
+
+// listRow is one task as `fm-control list` shows it. Error is set for a
+// record that could not be used; the other fields then hold what was read.
+type listRow struct {
+	ID       string `json:"id"`
+	Harness  string `json:"harness,omitempty"`
+	Kind     string `json:"kind,omitempty"`
+	Backend  string `json:"backend,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+	State    string `json:"state,omitempty"`
+	Activity string `json:"activity,omitempty"`
+	Journal  string `json:"journal"`
+	Error    string `json:"error,omitempty"`
+}
+
+// List shows every task in the home, without a lock and without writing.
+// Endpoints are classified per backend in one batch where the adapter can
+// (tmux: one list-panes call for all of them).
+func (c *Controller) List(ctx context.Context) error {
+	home, err := config.ResolveHome("fm-control", c.env)
+	if err != nil {
+		return err
+	}
+	ids, err := recordIDs(home.State)
+	if err != nil {
+		return err
+	}
+	store := state.Store{Dir: home.State}
+	rows := make([]listRow, len(ids))
+	batches := map[string][]int{} // backend name -> rows to classify
+	targets := make([]*task.Target, len(ids))
+	for i, id := range ids {
+		rows[i] = listRow{ID: id, Journal: journalPhase(store, id)}
+		if !state.ValidTaskID(id) {
+			rows[i].Error = fmt.Sprintf("'%s.meta' is not named by a valid task id", state.Printable(id))
+			continue
+		}
+		t, err := task.Load("fm-control", home, id, c.runner, c.env)
+		if t != nil {
+			rows[i].Harness, rows[i].Kind, rows[i].Backend = orNone(t.Family()), string(t.Kind), t.BackendName
+			rows[i].Endpoint = t.Task.Record.Get("window")
+		}
+		if err != nil {
+			rows[i].Error = err.Error()
+			continue
+		}
+		targets[i] = t
+		batches[t.BackendName] = append(batches[t.BackendName], i)
+	}
+	for _, idx := range batches {
+		obs := observeAll(ctx, targets, idx)
+		for k, i := range idx {
+			rows[i].State = string(obs[k].State)
+			rows[i].Activity = listActivity(targets[i], obs[k].State)
+		}
+	}
+	return c.printList(home.State, rows)
+}
+
+// observeAll classifies the targets at idx, all on one backend, with one
+// adapter: in one batch where it can, else one read each.
+func observeAll(ctx context.Context, targets []*task.Target, idx []int) []backends.Observation {
+	be := targets[idx[0]].Backend
+	eps := make([]backends.Endpoint, len(idx))
+	for k, i := range idx {
+		eps[k] = targets[i].Endpoint
+	}
+	if sr, ok := be.(backends.StatesReader); ok {
+		return sr.AgentStates(ctx, eps)
+	}
+	out := make([]backends.Observation, len(eps))
+	for k, ep := range eps {
+		out[k] = be.AgentState(ctx, ep)
+	}
+	return out
+}
+
+// listActivity is what the agent's own current telemetry says it is doing. An
+// endpoint with no agent (dead, missing) is doing nothing whatever a last
+// report said.
+func listActivity(t *task.Target, s backends.AgentState) string {
+	if s == backends.StateDead || s == backends.StateMissing {
+		return state.ActivityUnknown
+	}
+	a, _ := currentActivity(t)
+	return orUnknown(a)
+}
+
+// journalPhase is the relaunch journal's phase for a list: none, complete,
+// failed:<phase>, torn (a running phase: in progress now, or left by a
+// process that died, which recover settles), or unreadable.
+func journalPhase(store state.Store, id string) string {
+	if !state.ValidTaskID(id) {
+		return "none"
+	}
+	j, err := state.ReadJournal(store.Journal(id).Journal)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "none"
+	case err != nil:
+		return "unreadable"
+	case j.Phase == state.PhaseComplete, strings.HasPrefix(j.Phase, state.FailedPrefix):
+		return j.Phase
+	}
+	return "torn"
+}
+
+// recordIDs names every *.meta in the state dir, sorted.
+func recordIDs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the state dir %s: %w", dir, err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if id, ok := strings.CutSuffix(e.Name(), ".meta"); ok && id != "" {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+func (c *Controller) printList(dir string, rows []listRow) error {
+	if c.print.JSON {
+		c.print.Value(struct {
+			Outcome string    `json:"outcome"`
+			Count   int       `json:"count"`
+			Tasks   []listRow `json:"tasks"`
+		}{"list", len(rows), append([]listRow{}, rows...)})
+		return nil
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(c.print.Out, "no tasks in %s\n", dir)
+		return nil
+	}
+	for _, r := range rows {
+		if r.Error != "" {
+			fmt.Fprintf(c.print.Out, "%s: error: %s\n", oneLine(r.ID), oneLine(r.Error))
+			continue
+		}
+		fmt.Fprintf(c.print.Out, "%s: harness=%s kind=%s backend=%s endpoint=%s state=%s activity=%s journal=%s\n",
+			r.ID, oneLine(r.Harness), r.Kind, r.Backend, oneLine(r.Endpoint), r.State, r.Activity, r.Journal)
+	}
+	return nil
+}
+
+// oneLine keeps a value read from a record (which may hold anything but a
+// newline) to one line of plain text on the caller's terminal.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", " ", "\t", " ").Replace(termtext.Strip(s))
+}

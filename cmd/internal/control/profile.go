@@ -1,0 +1,91 @@
+package control
+
+import (
+	"strings"
+
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// profile is a relaunch's from -> to runtime.
+type profile struct {
+	FromHarness, FromModel, FromEffort string
+	To                                 harness.Harness
+	ToModel, ToEffort                  string
+}
+
+// resolveProfile picks the replacement's harness, model and effort. Explicit
+// flags win. A secondmate re-reads its config/secondmate-harness pin; a ship
+// or scout keeps its recorded harness and never reads configuration. A
+// harness change resets model and effort unless they are named too.
+func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile, error) {
+	rec := t.Task.Record
+	p := profile{
+		FromHarness: t.RecordedHarness,
+		FromModel:   orDefault(rec.Get("model")),
+		FromEffort:  orDefault(rec.Get("effort")),
+	}
+	target := o.Harness
+	var pinModel, pinEffort string
+	fromPin := false
+	if target == "" && t.Kind == harness.KindSecondmate {
+		pin, ok, err := t.Home.SecondmatePin()
+		if err != nil {
+			return p, cli.Failed("task %s is a secondmate, and its harness pin cannot be read: %v", t.ID, err)
+		}
+		if ok {
+			if pin, err = pin.Verified(c.print.Warn); err != nil {
+				return p, err
+			}
+			target, pinModel, pinEffort, fromPin = pin.Harness, pin.Model, pin.Effort, true
+		}
+	}
+	if target == "" {
+		// The prior family is the target only when the recorded value is the
+		// adapter's own name: a raw command's basename (grok-2) cannot be
+		// reconstructed, and substituting the canonical adapter would change
+		// what runs.
+		if t.RecordedHarness != t.Harness.Name {
+			return p, cli.Failed("task %s records harness '%s', whose original launch command cannot be reconstructed from its recorded basename; relaunching without --harness would substitute the canonical adapter '%s' for the command actually running. Pass an explicit --harness to choose the replacement runtime deliberately", t.ID, state.Printable(t.RecordedHarness), t.Harness.Name)
+		}
+		target = t.Harness.Name
+	}
+	h, ok := harness.Lookup(target)
+	if !ok {
+		return p, cli.Failed("'%s' is not a verified harness; relaunch only starts verified adapters (%s)", state.Printable(target), strings.Join(harness.Names(), ", "))
+	}
+	if !h.SupportsKind(t.Kind) {
+		return p, cli.Failed("'%s' is not verified to run a %s task, so relaunching %s onto it would stop the running agent with no replacement able to start; refused before anything was touched", h.Name, t.Kind, t.ID)
+	}
+	p.To = h
+	sameHarness := h.Name == t.Harness.Name
+	p.ToModel = pick(o.Model, fromPin && o.Harness == "", pinModel, sameHarness, p.FromModel)
+	p.ToEffort = pick(o.Effort, fromPin && o.Harness == "", pinEffort, sameHarness, p.FromEffort)
+	if p.ToModel != "default" && h.Launch.ModelFlag == "" {
+		return p, cli.Failed("harness %s takes no model flag, so model '%s' cannot be carried to it; pass --model default", h.Name, p.ToModel)
+	}
+	return p, nil
+}
+
+// pick applies the model/effort precedence: explicit, then the pin (when the
+// harness came from it), then the prior value when the harness is unchanged.
+func pick(explicit string, usePin bool, pinned string, same bool, prior string) string {
+	switch {
+	case explicit != "":
+		return explicit
+	case usePin:
+		return orDefault(pinned)
+	case same:
+		return prior
+	}
+	return "default"
+}
+
+func orDefault(v string) string {
+	if v == "" {
+		return "default"
+	}
+	return v
+}

@@ -1,0 +1,52 @@
+package control
+
+import (
+	"context"
+	"strings"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
+	"fmctl/cmd/internal/termtext"
+)
+
+// Read prints the last lines of task id's pane as plain text: every
+// terminal control sequence an agent wrote is stripped, so the text cannot
+// act on the caller's terminal. No lock is taken and nothing is typed.
+func (c *Controller) Read(ctx context.Context, id string, lines int) error {
+	t, err := c.loadUnlocked(id)
+	if err != nil {
+		return err
+	}
+	rows, err := paneLines(ctx, t, lines)
+	if err != nil {
+		return cli.Failed("cannot read task %s's endpoint %s: %v", id, t.Endpoint.Target, err)
+	}
+	for i, r := range rows {
+		rows[i] = strings.TrimRight(termtext.Strip(r), " ")
+	}
+	text := strings.Join(rows, "\n")
+	if c.print.JSON {
+		c.print.Value(map[string]any{"outcome": "read", "id": id, "backend": t.BackendName,
+			"endpoint": t.Endpoint.Target, "lines": len(rows), "text": text})
+		return nil
+	}
+	if len(rows) > 0 {
+		text += "\n"
+	}
+	_, err = c.print.Out.Write([]byte(text))
+	return err
+}
+
+// paneLines reads the pane's last n lines: with scrollback where the
+// adapter can, else from the visible screen.
+func paneLines(ctx context.Context, t *task.Target, n int) ([]string, error) {
+	if h, ok := t.Backend.(backends.HistoryReader); ok {
+		return h.History(ctx, t.Endpoint, n)
+	}
+	s, err := t.Backend.Capture(ctx, t.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	return backends.LastLines(strings.Join(s.Lines, "\n"), n), nil
+}

@@ -1,0 +1,103 @@
+package control
+
+import (
+	ucli "github.com/urfave/cli/v2"
+
+	"fmctl/cmd/internal/cli"
+	"fmctl/config"
+	"fmctl/harness"
+)
+
+var readSynopsis = map[string]string{
+	"list": "[--json]",
+	"wait": "<id> --for ready|busy|idle|waiting|dead [--timeout D] [--json]",
+	"read": "<id> [--lines N] [--json]",
+}
+
+var readExamples = map[string]string{
+	"list": `Reads every state/<id>.meta without taking any lock or writing anything, one
+line per task, sorted by id: harness, kind, backend, endpoint, agent state
+(alive, dead, missing, drifted, unreadable, suspended, unattributed,
+unverified), activity (busy, idle, waiting from the agent's own telemetry in
+state/<id>.agent-state; unknown without it) and relaunch journal phase (none,
+complete, failed:<phase>, torn). A record that cannot be read is listed with
+its error. tmux tasks are classified from one list-panes call.
+
+Examples:
+   fm-control list
+   fm-control list --json | jq '.tasks[] | select(.state != "alive") | .id'`,
+	"wait": `Polls (10 ms, backing off to 250 ms) until the condition holds, without any
+lock. dead: the backend classifies the endpoint agent-free (needs a
+recovery-grade classifier). ready, busy, idle, waiting: the agent's own
+telemetry (state/<id>.agent-state, current generation) says so, and the agent
+is alive; idle includes ready (no turn runs). A task whose agent has not
+reported for its current incarnation (no telemetry) has no signal for these,
+and wait says so at once (exit 1) rather than wait.
+
+Timeout: --timeout, else FM_CONTROL_WAIT, else 30s (seconds or a Go
+duration). Exit status: 0 reached; 1 refused (no signal, endpoint gone, no
+classifier); 2 bad command line; 4 the timeout passed first.
+
+Examples:
+   fm-control wait t1 --for dead --timeout 60
+   fm-send t1 "run the tests" && fm-control wait t1 --for busy && fm-control wait t1 --for idle --timeout 10m`,
+	"read": `Prints the pane's last N lines (default 50, at most 10000; tmux includes
+scrollback, herdr and zellij the visible screen) with every terminal control
+sequence removed (CSI, OSC such as OSC 52 clipboard writes and OSC 8 links,
+DCS such as tmux passthrough, APC, PM, SOS, lone ESC, 8-bit C1 forms) and
+every control character but newline and tab, so nothing an agent wrote acts on
+your terminal. Takes no lock and types nothing.
+
+Examples:
+   fm-control read t1
+   fm-control read t1 --lines 200 --json | jq -r .text`,
+}
+
+// readCommands are the read-only verbs of the capability table: no lock,
+// nothing written, typed JSON.
+func readCommands(d cli.Deps, jsonOut *bool) []*ucli.Command {
+	var cmds []*ucli.Command
+	for _, v := range harness.Verbs() {
+		if v.Lifecycle {
+			continue
+		}
+		cmds = append(cmds, readCommand(d, v, jsonOut))
+	}
+	return cmds
+}
+
+func readCommand(d cli.Deps, v harness.Verb, jsonOut *bool) *ucli.Command {
+	name := v.Name
+	return &ucli.Command{
+		Name:            name,
+		Usage:           v.Purpose,
+		UsageText:       "fm-control " + name + " " + readSynopsis[name],
+		Description:     readExamples[name] + "\n\nPostcondition: " + v.Postcondition,
+		SkipFlagParsing: true,
+		HideHelpCommand: true,
+		BashComplete:    cli.CompleteTaskArgs(d),
+		Action: func(c *ucli.Context) error {
+			inv, err := parseReadArgs(name, c.Args().Slice(), d.Env)
+			*jsonOut = inv.JSON
+			if inv.Help {
+				return ucli.ShowCommandHelp(c.Lineage()[1], name)
+			}
+			if _, herr := config.ResolveHome("fm-control", d.Env); herr != nil {
+				return herr
+			}
+			if err != nil {
+				return err
+			}
+			ctx, cancel := cli.Context()
+			defer cancel()
+			ctl := NewController(d.Env, d.Runner, d.Printer(inv.JSON))
+			switch name {
+			case "list":
+				return ctl.List(ctx)
+			case "wait":
+				return ctl.Wait(ctx, inv.ID, inv.For, inv.Timeout)
+			}
+			return ctl.Read(ctx, inv.ID, inv.Lines)
+		},
+	}
+}

@@ -1,0 +1,125 @@
+package control
+
+import (
+	"context"
+	"strings"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// runRebind re-points a drifted record at the one pane proven to be the
+// task's: it carries the task's label or the recorded pane id, sits in the
+// recorded worktree, and runs the recorded harness or nothing. A record
+// that already resolves is left byte-identical, except that one written
+// before the id keys existed gains them.
+func (c *Controller) runRebind(ctx context.Context, t *task.Target) error {
+	if err := requireClassifier(t, "rebind"); err != nil {
+		return err
+	}
+	pf, ok := t.Backend.(backends.PaneFinder)
+	if !ok {
+		return cli.Failed("fmctl's %s adapter cannot list panes to re-point a record, so rebind cannot correct task %s there; nothing was changed", t.BackendName, t.ID)
+	}
+	obs := t.Backend.AgentState(ctx, t.Endpoint)
+	hasIDs := t.Task.Record.Get(backends.KeyTmuxPane) != ""
+	switch obs.State {
+	case backends.StateUnreadable:
+		return cli.Failed("task %s's endpoint %s cannot be read (%s); rebind needs the backend to answer, nothing was changed", t.ID, t.Endpoint.Target, obs.Detail)
+	case backends.StateDrifted, backends.StateMissing:
+	default:
+		if hasIDs {
+			return c.notDrifted(t, obs)
+		}
+	}
+	p, err := findClaimant(ctx, pf, t, obs)
+	if err != nil {
+		if !hasIDs && obs.State != backends.StateDrifted && obs.State != backends.StateMissing {
+			return c.notDrifted(t, obs)
+		}
+		return err
+	}
+	fields, err := pf.Claim(ctx, p, state.Label(t.ID))
+	if err != nil {
+		return cli.Failed("could not re-point task %s at %s: %v; the record is unchanged", t.ID, p.Describe(), err)
+	}
+	rec := t.Task.Record.Clone()
+	for _, f := range fields {
+		rec.Set(f.Key, f.Value)
+	}
+	data, err := rec.Bytes()
+	if err != nil {
+		return cli.Failed("task %s's rebound record cannot be written: %v; the record is unchanged", t.ID, err)
+	}
+	ep := t.Endpoint
+	ep.Target, ep.Fields = rec.Get("window"), rec.Map()
+	switch {
+	case string(data) != string(t.Task.Raw):
+		if err := t.Backend.ValidateRecord(ep); err != nil {
+			return cli.Failed("the rebound record for task %s does not pass endpoint validation (%v); the record is unchanged", t.ID, err)
+		}
+		if err := state.ReplaceRecord(t.Task.Path, t.Task.Raw, data); err != nil {
+			return cli.Failed("task %s's record could not be rewritten: %v", t.ID, err)
+		}
+	case obs.State != backends.StateDrifted && obs.State != backends.StateMissing:
+		return c.notDrifted(t, obs)
+	}
+	// Otherwise the record already named the pane, and Claim gave its
+	// window the label back: the endpoint resolves again as recorded.
+	out := cli.Outcome{Word: "rebound", ID: t.ID}
+	out.Add("backend", t.BackendName).Add("endpoint", ep.Target).Add("was", t.Endpoint.Target).
+		Add("pane", p.ID).Add("state", string(p.Obs.State)).Add("worktree", t.Endpoint.Worktree)
+	c.print.Outcome(out)
+	return nil
+}
+
+func (c *Controller) notDrifted(t *task.Target, obs backends.Observation) error {
+	out := cli.Outcome{Word: "not-drifted", ID: t.ID}
+	out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).Add("state", string(obs.State))
+	c.print.Outcome(out)
+	if !c.print.JSON {
+		c.print.Notice("task %s's recorded endpoint %s still resolves (state: %s); there is nothing to correct, the record is unchanged", t.ID, t.Endpoint.Target, obs.State)
+	}
+	return nil
+}
+
+// findClaimant returns the one pane that may become the task's endpoint.
+func findClaimant(ctx context.Context, pf backends.PaneFinder, t *task.Target, obs backends.Observation) (backends.Pane, error) {
+	wt := t.Endpoint.Worktree
+	panes, err := pf.PanesIn(ctx, wt)
+	if err != nil {
+		return backends.Pane{}, cli.Failed("cannot list the panes in task %s's worktree %s: %v; nothing was changed", t.ID, wt, err)
+	}
+	label, recorded := state.Label(t.ID), t.Task.Record.Get(backends.KeyTmuxPane)
+	var claimants []backends.Pane
+	var names []string
+	for _, p := range panes {
+		if p.Label == label || (recorded != "" && p.ID == recorded) {
+			claimants = append(claimants, p)
+			names = append(names, p.Describe())
+		}
+	}
+	switch len(claimants) {
+	case 0:
+		return backends.Pane{}, cli.Failed("task %s's endpoint %s reads '%s' (%s), and no pane in its worktree %s carries its label %s or its recorded pane id; nothing to re-point, the record is unchanged", t.ID, t.Endpoint.Target, obs.State, obs.Detail, wt, label)
+	case 1:
+	default:
+		return backends.Pane{}, cli.Failed("task %s's identity is carried by %d panes in its worktree (%s); refusing to pick one, the record is unchanged", t.ID, len(claimants), strings.Join(names, ", "))
+	}
+	p := claimants[0]
+	switch p.Obs.State {
+	case backends.StateDead:
+		return p, nil
+	case backends.StateAlive, backends.StateSuspended:
+		for _, n := range p.Obs.Names {
+			if h, ok := harness.Family(n); ok && h.Name == t.Harness.Name {
+				return p, nil
+			}
+		}
+		return backends.Pane{}, cli.Failed("%s runs %s, not task %s's recorded harness %s; refusing to re-point the record at another agent, the record is unchanged", p.Describe(), strings.Join(p.Obs.Names, ","), t.ID, t.Harness.Name)
+	}
+	return backends.Pane{}, cli.Failed("%s reads '%s' (%s), neither task %s's %s nor an agent-free shell; refusing to re-point the record at it, the record is unchanged", p.Describe(), p.Obs.State, p.Obs.Detail, t.ID, t.Harness.Name)
+}

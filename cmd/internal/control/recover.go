@@ -1,0 +1,136 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/spawn"
+	"fmctl/cmd/internal/task"
+	"fmctl/config"
+	"fmctl/state"
+)
+
+// Recover settles a relaunch journal left mid-transaction by a process that
+// died: it either finishes the transaction (the new record is published and
+// its agent is alive) or rolls back exactly as a live failure at that phase
+// would have, and says which.
+func (c *Controller) Recover(ctx context.Context, id string) error {
+	home, err := config.ResolveHome("fm-control", c.env)
+	if err != nil {
+		return err
+	}
+	if err := state.CheckTaskArg("fm-control", id); err != nil {
+		return err
+	}
+	store := state.Store{Dir: home.State}
+	if exists(store.SpawnIntentPath(id)) {
+		return c.recoverSpawn(ctx, store, id)
+	}
+	if _, err := os.Lstat(store.Journal(id).Journal); errors.Is(err, fs.ErrNotExist) {
+		// With neither a journal nor a record the id names no task: a
+		// typo must not read as "nothing to recover" and exit 0.
+		if !exists(store.MetaPath(id)) {
+			_, err := store.LoadTask("fm-control", id)
+			return err
+		}
+		out := cli.Outcome{Word: "nothing-to-recover", ID: id}
+		c.print.Outcome(*out.Add("journal", "none"))
+		return nil
+	}
+	lock, held, err := state.TryLock(store.LockPath(id))
+	if err != nil {
+		return cli.Failed("cannot take task %s's lifecycle lock: %v", id, err)
+	}
+	if !held {
+		return cli.Failed("a lifecycle action still holds task %s's lock, so its relaunch is not torn; recover only settles a transaction whose process has died", id)
+	}
+	defer lock.Release()
+	paths := store.Journal(id)
+	j, err := state.ReadJournal(paths.Journal)
+	if errors.Is(err, fs.ErrNotExist) {
+		out := cli.Outcome{Word: "nothing-to-recover", ID: id}
+		c.print.Outcome(*out.Add("journal", "none"))
+		return nil
+	}
+	if err != nil {
+		return cli.Failed("task %s's relaunch journal cannot be read: %v", id, err)
+	}
+	if state.Settled(j.Phase) {
+		out := cli.Outcome{Word: "settled", ID: id}
+		out.Add("phase", j.Phase)
+		if r := j.Extra.Get("rollback"); r != "" {
+			out.Add("rollback", r)
+		}
+		c.print.Outcome(out)
+		return nil
+	}
+	t, err := task.Load("fm-control", home, id, c.runner, c.env)
+	if err != nil {
+		return err
+	}
+	phase := j.Phase
+	toHarness := j.Header.Get("to_harness")
+	of := outcomeFacts{}
+	if phase == state.PhaseLaunching {
+		of.tx = j.Extra.Get("relaunch_tx")
+		if of.tx != "" && t.Task.Record.Get("control_relaunch_tx") == of.tx {
+			if obs := t.Backend.AgentState(ctx, t.Endpoint); obs.State == backends.StateAlive {
+				return c.rollForward(j, paths, t)
+			}
+		}
+	}
+	s := settle(ctx, t, paths, phase, toHarness, of)
+	j.Phase = state.FailedPrefix + phase
+	j.Extra = state.Record{Entries: []state.Entry{{Key: "rollback", Value: s.Rollback}, {Key: "recovered", Value: "yes"}}}
+	if err := state.WriteJournal(paths.Journal, j); err != nil {
+		return cli.Failed("task %s's torn relaunch was settled (%s) but the journal could not record it: %v", id, s.Rollback, err)
+	}
+	agent := t.Backend.AgentState(ctx, t.Endpoint)
+	out := cli.Outcome{Word: "recovered", ID: id}
+	out.Add("phase", phase).Add("outcome", "rolled-back").Add("rollback", s.Rollback).Add("agent", string(agent.State))
+	c.print.Outcome(out)
+	c.print.Notice("%s", s.Sentence)
+	return nil
+}
+
+// rollForward completes a transaction whose new record and agent are both in
+// place: only the journal's last write was lost.
+func (c *Controller) rollForward(j state.Journal, paths state.JournalPaths, t *task.Target) error {
+	j.Phase = state.PhaseComplete
+	j.Extra.Set("ready", "confirmed")
+	j.Extra.Set("recovered", "yes")
+	if err := state.WriteJournal(paths.Journal, j); err != nil {
+		return cli.Failed("task %s's relaunch is complete on disk but its journal could not record it: %v", t.ID, err)
+	}
+	out := cli.Outcome{Word: "recovered", ID: t.ID}
+	out.Add("phase", state.PhaseLaunching).Add("outcome", "completed").Add("harness", t.Task.Record.Get("harness")).Add("ready", "confirmed").Add("agent", "alive")
+	c.print.Outcome(out)
+	return nil
+}
+
+// recoverSpawn settles what a killed fresh fm-spawn left: an orphan window
+// with no record is removed when it is provably agent-free, adopted when
+// the record was published, and never touched when it runs an agent.
+func (c *Controller) recoverSpawn(ctx context.Context, store state.Store, id string) error {
+	lock, err := store.LockTask(id)
+	if err != nil {
+		return cli.Failed("a lifecycle action still holds task %s's lock, so its spawn is not interrupted; recover only settles a spawn whose process has died", id)
+	}
+	defer lock.Release()
+	sp := spawn.Spawner{Env: c.env, Runner: c.runner, Print: c.print}
+	action, window, err := sp.SettleIntent(ctx, store, id)
+	if err != nil {
+		return err
+	}
+	out := cli.Outcome{Word: "recovered", ID: id}
+	out.Add("spawn", action).Add("window", window)
+	c.print.Outcome(out)
+	if exists(store.Journal(id).Journal) {
+		c.print.Notice("task %s also has a relaunch journal; run fm-control recover %s again to settle it", id, id)
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/spawn"
+	"fmctl/cmd/internal/task"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// relaunchTx is one relaunch transaction in flight. Every step rewrites the
+// journal atomically before it acts, so a crash at any point leaves a journal
+// naming the last phase entered, which `fm-control recover` settles.
+type relaunchTx struct {
+	c       *Controller
+	t       *task.Target
+	paths   state.JournalPaths
+	journal state.Journal
+	prof    profile
+	facts   []state.Entry // checkpoint and note lines, kept through the phases
+}
+
+func (x *relaunchTx) enter(phase string, extra ...state.Entry) error {
+	x.journal.Phase = phase
+	x.journal.Extra = state.Record{Entries: append(append([]state.Entry(nil), x.facts...), extra...)}
+	if err := state.WriteJournal(x.paths.Journal, x.journal); err != nil {
+		return fmt.Errorf("write relaunch journal %s (phase %s): %w", x.paths.Journal, phase, err)
+	}
+	return nil
+}
+
+func (c *Controller) runRelaunch(ctx context.Context, t *task.Target, o RelaunchOptions) error {
+	if err := requireClassifier(t, "relaunch"); err != nil {
+		return err
+	}
+	if err := t.Store.RefuseTorn(t.ID); err != nil {
+		return err
+	}
+	if err := o.readNote(); err != nil {
+		return err
+	}
+	prof, err := c.resolveProfile(t, o)
+	if err != nil {
+		return err
+	}
+	note := strings.TrimSpace(o.Note)
+	brief := t.Home.BriefPath(t.ID)
+	switch t.Kind {
+	case harness.KindShip, harness.KindScout:
+		if err := state.RegularUnder(t.Home.Data, brief); err != nil {
+			return cli.Failed("task %s has no instructions at %s (%v); a relaunched %s reads its brief there, so write it before relaunching", t.ID, brief, err, t.Kind)
+		}
+		if note == "" {
+			return cli.Failed("relaunch of a %s task requires --note (or --note-file): the replacement inherits the worktree but none of the conversation, so say where the work stands", t.Kind)
+		}
+	case harness.KindSecondmate:
+		// The charter is never rewritten, but the replacement is still
+		// pointed at it: finding it missing only after the stop would leave
+		// the secondmate with no agent at all.
+		if err := state.RegularUnder(t.Home.Data, brief); err != nil {
+			return cli.Failed("task %s has no instructions at %s (%v); a relaunched secondmate is pointed there, so write it before relaunching", t.ID, brief, err)
+		}
+	default:
+		return cli.Failed("task %s records kind '%s', which has no defined relaunch shape", t.ID, t.Kind)
+	}
+	facts, err := c.checkpoint(ctx, t)
+	if err != nil {
+		return err
+	}
+	x := &relaunchTx{c: c, t: t, paths: t.Store.Journal(t.ID), prof: prof}
+	x.journal.Header = journalHeader(t, prof)
+	if note != "" {
+		facts = append(facts, state.Entry{Key: "note_file", Value: x.paths.Note})
+	} else {
+		facts = append(facts, state.Entry{Key: "note", Value: "none"})
+	}
+	x.facts = facts
+
+	// Nothing durable has changed yet; from the prior-record copy on, every
+	// failure is settled by rollback. Companions of an earlier transaction
+	// must not be mistaken for this one's.
+	for _, p := range []string{x.paths.BriefPrior, x.paths.Note} {
+		if err := state.RemoveIfExists(p); err != nil {
+			return cli.Failed("relaunch of %s could not clear %s from an earlier transaction: %v; nothing changed", t.ID, p, err)
+		}
+	}
+	if err := state.WriteAtomic(x.paths.MetaPrior, t.Task.Raw); err != nil {
+		return cli.Failed("relaunch of %s could not preserve its prior record: %v; nothing changed", t.ID, err)
+	}
+	if err := x.enter(state.PhaseCheckpoint); err != nil {
+		return x.fail(ctx, state.PhaseCheckpoint, err, outcomeFacts{})
+	}
+	if err := x.recordNote(note, brief); err != nil {
+		return x.fail(ctx, state.PhaseCheckpoint, err, outcomeFacts{})
+	}
+	if err := x.enter(state.PhaseNoted); err != nil {
+		return x.fail(ctx, state.PhaseNoted, err, outcomeFacts{})
+	}
+	// The input lock is held from the stop until the replacement is up, so
+	// no fm-send can type into the bare shell between the two agents.
+	input, err := c.lockDelivery(t)
+	if err != nil {
+		return x.fail(ctx, state.PhaseNoted, err, outcomeFacts{})
+	}
+	defer input.Release()
+	if err := x.enter(state.PhaseStopping); err != nil {
+		return x.fail(ctx, state.PhaseNoted, err, outcomeFacts{})
+	}
+	res, err := c.stop(ctx, t, true, true)
+	if err == nil {
+		err = state.Fault("exit")
+	}
+	if err != nil {
+		return x.fail(ctx, state.PhaseStopping, err, outcomeFacts{})
+	}
+	exitLine := state.Entry{Key: "exit_result", Value: string(res)}
+	if err := x.enter(state.PhaseExited, exitLine); err != nil {
+		return x.fail(ctx, state.PhaseExited, err, outcomeFacts{})
+	}
+	tx := fmt.Sprintf("%d.%s.%d", os.Getpid(), time.Now().UTC().Format("20060102T150405Z"), rand.IntN(1<<16))
+	txLine := state.Entry{Key: "relaunch_tx", Value: tx}
+	if err := x.enter(state.PhaseLaunching, exitLine, txLine); err != nil {
+		return x.fail(ctx, state.PhaseExited, err, outcomeFacts{})
+	}
+	sp := spawn.Spawner{Env: c.env, Runner: c.runner, Print: c.print, LaunchWait: c.waits.Launch, InputHeld: true}
+	launched, err := sp.Relaunch(ctx, spawn.Request{ID: t.ID, Harness: prof.To.Name, Model: prof.ToModel, Effort: prof.ToEffort, TxID: tx}, true)
+	if err != nil {
+		return x.fail(ctx, state.PhaseLaunching, fmt.Errorf("the replacement agent for %s could not be launched on %s: %w", t.ID, prof.To.Name, err), outcomeFacts{tx: tx})
+	}
+	if err := x.adopt(tx); err != nil {
+		return x.fail(ctx, state.PhaseLaunching, err, outcomeFacts{tx: tx})
+	}
+	of := outcomeFacts{tx: tx, confirmed: launched.Ready == "confirmed", placed: true}
+	if err := x.enter(state.PhaseComplete, exitLine, txLine, state.Entry{Key: "ready", Value: launched.Ready}); err != nil {
+		return x.fail(ctx, state.PhaseLaunching, err, of)
+	}
+	out := cli.Outcome{Word: "relaunched", ID: t.ID}
+	out.Add("harness", prof.To.Name).Add("from", prof.FromHarness).Add("model", prof.ToModel).Add("effort", prof.ToEffort).
+		Add("backend", t.BackendName).Add("endpoint", t.Task.Record.Get("window")).Add("worktree", t.Endpoint.Worktree).
+		Add("ready", launched.Ready).Add("phase", state.PhaseComplete)
+	c.print.Outcome(out)
+	if launched.Ready == "starting" {
+		c.print.Notice("%s's replacement is in place at %s with its work at %s, and had not finished starting after %s; read its state with fm-control status %s rather than relaunching it again or tearing it down", t.ID, t.Task.Record.Get("window"), t.Endpoint.Worktree, seconds(c.waits.Launch), t.ID)
+	}
+	return nil
+}
+
+func journalHeader(t *task.Target, p profile) state.Record {
+	return state.Record{Entries: []state.Entry{
+		{Key: "task", Value: t.ID}, {Key: "backend", Value: t.BackendName}, {Key: "endpoint", Value: t.Endpoint.Target},
+		{Key: "worktree", Value: t.Endpoint.Worktree}, {Key: "kind", Value: string(t.Kind)},
+		{Key: "from_harness", Value: p.FromHarness}, {Key: "from_model", Value: p.FromModel}, {Key: "from_effort", Value: p.FromEffort},
+		{Key: "to_harness", Value: p.To.Name}, {Key: "to_model", Value: p.ToModel}, {Key: "to_effort", Value: p.ToEffort},
+	}}
+}
+
+// recordNote keeps the note beside the journal and, for a ship or scout,
+// appends it to the brief the replacement reads (the prior brief is kept for
+// rollback). A secondmate's charter is never rewritten.
+func (x *relaunchTx) recordNote(note, brief string) error {
+	if note == "" {
+		return nil
+	}
+	if err := state.WriteAtomic(x.paths.Note, []byte(note+"\n")); err != nil {
+		return fmt.Errorf("record the progress note: %w", err)
+	}
+	if x.t.Kind == harness.KindSecondmate {
+		return nil
+	}
+	prior, err := state.ReadSmallFile(brief, state.MaxBriefBytes)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", brief, err)
+	}
+	if err := state.WriteAtomic(x.paths.BriefPrior, prior); err != nil {
+		return fmt.Errorf("preserve the prior brief: %w", err)
+	}
+	stamp := time.Now().UTC().Format("2006-01-02 15:04 UTC")
+	appended := fmt.Sprintf("%s\n\n## Progress note (%s)\n\nThis task was relaunched. Continue from here; the local copy and every\nuncommitted change are exactly as the previous worker left them.\n\n%s\n",
+		strings.TrimRight(string(prior), "\n"), stamp, note)
+	if err := state.WriteAtomic(brief, []byte(appended)); err != nil {
+		return fmt.Errorf("append the progress note to %s: %w", brief, err)
+	}
+	return nil
+}
+
+// adopt re-reads the record fm-spawn published and checks it is this
+// transaction's, on the same backend.
+func (x *relaunchTx) adopt(tx string) error {
+	task, err := x.t.Store.LoadTask("fm-control", x.t.ID)
+	if err != nil {
+		return err
+	}
+	if got := task.Record.Get("control_relaunch_tx"); got != tx {
+		return cli.Failed("task %s's record names relaunch transaction '%s', not this one (%s); another writer replaced it", x.t.ID, got, tx)
+	}
+	if err := task.ValidateIdentity(); err != nil {
+		return err
+	}
+	b := task.Record.Get("backend")
+	if b == "" {
+		b = "tmux"
+	}
+	if b != x.t.BackendName {
+		return cli.Failed("task %s's new record moved from backend %s to %s; refusing to read a postcondition across a backend change", x.t.ID, x.t.BackendName, b)
+	}
+	x.t.Task = task
+	return nil
+}

@@ -1,0 +1,74 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
+	"fmctl/config"
+	"fmctl/state"
+)
+
+// Status reads a task without acting on it and without taking the
+// lifecycle lock: the record, the backend's agent state, the busy state and
+// any relaunch journal.
+func (c *Controller) Status(ctx context.Context, id string) error {
+	t, err := c.loadUnlocked(id)
+	if err != nil {
+		return err
+	}
+	out := cli.Outcome{Word: "status", ID: id}
+	out.Add("harness", t.Family()).Add("recorded_harness", orNone(t.RecordedHarness)).Add("kind", string(t.Kind)).
+		Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).Add("worktree", t.Endpoint.Worktree).
+		Add("model", orDefault(t.Task.Record.Get("model"))).Add("effort", orDefault(t.Task.Record.Get("effort")))
+	obs := t.Backend.AgentState(ctx, t.Endpoint)
+	out.Add("state", string(obs.State))
+	if obs.State == backends.StateUnverified || !t.Ability.Classifier {
+		out.Add("classifier", "none")
+	}
+	out.Add("busy", orNone(t.Store.BusyState(id)))
+	if obs.AgentStatus != "" {
+		out.Add("agent_status", obs.AgentStatus)
+	}
+	out.Add("activity", activityWord(t))
+	j, err := state.ReadJournal(t.Store.Journal(id).Journal)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		out.Add("journal", "none")
+	case err != nil:
+		out.Add("journal", "unreadable")
+	default:
+		out.Add("journal", j.Phase)
+		if r := j.Extra.Get("rollback"); r != "" {
+			out.Add("rollback", r)
+		}
+	}
+	c.print.Outcome(out)
+	if !c.print.JSON && obs.Detail != "" {
+		c.print.Notice("%s's endpoint %s: %s", id, t.Endpoint.Target, obs.Detail)
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// loadUnlocked resolves task id for a verb that only reads: home, id shape,
+// record, endpoint, and no lock, so it never waits on or blocks an action.
+func (c *Controller) loadUnlocked(id string) (*task.Target, error) {
+	home, err := config.ResolveHome("fm-control", c.env)
+	if err != nil {
+		return nil, err
+	}
+	if err := state.CheckTaskArg("fm-control", id); err != nil {
+		return nil, err
+	}
+	return task.Load("fm-control", home, id, c.runner, c.env)
+}

@@ -1,0 +1,46 @@
+package send
+
+import (
+	"context"
+	"time"
+
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/deliver"
+	"fmctl/cmd/internal/task"
+	"fmctl/config"
+	"fmctl/harness"
+)
+
+// readyWait bounds how long fm-send waits for a starting agent's composer.
+func readyWait(env config.Env) time.Duration {
+	return config.Duration(env, "FM_SEND_READY_WAIT", 20*time.Second)
+}
+
+// prepareComposer makes the composer of a harness with verified screen
+// signatures fit to type into: it waits (bounded by FM_SEND_READY_WAIT) for
+// the agent to be ready instead of typing into a half-drawn TUI, refuses at
+// a blocking dialog (text typed there goes to the dialog: gemini stores it
+// as its API key), and empties held text with the harness's verified clear,
+// proving it empty, or refuses naming it. It reports whether it cleared.
+func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig, env config.Env) (bool, error) {
+	poll := config.Duration(env, "FM_SEND_POLL", 10*time.Millisecond)
+	limit := readyWait(env)
+	st, ready := deliver.WaitReady(ctx, t.Backend, t.Endpoint, sig, limit, poll)
+	facts := []string{"id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target}
+	if st.Dialog != "" {
+		return false, cli.Failed("task %s's %s agent is at its %s dialog; text typed now would go to the dialog, so nothing was sent. Answer the dialog in the pane, then send again", t.ID, t.Harness.Name, st.Dialog).
+			With(append(facts, "ready", "blocked", "dialog", st.Dialog)...)
+	}
+	if !ready {
+		return false, cli.Failed("task %s's %s agent did not show a ready composer within %s (FM_SEND_READY_WAIT); nothing was sent. Look at the pane (it may still be starting), then send again", t.ID, t.Harness.Name, limit).
+			With(append(facts, "ready", "starting")...)
+	}
+	if st.Composer != harness.ComposerHolding {
+		return false, nil
+	}
+	if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, poll); err != nil {
+		return false, cli.Failed("task %s: %v; the message would be glued onto it, so nothing was sent. Look at the pane and clear it (or submit it deliberately), then send again", t.ID, err).
+			With(append(facts, "held", st.HeldText())...)
+	}
+	return true, nil
+}

@@ -1,0 +1,271 @@
+// Package send is fm-send, the data plane: conversational text for an agent
+// to read, typed once and submitted as one message, or one named key.
+package send
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/deliver"
+	"fmctl/cmd/internal/task"
+	"fmctl/config"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// Request is one parsed fm-send invocation.
+type Request struct {
+	ID   string
+	Text string
+	Key  string // set for --key
+	JSON bool
+	Help bool
+	// FromStdin: the text is read from standard input (`fm-send <id> -`),
+	// which keeps a long or multi-line message out of argv.
+	FromStdin bool
+}
+
+// parseArgs reads `<id> [--key K] [--json] [--] <text...>`. Options are only
+// recognised between the id and the text: once the text starts, every word
+// is text, so a message may itself say "--json".
+func parseArgs(args []string, json bool) (Request, error) {
+	req := Request{JSON: json}
+	if len(args) == 0 {
+		return req, cli.Usage("fm-send needs a task id and a message: fm-send <id> <text...> or fm-send <id> --key <Key>")
+	}
+	req.ID = args[0]
+	rest := args[1:]
+	keySet := false
+	for len(rest) > 0 {
+		a := rest[0]
+		switch {
+		case a == "--":
+			rest = rest[1:]
+			goto text
+		case a == "--json":
+			req.JSON = true
+			rest = rest[1:]
+		case a == "--help" || a == "-h":
+			req.Help = true
+			return req, nil
+		case a == "--key":
+			if len(rest) < 2 || strings.HasPrefix(rest[1], "--") {
+				return req, cli.Usage("--key requires a key name (Escape, Enter, C-c, C-u)")
+			}
+			req.Key, keySet = rest[1], true
+			rest = rest[2:]
+		case strings.HasPrefix(a, "--key="):
+			req.Key, keySet = strings.TrimPrefix(a, "--key="), true
+			rest = rest[1:]
+		default:
+			goto text
+		}
+	}
+text:
+	if keySet {
+		if len(rest) > 0 {
+			return req, cli.Usage("--key sends one named key and no text; send the text separately")
+		}
+		if req.Key == "" {
+			return req, cli.Usage("--key requires a key name (Escape, Enter, C-c, C-u)")
+		}
+		return req, nil
+	}
+	if len(rest) == 0 {
+		return req, cli.Usage("fm-send needs a message after the task id: fm-send %s <text...>", state.Printable(req.ID))
+	}
+	if len(rest) == 1 && rest[0] == "-" {
+		req.FromStdin = true
+		return req, nil
+	}
+	req.Text = strings.Join(rest, " ")
+	return req, nil
+}
+
+// Sender runs fm-send requests.
+type Sender struct {
+	Env    config.Env
+	Runner backends.Runner
+	Print  cli.Printer
+}
+
+// Run executes one request.
+func (s Sender) Run(ctx context.Context, req Request) error {
+	home, err := config.ResolveHome("fm-send", s.Env)
+	if err != nil {
+		return err
+	}
+	if err := state.CheckTaskArg("fm-send", req.ID); err != nil {
+		return err
+	}
+	var key harness.Key
+	if req.Key != "" {
+		k, ok := harness.ParseKey(req.Key)
+		if !ok {
+			return cli.Usage("key '%s' is not a named key; fm-send --key accepts %s", state.Printable(req.Key), keyList())
+		}
+		key = k
+	}
+	text := req.Text
+	if req.Key == "" {
+		if text, err = deliver.CheckText(text); err != nil {
+			return cli.Failed("%v; nothing was sent", err)
+		}
+	}
+	t, err := task.Load("fm-send", home, req.ID, s.Runner, s.Env)
+	if err != nil {
+		// A backend fmctl has no adapter for still declares its abilities; a
+		// key it could never deliver is refused as that, naming the key.
+		if t != nil && req.Key != "" && !t.Ability.CanDeliver(key) {
+			return refuseKey(t, key)
+		}
+		return err
+	}
+	if req.Key != "" {
+		return s.sendKey(ctx, t, key)
+	}
+	return s.sendText(ctx, t, text)
+}
+
+func keyList() string {
+	names := make([]string, len(harness.NamedKeys))
+	for i, k := range harness.NamedKeys {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// lockDelivery takes the task's input lock, then passes the gate: under the
+// lock, nothing can stop or replace the agent between the gate's read and
+// the keys typed after it.
+func lockDelivery(ctx context.Context, t *task.Target, env config.Env) (*state.Lock, error) {
+	l, err := t.Store.LockInput(t.ID, config.Duration(env, "FM_SEND_LOCK_WAIT", 60*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.RequireAgent(ctx, "fm-send"); err != nil {
+		l.Release()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key) error {
+	if !t.Ability.CanDeliver(key) {
+		return refuseKey(t, key)
+	}
+	// After an Escape, a harness that restores the cancelled prompt into its
+	// composer needs its clear key too, or the next message glues onto it.
+	clear := harness.Key("")
+	if key == harness.KeyEscape && t.HasHarness && t.Harness.ClearKey != "" {
+		clear = t.Harness.ClearKey
+		if !t.Ability.CanDeliver(clear) {
+			return cli.Failed("harness %s needs %s after Escape to clear its composer, which the %s backend cannot deliver; nothing was sent", t.Harness.Name, clear, t.BackendName)
+		}
+	}
+	lock, err := lockDelivery(ctx, t, s.Env)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	if err := t.Backend.SendKey(ctx, t.Endpoint, key); err != nil {
+		return cli.Failed("key '%s' not sent to %s (%s send failed: %v)", key, t.Endpoint.Target, t.BackendName, backends.StderrOf(err))
+	}
+	out := cli.Outcome{Word: "key-delivered", ID: t.ID}
+	out.Add("key", string(key)).Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target)
+	if key == harness.KeyEscape && clear == "" {
+		// Text typed right after an Escape would read as Alt+<char> (see
+		// control's interrupt); the gap keeps the Escape its own event.
+		time.Sleep(t.Harness.PressGap)
+	}
+	if clear != "" {
+		time.Sleep(t.Harness.PressGap)
+		if err := t.Backend.SendKey(ctx, t.Endpoint, clear); err != nil {
+			return cli.Failed("Escape reached %s, but the %s composer could not be cleared with %s (%v); it still holds the restored prompt, so clear it before sending the next message", t.Endpoint.Target, t.Harness.Name, clear, backends.StderrOf(err))
+		}
+		out.Add("clear", string(clear))
+	}
+	s.Print.Outcome(out)
+	return nil
+}
+
+func refuseKey(t *task.Target, key harness.Key) error {
+	return cli.Failed("the %s backend cannot deliver key %s; nothing was sent", t.BackendName, key)
+}
+
+// submitOptions reads the tunable submit budgets.
+func submitOptions(env config.Env) deliver.Options {
+	o := deliver.DefaultOptions()
+	o.Retries = config.Int(env, "FM_SEND_RETRIES", o.Retries)
+	o.ConfirmWait = config.Duration(env, "FM_SEND_SLEEP", o.ConfirmWait)
+	o.Poll = config.Duration(env, "FM_SEND_POLL", o.Poll)
+	return o
+}
+
+func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error {
+	if t.Kind == harness.KindSecondmate {
+		text = deliver.Mark(text)
+	}
+	o := submitOptions(s.Env)
+	// A slash command (or a codex $skill) opens a completion popup; Enter
+	// waits until the popup has settled so it cannot be swallowed.
+	o.Popup = strings.HasPrefix(text, "/") || (t.HasHarness && t.Harness.Name == "codex" && strings.HasPrefix(text, "$"))
+	lock, err := lockDelivery(ctx, t, s.Env)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	cleared := false
+	if sig, ok := t.Harness.Screen(); ok && t.HasHarness {
+		if cleared, err = prepareComposer(ctx, t, sig, s.Env); err != nil {
+			return err
+		}
+		o.Screen = &sig
+	} else if err := refuseHeld(ctx, t); err != nil {
+		return err
+	}
+	res := deliver.Submit(ctx, t.Backend, t.Endpoint, text, o)
+	switch res.Verdict {
+	case deliver.Submitted:
+		out := cli.Outcome{Word: "sent", ID: t.ID}
+		out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
+			Add("bytes", strconv.Itoa(len(text))).Add("enters", strconv.Itoa(res.Enters)).
+			Add("marked", fmt.Sprint(t.Kind == harness.KindSecondmate)).Add("submit", "confirmed")
+		if cleared {
+			out.Add("cleared", "yes")
+		}
+		s.Print.Outcome(out)
+		return nil
+	case deliver.SendFailed:
+		return cli.Failed("text not sent to %s (%s send failed: %v); nothing may be assumed delivered", t.Endpoint.Target, t.BackendName, backends.StderrOf(res.Err)).
+			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "failed")
+	default:
+		return cli.Unconfirmed("text delivered to %s but the submit is unconfirmed (verdict=%s after %d Enter); do not retype or blindly resend: look at the pane, then send '--key Enter' only if the composer still holds the text", t.Endpoint.Target, res.Verdict, res.Enters).
+			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "unconfirmed", "verdict", string(res.Verdict))
+	}
+}
+
+// refuseHeld refuses a message while the composer provably holds other
+// input (an unconfirmed /exit, a half-typed line): typed now, the message
+// would be glued onto it and submitted as one. A screen that cannot be read,
+// or that proves nothing, is no refusal; the submit's own checks follow.
+func refuseHeld(ctx context.Context, t *task.Target) error {
+	screen, err := t.Backend.Capture(ctx, t.Endpoint)
+	if err != nil {
+		return nil
+	}
+	held := deliver.HeldInput(screen)
+	if held == "" {
+		return nil
+	}
+	if r := []rune(held); len(r) > 40 {
+		held = string(r[:40]) + "..."
+	}
+	return cli.Failed("task %s's composer already holds %q before the cursor (leftover input, or a dialog drawn over the composer); the message would be glued onto it, so nothing was sent. Look at the pane and clear that input (or submit it deliberately), then send again", t.ID, held).
+		With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "held", held)
+}

@@ -1,0 +1,114 @@
+package spawn
+
+import (
+	ucli "github.com/urfave/cli/v2"
+
+	"fmctl/cmd/internal/cli"
+)
+
+const usageText = `fm-spawn <id> [--harness H] --project REPO [--base REF] [--branch NAME] [--kind ship|scout|secondmate] [--model M] [--effort E] [--backend tmux|herdr|zellij] [--brief FILE] [--json]
+fm-spawn <id> --harness H --worktree DIR [--project REPO] [--shared-worktree] [...]
+fm-spawn <id> --relaunch [--harness H] [--model M] [--effort E] [--json]`
+
+const description = `--project REPO adds the task's worktree (git worktree add, branch fm/<id> or
+--branch, from --base or origin/HEAD after a best-effort fetch) at
+<project>-worktrees/<id>, or under [spawn] worktrees in config/fm.toml; it
+refuses when the new head does not descend from the base's upstream.
+--worktree DIR adopts an existing, clean git worktree root instead.
+Without --harness: config/crew-harness (ship, scout); a secondmate takes
+config/secondmate-harness (with its model and effort), then crew-harness.
+A secondmate's worktree is provisioned as its own home (state/, data/,
+config/, .fm-secondmate-home, data/charter.md) and launched with FM_HOME
+set to it. The backend is --backend, FM_BACKEND, config/backend, the
+multiplexer fm-spawn runs in (HERDR_ENV=1, TMUX), then tmux.
+
+Fresh: creates the endpoint fm-<id> (a tmux window in the home's session, cwd =
+the worktree), publishes state/<id>.meta atomically, types the harness's launch
+command (from the capability table) and waits, bounded by FM_SPAWN_WAIT, for the
+agent to be alive. The agent is pointed at data/<id>/brief.md. It refuses while
+any pane on the server runs an agent in the worktree (naming it), and a
+worktree another live task records unless --shared-worktree. Before any launch
+line is typed the shell's input line is cleared, and the line is checked before
+Enter. A spawn killed mid-way leaves state/<id>.spawn-intent, which the next
+fm-spawn <id> or fm-control recover <id> settles.
+
+--relaunch: adopts the recorded endpoint and worktree for a replacement agent.
+It refuses unless the endpoint is positively agent-free and sits in the recorded
+worktree, clears the previous harness's wiring files, and publishes the new
+record (with control_relaunch_tx from FM_CONTROL_RELAUNCH_TX).
+
+Ready: for a harness with verified screen signatures (claude, codex, opencode,
+pi, gemini) ready=confirmed means its screen shows the composer drawn with no
+blocking dialog (and for codex and gemini, which draw it before they can take
+a prompt, the launch prompt's turn seen); a live process alone is not enough.
+
+Exit status: 0 launched (ready=confirmed, or ready=starting when the agent was
+still coming up at the deadline); 1 refused or failed, or ready=blocked
+dialog=<name> (the agent stopped at a dialog such as trust, sign-in or an API
+key; nothing was typed into it); 2 bad command line.
+
+Examples:
+   fm-spawn t1 --harness claude --project ~/src/app --brief brief.md
+   fm-spawn t3 --harness claude --worktree ~/wt/t3 --brief brief.md
+   fm-spawn t2 --harness codex --model gpt-5 --effort high --kind scout --worktree ~/wt/t2
+   fm-spawn t1 --relaunch --harness opencode`
+
+// App builds the fm-spawn command line.
+func App(d cli.Deps) *ucli.App {
+	jsonOut := new(bool)
+	app := &ucli.App{
+		Name:            "fm-spawn",
+		Usage:           "launch an agent for a task into an endpoint and worktree",
+		UsageText:       usageText,
+		Description:     description,
+		Version:         cli.BuildVersion(),
+		HideHelpCommand: true,
+		BashComplete:    cli.CompleteTaskArgs(d),
+		Flags:           []ucli.Flag{&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object"}},
+		Action: func(c *ucli.Context) error {
+			req, err := parseArgs(c.Args().Slice())
+			req.JSON = req.JSON || c.Bool("json")
+			*jsonOut = req.JSON
+			if err != nil {
+				return err
+			}
+			if req.Help || (req.ID == "" && c.NArg() == 0) {
+				return ucli.ShowAppHelp(c)
+			}
+			if req.ID == "" {
+				return cli.Usage("fm-spawn needs a task id")
+			}
+			ctx, cancel := cli.Context()
+			defer cancel()
+			s := Spawner{Env: d.Env, Runner: d.Runner, Print: d.Printer(req.JSON)}
+			var res Result
+			if req.Relaunch {
+				req.TxID = d.Env("FM_CONTROL_RELAUNCH_TX")
+				res, err = s.Relaunch(ctx, req, false)
+			} else {
+				res, err = s.Fresh(ctx, req)
+			}
+			if err != nil {
+				return err
+			}
+			s.Print.Outcome(res.Outcome)
+			if res.Ready == "blocked" {
+				return cli.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it. Answer it in the pane (or fix the harness's setup), then send", req.ID, res.Outcome.Get("window"), res.Dialog)
+			}
+			if res.Ready == "starting" {
+				s.Print.Notice("%s's agent was placed at %s but had not come up within the wait; look at it before launching again", req.ID, res.Outcome.Get("window"))
+			}
+			return nil
+		},
+	}
+	cli.Conventions(app)
+	app.Metadata = map[string]any{"json": jsonOut}
+	return app
+}
+
+// Main runs fm-spawn with the process's real edges.
+func Main(args []string) int {
+	d := cli.OSDeps()
+	app := App(d)
+	return cli.Run(app, cli.EndGlobalFlags(args), d, func() bool { return *app.Metadata["json"].(*bool) })
+}

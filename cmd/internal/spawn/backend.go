@@ -1,0 +1,68 @@
+package spawn
+
+import (
+	"context"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/config"
+	"fmctl/state"
+)
+
+// chooseBackend picks the backend a fresh task runs on: --backend, then
+// FM_BACKEND, then the home's choice (config/backend or fm.toml's backend,
+// which must agree), then the multiplexer fm-spawn runs inside, then tmux.
+// Detection looks at HERDR_ENV before TMUX: herdr started from a tmux pane
+// passes TMUX on to its own panes, and the innermost multiplexer is the one
+// the caller sits in. detected names the variable that decided, if any.
+func (s Spawner) chooseBackend(home config.Home, f config.File, flag string) (name, detected string, err error) {
+	if flag != "" {
+		return flag, "", nil
+	}
+	if v := s.Env("FM_BACKEND"); v != "" {
+		return v, "", nil
+	}
+	file, err := home.BackendFile()
+	if err != nil {
+		return "", "", cli.Failed("%v", err)
+	}
+	if file != "" && f.Backend != "" && file != f.Backend {
+		return "", "", cli.Failed("config/backend says '%s' but config/fm.toml says backend = '%s'; keep one of them", state.Printable(file), state.Printable(f.Backend))
+	}
+	if file != "" {
+		return file, "", nil
+	}
+	if f.Backend != "" {
+		return f.Backend, "", nil
+	}
+	if s.Env("HERDR_ENV") == "1" {
+		return "herdr", "HERDR_ENV=1", nil
+	}
+	if s.Env("TMUX") != "" {
+		return "tmux", "TMUX", nil
+	}
+	return "tmux", "", nil
+}
+
+// tmuxSession is the session a fresh tmux window goes into: the configured
+// one (FM_TMUX_SESSION, [tmux] session), else, when fm-spawn runs inside a
+// pane of the same server, that pane's session, else firstmate.
+func (s Spawner) tmuxSession(ctx context.Context, be backends.Backend, configured string) (string, error) {
+	if configured != "" {
+		return configured, nil
+	}
+	// A named socket is a server of its own; the caller's session lives on
+	// the server $TMUX points at.
+	if s.Env("TMUX") == "" || s.Env("FM_TMUX_SOCKET") != "" || s.Env("FM_TMUX_SOCKET_PATH") != "" {
+		return backends.DefaultTmuxSession, nil
+	}
+	t, ok := be.(*backends.Tmux)
+	if !ok {
+		return backends.DefaultTmuxSession, nil
+	}
+	sess, err := t.CallerSession(ctx, s.Env("TMUX_PANE"))
+	if err != nil {
+		return "", cli.Failed("fm-spawn runs inside tmux, but the session to put the task's window in cannot be read (%v); set FM_TMUX_SESSION or [tmux] session in config/fm.toml", err)
+	}
+	return sess, nil
+}

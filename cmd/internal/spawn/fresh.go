@@ -1,0 +1,278 @@
+package spawn
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/config"
+	"fmctl/harness"
+	"fmctl/harness/wiring"
+	"fmctl/state"
+)
+
+// Fresh launches a new agent for a task: it creates the endpoint, publishes
+// the record atomically, types the launch line and waits for the agent.
+func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
+	home, err := config.ResolveHome("fm-spawn", s.Env)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := state.CheckNewTaskID("fm-spawn", req.ID); err != nil {
+		return Result{}, err
+	}
+	if len(req.extra) > 0 {
+		return Result{}, cli.Usage("unexpected argument '%s'; fm-spawn takes one task id", state.Printable(req.extra[0]))
+	}
+	kind, ok := harness.ParseKind(req.Kind)
+	if !ok {
+		return Result{}, cli.Usage("--kind must be ship, scout or secondmate")
+	}
+	prof, err := s.freshProfile(home, req, kind)
+	if err != nil {
+		return Result{}, err
+	}
+	h := prof.Harness
+	f, err := loadConfig(home)
+	if err != nil {
+		return Result{}, err
+	}
+	plan, err := s.planWorktree(ctx, home, f, req, kind)
+	if err != nil {
+		return Result{}, err
+	}
+	wt, project := plan.Dir, plan.Project
+	if kind == harness.KindSecondmate {
+		if err := refuseOthersHome(wt, req.ID); err != nil {
+			return Result{}, err
+		}
+	}
+	backendName, detected, err := s.chooseBackend(home, f, req.Backend)
+	if err != nil {
+		return Result{}, err
+	}
+	if detected != "" && backendName != "tmux" {
+		s.Print.Notice("backend %s chosen because fm-spawn runs inside it (%s); pass --backend or set config/backend to choose another", backendName, detected)
+	}
+	ability, known := harness.LookupBackend(backendName)
+	if !known || !ability.Adapter {
+		return Result{}, cli.Failed("backend '%s' has no adapter in fmctl (use tmux, herdr or zellij)", state.Printable(backendName))
+	}
+	be, err := backends.Open(backendName, s.Runner, backends.Env(s.Env))
+	if err != nil {
+		return Result{}, cli.Failed("%v", err)
+	}
+
+	store := state.Store{Dir: home.State}
+	lock, err := store.LockTask(req.ID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer lock.Release()
+	// A torn relaunch's rollback would act on the new task's record and brief.
+	if err := store.RefuseTorn(req.ID); err != nil {
+		return Result{}, err
+	}
+	where := container(s.Env, f, backendName)
+	if backendName == "tmux" {
+		if where, err = s.tmuxSession(ctx, be, where); err != nil {
+			return Result{}, err
+		}
+	}
+	if err := s.guardFresh(ctx, home, store, be, req, where, wt); err != nil {
+		return Result{}, err
+	}
+	// A record whose endpoint is gone may be launched over; a failed launch
+	// puts it back rather than deleting the keys it holds (PR, decisions).
+	prior, err := state.ReadSmallFile(store.MetaPath(req.ID), state.MaxRecordBytes)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Result{}, cli.Failed("task %s's existing record cannot be read: %v", req.ID, err)
+	}
+	brief, err := placeBrief(home, req)
+	if err != nil {
+		return Result{}, err
+	}
+	gen := newSpawnGen()
+	wire := s.prepareWiring(home, h, req.ID, wt, gen)
+	params := launchParams(f, h, prof.Model, prof.Effort, wt, brief, wire)
+	if kind == harness.KindSecondmate {
+		params.Home = wt
+	}
+	line, err := h.LaunchLine(params)
+	if err != nil {
+		return Result{}, cli.Failed("%v", err)
+	}
+
+	if err := writeIntent(store, req.ID, backendName, where, wt); err != nil {
+		return Result{}, err
+	}
+	// The intent goes once this spawn ends either way: a launched task has
+	// its record, a failed one had its endpoint removed.
+	defer func() { _ = state.RemoveIfExists(store.SpawnIntentPath(req.ID)) }()
+	if err := s.create(ctx, plan); err != nil {
+		return Result{}, err
+	}
+	if kind == harness.KindSecondmate {
+		if err := provisionHome(wt, req.ID, brief); err != nil {
+			s.remove(ctx, plan)
+			return Result{}, err
+		}
+	}
+	fields, err := be.Create(ctx, backends.CreateSpec{TaskID: req.ID, Label: state.Label(req.ID), Dir: wt, Container: where})
+	if err != nil {
+		s.remove(ctx, plan)
+		return Result{}, cli.Failed("could not create the endpoint for task %s on %s: %v", req.ID, backendName, backends.StderrOf(err))
+	}
+	rec := newRecord(req.ID, fields, wt, project, h.Name, kind, prof.Model, prof.Effort, backendName, gen)
+	ep := backends.Endpoint{Backend: backendName, Target: rec.Get("window"), TaskID: req.ID, Worktree: wt, Fields: rec.Map()}
+	// From here a failure removes the endpoint, so no record ever names an
+	// endpoint without an agent launched into it, and no endpoint is orphaned.
+	undo := func(cause error) error {
+		_ = be.Kill(ctx, ep)
+		_ = wiring.Retire(h, wire.task)
+		s.remove(ctx, plan)
+		if prior != nil {
+			_ = state.WriteAtomic(store.MetaPath(req.ID), prior)
+		} else {
+			_ = state.RemoveIfExists(store.MetaPath(req.ID))
+		}
+		return cause
+	}
+	removed := "the endpoint and record were removed"
+	if prior != nil {
+		removed = "the endpoint was removed and the prior record put back"
+	}
+	data, err := rec.Bytes()
+	if err != nil {
+		return Result{}, undo(cli.Failed("task %s's record cannot be written: %v", req.ID, err))
+	}
+	if err := state.WriteAtomic(store.MetaPath(req.ID), data); err != nil {
+		return Result{}, undo(cli.Failed("task %s's record could not be published: %v; the endpoint was removed", req.ID, err))
+	}
+	if ability.Classifier {
+		if p, ok := s.waitPath(ctx, be, ep, wt, s.pathWait()); !ok {
+			return Result{}, undo(cli.Failed("task %s's new endpoint is in '%s', not its worktree '%s'; refusing to launch an agent outside its worktree (%s)", req.ID, p, wt, removed))
+		}
+	}
+	if err := wire.install(h); err != nil {
+		return Result{}, undo(err)
+	}
+	release, err := s.lockInput(store, req.ID)
+	if err != nil {
+		return Result{}, undo(err)
+	}
+	defer release()
+	ready, err := s.typeLaunch(ctx, be, ability, ep, h, line, brief)
+	if err != nil {
+		return Result{}, undo(cli.Failed("the agent for %s could not be launched on %s: %v; %s", req.ID, h.Name, err, removed))
+	}
+	out := cli.Outcome{Word: "spawned", ID: req.ID}
+	out.Add("harness", h.Name).Add("kind", string(kind)).Add("backend", backendName).
+		Add("window", ep.Target).Add("worktree", wt).Add("ready", ready.Ready)
+	ready.addDialog(&out)
+	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
+}
+
+// refuseDuplicate refuses a task whose recorded endpoint still exists: a
+// second launch would put two agents on one worktree.
+func (s Spawner) refuseDuplicate(ctx context.Context, home config.Home, store state.Store, id string) error {
+	if _, err := os.Lstat(store.MetaPath(id)); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	task, err := store.LoadTask("fm-spawn", id)
+	if err != nil {
+		return err
+	}
+	name := task.Record.Get("backend")
+	if name == "" {
+		name = "tmux"
+	}
+	be, err := backends.Open(name, s.Runner, backends.Env(s.Env))
+	if err != nil {
+		return cli.Failed("task %s already has a record (%s) on backend %s, which fmctl cannot inspect; refusing a duplicate launch", id, store.MetaPath(id), name)
+	}
+	obs := be.AgentState(ctx, backends.Endpoint{Backend: name, Target: task.Record.Get("window"), TaskID: id, Worktree: task.Record.Get("worktree"), Fields: task.Record.Map()})
+	if obs.State == backends.StateMissing {
+		return nil
+	}
+	return cli.Failed("task %s already has a record whose %s endpoint %s is %s; refusing a duplicate launch (use fm-spawn %s --relaunch, or fm-control relaunch %s)", id, name, task.Record.Get("window"), obs.State, id, id)
+}
+
+// placeBrief copies --brief into data/<id>/brief.md, or requires that file.
+func placeBrief(home config.Home, req Request) (string, error) {
+	path := home.BriefPath(req.ID)
+	if req.Brief != "" {
+		data, err := os.ReadFile(req.Brief)
+		if err != nil {
+			return "", cli.Failed("--brief '%s' cannot be read: %v", state.Printable(req.Brief), err)
+		}
+		if err := state.NoSymlinkUnder(home.Data, path); err != nil {
+			return "", cli.Failed("the brief cannot be placed at %s: %v", path, err)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", cli.Failed("create %s: %v", filepath.Dir(path), err)
+		}
+		if err := state.WriteAtomic(path, data); err != nil {
+			return "", cli.Failed("%v", err)
+		}
+		return path, nil
+	}
+	if err := state.RegularUnder(home.Data, path); err != nil {
+		return "", cli.Failed("no brief at %s (%v); write the task's instructions there or pass --brief FILE", path, err)
+	}
+	return path, nil
+}
+
+func container(env config.Env, f config.File, backend string) string {
+	switch backend {
+	case "tmux":
+		if v := env("FM_TMUX_SESSION"); v != "" {
+			return v
+		}
+		return f.Tmux.Session
+	case "herdr":
+		if v := env("HERDR_SESSION"); v != "" {
+			return v
+		}
+		return f.Herdr.Session
+	case "zellij":
+		if v := env("FM_ZELLIJ_SESSION"); v != "" {
+			return v
+		}
+		return f.Zellij.Session
+	}
+	return ""
+}
+
+// newRecord lays a fresh record out in the original toolkit's key order.
+func newRecord(id string, fields []backends.Field, wt, project, h string, kind harness.Kind, model, effort, backend, gen string) state.Record {
+	var r state.Record
+	add := func(k, v string) { r.Entries = append(r.Entries, state.Entry{Key: k, Value: v}) }
+	var extra []backends.Field
+	for _, f := range fields {
+		if f.Key == "window" {
+			add("window", f.Value)
+		} else {
+			extra = append(extra, f)
+		}
+	}
+	add("endpoint_task_id", id)
+	add("worktree", wt)
+	add("project", project)
+	add("harness", h)
+	add("kind", string(kind))
+	add("model", orDefault(model))
+	add("effort", orDefault(effort))
+	add("spawn_gen", gen)
+	if backend != "tmux" {
+		add("backend", backend)
+	}
+	for _, f := range extra {
+		add(f.Key, f.Value)
+	}
+	return r
+}

@@ -1,0 +1,92 @@
+package spawn
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/state"
+)
+
+// Intent settlement outcomes.
+const (
+	IntentNone    = "none"    // no intent was left
+	IntentCleared = "cleared" // the intent named no endpoint that exists
+	IntentAdopted = "adopted" // the record was published: the endpoint is the task's
+	IntentRemoved = "removed" // an agent-free orphan endpoint was removed
+)
+
+// SettleIntent settles the spawn intent a killed fresh fm-spawn left behind.
+// The caller holds the task's lifecycle lock. An orphan endpoint (created,
+// never recorded) is removed only when it is provably agent-free and in the
+// worktree it was made for; one running an agent is never touched.
+func (s Spawner) SettleIntent(ctx context.Context, store state.Store, id string) (action, window string, err error) {
+	path := store.SpawnIntentPath(id)
+	data, err := state.ReadSmallFile(path, state.MaxRecordBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return IntentNone, "", nil
+	}
+	if err != nil {
+		return "", "", cli.Failed("task %s's spawn intent %s cannot be read: %v; inspect it, then remove it", id, path, err)
+	}
+	intent, err := state.ParseRecord(data)
+	if err != nil || intent.Get("task") != id {
+		return "", "", cli.Failed("task %s's spawn intent %s is malformed; inspect it, then remove it", id, path)
+	}
+	backend, wt := intent.Get("backend"), intent.Get("worktree")
+	window = intent.Get("container") + ":" + state.Label(id)
+	if backend != "tmux" {
+		return "", "", cli.Failed("task %s's spawn on %s was interrupted (intent %s); fmctl can settle only a tmux spawn, so check that backend for an endpoint %s, then remove the intent", id, backend, path, state.Label(id))
+	}
+	if task, err := store.LoadTask("fm-spawn", id); err == nil && task.Record.Get("window") == window {
+		return IntentAdopted, window, removeIntent(store, id)
+	}
+	be, err := backends.Open(backend, s.Runner, backends.Env(s.Env))
+	if err != nil {
+		return "", "", cli.Failed("%v", err)
+	}
+	action, err = settleOrphan(ctx, be, id, window, wt)
+	if err != nil {
+		return "", "", err
+	}
+	return action, window, removeIntent(store, id)
+}
+
+// settleOrphan deals with a window labelled for task id that no record
+// names: gone is fine, an agent-free shell in the worktree it was made for is
+// removed, and anything else (an agent above all) is left alone and refused.
+func settleOrphan(ctx context.Context, be backends.Backend, id, window, wt string) (string, error) {
+	ep := backends.Endpoint{Backend: be.Name(), Target: window, TaskID: id, Worktree: wt, Fields: map[string]string{}}
+	obs := be.AgentState(ctx, ep)
+	switch {
+	case obs.State == backends.StateMissing, obs.NoServer:
+		return IntentCleared, nil
+	case obs.State == backends.StateDead && backends.SameDirKey(obs.CurrentPath) == backends.SameDirKey(wt):
+		if err := be.Kill(ctx, ep); err != nil {
+			return "", cli.Failed("task %s's orphan window %s could not be removed: %v", id, window, err)
+		}
+		return IntentRemoved, nil
+	}
+	return "", cli.Failed("window %s carries task %s's label but no record names it (an interrupted fm-spawn left it, or it was made by hand); it reads '%s' (%s), not an agent-free shell in %s, so fmctl will not remove it. Stop or close it yourself, then run fm-control recover %s or spawn again", window, id, obs.State, obs.Detail, wt, id)
+}
+
+func removeIntent(store state.Store, id string) error {
+	if err := state.RemoveIfExists(store.SpawnIntentPath(id)); err != nil {
+		return cli.Failed("task %s's spawn intent could not be removed: %v", id, err)
+	}
+	return nil
+}
+
+// noteIntent tells the caller what settling an intent did.
+func (s Spawner) noteIntent(id, action, window string) {
+	switch action {
+	case IntentRemoved:
+		s.Print.Notice("%s: removed agent-free window %s left by an interrupted fm-spawn", id, window)
+	case IntentCleared:
+		s.Print.Notice("%s: cleared the intent of an interrupted fm-spawn (its window %s no longer exists)", id, window)
+	case IntentAdopted:
+		s.Print.Notice("%s: an interrupted fm-spawn had published the record for %s; it is the task's endpoint", id, window)
+	}
+}

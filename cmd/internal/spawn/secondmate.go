@@ -1,0 +1,117 @@
+package spawn
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fmctl/cmd/internal/cli"
+	"fmctl/config"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// profile is the harness, model and effort a fresh agent is launched with.
+type profile struct {
+	Harness       harness.Harness
+	Model, Effort string
+}
+
+// freshProfile picks a fresh task's harness. An explicit --harness always
+// wins. Without one, a secondmate takes config/secondmate-harness (with its
+// model and effort unless --model/--effort are given), exactly as its
+// relaunch does, then config/crew-harness; a ship or scout takes
+// config/crew-harness. Nothing is ever guessed: with no choice anywhere the
+// spawn is refused, naming both ways to make one.
+func (s Spawner) freshProfile(home config.Home, req Request, kind harness.Kind) (profile, error) {
+	p := profile{Model: req.Model, Effort: req.Effort}
+	name := req.Harness
+	if name == "" && kind == harness.KindSecondmate {
+		pin, ok, err := home.SecondmatePin()
+		if err != nil {
+			return p, cli.Failed("the secondmate harness pin cannot be read: %v", err)
+		}
+		if ok {
+			if pin, err = pin.Verified(s.Print.Warn); err != nil {
+				return p, err
+			}
+			name = pin.Harness
+			if p.Model == "" {
+				p.Model = pin.Model
+			}
+			if p.Effort == "" {
+				p.Effort = pin.Effort
+			}
+		}
+	}
+	if name == "" {
+		crew, err := home.CrewHarness()
+		if err != nil {
+			return p, cli.Failed("the crew harness cannot be read: %v", err)
+		}
+		name = crew
+	}
+	if name == "" {
+		return p, cli.Usage("fm-spawn needs a harness: pass --harness H, or name a default in %s (one of %s)", filepath.Join(home.Config, "crew-harness"), strings.Join(harness.Names(), ", "))
+	}
+	h, ok := harness.Lookup(name)
+	if !ok {
+		return p, cli.Failed("unknown harness '%s'; fmctl launches verified harnesses only: %s", state.Printable(name), strings.Join(harness.Names(), ", "))
+	}
+	if !h.SupportsKind(kind) {
+		return p, cli.Failed("'%s' is not verified to run a %s task", h.Name, kind)
+	}
+	if p.Model != "" && p.Model != "default" && h.Launch.ModelFlag == "" {
+		return p, cli.Failed("harness %s takes no model flag; drop --model", h.Name)
+	}
+	p.Harness = h
+	return p, nil
+}
+
+// secondmateMarker names the file that makes a directory a secondmate's
+// own home; fm-control relaunch's checkpoint requires it to hold the id.
+const secondmateMarker = ".fm-secondmate-home"
+
+// provisionHome makes a secondmate's worktree its own home: state/, data/
+// and config/, the marker naming it, and its charter (data/charter.md, a
+// copy of its brief). An existing charter is never rewritten, and a home
+// marked as another secondmate's is refused.
+func provisionHome(dir, id, brief string) error {
+	if err := refuseOthersHome(dir, id); err != nil {
+		return err
+	}
+	for _, d := range []string{"state", "data", "config"} {
+		p := filepath.Join(dir, d)
+		if err := state.NoSymlinkUnder(dir, p); err != nil {
+			return cli.Failed("secondmate %s's home %s: %v", id, p, err)
+		}
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return cli.Failed("provision secondmate %s's home: %v", id, err)
+		}
+	}
+	charter := filepath.Join(dir, "data", "charter.md")
+	if _, err := os.Lstat(charter); err != nil {
+		text, err := os.ReadFile(brief)
+		if err != nil {
+			return cli.Failed("secondmate %s's charter cannot be read from %s: %v", id, brief, err)
+		}
+		if err := state.WriteAtomic(charter, text); err != nil {
+			return cli.Failed("write secondmate %s's charter: %v", id, err)
+		}
+	}
+	if err := state.WriteAtomic(filepath.Join(dir, secondmateMarker), []byte(id+"\n")); err != nil {
+		return cli.Failed("mark secondmate %s's home: %v", id, err)
+	}
+	return nil
+}
+
+// refuseOthersHome refuses a directory marked as another secondmate's home.
+func refuseOthersHome(dir, id string) error {
+	marker := filepath.Join(dir, secondmateMarker)
+	if data, err := state.ReadSmallFile(marker, 4096); err == nil {
+		if m := strings.TrimSpace(string(data)); m != id {
+			return cli.Failed("'%s' is the home of secondmate '%s' (%s); give %s a home of its own", dir, state.Printable(m), marker, id)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,254 @@
+package spawn
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/config"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// worktreePlan is where a task's agent will work. A planned worktree is
+// only added (create) once the task's guards have passed, and a spawn that
+// fails afterwards removes it again (remove), so a refusal leaves no
+// worktree or branch behind.
+type worktreePlan struct {
+	Dir     string // absolute worktree root
+	Project string // absolute project root, recorded as project=
+	// new worktree only: the branch to add it on and the commits its head
+	// must descend from (the base, and the base's upstream when it has one).
+	Branch   string
+	BaseSHA  string
+	Upstream string
+	New      bool
+}
+
+// planWorktree decides the task's worktree: --worktree adopts an existing
+// git worktree root; --project alone plans a new one. It changes nothing
+// but a best-effort fetch of the project's origin.
+func (s Spawner) planWorktree(ctx context.Context, home config.Home, f config.File, req Request, kind harness.Kind) (worktreePlan, error) {
+	switch {
+	case req.Worktree != "":
+		if req.given["--base"] || req.given["--branch"] {
+			return worktreePlan{}, cli.Usage("--base and --branch shape a new worktree; --worktree adopts an existing one, so drop them or drop --worktree")
+		}
+		return s.adoptWorktree(ctx, req, kind)
+	case req.Project != "":
+		return s.planNewWorktree(ctx, home, f, req)
+	}
+	return worktreePlan{}, cli.Usage("fm-spawn needs --project REPO (creates the task's worktree) or --worktree DIR (adopts an existing one)")
+}
+
+// gitRoot returns the worktree root containing dir, or why there is none.
+func (s Spawner) gitRoot(ctx context.Context, dir string) (string, error) {
+	top, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", errors.New(backends.StderrOf(err))
+	}
+	return top, nil
+}
+
+func sameDir(a, b string) bool {
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
+// adoptWorktree requires --worktree to be the root of a clean git worktree
+// of --project's repository (when named).
+func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Kind) (worktreePlan, error) {
+	wt, err := filepath.Abs(req.Worktree)
+	if err != nil {
+		return worktreePlan{}, cli.Failed("--worktree '%s': %v", state.Printable(req.Worktree), err)
+	}
+	if info, err := os.Stat(wt); err != nil || !info.IsDir() {
+		return worktreePlan{}, cli.Failed("--worktree '%s' is not a directory; create the task's worktree with fm-spawn %s --project REPO", state.Printable(req.Worktree), req.ID)
+	}
+	top, err := s.gitRoot(ctx, wt)
+	if err != nil {
+		return worktreePlan{}, cli.Failed("--worktree '%s' is not a git worktree (%v); create the task's worktree with fm-spawn %s --project REPO, or make this one with git -C '%s' init", state.Printable(req.Worktree), err, req.ID, wt)
+	}
+	if !sameDir(top, wt) {
+		return worktreePlan{}, cli.Failed("--worktree '%s' is inside the git worktree '%s', not its root; pass --worktree '%s', or create the task's own with fm-spawn %s --project '%s'", state.Printable(req.Worktree), top, top, req.ID, top)
+	}
+	plan := worktreePlan{Dir: wt, Project: wt}
+	if req.Project != "" {
+		project, err := s.projectRoot(ctx, req.Project)
+		if err != nil {
+			return worktreePlan{}, err
+		}
+		if err := s.sameRepository(ctx, req, wt, project); err != nil {
+			return worktreePlan{}, err
+		}
+		plan.Project = project
+	}
+	// A secondmate's home fills with its own records, and a shared worktree
+	// holds its sharer's edits; anywhere else uncommitted changes are
+	// someone else's work a fresh agent would start on top of.
+	if kind == harness.KindSecondmate || req.SharedWorktree {
+		return plan, nil
+	}
+	// Every untracked file is listed so fmctl's own wiring (a previous
+	// incarnation's hooks or plugin) can be told from the user's work.
+	status, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), wt, "status", "--porcelain", "--untracked-files=all")
+	if err != nil {
+		return worktreePlan{}, cli.Failed("--worktree '%s': its status cannot be read (%s)", wt, backends.StderrOf(err))
+	}
+	if status = withoutWiring(status); status != "" {
+		first, _, _ := strings.Cut(status, "\n")
+		return worktreePlan{}, cli.Failed("--worktree '%s' has uncommitted changes (%s); a fresh agent would start on someone else's work. Commit or stash them (git -C '%s' status), or relaunch the task that made them (fm-control relaunch <id>)", wt, state.Printable(strings.TrimSpace(first)), wt)
+	}
+	return plan, nil
+}
+
+// projectRoot resolves --project to the root of its git worktree.
+func (s Spawner) projectRoot(ctx context.Context, project string) (string, error) {
+	abs, err := filepath.Abs(project)
+	if err != nil {
+		return "", cli.Failed("--project '%s': %v", state.Printable(project), err)
+	}
+	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
+		return "", cli.Failed("--project '%s' is not a directory", state.Printable(project))
+	}
+	top, err := s.gitRoot(ctx, abs)
+	if err != nil {
+		return "", cli.Failed("--project '%s' is not a git repository (%v); pass the checkout the task's work belongs to", state.Printable(project), err)
+	}
+	return top, nil
+}
+
+// sameRepository refuses a worktree of another repository than project's.
+func (s Spawner) sameRepository(ctx context.Context, req Request, wt, project string) error {
+	common := func(dir string) string {
+		c, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+		if err != nil {
+			return ""
+		}
+		return c
+	}
+	cw, cp := common(wt), common(project)
+	if cw == "" || cp == "" || !sameDir(cw, cp) {
+		return cli.Failed("--worktree '%s' is not a worktree of --project '%s' (its repository is '%s'); pass the project it was made from, or create one with fm-spawn %s --project '%s'", wt, project, cw, req.ID, project)
+	}
+	return nil
+}
+
+// worktreesDir is where new task worktrees go: [spawn] worktrees in
+// config/fm.toml (relative to the home), else a sibling of the project,
+// <project>-worktrees, so the project's own checkout never holds them.
+func worktreesDir(home config.Home, f config.File, project string) string {
+	if d := f.Spawn.Worktrees; d != "" {
+		if strings.HasPrefix(d, "~/") {
+			if h, err := os.UserHomeDir(); err == nil {
+				d = filepath.Join(h, d[2:])
+			}
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(home.Root, d)
+		}
+		return filepath.Clean(d)
+	}
+	return filepath.Join(filepath.Dir(project), filepath.Base(project)+"-worktrees")
+}
+
+// planNewWorktree resolves where the task's worktree goes, its branch, and
+// the freshest base: origin is fetched (best effort), the base defaults to
+// origin/HEAD and else the project's HEAD, and a base branch that tracks an
+// upstream must not be behind it.
+func (s Spawner) planNewWorktree(ctx context.Context, home config.Home, f config.File, req Request) (worktreePlan, error) {
+	project, err := s.projectRoot(ctx, req.Project)
+	if err != nil {
+		return worktreePlan{}, err
+	}
+	git := func(args ...string) (string, error) {
+		return backends.Git(ctx, s.Runner, backends.Env(s.Env), project, args...)
+	}
+	plan := worktreePlan{Dir: filepath.Join(worktreesDir(home, f, project), req.ID), Project: project, Branch: req.Branch, New: true}
+	if plan.Branch == "" {
+		plan.Branch = "fm/" + req.ID
+	}
+	if _, err := git("check-ref-format", "--branch", plan.Branch); err != nil {
+		return worktreePlan{}, cli.Usage("--branch '%s' is not a valid branch name", state.Printable(plan.Branch))
+	}
+	if _, err := os.Lstat(plan.Dir); !errors.Is(err, fs.ErrNotExist) {
+		return worktreePlan{}, cli.Failed("task %s's worktree '%s' already exists; adopt it with fm-spawn %s --worktree '%s', or remove it (git -C '%s' worktree remove '%s')", req.ID, plan.Dir, req.ID, plan.Dir, project, plan.Dir)
+	}
+	if _, err := git("rev-parse", "--verify", "-q", "refs/heads/"+plan.Branch); err == nil {
+		return worktreePlan{}, cli.Failed("branch '%s' already exists in '%s'; name another with --branch, or delete it (git -C '%s' branch -D %s)", plan.Branch, project, project, plan.Branch)
+	}
+	if _, err := git("remote", "get-url", "origin"); err == nil {
+		if _, err := git("fetch", "--quiet", "origin"); err != nil {
+			s.Print.Warn("could not fetch origin in %s (%s); the worktree is based on what is already there", project, backends.StderrOf(err))
+		}
+	}
+	base := req.Base
+	if base == "" {
+		base = "HEAD"
+		if _, err := git("rev-parse", "--verify", "-q", "origin/HEAD^{commit}"); err == nil {
+			base = "origin/HEAD"
+		}
+	}
+	if plan.BaseSHA, err = git("rev-parse", "--verify", "-q", base+"^{commit}"); err != nil {
+		return worktreePlan{}, cli.Failed("--base '%s' names no commit in '%s'", state.Printable(base), project)
+	}
+	if up, err := git("rev-parse", "--verify", "-q", base+"@{upstream}^{commit}"); err == nil {
+		plan.Upstream = up
+	}
+	return plan, nil
+}
+
+// create adds the planned worktree and proves its head descends from the
+// base and the base's upstream; otherwise it removes it again and refuses.
+func (s Spawner) create(ctx context.Context, plan worktreePlan) error {
+	if !plan.New {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(plan.Dir), 0o755); err != nil {
+		return cli.Failed("create the worktrees directory %s: %v", filepath.Dir(plan.Dir), err)
+	}
+	if _, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), plan.Project, "worktree", "add", "--quiet", "-b", plan.Branch, plan.Dir, plan.BaseSHA); err != nil {
+		return cli.Failed("git worktree add '%s' on branch %s failed: %s", plan.Dir, plan.Branch, backends.StderrOf(err))
+	}
+	for _, want := range []string{plan.BaseSHA, plan.Upstream} {
+		if want == "" {
+			continue
+		}
+		if _, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), plan.Dir, "merge-base", "--is-ancestor", want, "HEAD"); err != nil {
+			s.remove(ctx, plan)
+			return cli.Failed("the new worktree's head does not descend from %s (its base or the base's upstream), so the base is behind; update it (git -C '%s' pull --ff-only) or pass --base naming the upstream. The worktree was removed", want, plan.Project)
+		}
+	}
+	return nil
+}
+
+// remove undoes create for a spawn that failed before its agent ran.
+func (s Spawner) remove(ctx context.Context, plan worktreePlan) {
+	if !plan.New {
+		return
+	}
+	env := backends.Env(s.Env)
+	_, _ = backends.Git(ctx, s.Runner, env, plan.Project, "worktree", "remove", "--force", plan.Dir)
+	_, _ = backends.Git(ctx, s.Runner, env, plan.Project, "branch", "-D", plan.Branch)
+}
+
+// withoutWiring drops git status lines that name fmctl's own wiring files.
+func withoutWiring(status string) string {
+	ours := harness.WorktreeWiring()
+	var kept []string
+	for _, line := range strings.Split(strings.TrimRight(status, "\n"), "\n") {
+		if len(line) > 3 && ours[line[3:]] {
+			continue
+		}
+		if line != "" {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n")
+}

@@ -1,0 +1,81 @@
+package task
+
+import (
+	"context"
+	"strings"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/state"
+)
+
+// RequireAgent is the gate every keystroke passes: it reads the endpoint and
+// refuses unless the task's own agent runs there, positively classified alive
+// and attributed to the recorded harness. Anything else (a bare shell, a
+// stopped agent, another harness, a vanished or unreadable endpoint) would
+// receive the keys as shell input or as a message to the wrong worker. The
+// caller holds the task's input lock, so nothing can change the agent
+// between this read and the keys it types.
+func (t *Target) RequireAgent(ctx context.Context, tool string) (backends.Observation, error) {
+	obs := t.Backend.AgentState(ctx, t.Endpoint)
+	return obs, t.Gate(obs, tool)
+}
+
+// Gate judges one observation the way RequireAgent does, for a verb that
+// has already read the endpoint.
+func (t *Target) Gate(obs backends.Observation, tool string) error {
+	if !t.HasHarness {
+		return t.RequireHarness(tool)
+	}
+	switch obs.State {
+	case backends.StateAlive:
+		if t.ownsAll(obs.Names) {
+			return nil
+		}
+		return t.refuseGate("runs %s, which is not the task's recorded harness %s; nothing was sent. Look at the pane: fmctl types only into the task's own agent, so stop that process there (or correct the record) first", names(obs), t.Harness.Name)
+	case backends.StateUnverified:
+		// A backend without a recovery-grade classifier (zellij) must still
+		// name the harness process; without that evidence the keys go blind.
+		if len(obs.Names) > 0 && t.ownsAll(obs.Names) {
+			return nil
+		}
+		return t.refuseGate("shows no %s process (%s); the %s backend cannot otherwise prove the agent is there, so nothing was sent. Look at the pane: if the agent is gone, start it again there yourself (fmctl cannot relaunch into a pane it cannot classify)", t.Harness.Name, obs.Detail, t.BackendName)
+	case backends.StateDead:
+		return t.refuseGate("has no agent, only a shell (%s); nothing was sent. Start a new agent with fm-spawn %s --relaunch (or fm-control relaunch %s)", obs.Detail, t.ID, t.ID)
+	case backends.StateSuspended:
+		return t.refuseGate("holds a stopped agent (%s); nothing was sent. Resume it with fg in its pane, then send again", obs.Detail)
+	case backends.StateDrifted:
+		return t.refuseGate("has drifted (%s); nothing was sent: %s", obs.Detail, t.DriftFix())
+	case backends.StateMissing:
+		return t.refuseGate("is gone (%s); nothing was sent. The endpoint no longer exists: relaunch the task with fm-spawn %s --relaunch", obs.Detail, t.ID)
+	case backends.StateUnreadable:
+		return t.refuseGate("could not be read: the multiplexer did not answer (%s); nothing was sent. Check the %s server, then send again", obs.Detail, t.BackendName)
+	}
+	return t.refuseGate("runs something that is neither %s nor a shell (%s); nothing was sent. Look at the pane: fmctl types only into the task's own agent", t.Harness.Name, obs.Detail)
+}
+
+func (t *Target) refuseGate(format string, args ...any) error {
+	return cli.Failed("task %s's endpoint %s "+format, append([]any{t.ID, state.Printable(t.Endpoint.Target)}, args...)...).
+		With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target)
+}
+
+// ownsAll reports whether every agent name that decided an observation
+// belongs to the task's harness family.
+func (t *Target) ownsAll(agents []string) bool {
+	if len(agents) == 0 {
+		return false
+	}
+	for _, n := range agents {
+		if !t.Harness.OwnsProcess(n) {
+			return false
+		}
+	}
+	return true
+}
+
+func names(obs backends.Observation) string {
+	if len(obs.Names) == 0 {
+		return "an unnamed process"
+	}
+	return strings.Join(obs.Names, ",")
+}

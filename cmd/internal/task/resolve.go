@@ -1,0 +1,108 @@
+// Package resolve turns an exact task id into everything a verb needs: the
+// record, its kind and harness, and the backend adapter for its endpoint. It
+// never searches for a window or guesses a harness.
+package task
+
+import (
+	"strings"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/config"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// Target is a resolved task.
+type Target struct {
+	Home            config.Home
+	Store           state.Store
+	Task            *state.Task
+	ID              string
+	Kind            harness.Kind
+	RecordedHarness string
+	Harness         harness.Harness // the verified family, when HasHarness
+	HasHarness      bool
+	BackendName     string
+	Ability         harness.Backend
+	Backend         backends.Backend
+	Endpoint        backends.Endpoint
+}
+
+// Load reads and validates task id's record, in the control plane's refusal
+// order: record present, not remote, endpoint identity, kind, backend.
+// The caller has already checked the id's shape (and taken any lock).
+func Load(tool string, home config.Home, id string, r backends.Runner, env config.Env) (*Target, error) {
+	store := state.Store{Dir: home.State}
+	task, err := store.LoadTask(tool, id)
+	if err != nil {
+		return nil, err
+	}
+	rec := task.Record
+	if host := rec.Get("remote_host"); host != "" {
+		return nil, cli.Failed("task %s is a remotely placed secondmate on %s; its agent runs outside this home, so nothing %s does here could reach or verify it. Drive its lifecycle on that host, and reconcile it through the secondmate recovery path rather than this plane", id, state.Printable(host), tool)
+	}
+	if err := task.ValidateIdentity(); err != nil {
+		return nil, err
+	}
+	kind, ok := harness.ParseKind(rec.Get("kind"))
+	if !ok {
+		return nil, cli.Failed("task %s records kind '%s', which is not ship, scout or secondmate", id, state.Printable(rec.Get("kind")))
+	}
+	name := rec.Get("backend")
+	if name == "" {
+		name = "tmux"
+	}
+	ability, known := harness.LookupBackend(name)
+	if !known {
+		return nil, cli.Failed("task %s records backend '%s', which fmctl does not know (known: %s)", id, state.Printable(name), strings.Join(harness.BackendNames(), ", "))
+	}
+	t := &Target{
+		Home: home, Store: store, Task: task, ID: id, Kind: kind,
+		RecordedHarness: rec.Get("harness"), BackendName: name, Ability: ability,
+	}
+	t.Harness, t.HasHarness = harness.Family(t.RecordedHarness)
+	if !ability.Adapter {
+		return t, cli.Failed("task %s runs on the %s backend, for which fmctl ships no adapter; drive it with that backend's own tools", id, name)
+	}
+	be, err := backends.Open(name, r, backends.Env(env))
+	if err != nil {
+		return nil, cli.Failed("%v", err)
+	}
+	t.Backend = be
+	t.Endpoint = backends.Endpoint{Backend: name, Target: rec.Get("window"), TaskID: id, Worktree: rec.Get("worktree"), Fields: rec.Map()}
+	if err := be.ValidateRecord(t.Endpoint); err != nil {
+		return nil, cli.Failed("task %s's record does not name a valid %s endpoint: %v; preserving task state", id, name, err)
+	}
+	return t, nil
+}
+
+// RequireHarness refuses a task whose recorded harness has no verified
+// mechanics: an interrupt key or exit command is never guessed.
+func (t *Target) RequireHarness(tool string) error {
+	if t.HasHarness {
+		return nil
+	}
+	rec := t.RecordedHarness
+	if rec == "" {
+		rec = "none"
+	}
+	return cli.Failed("task %s records harness '%s', which has no verified control mechanics; %s refuses to guess an interrupt key or exit command (verified: %s)", t.ID, state.Printable(rec), tool, strings.Join(harness.Names(), ", "))
+}
+
+// Family is the resolved harness name for output, or the recorded value.
+func (t *Target) Family() string {
+	if t.HasHarness {
+		return t.Harness.Name
+	}
+	return t.RecordedHarness
+}
+
+// DriftFix says how to correct a record whose endpoint drifted: rebind where
+// the adapter can find the task's pane, by hand elsewhere.
+func (t *Target) DriftFix() string {
+	if _, ok := t.Backend.(backends.PaneFinder); ok {
+		return "re-point the record with fm-control rebind " + t.ID
+	}
+	return "correct the record by hand"
+}

@@ -1,0 +1,34 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kinds of failure a caller tells apart with errors.Is. The CLI maps each to
+// its stable error code; the sentence a user reads is the error's own text.
+var (
+	ErrBadTaskID       = errors.New("invalid task id")
+	ErrNoSuchTask      = errors.New("no such task")
+	ErrBadRecord       = errors.New("unusable task record")
+	ErrForeignEndpoint = errors.New("endpoint owned by another task")
+	// ErrLockHeld: another holder kept a lock past the wait (as opposed
+	// to a lock file that cannot be opened at all).
+	ErrLockHeld     = errors.New("lock still held")
+	ErrTornRelaunch = errors.New("torn relaunch")
+)
+
+// KindError is an error of a known kind: its text is the full sentence, and
+// errors.Is matches both the kind and any cause wrapped with %w.
+type KindError struct {
+	Kind error
+	Err  error
+}
+
+func (e *KindError) Error() string   { return e.Err.Error() }
+func (e *KindError) Unwrap() []error { return []error{e.Kind, e.Err} }
+
+// Errorf builds an error of kind from a sentence; %w in format keeps a cause.
+func Errorf(kind error, format string, args ...any) error {
+	return &KindError{Kind: kind, Err: fmt.Errorf(format, args...)}
+}
