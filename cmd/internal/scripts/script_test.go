@@ -51,6 +51,12 @@ func TestScripts(t *testing.T) {
 func scriptParams(dir string) testscript.Params {
 	return testscript.Params{
 		Dir: dir,
+		// A script names what it runs (exec fm-send), so a typo is a missing
+		// program, not a silently different builtin; UPDATE_SCRIPTS=1 rewrites
+		// a script's cmp files from what the binaries print now.
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
 			for _, d := range []string{"state", "data", "config"} {
