@@ -42,6 +42,8 @@ type Observation struct {
 	// herdr's agent_status (working, idle, blocked, done); "" where the
 	// backend has none.
 	AgentStatus string
+	// Turn is AgentStatus read by the backend that owns its words.
+	Turn Turn
 	// NoServer: the read was unreadable because no server runs where fmctl
 	// looked, so nothing runs there either (it may run elsewhere).
 	NoServer bool
@@ -111,6 +113,29 @@ type CaptureTyper interface {
 // agent state right after it in one multiplexer call.
 type KeyReader interface {
 	SendKeyThenState(ctx context.Context, ep Endpoint, key harness.Key) (Observation, error)
+}
+
+// Turn is a multiplexer's own word on whether its agent is in a turn
+// (herdr's agent_status), read by the adapter that owns the words.
+type Turn string
+
+const (
+	TurnUnknown Turn = ""        // the backend has no such signal, or it could not be read
+	TurnWorking Turn = "working" // a turn runs
+	TurnBlocked Turn = "blocked" // a turn waits on the user (a permission prompt)
+	TurnIdle    Turn = "idle"    // no turn runs
+)
+
+// Busy reports whether a turn runs or waits on the user: the agent must be
+// interrupted before its exit command.
+func (t Turn) Busy() bool { return t == TurnWorking || t == TurnBlocked }
+
+// TurnReader is an optional Backend ability: read the multiplexer's own turn
+// signal for the endpoint's agent in one call, cheap enough to poll (submit
+// confirmation, waiting for a cancelled turn to end). TurnUnknown when it
+// could not be read, or the endpoint holds no agent.
+type TurnReader interface {
+	Turn(ctx context.Context, ep Endpoint) Turn
 }
 
 // Pane is one live endpoint on a backend's server and what runs in it.

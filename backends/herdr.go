@@ -16,6 +16,9 @@ type HerdrOptions struct {
 	Binary         string // default "herdr"
 	DefaultSession string // the caller passes $HERDR_SESSION; "" means herdr's "default"
 	Workspace      string // label of the workspace task tabs go in; default "fmctl"
+	// Procs reads the local process table, for a stopped agent among the
+	// pane shell's jobs (herdr reports pids, not process states).
+	Procs ProcTable
 }
 
 // Herdr drives herdr (ogulcancelik/herdr) through its CLI, which talks to the
@@ -38,6 +41,9 @@ func NewHerdr(r Runner, o HerdrOptions) *Herdr {
 	}
 	if o.Workspace == "" {
 		o.Workspace = "fmctl"
+	}
+	if o.Procs == nil {
+		o.Procs = NewProcTable(r)
 	}
 	return &Herdr{r: r, o: o}
 }
@@ -252,10 +258,6 @@ func (h *Herdr) Capture(ctx context.Context, ep Endpoint) (Screen, error) {
 	return Screen{Lines: strings.Split(text, "\n")}, nil
 }
 
-// herdrAliveStatuses are the agent_status values of a registered agent; an
-// idle or blocked agent is still one.
-var herdrAliveStatuses = map[string]bool{"working": true, "idle": true, "done": true, "blocked": true}
-
 // AgentState asks `agent get` first: a live agent, the case lifecycle checks
 // hope for, costs one call. Only when herdr knows no agent there does `pane
 // get` tell an agent-free pane (dead) from a gone one (missing).
@@ -274,9 +276,9 @@ func (h *Herdr) AgentState(ctx context.Context, ep Endpoint) Observation {
 			// The target resolved to something other than this pane (herdr also
 			// resolves agent names and labels); its status says nothing here.
 			return Observation{State: StateUnreadable, Detail: fmt.Sprintf("herdr agent get %s answered for another pane", ep.Target)}
-		case herdrAliveStatuses[a.AgentStatus]:
-			return Observation{State: StateAlive, Names: []string{a.Agent}, CurrentPath: a.ForegroundCwd, AgentStatus: a.AgentStatus,
-				Detail: fmt.Sprintf("herdr agent %s is %s", a.Agent, a.AgentStatus)}
+		case herdrTurns[a.AgentStatus] != TurnUnknown:
+			return h.verifyForeground(ctx, session, pane, Observation{State: StateAlive, Names: []string{a.Agent}, CurrentPath: a.ForegroundCwd,
+				AgentStatus: a.AgentStatus, Turn: herdrTurns[a.AgentStatus], Detail: fmt.Sprintf("herdr agent %s is %s", a.Agent, a.AgentStatus)})
 		default:
 			return Observation{State: StateUnreadable, Names: []string{a.Agent},
 				Detail: fmt.Sprintf("herdr agent %s has status %q", a.Agent, a.AgentStatus)}
@@ -299,8 +301,8 @@ func (h *Herdr) AgentState(ctx context.Context, ep Endpoint) Observation {
 		}
 		return Observation{State: StateUnreadable, Detail: err.Error()}
 	}
-	return Observation{State: StateDead, CurrentPath: p.ForegroundCwd,
-		Detail: fmt.Sprintf("herdr pane %s has no agent", pane)}
+	return h.deadOrSuspended(ctx, session, pane, Observation{State: StateDead, CurrentPath: p.ForegroundCwd,
+		Detail: fmt.Sprintf("herdr pane %s has no agent", pane)})
 }
 
 // missingOrDrifted tells a pane that is gone from one whose id drifted: herdr

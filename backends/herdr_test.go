@@ -349,8 +349,8 @@ func TestHerdr(t *testing.T) {
 		if obs.State != StateDead || obs.CurrentPath != wt {
 			t.Errorf("shell pane: %+v", obs)
 		}
-		if n := fx.runs.Calls(bin); n != 2 {
-			t.Errorf("a dead verdict took %d calls, want 2", n)
+		if n := fx.runs.Calls(bin); n != 3 {
+			t.Errorf("a dead verdict took %d calls, want 3 (agent get, pane get, pane process-info)", n)
 		}
 		fx.submit(ep, "FOO=1 env -u CLAUDECODE /usr/local/bin/claude --model opus")
 		fx.runs.Reset()
@@ -358,8 +358,8 @@ func TestHerdr(t *testing.T) {
 		if obs.State != StateAlive || len(obs.Names) != 1 || obs.Names[0] != "claude" || obs.CurrentPath != wt {
 			t.Errorf("agent pane: %+v", obs)
 		}
-		if n := fx.runs.Calls(bin); n != 1 {
-			t.Errorf("an alive verdict took %d calls, want 1", n)
+		if n := fx.runs.Calls(bin); n != 2 {
+			t.Errorf("an alive verdict took %d calls, want 2 (agent get, pane process-info)", n)
 		}
 		fx.touch("busy")
 		if obs = fx.h.AgentState(ctx, ep); obs.State != StateAlive || !strings.Contains(obs.Detail, "working") {

@@ -181,5 +181,12 @@ func (c *Controller) runExit(ctx context.Context, t *task.Target) error {
 // the multiplexer's own signal does (herdr's agent_status working or
 // blocked), which needs no hook in the agent.
 func busyNow(t *task.Target, obs backends.Observation) bool {
-	return t.Store.BusyState(t.ID) == "busy" || obs.AgentStatus == "working" || obs.AgentStatus == "blocked"
+	return t.Store.BusyState(t.ID) == "busy" || obs.Turn.Busy()
+}
+
+// turnRuns reads the multiplexer's own signal, where the backend has one:
+// a working agent is busy even when its screen shows no busy mark.
+func turnRuns(ctx context.Context, t *task.Target) bool {
+	tr, ok := t.Backend.(backends.TurnReader)
+	return ok && tr.Turn(ctx, t.Endpoint) == backends.TurnWorking
 }

@@ -165,7 +165,7 @@ func (c *Controller) cancelForExit(ctx context.Context, t *task.Target, sig harn
 	deadline := time.Now().Add(c.waits.Settle)
 	for {
 		st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
-		if err == nil && !st.Busy {
+		if err == nil && !st.Busy && !turnRuns(ctx, t) {
 			return st, nil
 		}
 		if time.Now().After(deadline) || backends.Sleep(ctx, 50*time.Millisecond) != nil {
@@ -248,7 +248,7 @@ func (c *Controller) prepareExitComposer(ctx context.Context, t *task.Target, o 
 	if err != nil {
 		return nil // the submit's own checks follow
 	}
-	if sig.IdleExit && st.Busy && st.Dialog == "" {
+	if sig.IdleExit && st.Dialog == "" && (st.Busy || turnRuns(ctx, t)) {
 		if st, err = c.cancelForExit(ctx, t, sig); err != nil {
 			return err
 		}

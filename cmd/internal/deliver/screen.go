@@ -145,9 +145,9 @@ func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, 
 	if sig.PasteSettle > 0 && backends.Sleep(ctx, sig.PasteSettle) != nil {
 		return Result{Verdict: Unproven}
 	}
-	return pressEnter(ctx, b, ep, text, o, func(s backends.Screen) ComposerState {
+	return pressEnter(ctx, b, ep, text, o, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {
 		return sigClassify(sig, s, tail)
-	})
+	}))
 }
 
 // waitDrawn waits until the composer shows the typed text, and for a slash

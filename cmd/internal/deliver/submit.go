@@ -61,9 +61,9 @@ func Submit(ctx context.Context, b backends.Backend, ep backends.Endpoint, text 
 		return Result{Verdict: SendFailed, Err: err}
 	}
 	typed := waitEcho(ctx, b, ep, before, beforeKnown, tail, o.Popup, o)
-	return pressEnter(ctx, b, ep, text, o, func(s backends.Screen) ComposerState {
+	return pressEnter(ctx, b, ep, text, o, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {
 		return Classify(before, typed, s, beforeKnown, tail)
-	})
+	}))
 }
 
 // pressEnter presses Enter, and again only while classify proves the text

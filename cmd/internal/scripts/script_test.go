@@ -83,15 +83,16 @@ func scriptParams(dir string) testscript.Params {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"snap":      cmdSnap,
-			"unchanged": cmdUnchanged,
-			"holdlock":  cmdHoldLock,
-			"bytes":     cmdBytes,
-			"expand":    cmdExpand,
-			"exitcode":  cmdExitCode,
-			"treesnap":  cmdTreeSnap,
-			"treesame":  cmdTreeSame,
-			"gitwt":     cmdGitWorktree,
+			"snap":        cmdSnap,
+			"unchanged":   cmdUnchanged,
+			"holdlock":    cmdHoldLock,
+			"bytes":       cmdBytes,
+			"expand":      cmdExpand,
+			"exitcode":    cmdExitCode,
+			"treesnap":    cmdTreeSnap,
+			"treesame":    cmdTreeSame,
+			"gitwt":       cmdGitWorktree,
+			"stoppedtree": cmdStoppedTree,
 		},
 	}
 }

@@ -61,9 +61,9 @@ type agentInfo struct {
 
 func (f *fake) agentStatus(p *Pane) string {
 	switch {
-	case !p.isAgent():
+	case !p.isAgent() && !f.registered(p):
 		return "unknown"
-	case f.flag("busy"):
+	case f.flag("busy"), p.Working:
 		return "working"
 	default:
 		return "idle"
@@ -107,8 +107,11 @@ func (f *fake) paneInfo(s *Session, r paneRef) paneInfo {
 	info := paneInfo{PaneID: r.pane.ID, TerminalID: r.pane.TerminalID, WorkspaceID: r.ws.ID, TabID: r.tab.ID,
 		Focused: s.Active == r.ws.ID && r.ws.ActiveTab == r.tab.ID, Cwd: r.pane.Cwd,
 		ForegroundCwd: r.pane.ForegroundCwd, AgentStatus: f.agentStatus(r.pane), Revision: r.pane.Revision}
-	if r.pane.isAgent() {
+	switch {
+	case r.pane.isAgent():
 		info.Agent = r.pane.Command
+	case f.registered(r.pane):
+		info.Agent = r.pane.Stopped
 	}
 	return info
 }

@@ -13,7 +13,7 @@ import (
 // agentNames are the foreground programs the fake treats as a launched agent.
 var agentNames = map[string]bool{
 	"claude": true, "codex": true, "opencode": true, "pi": true, "pi-signed": true,
-	"grok": true, "kimi": true, "cursor-agent": true, "agy": true, "muse": true,
+	"grok": true, "kimi": true, "cursor-agent": true, "agy": true, "muse": true, "gemini": true,
 }
 
 const (
@@ -46,6 +46,7 @@ func (p *Pane) say(line string) {
 // a shell (readline's accept-line) but is a literal newline in an agent's
 // composer (Ctrl+J), which is how a raw multi-line send goes wrong.
 func (f *fake) typeText(p *Pane, text string) {
+	p.Stale = ""
 	for len(text) > 0 {
 		if strings.HasPrefix(text, pasteStart) {
 			rest := text[len(pasteStart):]
@@ -71,6 +72,9 @@ func (f *fake) typeText(p *Pane, text string) {
 
 // pressKey applies one parsed key.
 func (f *fake) pressKey(p *Pane, k keyCombo) {
+	if k.code != "enter" {
+		p.Stale = "" // any other key makes the TUI redraw
+	}
 	switch {
 	case k.code == "enter" && !k.ctrl && !k.alt:
 		f.submit(p)
@@ -81,6 +85,8 @@ func (f *fake) pressKey(p *Pane, k keyCombo) {
 		f.interrupt(p)
 	case k.ctrl && k.code == "u":
 		p.Composer = ""
+	case k.ctrl && k.code == "z":
+		f.suspend(p)
 	case k.code == "backspace":
 		if _, size := utf8.DecodeLastRuneInString(p.Composer); size > 0 {
 			p.Composer = p.Composer[:len(p.Composer)-size]
@@ -98,6 +104,7 @@ func (f *fake) pressKey(p *Pane, k keyCombo) {
 // interrupt is Escape or Ctrl+C: an agent stops only when the test asked for
 // an interrupt that ends it.
 func (f *fake) interrupt(p *Pane) {
+	p.Working = false
 	if p.isAgent() && f.flag("interrupt-stops") {
 		p.say(p.Command + " interrupted; back to the shell")
 		p.Command = "bash"
@@ -114,6 +121,10 @@ func (f *fake) submit(p *Pane) {
 	p.Composer = ""
 	if p.isAgent() {
 		p.say("you: " + oneLine(line))
+		p.Working = f.flag("turns")
+		if f.flag("slow-redraw") && line != "" {
+			p.Stale = line
+		}
 		if t := strings.TrimSpace(line); (t == "/exit" || t == "/quit") && !f.flag("never-dies") {
 			p.say(p.Command + " exited")
 			p.Command = "bash"
@@ -149,6 +160,10 @@ func (f *fake) shellLine(p *Pane, line string) {
 	}
 done:
 	if i >= len(words) {
+		return
+	}
+	if words[i] == "fg" && p.Stopped != "" {
+		p.Command, p.Stopped = p.Stopped, ""
 		return
 	}
 	if words[i] == "cd" {
@@ -234,9 +249,13 @@ func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "⏎") }
 // frame (tests/fakeframe). Trailing blanks are trimmed, as a terminal text
 // read does.
 func (p *Pane) screen() []string {
-	prefix, placeholder, above, below := fakeframe.Frame(p.Command, p.Composer == "")
+	shown := p.Composer
+	if shown == "" && p.isAgent() {
+		shown = p.Stale
+	}
+	prefix, placeholder, above, below := fakeframe.Frame(p.Command, shown == "")
 	rows := append(append([]string(nil), p.Transcript...), above...)
-	rows = append(rows, prefix+oneLine(p.Composer)+placeholder)
+	rows = append(rows, prefix+oneLine(shown)+placeholder)
 	rows = append(rows, below...)
 	for i, r := range rows {
 		rows[i] = strings.TrimRight(r, " ")

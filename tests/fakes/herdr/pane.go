@@ -42,13 +42,14 @@ func (f *fake) printJSON(v any) int {
 
 func (f *fake) paneCmd(args []string) int {
 	return f.subcommand("pane", args, realPaneSubs, map[string]func([]string) int{
-		"list":      f.paneList,
-		"get":       f.paneGet,
-		"read":      f.paneRead,
-		"send-text": f.paneSendText,
-		"send-keys": f.paneSendKeys,
-		"run":       f.paneRun,
-		"close":     f.paneClose,
+		"list":         f.paneList,
+		"get":          f.paneGet,
+		"read":         f.paneRead,
+		"send-text":    f.paneSendText,
+		"send-keys":    f.paneSendKeys,
+		"run":          f.paneRun,
+		"close":        f.paneClose,
+		"process-info": f.paneProcessInfo,
 	})
 }
 
@@ -245,7 +246,7 @@ func (f *fake) agentGet(args []string) int {
 	}
 	s := f.sess()
 	r, ok := s.findPane(args[0])
-	if !ok || !r.pane.isAgent() {
+	if !ok || !(r.pane.isAgent() || f.registered(r.pane)) {
 		return f.apiError("cli:agent:get", "agent_not_found", "agent target "+args[0]+" not found")
 	}
 	p := f.paneInfo(s, r)

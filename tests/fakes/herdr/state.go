@@ -53,6 +53,9 @@ type Pane struct {
 	Composer      string   `json:"composer"`       // typed, unsubmitted input
 	Transcript    []string `json:"transcript"`
 	Revision      uint64   `json:"revision"`
+	Stopped       string   `json:"stopped,omitempty"` // an agent Ctrl+Z stopped: a job of the shell
+	Working       bool     `json:"working,omitempty"` // the agent's turn runs (the turns switch)
+	Stale         string   `json:"stale,omitempty"`   // submitted text the TUI still draws (slow-redraw)
 }
 
 // LoadState reads the fake's state from dir; a missing file is an empty state.
