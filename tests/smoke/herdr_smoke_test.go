@@ -123,10 +123,13 @@ func herdrStatus(t *testing.T, bin, session string) (running bool, protocol int)
 // its teardown: stop and delete that one named session (never `server stop`,
 // which an ambient environment could point at another server), then end the
 // process this test started if it is still there.
-func startHerdrSmokeServer(t *testing.T, bin, session string) {
+func startHerdrSmokeServer(t *testing.T, bin, session string, env ...string) {
 	t.Helper()
 	srv := exec.Command(bin, "--session", session, "server")
 	srv.Dir = t.TempDir()
+	// A pane's shell inherits the server's environment: env reaches the
+	// agents launched in it (the fake agent's PATH and switches).
+	srv.Env = append(os.Environ(), env...)
 	if err := srv.Start(); err != nil {
 		t.Fatalf("start herdr server: %v", err)
 	}

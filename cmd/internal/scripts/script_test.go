@@ -21,6 +21,7 @@ import (
 	"fmctl/cmd/internal/send"
 	"fmctl/cmd/internal/spawn"
 	herdrfake "fmctl/tests/fakes/herdr"
+	"fmctl/tests/gitwt"
 	tmuxfake "fmctl/tests/fakes/tmux"
 	zellijfake "fmctl/tests/fakes/zellij"
 	"fmctl/tests/hometree"
@@ -216,14 +217,8 @@ func treeListing(ts *testscript.TestScript, dir string) string {
 // worktree is; fm-spawn --worktree adopts only a git worktree root.
 func cmdGitWorktree(ts *testscript.TestScript, neg bool, args []string) {
 	for _, d := range args {
-		dir := ts.MkAbs(d)
-		ts.Check(os.MkdirAll(dir, 0o755))
-		for _, a := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "start"}} {
-			cmd := exec.Command("git", append([]string{"-C", dir}, a...)...)
-			cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=fm", "GIT_AUTHOR_EMAIL=fm@example.com", "GIT_COMMITTER_NAME=fm", "GIT_COMMITTER_EMAIL=fm@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				ts.Fatalf("gitwt %s: git %v: %v\n%s", d, a, err, out)
-			}
+		if err := gitwt.Init(ts.MkAbs(d)); err != nil {
+			ts.Fatalf("gitwt %s: %v", d, err)
 		}
 	}
 }
