@@ -169,3 +169,26 @@ type ShellLiner interface {
 	ClearShellLine(ctx context.Context, ep Endpoint) error
 	ShellRows(ctx context.Context, ep Endpoint) ([]string, error)
 }
+
+// GatedKeySender is an optional Backend ability: send a key only when the
+// gate accepts the agent state read right before it, in as few multiplexer
+// calls as the backend can (tmux: one, checked server-side).
+type GatedKeySender interface {
+	SendKeyGated(ctx context.Context, ep Endpoint, key harness.Key, g GatedKey) (GatedResult, error)
+}
+
+// GatedKey is one gated key: the gate, and what to read with the key.
+type GatedKey struct {
+	Gate         func(Observation) error
+	ReadAfter    bool // the agent state right after the key
+	ScreenBefore bool // the screen right before the key
+}
+
+// GatedResult is what a gated key did. Refused is the gate's own error,
+// unchanged, when it refused (then nothing was sent); the error returned
+// beside it is a failed delivery.
+type GatedResult struct {
+	Refused error
+	After   *Observation
+	Before  *Screen
+}

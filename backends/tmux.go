@@ -210,8 +210,7 @@ func (t *Tmux) SendKey(ctx context.Context, ep Endpoint, key harness.Key) error 
 
 // SendKeyThenState sends the key and reads the pane back in the same tmux
 // invocation, so an interrupt's key and its proof that the agent survived
-// cost one process. A pane that no longer reads as the endpoint's is looked
-// up afresh, which tells drifted from missing.
+// cost one process.
 func (t *Tmux) SendKeyThenState(ctx context.Context, ep Endpoint, key harness.Key) (Observation, error) {
 	name, pane, err := t.keyTarget(ctx, ep, key)
 	if err != nil {
@@ -221,11 +220,18 @@ func (t *Tmux) SendKeyThenState(ctx context.Context, ep Endpoint, key harness.Ke
 	if err != nil {
 		return Observation{}, fmt.Errorf("tmux send-keys %s to %s (%s): %w", name, ep.Target, pane, err)
 	}
-	info, ok := parsePaneLine(strings.TrimRight(string(out.Stdout), "\n"))
+	return t.stateAfter(ctx, ep, pane, string(out.Stdout)), nil
+}
+
+// stateAfter classifies the pane line read right after a key. A pane that
+// no longer reads as the endpoint's is looked up afresh, which tells
+// drifted from missing.
+func (t *Tmux) stateAfter(ctx context.Context, ep Endpoint, pane, line string) Observation {
+	info, ok := parsePaneLine(strings.TrimRight(line, "\n"))
 	if !ok || info.pane != pane || info.session+":"+info.window != ep.Target {
-		return t.AgentState(ctx, ep), nil
+		return t.AgentState(ctx, ep)
 	}
-	return t.classify(ctx, info), nil
+	return t.classify(ctx, info)
 }
 
 // keyTarget maps a key to its tmux name and resolves the endpoint's pane.
@@ -278,9 +284,9 @@ func (t *Tmux) AgentState(ctx context.Context, ep Endpoint) Observation {
 
 // classify decides what runs in one pane already found.
 func (t *Tmux) classify(ctx context.Context, info paneInfo) Observation {
-	if leader, ok := t.foregroundLeader(ctx, info.pid); ok {
-		name := harness.AgentName(leader.Comm, leader.Argv)
-		return Observation{State: StateAlive, Names: []string{name}, Detail: "foreground " + name, CurrentPath: info.path}
+	if obs, ok := t.agentUnder(ctx, info.pid); ok {
+		obs.CurrentPath = info.path
+		return obs
 	}
 	var procs []Process
 	var procErr error

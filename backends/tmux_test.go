@@ -403,6 +403,16 @@ func TestTmuxValidateRecord(t *testing.T) {
 			t.Errorf("ValidateRecord(%q, task %q) = %v, want %q", c.target, c.task, err, c.want)
 		}
 	}
+	// The recorded pane pid goes into a tmux format: digits only.
+	for _, pid := range []string{"", "0", "12a", "1}", "-1", "#{pane_pid}"} {
+		ep := Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPanePID: pid}}
+		if err := tm.ValidateRecord(ep); err == nil || !strings.Contains(err.Error(), "not a process id") {
+			t.Errorf("ValidateRecord(tmux_pane_pid=%q) = %v, want it refused", pid, err)
+		}
+	}
+	if err := tm.ValidateRecord(Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPanePID: "4242"}}); err != nil {
+		t.Errorf("ValidateRecord(tmux_pane_pid=4242) = %v", err)
+	}
 }
 
 // treeProcs adds a descendant walk that returns tree.

@@ -16,11 +16,16 @@ import (
 const (
 	KeyTmuxPane   = "tmux_pane_id"
 	KeyTmuxWindow = "tmux_window_id"
+	// KeyTmuxPanePID is the pane's first process (its shell), which lives
+	// as long as the pane: a key can then be gated on the agent under it
+	// before any tmux call, and tmux checks the pid when it takes the key.
+	KeyTmuxPanePID = "tmux_pane_pid"
 )
 
 var (
 	tmuxPaneID   = regexp.MustCompile(`^%[0-9]+$`)
 	tmuxWindowID = regexp.MustCompile(`^@[0-9]+$`)
+	tmuxPanePID  = regexp.MustCompile(`^[1-9][0-9]*$`)
 )
 
 // paneInfo is one pane as tmux reports it.
@@ -176,6 +181,9 @@ func validateTmuxIDs(ep Endpoint) error {
 	if v, ok := ep.Fields[KeyTmuxWindow]; ok && !tmuxWindowID.MatchString(v) {
 		return fmt.Errorf("%s=%s is not a tmux window id (@N)", KeyTmuxWindow, v)
 	}
+	if v, ok := ep.Fields[KeyTmuxPanePID]; ok && !tmuxPanePID.MatchString(v) {
+		return fmt.Errorf("%s=%s is not a process id", KeyTmuxPanePID, v)
+	}
 	return nil
 }
 
@@ -209,10 +217,20 @@ func (t *Tmux) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 	t.mu.Lock()
 	t.pane[target] = info.pane
 	t.mu.Unlock()
-	return []Field{{"window", target}, {KeyTmuxPane, info.pane}, {KeyTmuxWindow, info.windowID}}, nil
+	return info.fields(target), nil
 }
 
-const createdFormat = "#{pane_id}\t#{window_id}"
+// fields are the record fields naming a pane: its ids, and its pid when
+// tmux reported one.
+func (p paneInfo) fields(target string) []Field {
+	f := []Field{{"window", target}, {KeyTmuxPane, p.pane}, {KeyTmuxWindow, p.windowID}}
+	if p.pid > 0 {
+		f = append(f, Field{KeyTmuxPanePID, strconv.Itoa(p.pid)})
+	}
+	return f
+}
+
+const createdFormat = "#{pane_id}\t#{window_id}\t#{pane_pid}"
 
 // newWindow adds the window to the session, creating the session when it
 // does not exist. Two spawns may both find the session absent: the loser of
@@ -233,11 +251,16 @@ func (t *Tmux) newWindow(ctx context.Context, session string, spec CreateSpec) (
 			return paneInfo{}, fmt.Errorf("tmux new-session %s: %w", target, err)
 		}
 	}
-	pane, window, _ := strings.Cut(strings.TrimSpace(string(out.Stdout)), "\t")
+	pane, rest, _ := strings.Cut(strings.TrimSpace(string(out.Stdout)), "\t")
+	window, pid, _ := strings.Cut(rest, "\t")
 	if !tmuxPaneID.MatchString(pane) || !tmuxWindowID.MatchString(window) {
 		return paneInfo{}, fmt.Errorf("tmux created %s but printed no pane and window id (%q)", target, out.Stdout)
 	}
-	return paneInfo{pane: pane, windowID: window, session: session, window: spec.Label}, nil
+	info := paneInfo{pane: pane, windowID: window, session: session, window: spec.Label}
+	if tmuxPanePID.MatchString(pid) {
+		info.pid, _ = strconv.Atoi(pid)
+	}
+	return info, nil
 }
 
 // PanesIn lists the panes on the server whose current directory is dir.
@@ -287,5 +310,5 @@ func (t *Tmux) Claim(ctx context.Context, p Pane, label string) ([]Field, error)
 			return nil, fmt.Errorf("tmux rename-window %s %s: %w", info.windowID, label, err)
 		}
 	}
-	return []Field{{"window", info.session + ":" + label}, {KeyTmuxPane, info.pane}, {KeyTmuxWindow, info.windowID}}, nil
+	return info.fields(info.session + ":" + label), nil
 }

@@ -137,7 +137,7 @@ func (s Store) LoadTask(tool, id string) (*Task, error) {
 // identityKeys must each appear exactly once: a duplicated endpoint or harness
 // line means two writers disagreed, and acting on either could hit the wrong agent.
 var identityKeys = []string{"window", "worktree"}
-var singleKeys = []string{"backend", "endpoint_task_id", "harness", "kind", "remote_host", "tmux_pane_id", "tmux_window_id"}
+var singleKeys = []string{"backend", "endpoint_task_id", "harness", "kind", "remote_host", "tmux_pane_id", "tmux_pane_pid", "tmux_window_id"}
 
 // ValidateIdentity checks the record names exactly one endpoint and that the
 // endpoint belongs to this task.
@@ -237,11 +237,13 @@ func (s Store) RetireBusy(id string) error {
 // control verbs, a launch line, and a relaunch from the old agent's stop
 // until the new one is up), so no keys can reach the endpoint mid-change.
 // The refusal names the real cause: a holder that did not finish, or a lock
-// file that cannot be opened.
+// file that cannot be opened. Once taken, it waits out the rest of any gap
+// the previous holder recorded (HoldInputUntil).
 func (s Store) LockInput(id string, wait time.Duration) (*Lock, error) {
 	l, err := WaitLock(s.SendLockPath(id), wait)
 	switch {
 	case err == nil:
+		l.awaitHold()
 		return l, nil
 	case errors.Is(err, ErrLockHeld):
 		return nil, Errorf(ErrLockHeld, "another delivery or lifecycle action on task %s still held its input lock after %s (FM_SEND_LOCK_WAIT); nothing was sent", id, wait)

@@ -93,7 +93,7 @@ func setup(m *testing.M) (int, error) {
 	agent := filepath.Join(dir, "agents", "claude")
 	shell := "bash --norc --noprofile"
 	agentCmd = shell + " -c '" + agent + "; exec " + shell + "'"
-	out, err := exec.Command("tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-P", "-F", "#{pane_id} #{window_id}",
+	out, err := exec.Command("tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-P", "-F", "#{pane_id} #{window_id} #{pane_pid}",
 		"-s", "fmses", "-n", "fm-t1", "-x", "200", "-y", "50", "-c", wt, "-e", "FAKEAGENT_EVENTS="+events,
 		agentCmd).Output()
 	if err != nil {
@@ -101,12 +101,13 @@ func setup(m *testing.M) (int, error) {
 	}
 	defer exec.Command("tmux", "-L", socket, "kill-server").Run()
 	ids := strings.Fields(string(out))
-	if len(ids) != 2 {
-		return 0, fmt.Errorf("new-session printed %q, not a pane and window id", out)
+	if len(ids) != 3 {
+		return 0, fmt.Errorf("new-session printed %q, not a pane id, window id and pid", out)
 	}
 	pane = ids[0]
-	// The record names the pane and window ids, as fm-spawn writes it.
-	meta := fmt.Sprintf("window=fmses:fm-t1\ntmux_pane_id=%s\ntmux_window_id=%s\nendpoint_task_id=t1\nworktree=%s\nproject=%s\nharness=claude\nkind=ship\nmodel=default\neffort=default\n", ids[0], ids[1], wt, wt)
+	// The record names the pane's ids and its shell's pid, as fm-spawn
+	// writes it.
+	meta := fmt.Sprintf("window=fmses:fm-t1\ntmux_pane_id=%s\ntmux_window_id=%s\ntmux_pane_pid=%s\nendpoint_task_id=t1\nworktree=%s\nproject=%s\nharness=claude\nkind=ship\nmodel=default\neffort=default\n", ids[0], ids[1], ids[2], wt, wt)
 	if err := os.WriteFile(filepath.Join(home, "state", "t1.meta"), []byte(meta), 0o644); err != nil {
 		return 0, err
 	}

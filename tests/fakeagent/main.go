@@ -15,6 +15,10 @@
 //	FAKEAGENT_IGNORE_EXIT=1         "/exit" and "/quit" are submitted like any text
 //	FAKEAGENT_CLEAR_DELAY=<dur>     after Enter, keep the old composer text visible
 //	                                for <dur> (Go duration) before clearing it
+//	FAKEAGENT_ALT_WINDOW=<dur>      a lone ESC waits <dur> (not 30 ms) for more
+//	                                input, and an ESC followed by a printable
+//	                                byte is Alt+<byte> (event "alt <c>"), not the
+//	                                Escape key and text: as gemini reads them
 //	FAKEAGENT_INTERRUPT_EXITS=1     Escape or Ctrl+C makes the agent exit
 //	FAKEAGENT_MUSE_LOG=<path>       emulate muse's JSON-lines session log
 //	FAKEAGENT_BANNER=<text>         a line drawn under the header, Go escapes
@@ -73,6 +77,7 @@ type agent struct {
 	ignoreExit      bool
 	interruptExits  bool
 	clearDelay      time.Duration
+	altKeys         bool   // ESC + printable byte is Alt+<byte>
 	banner          string // drawn raw under the header, when set
 	quit            func() // called when the agent decides to exit
 	startClearTimer func(time.Duration)
@@ -217,6 +222,11 @@ func (a *agent) parseEscape() bool {
 		a.pending = p[3:]
 		return true
 	default:
+		if a.altKeys && p[1] >= 0x20 && p[1] < 0x7f {
+			a.pending = p[2:]
+			a.event("alt %c", p[1])
+			return true
+		}
 		// ESC followed by something that does not continue an escape
 		// sequence (another ESC, a letter, ...): the ESC is the Escape key
 		// and the next byte is parsed on its own.
@@ -403,6 +413,15 @@ func main() {
 		}
 		a.clearDelay = d
 	}
+	escWait := escTimeout
+	if s := os.Getenv("FAKEAGENT_ALT_WINDOW"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "fakeagent: FAKEAGENT_ALT_WINDOW: %v\n", err)
+			os.Exit(2)
+		}
+		escWait, a.altKeys = d, true
+	}
 
 	// Signals first, so a SIGHUP/SIGTERM that races start-up still restores.
 	sigs := make(chan os.Signal, 4)
@@ -475,7 +494,7 @@ func main() {
 			}
 			escTimer.Stop()
 			if a.feed(p) {
-				escTimer.Reset(escTimeout)
+				escTimer.Reset(escWait)
 			}
 			redraw()
 		case <-escTimer.C:

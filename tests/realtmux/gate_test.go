@@ -162,14 +162,14 @@ func TestAHungTmuxEndsInATimeoutAndReleasesTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	pidFile := filepath.Join(s.dir, "hung.pid")
-	script := "#!/bin/sh\nfor a in \"$@\"; do\n  if [ \"$a\" = list-windows ]; then echo $$ > " + shellQuote(pidFile) + "; sleep 1000; fi\ndone\nexec " + shellQuote(tmuxBin) + " \"$@\"\n"
+	script := "#!/bin/sh\nfor a in \"$@\"; do\n  if [ \"$a\" = display-message ]; then echo $$ > " + shellQuote(pidFile) + "; sleep 1000; fi\ndone\nexec " + shellQuote(tmuxBin) + " \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(shim, "tmux"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	hungPath := "PATH=" + shim + string(os.PathListSeparator) + os.Getenv("PATH")
 	r := s.run("", []string{hungPath, "FM_MUX_TIMEOUT=1"}, "fm-send", "t1", "hello")
 	wantCode(t, r, 1, "fm-send with a hung tmux")
-	if !strings.Contains(r.stderr, "tmux list-windows timed out after 1s") {
+	if !strings.Contains(r.stderr, "tmux display-message timed out after 1s") {
 		t.Fatalf("stderr = %q, want it to name the hung call", r.stderr)
 	}
 	if r.elapsed > 5*time.Second {
@@ -177,7 +177,7 @@ func TestAHungTmuxEndsInATimeoutAndReleasesTheLock(t *testing.T) {
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(readFile(pidFile)))
 	if err != nil {
-		t.Fatalf("the shim never ran list-windows: %v", err)
+		t.Fatalf("the shim never ran display-message: %v", err)
 	}
 	waitFor(t, 5*time.Second, "the hung call's process group to be gone", func() bool {
 		return errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH)

@@ -204,7 +204,7 @@ func TestWrongSocketReadsUnreadable(t *testing.T) {
 func TestOldRecordRenamedWindowRelaunchStartsNoSecondAgent(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
-	a := s.startAgent("t1", "claude")
+	a := s.startAgent("t1", "claude", oldRecord())
 	a.relaunchable("Do it.\n")
 	s.tmux("rename-window", "-t", a.pane, "renamed")
 	res := s.run("", []string{"FM_CONTROL_EXIT_WAIT=5"}, "fm-control", "relaunch", "t1", "--note", "go on")

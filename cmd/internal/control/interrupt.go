@@ -63,23 +63,50 @@ func gerund(verb string) string {
 // own input event) and its composer clear, and reads any cancel
 // acknowledgement. It does not judge the agent's state afterwards.
 func (c *Controller) deliverInterrupt(ctx context.Context, t *task.Target) (string, error) {
-	cancel, _, err := c.deliverInterruptThenRead(ctx, t, false)
+	cancel, _, err := c.deliverInterruptThenRead(ctx, t, false, nil, nil)
 	return cancel, err
 }
 
 // deliverInterruptThenRead is deliverInterrupt that, when read is set, also
 // returns the agent state read after the keys. Where nothing waits between
 // the last key and that read (no cancel acknowledgement to watch), a backend
-// that can sends the last key and reads the state in one call.
-func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Target, read bool) (string, *backends.Observation, error) {
+// that can sends the last key and reads the state in one call. With gate
+// set, the first key goes only to an agent gate accepts, read right before
+// it (one call where the backend gates server-side); its refusal is
+// returned unchanged, with nothing sent. With hold set (the input lock of a
+// verb that types nothing after the keys), a gap the last key needs is
+// recorded in it for the next input instead of slept through.
+func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Target, read bool, gate func(backends.Observation) error, hold *state.Lock) (string, *backends.Observation, error) {
 	h := t.Harness
-	restore := c.watchRestore(ctx, t)
+	kr, canRead := t.Backend.(backends.KeyReader)
+	gk, canGate := t.Backend.(backends.GatedKeySender)
+	canGate = canGate && gate != nil
+	// The composer a restored prompt is judged against is read with the
+	// gated first key where there is one, else before the keys.
+	sig, watch := restoreSig(t)
+	restore, restoring := noRestore, false
+	if watch && !canGate {
+		st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+		restore, restoring = c.restoreStep(ctx, t, sig, st, err == nil)
+	}
 	ack := c.startAck(t)
-	kr, joined := t.Backend.(backends.KeyReader)
-	joined = joined && read && !ack.pending()
+	joined := read && !ack.pending()
 	var after *backends.Observation
+	var refused error
 	send := func(key harness.Key, last bool) error {
-		if !last || !joined {
+		if canGate {
+			canGate = false // the keys after the first go to the pane it proved
+			res, err := gk.SendKeyGated(ctx, t.Endpoint, key, backends.GatedKey{Gate: gate, ReadAfter: last && joined, ScreenBefore: watch})
+			refused, after = res.Refused, res.After
+			if res.Before != nil {
+				restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(res.Before.Lines), true)
+			}
+			if refused != nil {
+				return refused
+			}
+			return err
+		}
+		if !last || !joined || !canRead {
 			return t.Backend.SendKey(ctx, t.Endpoint, key)
 		}
 		obs, err := kr.SendKeyThenState(ctx, t.Endpoint, key)
@@ -92,7 +119,9 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Targe
 		if i > 0 {
 			time.Sleep(h.PressGap)
 		}
-		if err := send(h.InterruptKey, i == h.Repeat-1 && h.ClearKey == ""); err != nil {
+		if err := send(h.InterruptKey, i == h.Repeat-1 && h.ClearKey == ""); refused != nil {
+			return "", nil, refused
+		} else if err != nil {
 			return "", nil, cli.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err))
 		}
 	}
@@ -100,7 +129,12 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Targe
 		// An Escape followed at once by typed text reads as Alt+<char>:
 		// gemini took an exit typed right after it as "quit", and the
 		// Escape never cancelled. The gap makes it its own input event.
-		time.Sleep(h.PressGap)
+		// A verb that types nothing more itself leaves it to the next
+		// holder of the input lock (hold), unless a restored prompt may
+		// still need clearing here.
+		if hold == nil || restoring || hold.HoldInputUntil(time.Now().Add(h.PressGap)) != nil {
+			time.Sleep(h.PressGap)
+		}
 	}
 	if h.ClearKey != "" {
 		time.Sleep(h.PressGap)
@@ -119,25 +153,31 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Targe
 	return cancel, after, nil
 }
 
-// watchRestore reads, before the interrupt, whether a harness that puts a
-// cancelled prompt back into its composer (claude, pi; the table's
-// Restores) is busy with an empty composer; the returned step, run after
-// the keys, waits briefly for the restored text and clears it with the
-// harness's verified clear, so the next message is not glued onto it. A
-// draft the composer already held is left alone.
-func (c *Controller) watchRestore(ctx context.Context, t *task.Target) func() error {
+// restoreSig is the screen signature of a harness that puts a cancelled
+// prompt back into its composer (claude, pi; the table's Restores), when
+// its composer must be watched: unless its own telemetry proves it idle,
+// with no turn to put back, which spares the screen read.
+func restoreSig(t *task.Target) (harness.ScreenSig, bool) {
 	sig, ok := t.Harness.Screen()
 	if !ok || !sig.Restores {
-		return func() error { return nil }
+		return sig, false
 	}
-	// An agent its own telemetry proves idle has no turn to put back, and
-	// is spared the screen read.
 	if a, known := activity(t); known && (a.State == state.ActivityIdle || a.State == state.ActivityReady) {
-		return func() error { return nil }
+		return sig, false
 	}
-	before, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
-	if err != nil || !before.Busy || before.Composer != harness.ComposerEmpty {
-		return func() error { return nil }
+	return sig, true
+}
+
+func noRestore() error { return nil }
+
+// restoreStep is the step run after the keys, given the composer read
+// before them: when the agent was busy with an empty composer, it waits
+// briefly for the restored text and clears it with the harness's verified
+// clear, so the next message is not glued onto it. A draft the composer
+// already held is left alone.
+func (c *Controller) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, known bool) (step func() error, restoring bool) {
+	if !known || !before.Busy || before.Composer != harness.ComposerEmpty {
+		return noRestore, false
 	}
 	return func() error {
 		deadline := time.Now().Add(restoreWait)
@@ -153,7 +193,7 @@ func (c *Controller) watchRestore(ctx context.Context, t *task.Target) func() er
 				return nil
 			}
 		}
-	}
+	}, true
 }
 
 // cancelForExit cancels the running turn of a harness that refuses its exit
@@ -179,11 +219,12 @@ func (c *Controller) cancelForExit(ctx context.Context, t *task.Target, sig harn
 // later is still cleared by fm-send before it types.
 const restoreWait = 1500 * time.Millisecond
 
-// interrupt is the full verb: deliver, then prove the agent is still there.
-func (c *Controller) interrupt(ctx context.Context, t *task.Target) (interruptResult, error) {
+// interrupt is the full verb: deliver (the first key only past gate, when
+// set), then prove the agent is still there.
+func (c *Controller) interrupt(ctx context.Context, t *task.Target, gate func(backends.Observation) error, hold *state.Lock) (interruptResult, error) {
 	before, _ := activity(t)
 	since := time.Now()
-	cancel, after, err := c.deliverInterruptThenRead(ctx, t, true)
+	cancel, after, err := c.deliverInterruptThenRead(ctx, t, true, gate, hold)
 	if err != nil {
 		return interruptResult{}, err
 	}
@@ -216,14 +257,21 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
 		return err
 	}
 	defer lock.Release()
-	before := t.Backend.AgentState(ctx, t.Endpoint)
-	if before.State != backends.StateAlive && before.State != backends.StateUnverified {
-		return refuseState(t, "interrupt", before)
+	gate := func(before backends.Observation) error {
+		if before.State != backends.StateAlive && before.State != backends.StateUnverified {
+			return refuseState(t, "interrupt", before)
+		}
+		return t.Gate(before, "fm-control")
 	}
-	if err := t.Gate(before, "fm-control"); err != nil {
-		return err
+	// A backend that gates a key itself reads the state with the first
+	// key (tmux: one call, checked server-side); any other is read first.
+	if _, ok := t.Backend.(backends.GatedKeySender); !ok {
+		if err := gate(t.Backend.AgentState(ctx, t.Endpoint)); err != nil {
+			return err
+		}
+		gate = nil
 	}
-	res, err := c.interrupt(ctx, t)
+	res, err := c.interrupt(ctx, t, gate, lock)
 	if err != nil {
 		return err
 	}

@@ -144,7 +144,7 @@ func keyList() string {
 // lock, nothing can stop or replace the agent between the gate's read and
 // the keys typed after it.
 func lockDelivery(ctx context.Context, t *task.Target, env config.Env) (*state.Lock, error) {
-	l, err := t.Store.LockInput(t.ID, config.Duration(env, "FM_SEND_LOCK_WAIT", 60*time.Second))
+	l, err := lockInput(t, env)
 	if err != nil {
 		return nil, err
 	}
@@ -168,20 +168,21 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key) er
 			return cli.Failed("harness %s needs %s after Escape to clear its composer, which the %s backend cannot deliver; nothing was sent", t.Harness.Name, clear, t.BackendName)
 		}
 	}
-	lock, err := lockDelivery(ctx, t, s.Env)
+	lock, err := s.lockKey(ctx, t)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
-	if err := t.Backend.SendKey(ctx, t.Endpoint, key); err != nil {
-		return cli.Failed("key '%s' not sent to %s (%s send failed: %v)", key, t.Endpoint.Target, t.BackendName, backends.StderrOf(err))
+	if err := gatedKey(ctx, t, key); err != nil {
+		return err
 	}
 	out := cli.Outcome{Word: "key-delivered", ID: t.ID}
 	out.Add("key", string(key)).Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target)
 	if key == harness.KeyEscape && clear == "" {
 		// Text typed right after an Escape would read as Alt+<char> (see
 		// control's interrupt); the gap keeps the Escape its own event.
-		time.Sleep(t.Harness.PressGap)
+		// Only the next input needs it, and that takes this lock first.
+		holdInput(lock, t.Harness.PressGap)
 	}
 	if clear != "" {
 		time.Sleep(t.Harness.PressGap)
@@ -192,6 +193,47 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key) er
 	}
 	s.Print.Outcome(out)
 	return nil
+}
+
+// lockKey takes the task's input lock for a key. A backend that gates a
+// key itself (tmux: the gate's read and the key in one call, checked
+// server-side) passes the gate with the key; any other passes it here.
+func (s Sender) lockKey(ctx context.Context, t *task.Target) (*state.Lock, error) {
+	if _, ok := t.Backend.(backends.GatedKeySender); !ok {
+		return lockDelivery(ctx, t, s.Env)
+	}
+	return lockInput(t, s.Env)
+}
+
+func lockInput(t *task.Target, env config.Env) (*state.Lock, error) {
+	return t.Store.LockInput(t.ID, config.Duration(env, "FM_SEND_LOCK_WAIT", 60*time.Second))
+}
+
+// gatedKey sends the first key past the gate, with the key where the
+// backend can (lockKey passed it otherwise).
+func gatedKey(ctx context.Context, t *task.Target, key harness.Key) error {
+	var err error
+	if gk, ok := t.Backend.(backends.GatedKeySender); ok {
+		var res backends.GatedResult
+		res, err = gk.SendKeyGated(ctx, t.Endpoint, key, backends.GatedKey{Gate: func(obs backends.Observation) error { return t.Gate(obs, "fm-send") }})
+		if res.Refused != nil {
+			return res.Refused
+		}
+	} else {
+		err = t.Backend.SendKey(ctx, t.Endpoint, key)
+	}
+	if err != nil {
+		return cli.Failed("key '%s' not sent to %s (%s send failed: %v)", key, t.Endpoint.Target, t.BackendName, backends.StderrOf(err))
+	}
+	return nil
+}
+
+// holdInput makes the next input to the task wait gap from now, sleeping
+// it out here only when the lock file cannot record it.
+func holdInput(lock *state.Lock, gap time.Duration) {
+	if lock.HoldInputUntil(time.Now().Add(gap)) != nil {
+		time.Sleep(gap)
+	}
 }
 
 func refuseKey(t *task.Target, key harness.Key) error {

@@ -1,0 +1,125 @@
+package backends
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"fmctl/harness"
+)
+
+// gatedTmux answers the gated if-shell call with answer, a pane read with
+// the fm-t1 line of twoWindows, and anything else (send-keys) with nothing.
+type gatedTmux struct{ answer string }
+
+func (g *gatedTmux) Run(_ context.Context, c Cmd) (Output, error) {
+	args := subcommand(c)
+	switch {
+	case args[0] == "if-shell":
+		return Output{Stdout: []byte(g.answer)}, nil
+	case args[0] == "display-message" && slices.Contains(args, paneFormat):
+		return Output{Stdout: []byte(strings.SplitN(twoWindows, "\n", 2)[0] + "\n")}, nil
+	}
+	return Output{}, nil
+}
+
+// t1 as fm-spawn records it: the pane's ids and its shell's pid.
+var t1Gated = Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1",
+	Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1", KeyTmuxPanePID: "1000"}}
+
+func gatedRig(answer string, leader Process) (*Tmux, *CountingRunner) {
+	shell := Process{PID: 1000, PGID: 1000, TPGID: leader.PGID, State: 'S', Comm: "bash"}
+	cr := &CountingRunner{Inner: &gatedTmux{answer: answer}}
+	return NewTmux(cr, TmuxOptions{Procs: &fixedProcs{byPID: map[int]Process{1000: shell, leader.PID: leader}}}), cr
+}
+
+var claudeLeader = Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "claude", Argv: []string{"claude"}}
+
+func acceptClaude(obs Observation) error {
+	if obs.State != StateAlive || !slices.Equal(obs.Names, []string{"claude"}) {
+		return errors.New("refused: " + string(obs.State))
+	}
+	return nil
+}
+
+// The agent under the recorded pid passes the gate, and the key is one
+// tmux call whose condition checks every recorded fact server-side.
+func TestSendKeyGatedIsOneCheckedCall(t *testing.T) {
+	tm, cr := gatedRig(gateSent+"\n", claudeLeader)
+	res, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, GatedKey{Gate: acceptClaude})
+	if err != nil || res.Refused != nil {
+		t.Fatalf("SendKeyGated = %+v, %v", res, err)
+	}
+	log := cr.Log()
+	if len(log) != 1 {
+		t.Fatalf("calls = %q, want one", log)
+	}
+	want := []string{"if-shell", "-F", "-t", "%3",
+		"#{&&:#{==:#{pane_id},%3},#{&&:#{==:#{window_id},@1},#{&&:#{==:#{session_name},fmses},#{&&:#{==:#{window_name},fm-t1},#{&&:#{==:#{pane_pid},1000},#{==:#{pane_dead},0}}}}}}",
+		"display-message -p " + gateSent + " ; send-keys -t %3 Escape", "display-message -p " + gateRefused}
+	if got := subcommand(log[0]); !slices.Equal(got, want) {
+		t.Fatalf("gated call = %q,\nwant         %q", got, want)
+	}
+}
+
+// With the screen before and the state after, the one call's answer is
+// split into the three.
+func TestSendKeyGatedReadsTheScreenBeforeAndTheStateAfter(t *testing.T) {
+	line := strings.SplitN(twoWindows, "\n", 2)[0]
+	tm, cr := gatedRig(gateSent+"\n1 4\nrow0\n> hi\n"+line+"\n", claudeLeader)
+	res, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, GatedKey{Gate: acceptClaude, ReadAfter: true, ScreenBefore: true})
+	if err != nil || cr.Calls("tmux") != 1 {
+		t.Fatalf("SendKeyGated = %+v, %v after %d calls", res, err, cr.Calls("tmux"))
+	}
+	if res.Before == nil || !slices.Equal(res.Before.Lines, []string{"row0", "> hi"}) || res.Before.CursorY != 1 || res.Before.CursorX != 4 {
+		t.Errorf("screen before = %+v, want rows [row0 > hi], cursor 1,4", res.Before)
+	}
+	if res.After == nil || res.After.State != StateAlive || res.After.CurrentPath != "/w/t1" {
+		t.Errorf("state after = %+v, want alive at /w/t1", res.After)
+	}
+}
+
+// tmux refusing the key (the pane is not the recorded one) sends nothing
+// there: the full read follows, and its verdict decides.
+func TestSendKeyGatedFallsBackWhenTmuxRefuses(t *testing.T) {
+	tm, cr := gatedRig(gateRefused+"\n", claudeLeader)
+	res, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, GatedKey{Gate: acceptClaude})
+	if err != nil || res.Refused != nil {
+		t.Fatalf("SendKeyGated = %+v, %v", res, err)
+	}
+	var cmds []string
+	for _, c := range cr.Log() {
+		cmds = append(cmds, subcommand(c)[0])
+	}
+	if !slices.Equal(cmds, []string{"if-shell", "display-message", "send-keys"}) {
+		t.Fatalf("calls = %q, want the refused gated call, the full read, then the key", cmds)
+	}
+}
+
+// What the fast path cannot accept (another harness in the foreground, a
+// record without the pid) takes the full read, whose verdict is returned
+// unchanged and sends nothing.
+func TestSendKeyGatedRefusalIsTheFullReads(t *testing.T) {
+	codex := Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "node", Argv: []string{"node", "/x/codex.js"}}
+	tm, cr := gatedRig(gateSent+"\n", codex)
+	refuse := errors.New("not claude")
+	res, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, GatedKey{Gate: func(Observation) error { return refuse }})
+	if err != nil || res.Refused != refuse {
+		t.Fatalf("SendKeyGated = %+v, %v; want the gate's own refusal", res, err)
+	}
+	for _, c := range cr.Log() {
+		if cmd := subcommand(c)[0]; cmd != "display-message" {
+			t.Errorf("a refused key ran %s", cmd)
+		}
+	}
+	noPID := Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1"}}
+	tm, cr = gatedRig(gateSent+"\n", claudeLeader)
+	if _, err := tm.SendKeyGated(context.Background(), noPID, harness.KeyEscape, GatedKey{Gate: acceptClaude}); err != nil {
+		t.Fatal(err)
+	}
+	if n := cr.Calls("tmux"); n != 2 || slices.Contains(cr.Log()[0].Args, "if-shell") {
+		t.Fatalf("a record without the pid made %d calls (%q), want the read and the key", n, cr.Log())
+	}
+}
