@@ -99,6 +99,11 @@ type ScreenSig struct {
 	// the paste's burst becomes a newline (gemini) or is lost (claude).
 	PasteSettle time.Duration `json:"paste_settle_ms"`
 	Source      string        `json:"source"`
+
+	// CollapsedLines: the Collapsed placeholder counts the paste's lines
+	// past its first (claude: 30 lines drew "[Pasted text #1 +29 lines]"),
+	// so the counts drawn tell a whole paste from a part of one.
+	CollapsedLines bool `json:"collapsed_counts_lines,omitempty"`
 }
 
 // ComposerState is what the screen says about the composer.

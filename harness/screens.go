@@ -28,6 +28,8 @@ var screens = map[string]ScreenSig{
 		Restores:    true,
 		PasteSettle: 150 * time.Millisecond,
 		Source:      "tests/captures/claude-2.1.197; /work/helpers/notes-claude-codex.md",
+
+		CollapsedLines: true, // "[Pasted text #1 +29 lines]" for 30 lines
 	},
 	"codex": {
 		Release: "0.171.0", Layout: LayoutLastPrompt, Prompt: []string{"› "}, ContIndent: "  ",

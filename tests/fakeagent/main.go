@@ -60,6 +60,10 @@ import (
 // before it counts as the Escape key.
 const escTimeout = 30 * time.Millisecond
 
+// collapseChars: a claude paste longer than this (or of more than three
+// lines) is drawn collapsed.
+const collapseChars = 800
+
 var (
 	pasteStart = []byte("\x1b[200~")
 	pasteEnd   = []byte("\x1b[201~")
@@ -84,6 +88,10 @@ type agent struct {
 
 	composer   []rune
 	transcript []string
+	// pastes are the long pastes in the composer, which claude draws
+	// collapsed as "[Pasted text #N +M lines]" (M: the lines past the
+	// first), never as their text.
+	pastes []string
 
 	pending  []byte // unparsed input: an incomplete escape sequence or rune
 	inPaste  bool
@@ -165,7 +173,7 @@ func (a *agent) parse() {
 			}
 		case b == 0x15:
 			a.pending = a.pending[1:]
-			a.composer = a.composer[:0]
+			a.composer, a.pastes = a.composer[:0], nil
 			a.event("clear")
 		case b == 0x03:
 			a.pending = a.pending[1:]
@@ -242,6 +250,9 @@ func (a *agent) finishPaste() {
 	s = strings.ReplaceAll(s, "\r", "\n")
 	a.pasteBuf = a.pasteBuf[:0]
 	a.event("paste %q", s)
+	if a.name == "claude" && (strings.Count(s, "\n") > 2 || len(s) > collapseChars) {
+		a.pastes = append(a.pastes, s)
+	}
 	for _, r := range s {
 		if r == utf8.RuneError {
 			continue
@@ -263,7 +274,7 @@ func (a *agent) interrupt(kind string) {
 func (a *agent) submit() {
 	text := string(a.composer)
 	a.event("submit %q", text)
-	a.transcript = append(a.transcript, text)
+	a.transcript = append(a.transcript, a.shown())
 	if !a.ignoreExit {
 		if t := strings.TrimSpace(text); t == "/exit" || t == "/quit" {
 			// Only an exit the agent chose reports its end: a hung-up or
@@ -282,12 +293,12 @@ func (a *agent) submit() {
 		a.startClearTimer(a.clearDelay)
 		return
 	}
-	a.composer = a.composer[:0]
+	a.composer, a.pastes = a.composer[:0], nil
 }
 
 // clearTimeout is the end of FAKEAGENT_CLEAR_DELAY: the composer is cleared.
 func (a *agent) clearTimeout() {
-	a.composer = a.composer[:0]
+	a.composer, a.pastes = a.composer[:0], nil
 }
 
 // screen renders the whole screen: header, transcript, then the composer in
@@ -295,7 +306,7 @@ func (a *agent) clearTimeout() {
 // end of the composer's text. rows limits the height (0: no limit); the
 // oldest transcript lines are dropped first.
 func (a *agent) screen(rows int) string {
-	composer := oneLine(string(a.composer))
+	composer := oneLine(a.shown())
 	prefix, placeholder, above, below := fakeframe.Frame(a.name, composer == "")
 	lines := []string{a.name + " fake agent"}
 	if a.banner != "" {
@@ -320,6 +331,17 @@ func (a *agent) screen(rows int) string {
 	lines = append(lines, below...)
 	col := utf8.RuneCountInString(prefix+composer) + 1
 	return "\x1b[H\x1b[2J" + strings.Join(lines, "\r\n") + fmt.Sprintf("\x1b[%d;%dH", row, col)
+}
+
+// shown is the composer as drawn: each long paste collapsed to claude's
+// placeholder (the transcript keeps it so too, and so never draws a
+// megabyte).
+func (a *agent) shown() string {
+	composer := string(a.composer)
+	for i, p := range a.pastes {
+		composer = strings.Replace(composer, p, fmt.Sprintf("[Pasted text #%d +%d lines]", i+1, strings.Count(p, "\n")), 1)
+	}
+	return composer
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "⏎") }

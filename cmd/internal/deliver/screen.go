@@ -3,6 +3,8 @@ package deliver
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,8 +15,12 @@ import (
 // holdsTail reports whether a composer read by signature holds the typed
 // text: its tail drawn (rows joined, since long text wraps), or the
 // harness's placeholder for a collapsed paste (claude "[Pasted text #1 +29
-// lines]", pi "[paste #1 4096 chars]"), whose text is never drawn.
-func holdsTail(sig harness.ScreenSig, st harness.ScreenState, tail string) bool {
+// lines]", pi "[paste #1 4096 chars]"), whose text is never drawn. Where
+// the placeholder counts the paste's lines (claude), it proves the text
+// only once the counts add up to all of it (newlines of the text sent): a
+// paste drawn as it arrives, or split in pieces, would otherwise read as
+// held while its tail is still on the way.
+func holdsTail(sig harness.ScreenSig, st harness.ScreenState, tail string, newlines int) bool {
 	if st.Composer != harness.ComposerHolding {
 		return false
 	}
@@ -24,21 +30,33 @@ func holdsTail(sig harness.ScreenSig, st harness.ScreenState, tail string) bool 
 	}
 	for _, c := range sig.Collapsed {
 		if strings.Contains(joined, c) {
-			return true
+			return !sig.CollapsedLines || collapsedLines(joined) == newlines
 		}
 	}
 	return false
 }
 
+var collapsedCount = regexp.MustCompile(`\+([0-9]+) lines?\]`)
+
+// collapsedLines adds up the "+N lines" of every placeholder drawn.
+func collapsedLines(s string) int {
+	n := 0
+	for _, m := range collapsedCount.FindAllStringSubmatch(s, -1) {
+		k, _ := strconv.Atoi(m[1])
+		n += k
+	}
+	return n
+}
+
 // sigClassify reads the composer after Enter by the harness's signatures:
 // empty again is Cleared (the caller saw the text drawn first), still
 // holding the text is Holding, anything else (a dialog, other text) Unknown.
-func sigClassify(sig harness.ScreenSig, s backends.Screen, tail string) ComposerState {
+func sigClassify(sig harness.ScreenSig, s backends.Screen, tail string, newlines int) ComposerState {
 	st := sig.ReadScreen(s.Lines)
 	switch {
 	case st.Dialog == "" && st.Composer == harness.ComposerEmpty:
 		return Cleared
-	case holdsTail(sig, st, tail):
+	case holdsTail(sig, st, tail, newlines):
 		return Holding
 	}
 	return Unknown
@@ -135,26 +153,28 @@ func clip(s string) string {
 // one now and then); the submit is confirmed only when the composer reads
 // empty again. Text never drawn gets no Enter at all.
 func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, text string, sig harness.ScreenSig, o Options) Result {
-	tail := tailOf(text)
+	tail, newlines := tailOf(text), strings.Count(text, "\n")
 	if err := b.SendText(ctx, ep, text); err != nil {
 		return Result{Verdict: SendFailed, Err: err}
 	}
-	if !waitDrawn(ctx, b, ep, sig, tail, len(text), o) {
+	left, drawn := waitDrawn(ctx, b, ep, sig, tail, newlines, len(text), o)
+	if !drawn {
 		return Result{Verdict: Unproven}
 	}
 	if sig.PasteSettle > 0 && backends.Sleep(ctx, sig.PasteSettle) != nil {
 		return Result{Verdict: Unproven}
 	}
-	return pressEnter(ctx, b, ep, text, o, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {
-		return sigClassify(sig, s, tail)
+	return pressEnter(ctx, b, ep, text, o, left-sig.PasteSettle, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {
+		return sigClassify(sig, s, tail, newlines)
 	}))
 }
 
 // waitDrawn waits until the composer shows the typed text, and for a slash
 // command until its popup stops changing, bounded by the echo budget grown
-// with the text's length n (codex drew 400 typed characters in up to 0.6 s).
-func waitDrawn(ctx context.Context, b backends.Backend, ep backends.Endpoint, sig harness.ScreenSig, tail string, n int, o Options) bool {
-	limit := 2*time.Second + time.Duration(n)*time.Millisecond/2
+// with the text's length n: codex drew 400 typed characters in up to 0.6
+// s, and a paste takes sizeWait more. It returns the budget left.
+func waitDrawn(ctx context.Context, b backends.Backend, ep backends.Endpoint, sig harness.ScreenSig, tail string, newlines, n int, o Options) (time.Duration, bool) {
+	limit := 2*time.Second + time.Duration(min(n, 512))*time.Millisecond/2 + sizeWait(n)
 	if o.EchoWait > limit {
 		limit = o.EchoWait
 	}
@@ -162,17 +182,18 @@ func waitDrawn(ctx context.Context, b backends.Backend, ep backends.Endpoint, si
 		limit += o.SlashWait
 	}
 	deadline := time.Now().Add(limit)
+	poll := backends.Backoff{Max: max(o.Poll, maxPoll)}
 	seen, prev := false, ""
 	for {
-		if s, err := b.Capture(ctx, ep); err == nil && holdsTail(sig, sig.ReadScreen(s.Lines), tail) {
+		if s, err := b.Capture(ctx, ep); err == nil && holdsTail(sig, sig.ReadScreen(s.Lines), tail, newlines) {
 			cur := strings.Join(s.Lines, "\n")
 			if !o.Popup || (seen && cur == prev) {
-				return true
+				return time.Until(deadline), true
 			}
 			seen, prev = true, cur
 		}
-		if time.Now().After(deadline) || backends.Sleep(ctx, o.Poll) != nil {
-			return false
+		if !pollUntil(ctx, &poll, deadline) {
+			return 0, false
 		}
 	}
 }

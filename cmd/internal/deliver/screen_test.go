@@ -44,7 +44,7 @@ func TestSigClassifyOnRealCaptures(t *testing.T) {
 	}
 	for _, c := range cases {
 		sig, s := realScreen(t, c.h, c.file)
-		if got := sigClassify(sig, s, c.tail); got != c.want {
+		if got := sigClassify(sig, s, c.tail, 0); got != c.want {
 			t.Errorf("%s/%s tail %q: %v, want %v", c.h, c.file, c.tail, got, c.want)
 		}
 	}

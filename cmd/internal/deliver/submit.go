@@ -60,15 +60,54 @@ func Submit(ctx context.Context, b backends.Backend, ep backends.Endpoint, text 
 	if err != nil {
 		return Result{Verdict: SendFailed, Err: err}
 	}
-	typed := waitEcho(ctx, b, ep, before, beforeKnown, tail, o.Popup, o)
-	return pressEnter(ctx, b, ep, text, o, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {
-		return Classify(before, typed, s, beforeKnown, tail)
+	// A changed composer line proves a short line arrived (it is typed in
+	// one write), but of a long or multi-line text, a paste the agent
+	// reads and draws piece by piece, it proves only that the head did:
+	// such text counts as drawn, and then as let go of, only by its tail.
+	changeProves := beforeKnown && !needsTail(text)
+	typed, seen, left := waitEcho(ctx, b, ep, before, changeProves, tail, len(text), o)
+	if !seen && needsTail(text) {
+		// Never drawn whole: an Enter now could submit a part of it.
+		return Result{Verdict: Unproven}
+	}
+	return pressEnter(ctx, b, ep, text, o, left, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {
+		return Classify(before, typed, s, changeProves, tail)
 	}))
+}
+
+// needsTail: text longer than this, or of several lines, goes as a paste
+// (tmux's paste threshold), which the agent may draw in pieces.
+func needsTail(text string) bool {
+	return strings.Contains(text, "\n") || len(text) > 512
+}
+
+// sizeWait is how much longer than a short one a text of n bytes may take
+// to be drawn, and again to be let go of: a paste reaches the agent at the
+// pace it reads it, and the agent redraws as it goes (a 1 MB paste took the
+// fake agent under 1 s on the shared 2-core machine; 2 s a megabyte leaves
+// room for a real one).
+func sizeWait(n int) time.Duration { return time.Duration(n) * 2 * time.Microsecond }
+
+// maxPoll caps the backed-off screen polls: a fast agent is seen at the
+// first 10 ms poll, and a long wait costs a capture every 100 ms.
+const maxPoll = 100 * time.Millisecond
+
+// pollUntil sleeps the next backed-off interval, never past deadline, and
+// reports false when the deadline has passed or ctx is done.
+func pollUntil(ctx context.Context, b *backends.Backoff, deadline time.Time) bool {
+	left := time.Until(deadline)
+	if left <= 0 {
+		return false
+	}
+	return backends.Sleep(ctx, min(b.Next(), left)) == nil
 }
 
 // pressEnter presses Enter, and again only while classify proves the text
 // still held, until the composer lets go of it.
-func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, text string, o Options, classify func(backends.Screen) ComposerState) Result {
+// The first Enter's window grows with the text (a long one takes the agent
+// longer to take in and redraw), plus what the echo wait left unused of its
+// own allowance for the text's size.
+func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, text string, o Options, left time.Duration, classify func(backends.Screen) ComposerState) Result {
 	res := Result{Verdict: Unproven}
 	for attempt := 0; attempt <= o.Retries; attempt++ {
 		if err := b.SendKey(ctx, ep, harness.KeyEnter); err != nil {
@@ -80,8 +119,9 @@ func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, t
 		res.Enters++
 		window := o.ConfirmWait
 		if attempt == 0 {
-			// Long text takes the agent longer to re-render.
-			window += time.Duration(utf8.RuneCountInString(text)/20) * time.Millisecond
+			// What the echo wait left of its size allowance carries on.
+			grow := sizeWait(len(text))
+			window += min(max(left, 0), grow) + grow + time.Duration(min(utf8.RuneCountInString(text), 512)/20)*time.Millisecond
 		}
 		state := waitState(ctx, window, o.Poll, func() (ComposerState, bool) {
 			s, err := b.Capture(ctx, ep)
@@ -118,15 +158,18 @@ func captureThenType(ctx context.Context, b backends.Backend, ep backends.Endpoi
 	return before, beforeKnown, nil
 }
 
-// waitEcho waits until the typed text shows, and for a slash command until
-// its completion popup stops changing, so Enter is not swallowed by a popup
-// still drawing. It returns the last screen seen.
-func waitEcho(ctx context.Context, b backends.Backend, ep backends.Endpoint, before backends.Screen, beforeKnown bool, tail string, slash bool, o Options) backends.Screen {
-	limit := o.EchoWait
-	if slash {
+// waitEcho waits until the typed text shows (its tail, or with
+// changeProves a changed composer line), and for a slash command until its
+// completion popup stops changing, so Enter is not swallowed by a popup
+// still drawing. The budget grows with the text's n bytes. It returns the
+// last screen seen, whether the text showed, and the budget left.
+func waitEcho(ctx context.Context, b backends.Backend, ep backends.Endpoint, before backends.Screen, changeProves bool, tail string, n int, o Options) (backends.Screen, bool, time.Duration) {
+	limit := o.EchoWait + sizeWait(n)
+	if o.Popup {
 		limit = o.SlashWait
 	}
 	deadline := time.Now().Add(limit)
+	poll := backends.Backoff{Max: max(o.Poll, maxPoll)}
 	var last backends.Screen
 	var prev string
 	seen := false
@@ -134,19 +177,19 @@ func waitEcho(ctx context.Context, b backends.Backend, ep backends.Endpoint, bef
 		s, err := b.Capture(ctx, ep)
 		if err == nil {
 			last = s
-			if Echoed(before, s, beforeKnown, tail) {
-				if !slash {
-					return s
+			if Echoed(before, s, changeProves, tail) {
+				if !o.Popup {
+					return s, true, time.Until(deadline)
 				}
 				cur := strings.Join(s.Lines, "\n")
 				if seen && cur == prev {
-					return s
+					return s, true, time.Until(deadline)
 				}
 				seen, prev = true, cur
 			}
 		}
-		if time.Now().After(deadline) || backends.Sleep(ctx, o.Poll) != nil {
-			return last
+		if !pollUntil(ctx, &poll, deadline) {
+			return last, seen, 0
 		}
 	}
 }
@@ -155,6 +198,7 @@ func waitEcho(ctx context.Context, b backends.Backend, ep backends.Endpoint, bef
 // returns the last state read.
 func waitState(ctx context.Context, window, poll time.Duration, read func() (ComposerState, bool)) ComposerState {
 	deadline := time.Now().Add(window)
+	backoff := backends.Backoff{Max: max(poll, maxPoll)}
 	state := Unknown
 	for {
 		if s, ok := read(); ok {
@@ -163,7 +207,7 @@ func waitState(ctx context.Context, window, poll time.Duration, read func() (Com
 				return state
 			}
 		}
-		if time.Now().After(deadline) || backends.Sleep(ctx, poll) != nil {
+		if !pollUntil(ctx, &backoff, deadline) {
 			return state
 		}
 	}
