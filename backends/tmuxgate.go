@@ -31,7 +31,10 @@ func (t *Tmux) SendKeyGated(ctx context.Context, ep Endpoint, key harness.Key, k
 	if !ok {
 		return GatedResult{}, fmt.Errorf("tmux adapter has no mapping for key %s", key)
 	}
-	if g, ok := gateOf(ep); ok {
+	// Over a control client (FM_TMUX_CONTROL=1) the commands if-shell runs
+	// answer outside its own reply, so the markers cannot be read there;
+	// that mode already costs one tmux process, and takes the full read.
+	if g, ok := gateOf(ep); ok && !t.o.Control {
 		if obs, alive := t.agentUnder(ctx, g.pid); alive && k.Gate(obs) == nil {
 			res, sent, err := t.sendIf(ctx, ep, g, name, k)
 			if err != nil || sent {
@@ -113,7 +116,6 @@ func (t *Tmux) agentUnder(ctx context.Context, pid int) (Observation, bool) {
 // right before it and the pane's line read right after it when asked.
 // sent is false only when the server refused the key.
 func (t *Tmux) sendIf(ctx context.Context, ep Endpoint, g paneGate, name string, k GatedKey) (res GatedResult, sent bool, err error) {
-	t.attach(g.session)
 	then := "display-message -p " + gateSent + " ; "
 	if k.ScreenBefore {
 		then += `display-message -p -t ` + g.pane + ` "#{cursor_y} #{cursor_x}" ; capture-pane -p -t ` + g.pane + " ; "

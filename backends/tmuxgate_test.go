@@ -123,3 +123,18 @@ func TestSendKeyGatedRefusalIsTheFullReads(t *testing.T) {
 		t.Fatalf("a record without the pid made %d calls (%q), want the read and the key", n, cr.Log())
 	}
 }
+
+// With FM_TMUX_CONTROL=1 the gated call is not made: tmux answers the
+// commands if-shell runs outside its own reply there.
+func TestSendKeyGatedTakesTheFullReadInControlMode(t *testing.T) {
+	tm, cr := gatedRig(gateSent+"\n", claudeLeader)
+	tm.o.Control = true
+	if _, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, GatedKey{Gate: acceptClaude}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cr.Log() {
+		if slices.Contains(c.Args, "if-shell") {
+			t.Fatalf("control mode made the gated call: %q", cr.Log())
+		}
+	}
+}

@@ -102,8 +102,8 @@ func TestACollapsedPasteIsHeldOnlyWhenItsCountsAddUpToTheText(t *testing.T) {
 	}
 	newlines := strings.Count(text, "\n")
 	for composer, want := range map[string]bool{
-		"[Pasted text #1 +29 lines]":                            true,
-		"[Pasted text #1 +12 lines]":                            false, // the head of it
+		"[Pasted text #1 +29 lines]":                           true,
+		"[Pasted text #1 +12 lines]":                           false, // the head of it
 		"[Pasted text #1 +12 lines][Pasted text #2 +17 lines]": true,  // split in two pieces
 		"[Pasted text #1 +12 lines][Pasted text #2 +3 lines]":  false,
 	} {
