@@ -284,7 +284,7 @@ func (t *Tmux) AgentState(ctx context.Context, ep Endpoint) Observation {
 
 // classify decides what runs in one pane already found.
 func (t *Tmux) classify(ctx context.Context, info paneInfo) Observation {
-	if obs, ok := t.agentUnder(ctx, info.pid); ok {
+	if obs, _, ok := t.agentUnder(ctx, info.pid); ok {
 		obs.CurrentPath = info.path
 		return obs
 	}

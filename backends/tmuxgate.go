@@ -3,6 +3,7 @@ package backends
 import (
 	"context"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
@@ -35,7 +36,8 @@ func (t *Tmux) SendKeyGated(ctx context.Context, ep Endpoint, key harness.Key, k
 	// answer outside its own reply, so the markers cannot be read there;
 	// that mode already costs one tmux process, and takes the full read.
 	if g, ok := gateOf(ep); ok && !t.o.Control {
-		if obs, alive := t.agentUnder(ctx, g.pid); alive && k.Gate(obs) == nil {
+		if obs, leader, alive := t.agentUnder(ctx, g.pid); alive && k.Gate(obs) == nil {
+			g.command = foregroundName(leader)
 			res, sent, err := t.sendIf(ctx, ep, g, name, k)
 			if err != nil || sent {
 				return res, err
@@ -66,6 +68,10 @@ func (t *Tmux) SendKeyGated(ctx context.Context, ep Endpoint, key harness.Key, k
 type paneGate struct {
 	session, window, pane, windowID string
 	pid                             int
+	// command is what tmux names the pane's foreground process when the
+	// agent leads its own process group (a shell with job control), "" when
+	// tmux would name something else (sh -c keeps the agent in its group).
+	command string
 }
 
 // gateOf reads the gate from the record. Every value goes into a tmux
@@ -93,6 +99,11 @@ func (g paneGate) condition() string {
 		"#{==:#{pane_pid}," + strconv.Itoa(g.pid) + "}",
 		"#{==:#{pane_dead},0}",
 	}
+	if g.command != "" {
+		// The agent is still the terminal's foreground when the key goes:
+		// a stopped or exited one has handed it back to the shell.
+		checks = append(checks[:len(checks)-1], "#{==:#{pane_current_command},"+g.command+"}", checks[len(checks)-1])
+	}
 	cond := checks[len(checks)-1]
 	for i := len(checks) - 2; i >= 0; i-- {
 		cond = "#{&&:" + checks[i] + "," + cond + "}"
@@ -103,13 +114,35 @@ func (g paneGate) condition() string {
 // agentUnder is the foreground fast path on a pane's pid: an agent leading
 // the terminal's foreground group is alive. Anything else (a shell, a
 // stopped agent, a pid gone) proves nothing here.
-func (t *Tmux) agentUnder(ctx context.Context, pid int) (Observation, bool) {
+func (t *Tmux) agentUnder(ctx context.Context, pid int) (Observation, Process, bool) {
 	leader, ok := t.foregroundLeader(ctx, pid)
 	if !ok {
-		return Observation{}, false
+		return Observation{}, Process{}, false
 	}
 	name := harness.AgentName(leader.Comm, leader.Argv)
-	return Observation{State: StateAlive, Names: []string{name}, Detail: "foreground " + name}, true
+	return Observation{State: StateAlive, Names: []string{name}, Detail: "foreground " + name}, leader, true
+}
+
+// foregroundName is #{pane_current_command} while leader is the terminal's
+// foreground: tmux reads the cmdline of the process whose pid is the
+// foreground group's id and names it as parse_window_name does (leading
+// spaces and dashes dropped, cut at a space, the base name of an absolute
+// path). It is "" when leader does not lead its group (tmux would then name
+// the group's leader, the shell), or when the name is not a plain atom a
+// format may compare.
+func foregroundName(leader Process) string {
+	if leader.PID != leader.PGID || len(leader.Argv) == 0 {
+		return ""
+	}
+	name := strings.TrimLeft(leader.Argv[0], " -")
+	name, _, _ = strings.Cut(name, " ")
+	if strings.HasPrefix(name, "/") {
+		name = path.Base(name)
+	}
+	if !validAtom(name) {
+		return ""
+	}
+	return name
 }
 
 // sendIf is the one tmux call: the gated key, with the screen captured

@@ -57,7 +57,7 @@ func TestSendKeyGatedIsOneCheckedCall(t *testing.T) {
 		t.Fatalf("calls = %q, want one", log)
 	}
 	want := []string{"if-shell", "-F", "-t", "%3",
-		"#{&&:#{==:#{pane_id},%3},#{&&:#{==:#{window_id},@1},#{&&:#{==:#{session_name},fmses},#{&&:#{==:#{window_name},fm-t1},#{&&:#{==:#{pane_pid},1000},#{==:#{pane_dead},0}}}}}}",
+		"#{&&:#{==:#{pane_id},%3},#{&&:#{==:#{window_id},@1},#{&&:#{==:#{session_name},fmses},#{&&:#{==:#{window_name},fm-t1},#{&&:#{==:#{pane_pid},1000},#{&&:#{==:#{pane_current_command},claude},#{==:#{pane_dead},0}}}}}}}",
 		"display-message -p " + gateSent + " ; send-keys -t %3 Escape", "display-message -p " + gateRefused}
 	if got := subcommand(log[0]); !slices.Equal(got, want) {
 		t.Fatalf("gated call = %q,\nwant         %q", got, want)
@@ -135,6 +135,28 @@ func TestSendKeyGatedTakesTheFullReadInControlMode(t *testing.T) {
 	for _, c := range cr.Log() {
 		if slices.Contains(c.Args, "if-shell") {
 			t.Fatalf("control mode made the gated call: %q", cr.Log())
+		}
+	}
+}
+
+// The foreground check names the agent as tmux's #{pane_current_command}
+// does, and only where tmux names the agent at all: when it leads its own
+// process group.
+func TestForegroundNameIsTmuxsCurrentCommand(t *testing.T) {
+	for _, c := range []struct {
+		p    Process
+		want string
+	}{
+		{Process{PID: 7, PGID: 7, Argv: []string{"claude"}}, "claude"},
+		{Process{PID: 7, PGID: 7, Argv: []string{"/usr/bin/node", "/x/codex.js"}}, "node"},
+		{Process{PID: 7, PGID: 7, Argv: []string{"-bash"}}, "bash"},
+		{Process{PID: 7, PGID: 7, Argv: []string{"./claude"}}, ""}, // tmux keeps "./claude"; not a plain atom
+		{Process{PID: 7, PGID: 7, Argv: []string{"a}b"}}, ""},      // would break the format
+		{Process{PID: 8, PGID: 7, Argv: []string{"claude"}}, ""},   // sh -c: tmux names the shell
+		{Process{PID: 7, PGID: 7, Comm: "claude"}, ""},             // no argv to name it by
+	} {
+		if got := foregroundName(c.p); got != c.want {
+			t.Errorf("foregroundName(%+v) = %q, want %q", c.p, got, c.want)
 		}
 	}
 }
