@@ -72,7 +72,7 @@ func setup(m *testing.M) (int, error) {
 		return 0, err
 	}
 	for _, b := range [][2]string{{"./cmd/...", binDir + "/"}, {"./tests/fakeagent", filepath.Join(dir, "agents", "claude")}} {
-		cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", b[1], b[0])
+		cmd := exec.Command("go", "build", "-o", b[1], b[0])
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return 0, fmt.Errorf("go build %s: %v\n%s", b[0], err, out)

@@ -652,7 +652,12 @@ func TestSendShellAndTmuxMetacharactersArriveLiterally(t *testing.T) {
 	}
 	want := ""
 	for i, text := range texts {
-		r := s.run("", nil, "fm-send", "t1", text)
+		args := []string{"t1", text}
+		if strings.HasPrefix(text, "-") {
+			// a word that looks like a flag is text only after "--"
+			args = []string{"t1", "--", text}
+		}
+		r := s.run("", nil, "fm-send", args...)
 		wantCode(t, r, 0, fmt.Sprintf("fm-send #%d %q", i, text))
 		want += text + "\r"
 		a.assertBytes(want)

@@ -1,63 +1,176 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/state"
 )
 
+// CompletionEnv is set by the scripts --completion prints. urfave answers a
+// command line ending in --generate-shell-completion with completions; only
+// when the shell's script asks, so that word typed by anyone else is an
+// unknown flag (or, after "--", message text) instead of a silent exit 0.
+const CompletionEnv = "FM_COMPLETION"
+
 // errCompletionPrinted ends a run that only printed a completion script.
 var errCompletionPrinted = errors.New("completion script printed")
 
-// completionFlag is --completion SHELL on every binary: a flag rather than
-// a subcommand, because fm-send's first word is always a task id.
-var completionFlag = &ucli.StringFlag{Name: "completion", Usage: "print the shell completion script for `SHELL` (bash, zsh or fish)"}
-
-func printCompletion(c *ucli.Context) error {
-	shell := c.String("completion")
-	if shell == "" {
-		return nil
+func enableCompletion(root *ucli.Command, d Deps) {
+	root.EnableShellCompletion = d.Env(CompletionEnv) == "1"
+	// urfave adds a "completion" command; fmctl prints its scripts with
+	// --completion (fm-send's first word is a task id, and may be
+	// "completion"), so the command gets a name no word can reach: a word
+	// starting with '-' is parsed as a flag.
+	root.ShellCompletionCommandName = "-completion"
+	root.Flags = append(root.Flags, &ucli.StringFlag{
+		Name: "completion", Local: true,
+		Usage: "print the shell completion script for `SHELL` (bash, zsh or fish)",
+	})
+	before := root.Before
+	root.Before = func(ctx context.Context, cmd *ucli.Command) (context.Context, error) {
+		if shell := cmd.String("completion"); shell != "" {
+			if err := printScript(cmd.Root().Writer, cmd.Root().Name, shell); err != nil {
+				return ctx, err
+			}
+			return ctx, errCompletionPrinted
+		}
+		if before != nil {
+			return before(ctx, cmd)
+		}
+		return ctx, nil
 	}
-	name := c.App.Name
+}
+
+func printScript(w io.Writer, name, shell string) error {
 	fn := "_" + strings.ReplaceAll(name, "-", "_")
 	var script string
 	switch shell {
 	case "bash":
 		script = fmt.Sprintf(`%[1]s() {
-  local cur="${COMP_WORDS[COMP_CWORD]}"
-  local words
-  words=$("${COMP_WORDS[0]}" "${COMP_WORDS[@]:1:COMP_CWORD-1}" --generate-bash-completion 2>/dev/null)
+  local cur="${COMP_WORDS[COMP_CWORD]}" words
+  local -a args=("${COMP_WORDS[@]:1:COMP_CWORD-1}")
+  [[ "${cur}" == -* ]] && args+=("${cur}")
+  words=$(%[3]s=1 "${COMP_WORDS[0]}" "${args[@]}" --generate-shell-completion 2>/dev/null)
   COMPREPLY=($(compgen -W "${words}" -- "${cur}"))
 }
 complete -o default -F %[1]s %[2]s
-`, fn, name)
+`, fn, name, CompletionEnv)
 	case "zsh":
 		script = fmt.Sprintf(`#compdef %[2]s
 %[1]s() {
-  local -a words_
-  words_=("${(@f)$(${words[1]} ${words[@]:1:$CURRENT-2} --generate-bash-completion 2>/dev/null)}")
+  local -a args words_
+  args=("${words[@]:1:$CURRENT-2}")
+  [[ "${words[$CURRENT]}" == -* ]] && args+=("${words[$CURRENT]}")
+  words_=("${(@f)$(%[3]s=1 ${words[1]} "${args[@]}" --generate-shell-completion 2>/dev/null)}")
   compadd -a words_
 }
 compdef %[1]s %[2]s
-`, fn, name)
+`, fn, name, CompletionEnv)
 	case "fish":
-		script = fmt.Sprintf("complete -c %[1]s -f -a '(%[1]s (commandline -opc)[2..-1] --generate-bash-completion 2>/dev/null)'\n", name)
+		script = fmt.Sprintf("complete -c %[1]s -f -a '(env %[2]s=1 %[1]s (commandline -opc)[2..-1] (string match -- \"-*\" (commandline -ct)) --generate-shell-completion 2>/dev/null)'\n", name, CompletionEnv)
 	default:
-		return fmt.Errorf("--completion takes bash, zsh or fish, not '%s'", state.Printable(shell))
+		return Usage("--completion takes bash, zsh or fish, not '%s'", state.Printable(shell))
 	}
-	fmt.Fprint(c.App.Writer, script)
-	return errCompletionPrinted
+	_, err := io.WriteString(w, script)
+	return err
 }
 
-// valueCompletions lists what a value flag accepts, from the capability table.
-func valueCompletions(flag string) ([]string, bool) {
+// Completer says what each position of a command's line takes, so
+// completion offers flags where flags go, a task id only where the id goes,
+// a flag's values from the capability table after it, and nothing where
+// message text goes.
+type Completer struct {
+	Env config.Env
+	// IDs is how many leading positional words are task ids (0 or 1).
+	IDs int
+	// Values are the values of the command's own value flags (--for),
+	// beside those the capability table owns.
+	Values map[string][]string
+}
+
+// Complete is a urfave ShellCompleteFunc.
+func (c Completer) Complete(_ context.Context, cmd *ucli.Command) {
+	w := cmd.Root().Writer
+	args := cmd.Args().Slice()
+	last := ""
+	if len(args) > 0 {
+		last = args[len(args)-1]
+	}
+	if strings.HasPrefix(last, "-") {
+		values, ok := c.Values[last]
+		if !ok {
+			values, ok = flagValues(last)
+		}
+		if ok && takesValue(cmd, last) {
+			printLines(w, values)
+			return
+		}
+		printLines(w, flagNames(cmd, last))
+		return
+	}
+	switch {
+	case len(args) < c.IDs:
+		printLines(w, TaskIDs(c.Env))
+	case len(args) == 0:
+		for _, sub := range cmd.VisibleCommands() {
+			fmt.Fprintln(w, sub.Name)
+		}
+	}
+}
+
+func printLines(w io.Writer, lines []string) {
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// takesValue reports whether the word names one of cmd's value flags.
+func takesValue(cmd *ucli.Command, word string) bool {
+	for _, f := range append(cmd.VisibleFlags(), cmd.VisiblePersistentFlags()...) {
+		if tf, ok := f.(ucli.DocGenerationFlag); ok && tf.TakesValue() && hasName(f, strings.TrimLeft(word, "-")) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasName(f ucli.Flag, name string) bool {
+	for _, n := range f.Names() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// flagNames lists cmd's flags that start with the partial word.
+func flagNames(cmd *ucli.Command, partial string) []string {
+	var out []string
+	for _, f := range append(cmd.VisibleFlags(), cmd.VisiblePersistentFlags()...) {
+		for _, n := range f.Names() {
+			spelled := "--" + n
+			if len(n) == 1 {
+				spelled = "-" + n
+			}
+			if strings.HasPrefix(spelled, partial) {
+				out = append(out, spelled)
+			}
+		}
+	}
+	return out
+}
+
+// flagValues lists what a value flag accepts, from the capability table.
+func flagValues(flag string) ([]string, bool) {
 	switch flag {
 	case "--harness":
 		return harness.Names(), true
@@ -83,31 +196,10 @@ func valueCompletions(flag string) ([]string, bool) {
 			out[i] = string(k)
 		}
 		return out, true
+	case "--completion":
+		return []string{"bash", "zsh", "fish"}, true
 	}
 	return nil, false
-}
-
-// CompleteTaskArgs completes the words after a command: a flag's values when
-// the previous word is a value flag, else the home's task ids.
-func CompleteTaskArgs(d Deps) ucli.BashCompleteFunc {
-	return func(c *ucli.Context) {
-		args := os.Args
-		if n := len(args); n >= 2 {
-			prev := args[n-2]
-			if args[n-1] != "--generate-bash-completion" {
-				prev = args[n-1]
-			}
-			if words, ok := valueCompletions(prev); ok {
-				for _, w := range words {
-					fmt.Fprintln(d.Stdout, w)
-				}
-				return
-			}
-		}
-		for _, id := range TaskIDs(d.Env) {
-			fmt.Fprintln(d.Stdout, id)
-		}
-	}
 }
 
 // TaskIDs returns the ids of the records in the home's state dir.

@@ -7,14 +7,6 @@ import (
 	"fmt"
 )
 
-// Exit codes shared by every binary.
-const (
-	CodeFailed      = 1 // refused or failed; see the message
-	CodeUsage       = 2 // the command line is wrong (unknown verb, missing argument)
-	CodeUnconfirmed = 3 // fm-send: typed and submitted, but the submit was not confirmed; fm-control: gate refusal
-	CodeTimeout     = 4 // fm-control wait: the timeout passed before the condition held (nothing was wrong, it just did not happen yet)
-)
-
 // Error is a refusal with its exit code. Facts are key=value tokens a machine
 // reader may want (they are printed in --json output).
 type Error struct {

@@ -1,10 +1,11 @@
 package control
 
 import (
+	"context"
 	"strings"
 	"time"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/config"
@@ -17,7 +18,7 @@ import (
 // multiplexer call, because a hook runs on every prompt and must never
 // block the agent. It only records what the agent said about itself.
 func agentEventCommand(d cli.Deps) *ucli.Command {
-	return &ucli.Command{
+	return cli.TaskCommand(&ucli.Command{
 		Name:      "agent-event",
 		Hidden:    true,
 		Usage:     "record an agent's own lifecycle event (called by the wiring fm-spawn installs)",
@@ -25,54 +26,37 @@ func agentEventCommand(d cli.Deps) *ucli.Command {
 		Description: `Writes state/<id>.agent-state atomically when G is the record's current
 spawn_gen; an older incarnation's event is ignored (exit 0, nothing written).
 Events: ` + strings.Join(state.AgentEventNames(), ", ") + `.`,
-		SkipFlagParsing: true,
-		HideHelpCommand: true,
-		Action: func(c *ucli.Context) error {
-			return RecordAgentEvent(d.Env, c.Args().Slice(), time.Now())
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "gen", Usage: "the generation the wiring was installed with", Validator: cli.Value("gen")},
+			// Codex appends its notify JSON as one last argument: absorbed
+			// unread, it is the harness's own payload, not fmctl's.
+			&ucli.StringFlag{Name: "notify-payload", Hidden: true},
 		},
-	}
+		Action: func(_ context.Context, cmd *ucli.Command) error {
+			return recordAgentEvent(d.Env, agentEventArgs{gen: cmd.String("gen")}, cmd.Args().Slice(), time.Now())
+		},
+	}, d.Env, nil)
 }
 
-// agentEventArgs are the parsed arguments. Codex appends its notify JSON as
-// one last argument, which --notify-payload absorbs unread.
+// agentEventArgs are the parsed arguments.
 type agentEventArgs struct {
 	id, event, gen string
 }
 
-func parseAgentEventArgs(args []string) (agentEventArgs, error) {
-	var a agentEventArgs
-	var pos []string
-	for i := 0; i < len(args); i++ {
-		switch args[i] {
-		case "--gen":
-			if i+1 >= len(args) {
-				return a, cli.Usage("--gen needs a value")
-			}
-			a.gen = args[i+1]
-			i++
-		case "--notify-payload":
-			i++ // the harness's own payload: not fmctl's to interpret
-		default:
-			if strings.HasPrefix(args[i], "-") {
-				return a, cli.Usage("agent-event does not take '%s'", state.Printable(args[i]))
-			}
-			pos = append(pos, args[i])
-		}
+func (a *agentEventArgs) positional(args []string) error {
+	if len(args) != 2 {
+		return cli.Usage("usage: fm-control agent-event <id> <event> --gen G (events: %s)", strings.Join(state.AgentEventNames(), ", "))
 	}
-	if len(pos) != 2 {
-		return a, cli.Usage("usage: fm-control agent-event <id> <event> --gen G (events: %s)", strings.Join(state.AgentEventNames(), ", "))
-	}
-	a.id, a.event = pos[0], pos[1]
+	a.id, a.event = args[0], args[1]
 	if a.gen == "" {
-		return a, cli.Usage("agent-event needs --gen (the generation its wiring was installed with)")
+		return cli.Usage("agent-event needs --gen (the generation its wiring was installed with)")
 	}
-	return a, nil
+	return nil
 }
 
-// RecordAgentEvent validates and records one event.
-func RecordAgentEvent(env config.Env, args []string, now time.Time) error {
-	a, err := parseAgentEventArgs(args)
-	if err != nil {
+// recordAgentEvent validates and records one event.
+func recordAgentEvent(env config.Env, a agentEventArgs, args []string, now time.Time) error {
+	if err := a.positional(args); err != nil {
 		return err
 	}
 	home, err := config.ResolveHome("fm-control", env)

@@ -1,15 +1,17 @@
 package control
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/state"
 )
 
 var verbExamples = map[string]string{
@@ -55,92 +57,102 @@ const verbSynopsis = "<id> [--json]"
 
 const relaunchSynopsis = "<id> [--harness H] [--model M] [--effort low|medium|high|xhigh|max] (--note TEXT | --note-file PATH) [--json]"
 
-// App builds the fm-control command line.
-func App(d cli.Deps) *ucli.App {
-	jsonOut := new(bool)
-	app := &ucli.App{
+// App builds the fm-control command line: one command per verb, each parsed
+// by urfave with flags anywhere before "--".
+func App(d cli.Deps) *ucli.Command {
+	app := &ucli.Command{
 		Name:      "fm-control",
 		Usage:     "run an allowlisted lifecycle verb on a task's agent",
-		UsageText: "fm-control <verb> <id> [flags]\nfm-control list [--json]\nfm-control capabilities [--json]",
+		UsageText: "fm-control <verb> <id> [flags]\nfm-control list [--json]\nfm-control capabilities [--json]\nfm-control help [verb]",
 		Description: `The control plane: a closed allowlist of lifecycle verbs addressed to an exact
 task id. No free text, no raw keys. Each verb proves its postcondition or
-reports it unconfirmed.
-
-Exit status: 0 success; 1 refused or failed (the message says which, and what to
-do); 2 not a verb, or the command line is incomplete; 4 (wait) the timeout
-passed before the condition held.
+reports it unconfirmed. Flags go anywhere after the verb and before "--"; a
+task id that begins with '-' can only follow "--" (and is refused there by the
+id check).
 
 Examples:
    fm-control interrupt t1
    fm-control exit t1
-   fm-control relaunch t1 --harness codex --note "continue from the failing test"`,
-		Version:         cli.BuildVersion(),
-		HideHelpCommand: true,
-		Action: func(c *ucli.Context) error {
-			if c.NArg() == 0 {
-				return ucli.ShowAppHelp(c)
+   fm-control relaunch t1 --harness codex --note "continue from the failing test"
+   fm-control help relaunch`,
+		Flags:         []ucli.Flag{&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"}},
+		ShellComplete: cli.Completer{Env: d.Env}.Complete,
+		Action: func(ctx context.Context, cmd *ucli.Command) error {
+			if cmd.NArg() == 0 {
+				return ucli.ShowRootCommandHelp(cmd)
 			}
-			return unknownVerb(d.Env, c.Args().First())
+			return unknownVerb(d.Env, cmd.Args().First())
+		},
+		// A flag in the verb position (`fm-control --key Escape t1`) is a
+		// request for something outside the allowlist, so it is refused
+		// as a non-verb, listing the verbs, not as a flag-parsing slip.
+		OnUsageError: func(ctx context.Context, cmd *ucli.Command, err error, _ bool) error {
+			if flag, ok := cli.UnknownFlag(ctx, err); ok {
+				return unknownVerb(d.Env, flag)
+			}
+			return cli.UsageError(ctx, cmd, err, false)
 		},
 	}
 	for _, v := range harness.Verbs() {
 		if v.Lifecycle {
-			app.Commands = append(app.Commands, lifecycleCommand(d, v, jsonOut))
+			app.Commands = append(app.Commands, lifecycleCommand(d, v))
 		}
 	}
-	app.Commands = append(app.Commands, toolCommands(d, jsonOut)...)
-	app.Commands = append(app.Commands, capabilitiesCommand(d, jsonOut), agentEventCommand(d))
-	cli.Conventions(app)
-	usageError := app.OnUsageError
-	app.OnUsageError = func(c *ucli.Context, err error, isSub bool) error {
-		// A flag in the verb position (`fm-control --key Escape t1`) is a
-		// request for something outside the allowlist, so it is refused
-		// as a non-verb, listing the verbs, not as a flag-parsing slip.
-		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok && !isSub {
-			return unknownVerb(d.Env, flagSpelling(name))
+	app.Commands = append(app.Commands, toolCommands(d)...)
+	app.Commands = append(app.Commands, capabilitiesCommand(d), agentEventCommand(d))
+	for _, c := range app.Commands {
+		if c.OnUsageError == nil {
+			c.OnUsageError = relaunchOnly
 		}
-		return usageError(c, err, isSub)
 	}
-	app.Metadata = map[string]any{"json": jsonOut}
+	cli.Conventions(app, d)
 	return app
 }
 
-func lifecycleCommand(d cli.Deps, v harness.Verb, jsonOut *bool) *ucli.Command {
+func lifecycleCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 	synopsis := verbSynopsis
 	if v.Name == "relaunch" {
 		synopsis = relaunchSynopsis
 	}
-	return &ucli.Command{
-		Name:            v.Name,
-		Usage:           v.Purpose,
-		UsageText:       "fm-control " + v.Name + " " + synopsis,
-		Description:     verbExamples[v.Name] + "\n\nPostcondition: " + v.Postcondition,
-		SkipFlagParsing: true,
-		HideHelpCommand: true,
-		BashComplete:    cli.CompleteTaskArgs(d),
-		Action: func(c *ucli.Context) error {
-			inv, err := parseVerbArgs(c.Args().Slice())
-			*jsonOut = inv.JSON
-			if inv.Help {
-				return ucli.ShowCommandHelp(c.Lineage()[1], v.Name)
-			}
+	cmd := &ucli.Command{
+		Name:        v.Name,
+		Usage:       v.Purpose,
+		UsageText:   "fm-control " + v.Name + " " + synopsis,
+		Description: verbExamples[v.Name] + "\n\nPostcondition: " + v.Postcondition,
+		Action: func(ctx context.Context, cmd *ucli.Command) error {
+			id, err := taskArg(d.Env, cmd)
 			if err != nil {
 				return err
 			}
-			if _, err := config.ResolveHome("fm-control", d.Env); err != nil {
-				return err
+			var opts RelaunchOptions
+			if v.Name == "relaunch" {
+				if opts, err = relaunchOptions(cmd); err != nil {
+					return err
+				}
 			}
-			if inv.ID == "" {
-				return cli.Usage("fm-control %s needs a task id: fm-control %s %s", v.Name, v.Name, synopsis)
-			}
-			if v.Name != "relaunch" && inv.relaunchOnly {
-				return cli.Failed("--harness, --model, --effort, --note and --note-file apply to 'relaunch' only")
-			}
-			ctx, cancel := cli.Context()
-			defer cancel()
-			return NewController(d.Env, d.Runner, d.Printer(inv.JSON)).Lifecycle(ctx, v.Name, inv.ID, inv.Opts)
+			return NewController(d.Env, d.Runner, d.Printer(cmd.Bool("json"))).Lifecycle(ctx, v.Name, id, opts)
 		},
 	}
+	if v.Name == "relaunch" {
+		cmd.Flags = relaunchFlags()
+	}
+	return cli.TaskCommand(cmd, d.Env, nil)
+}
+
+// taskArg returns a verb's one task id. The home is checked first: without
+// one nothing else can be looked at, so it is the first thing to fix.
+func taskArg(env config.Env, cmd *ucli.Command) (string, error) {
+	if _, err := config.ResolveHome("fm-control", env); err != nil {
+		return "", err
+	}
+	args := cmd.Args().Slice()
+	switch len(args) {
+	case 0:
+		return "", cli.Usage("%s needs a task id: %s", cmd.FullName(), cmd.UsageText)
+	case 1:
+		return args[0], nil
+	}
+	return "", cli.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", state.Printable(args[1]), cmd.FullName(), cmd.FullName())
 }
 
 // unknownVerb refuses anything outside the allowlist, listing it. resume
@@ -149,32 +161,33 @@ func unknownVerb(env config.Env, verb string) error {
 	if _, err := config.ResolveHome("fm-control", env); err != nil {
 		return err
 	}
+	var lifecycle []string
+	others := []string{"status", "recover", "capabilities"}
+	for _, v := range harness.Verbs() {
+		if v.Lifecycle {
+			lifecycle = append(lifecycle, v.Name)
+		} else {
+			others = append(others, v.Name)
+		}
+	}
 	var b strings.Builder
 	if verb == "resume" {
 		b.WriteString("'resume' is not a control verb: resuming an exited agent is not deterministic across the verified adapters (codex and grok resume only from a session id printed at exit, opencode continues the most recent session for the directory, and claude, pi and kimi have no verified pane-resume contract). Use 'relaunch', which starts a fresh agent from the brief on disk in the same endpoint and worktree")
 	} else {
 		fmt.Fprintf(&b, "'%s' is not a control verb", printableVerb(verb))
-	}
-	b.WriteString("\nallowed verbs:")
-	others := []string{"status", "recover", "capabilities"}
-	for _, v := range harness.Verbs() {
-		if v.Lifecycle {
-			fmt.Fprintf(&b, "\n  %s", v.Name)
-		} else {
-			others = append(others, v.Name)
+		for _, name := range append(append(lifecycle, others...), "help") {
+			if cli.Close(verb, name) {
+				fmt.Fprintf(&b, "; did you mean %s?", name)
+				break
+			}
 		}
 	}
-	b.WriteString("\nother commands: " + strings.Join(others, ", "))
-	return cli.Usage("%s", b.String())
-}
-
-// flagSpelling restores the dashes Go's flag package strips from an unknown
-// flag's name: one for a single letter, two for a word.
-func flagSpelling(name string) string {
-	if len(name) == 1 {
-		return "-" + name
+	b.WriteString("\nallowed verbs:")
+	for _, name := range lifecycle {
+		fmt.Fprintf(&b, "\n  %s", name)
 	}
-	return "--" + name
+	b.WriteString("\nother commands: " + strings.Join(others, ", ") + " (fm-control help <verb> explains one)")
+	return cli.Usage("%s", b.String())
 }
 
 func printableVerb(s string) string {
@@ -189,7 +202,7 @@ func printableVerb(s string) string {
 	}, s)
 }
 
-func capabilitiesCommand(d cli.Deps, jsonOut *bool) *ucli.Command {
+func capabilitiesCommand(d cli.Deps) *ucli.Command {
 	return &ucli.Command{
 		Name:      "capabilities",
 		Usage:     "print the capability table (verbs, harness mechanics, backend abilities)",
@@ -200,11 +213,11 @@ command, supported kind, launch flag and backend ability the binaries use.
 Examples:
    fm-control capabilities
    fm-control capabilities --json | jq '.harnesses[] | {name, interrupt_key, exit_command}'`,
-		HideHelpCommand: true,
-		Flags:           []ucli.Flag{&ucli.BoolFlag{Name: "json", Usage: "print the table as JSON"}},
-		Action: func(c *ucli.Context) error {
-			*jsonOut = c.Bool("json")
-			return printCapabilities(d.Stdout, c.Bool("json"))
+		Action: func(_ context.Context, cmd *ucli.Command) error {
+			if cmd.NArg() > 0 {
+				return cli.Usage("unexpected argument '%s': fm-control capabilities takes no task id", state.Printable(cmd.Args().First()))
+			}
+			return printCapabilities(d.Stdout, cmd.Bool("json"))
 		},
 	}
 }
@@ -225,6 +238,5 @@ func printCapabilities(w io.Writer, asJSON bool) error {
 // Main runs fm-control with the process's real edges.
 func Main(args []string) int {
 	d := cli.OSDeps()
-	app := App(d)
-	return cli.Run(app, args, d, func() bool { return *app.Metadata["json"].(*bool) })
+	return cli.Run(App(d), args, d)
 }

@@ -1,10 +1,11 @@
 package control
 
 import (
-	ucli "github.com/urfave/cli/v2"
+	"context"
+
+	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
-	"fmctl/config"
 	"fmctl/harness"
 )
 
@@ -35,8 +36,8 @@ reported for its current incarnation (no telemetry) has no signal for these,
 and wait says so at once (exit 1) rather than wait.
 
 Timeout: --timeout, else FM_CONTROL_WAIT, else 30s (seconds or a Go
-duration). Exit status: 0 reached; 1 refused (no signal, endpoint gone, no
-classifier); 2 bad command line; 4 the timeout passed first.
+duration). Exit 0 once reached; 1 refused (no signal, endpoint gone, no
+classifier); 4 the timeout passed first.
 
 Examples:
    fm-control wait t1 --for dead --timeout 60
@@ -55,41 +56,30 @@ Examples:
 
 // readCommands are the read-only verbs of the capability table: no lock,
 // nothing written, typed JSON.
-func readCommands(d cli.Deps, jsonOut *bool) []*ucli.Command {
+func readCommands(d cli.Deps) []*ucli.Command {
 	var cmds []*ucli.Command
 	for _, v := range harness.Verbs() {
 		if v.Lifecycle {
 			continue
 		}
-		cmds = append(cmds, readCommand(d, v, jsonOut))
+		cmds = append(cmds, readCommand(d, v))
 	}
 	return cmds
 }
 
-func readCommand(d cli.Deps, v harness.Verb, jsonOut *bool) *ucli.Command {
+func readCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 	name := v.Name
-	return &ucli.Command{
-		Name:            name,
-		Usage:           v.Purpose,
-		UsageText:       "fm-control " + name + " " + readSynopsis[name],
-		Description:     readExamples[name] + "\n\nPostcondition: " + v.Postcondition,
-		SkipFlagParsing: true,
-		HideHelpCommand: true,
-		BashComplete:    cli.CompleteTaskArgs(d),
-		Action: func(c *ucli.Context) error {
-			inv, err := parseReadArgs(name, c.Args().Slice(), d.Env)
-			*jsonOut = inv.JSON
-			if inv.Help {
-				return ucli.ShowCommandHelp(c.Lineage()[1], name)
-			}
-			if _, herr := config.ResolveHome("fm-control", d.Env); herr != nil {
-				return herr
-			}
+	cmd := &ucli.Command{
+		Name:        name,
+		Usage:       v.Purpose,
+		UsageText:   "fm-control " + name + " " + readSynopsis[name],
+		Description: readExamples[name] + "\n\nPostcondition: " + v.Postcondition,
+		Flags:       readFlags(name),
+		Action: func(ctx context.Context, cmd *ucli.Command) error {
+			inv, err := parseReadArgs(cmd, d.Env)
 			if err != nil {
 				return err
 			}
-			ctx, cancel := cli.Context()
-			defer cancel()
 			ctl := NewController(d.Env, d.Runner, d.Printer(inv.JSON))
 			switch name {
 			case "list":
@@ -100,4 +90,9 @@ func readCommand(d cli.Deps, v harness.Verb, jsonOut *bool) *ucli.Command {
 			return ctl.Read(ctx, inv.ID, inv.Lines)
 		},
 	}
+	if name == "list" {
+		cmd.ShellComplete = cli.Completer{Env: d.Env}.Complete
+		return cmd
+	}
+	return cli.TaskCommand(cmd, d.Env, map[string][]string{"--for": waitConditions})
 }

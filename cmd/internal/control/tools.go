@@ -1,14 +1,16 @@
 package control
 
 import (
-	ucli "github.com/urfave/cli/v2"
+	"context"
+
+	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
 )
 
 // toolCommands are the read-only and repair commands beside the lifecycle
 // verbs: status reads, recover settles a torn relaunch.
-func toolCommands(d cli.Deps, jsonOut *bool) []*ucli.Command {
+func toolCommands(d cli.Deps) []*ucli.Command {
 	cmds := []*ucli.Command{
 		{
 			Name:      "status",
@@ -19,11 +21,8 @@ func toolCommands(d cli.Deps, jsonOut *bool) []*ucli.Command {
 Examples:
    fm-control status t1
    fm-control status t1 --json`,
-			SkipFlagParsing: true,
-			HideHelpCommand: true,
-			BashComplete:    cli.CompleteTaskArgs(d),
-			Action: func(c *ucli.Context) error {
-				return runTool(c, d, jsonOut, "status", func(ctl *Controller, id string) error { return ctl.Status(c.Context, id) })
+			Action: func(ctx context.Context, cmd *ucli.Command) error {
+				return runTool(d, cmd, func(ctl *Controller, id string) error { return ctl.Status(ctx, id) })
 			},
 		},
 		{
@@ -42,32 +41,22 @@ the intended worktree. A window running an agent is never removed.
 
 Examples:
    fm-control recover t1`,
-			SkipFlagParsing: true,
-			HideHelpCommand: true,
-			BashComplete:    cli.CompleteTaskArgs(d),
-			Action: func(c *ucli.Context) error {
-				return runTool(c, d, jsonOut, "recover", func(ctl *Controller, id string) error { return ctl.Recover(c.Context, id) })
+			Action: func(ctx context.Context, cmd *ucli.Command) error {
+				return runTool(d, cmd, func(ctl *Controller, id string) error { return ctl.Recover(ctx, id) })
 			},
 		},
 	}
 	// list, wait and read: the read-only verbs of the capability table.
-	return append(cmds, readCommands(d, jsonOut)...)
+	for _, c := range cmds {
+		cli.TaskCommand(c, d.Env, nil)
+	}
+	return append(cmds, readCommands(d)...)
 }
 
-func runTool(c *ucli.Context, d cli.Deps, jsonOut *bool, name string, fn func(*Controller, string) error) error {
-	inv, err := parseVerbArgs(c.Args().Slice())
-	*jsonOut = inv.JSON
-	if inv.Help {
-		return ucli.ShowCommandHelp(c.Lineage()[1], name)
-	}
+func runTool(d cli.Deps, cmd *ucli.Command, fn func(*Controller, string) error) error {
+	id, err := taskArg(d.Env, cmd)
 	if err != nil {
 		return err
 	}
-	if inv.relaunchOnly {
-		return cli.Failed("--harness, --model, --effort, --note and --note-file apply to 'relaunch' only")
-	}
-	if inv.ID == "" {
-		return cli.Usage("fm-control %s needs a task id", name)
-	}
-	return fn(NewController(d.Env, d.Runner, d.Printer(inv.JSON)), inv.ID)
+	return fn(NewController(d.Env, d.Runner, d.Printer(cmd.Bool("json"))), id)
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
@@ -91,29 +91,36 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-func (w *world) run(app func(cli.Deps) *ucli.App, args ...string) (int, string, string) {
+func (w *world) run(app func(cli.Deps) *ucli.Command, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	d := cli.Deps{
 		Env:    func(k string) string { return w.env[k] },
 		Runner: backends.NewExecRunner(),
 		Stdout: &out, Stderr: &errOut,
 	}
-	code := cli.Run(app(d), args, d, func() bool { return false })
+	code := cli.Run(app(d), args, d)
 	return code, out.String(), errOut.String()
 }
 
 // reportTurnEnd records, as the agent's wiring would, that task id's
 // current incarnation ended its turn.
 func (w *world) reportTurnEnd(id string) {
+	w.run(control.App, "fm-control", "agent-event", id, "turn-finished", "--gen", w.gen(id))
+}
+
+// gen is the record's spawn_gen, which agent-event must name.
+func (w *world) gen(id string) string {
 	data, err := os.ReadFile(filepath.Join(w.home, "state", id+".meta"))
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if gen, ok := strings.CutPrefix(line, "spawn_gen="); ok {
-			w.run(control.App, "fm-control", "agent-event", id, "turn-finished", "--gen", gen)
+		if g, ok := strings.CutPrefix(line, "spawn_gen="); ok {
+			return g
 		}
 	}
+	w.t.Fatalf("%s's record has no spawn_gen", id)
+	return ""
 }
 
 func (w *world) worktree(id string) string {

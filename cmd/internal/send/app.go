@@ -1,20 +1,23 @@
 package send
 
 import (
+	"context"
 	"io"
 	"os"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/state"
 )
 
 // maxStdinText bounds a message read from standard input.
 const maxStdinText = 1 << 20
 
-const usageText = `fm-send <id> <text...>
+const usageText = `fm-send [--json] <id> <text...>
 fm-send <id> -            (the message is read from standard input)
+fm-send <id> -- <text...> (every word after -- is text, even --json or a lone -)
 fm-send <id> --key <Escape|Enter|C-c|C-u>`
 
 const description = `Types the text once, literally, into task <id>'s agent and presses Enter until
@@ -31,38 +34,35 @@ harness's verified clear and proven empty first (cleared=yes), or refused naming
 it; Enter waits until the text is drawn plus the harness's paste settle; and
 submit=confirmed means the composer read empty again after it.
 
-Exit status: 0 submit confirmed; 3 typed and Enter sent, but the submit stayed
-unconfirmed (look at the pane before resending); 2 bad command line; 1 any other
-failure, including a refusal of a shell, a stopped agent, another harness, a
-blocking dialog, an agent not ready within FM_SEND_READY_WAIT, or held input that
-could not be cleared (nothing may be assumed delivered).
+Flags go anywhere before "--"; every word after it is message text. A
+refusal (a shell, a stopped agent, another harness, a blocking dialog, an
+agent not ready within FM_SEND_READY_WAIT, held input that could not be
+cleared) exits 1 and nothing may be assumed delivered; exit 3 means the text
+was typed and Enter sent but the submit stayed unconfirmed: look at the pane
+before resending.
 
 Examples:
    fm-send t1 "please rebase on main and rerun the tests"
    fm-send t1 - < review-notes.md          # multi-line: one bracketed paste
-   fm-send t1 --key Escape                 # one named key, never marked`
+   fm-send t1 --key Escape                 # one named key, never marked
+   fm-send t1 -- --help is a flag of fm-send  # text that looks like flags`
 
-// App builds the fm-send command line.
-func App(d cli.Deps) *ucli.App {
-	var jsonOut bool
-	app := &ucli.App{
-		Name:            "fm-send",
-		Usage:           "deliver one message (or one named key) to a task's agent",
-		UsageText:       usageText,
-		Description:     description,
-		Version:         cli.BuildVersion(),
-		HideHelpCommand: true,
-		BashComplete:    cli.CompleteTaskArgs(d),
-		Flags:           []ucli.Flag{&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"}},
-		Action: func(c *ucli.Context) error {
-			jsonOut = c.Bool("json")
-			req, err := parseArgs(c.Args().Slice(), jsonOut)
-			jsonOut = req.JSON
+// App builds the fm-send command line. Flags go anywhere before "--";
+// every word after it is message text.
+func App(d cli.Deps) *ucli.Command {
+	app := &ucli.Command{
+		Name:        "fm-send",
+		Usage:       "deliver one message (or one named key) to a task's agent",
+		UsageText:   usageText,
+		Description: description,
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"},
+			&ucli.StringFlag{Name: "key", Usage: "send the one named `KEY` (Escape, Enter, C-c, C-u) instead of text", Validator: cli.Value("key")},
+		},
+		Action: func(ctx context.Context, cmd *ucli.Command) error {
+			req, err := request(ctx, cmd)
 			if err != nil {
 				return err
-			}
-			if req.Help {
-				return ucli.ShowAppHelp(c)
 			}
 			if req.FromStdin {
 				data, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdinText+1))
@@ -74,19 +74,42 @@ func App(d cli.Deps) *ucli.App {
 				}
 				req.Text = strings.TrimRight(string(data), "\n")
 			}
-			ctx, cancel := cli.Context()
-			defer cancel()
 			return Sender{Env: d.Env, Runner: d.Runner, Print: d.Printer(req.JSON)}.Run(ctx, req)
 		},
 	}
-	cli.Conventions(app)
-	app.Metadata = map[string]any{"json": &jsonOut}
+	cli.Conventions(cli.TaskCommand(app, d.Env, nil), d)
 	return app
+}
+
+// request reads `<id> <text...>`, `<id> -` or `<id> --key K` from the
+// parsed command line. A lone "-" is standard input, unless it came after
+// "--", where every word is text.
+func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
+	req := Request{JSON: cmd.Bool("json"), Key: cmd.String("key")}
+	args := cmd.Args().Slice()
+	if len(args) == 0 {
+		return req, cli.Usage("fm-send needs a task id and a message: fm-send <id> <text...> or fm-send <id> --key <Key>")
+	}
+	req.ID, args = args[0], args[1:]
+	if cmd.IsSet("key") {
+		if len(args) > 0 {
+			return req, cli.Usage("--key sends one named key and no text; send the text separately")
+		}
+		return req, nil
+	}
+	if len(args) == 0 {
+		return req, cli.Usage("fm-send needs a message after the task id: fm-send %s <text...>", state.Printable(req.ID))
+	}
+	if len(args) == 1 && args[0] == "-" && len(cli.AfterDoubleDash(ctx)) == 0 {
+		req.FromStdin = true
+		return req, nil
+	}
+	req.Text = strings.Join(args, " ")
+	return req, nil
 }
 
 // Main runs fm-send with the process's real edges.
 func Main(args []string) int {
 	d := cli.OSDeps()
-	app := App(d)
-	return cli.Run(app, cli.EndGlobalFlags(args), d, func() bool { return *app.Metadata["json"].(*bool) })
+	return cli.Run(App(d), args, d)
 }

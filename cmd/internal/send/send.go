@@ -24,67 +24,9 @@ type Request struct {
 	Text string
 	Key  string // set for --key
 	JSON bool
-	Help bool
 	// FromStdin: the text is read from standard input (`fm-send <id> -`),
 	// which keeps a long or multi-line message out of argv.
 	FromStdin bool
-}
-
-// parseArgs reads `<id> [--key K] [--json] [--] <text...>`. Options are only
-// recognised between the id and the text: once the text starts, every word
-// is text, so a message may itself say "--json".
-func parseArgs(args []string, json bool) (Request, error) {
-	req := Request{JSON: json}
-	if len(args) == 0 {
-		return req, cli.Usage("fm-send needs a task id and a message: fm-send <id> <text...> or fm-send <id> --key <Key>")
-	}
-	req.ID = args[0]
-	rest := args[1:]
-	keySet := false
-	for len(rest) > 0 {
-		a := rest[0]
-		switch {
-		case a == "--":
-			rest = rest[1:]
-			goto text
-		case a == "--json":
-			req.JSON = true
-			rest = rest[1:]
-		case a == "--help" || a == "-h":
-			req.Help = true
-			return req, nil
-		case a == "--key":
-			if len(rest) < 2 || strings.HasPrefix(rest[1], "--") {
-				return req, cli.Usage("--key requires a key name (Escape, Enter, C-c, C-u)")
-			}
-			req.Key, keySet = rest[1], true
-			rest = rest[2:]
-		case strings.HasPrefix(a, "--key="):
-			req.Key, keySet = strings.TrimPrefix(a, "--key="), true
-			rest = rest[1:]
-		default:
-			goto text
-		}
-	}
-text:
-	if keySet {
-		if len(rest) > 0 {
-			return req, cli.Usage("--key sends one named key and no text; send the text separately")
-		}
-		if req.Key == "" {
-			return req, cli.Usage("--key requires a key name (Escape, Enter, C-c, C-u)")
-		}
-		return req, nil
-	}
-	if len(rest) == 0 {
-		return req, cli.Usage("fm-send needs a message after the task id: fm-send %s <text...>", state.Printable(req.ID))
-	}
-	if len(rest) == 1 && rest[0] == "-" {
-		req.FromStdin = true
-		return req, nil
-	}
-	req.Text = strings.Join(rest, " ")
-	return req, nil
 }
 
 // Sender runs fm-send requests.

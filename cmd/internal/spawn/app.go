@@ -1,7 +1,9 @@
 package spawn
 
 import (
-	ucli "github.com/urfave/cli/v2"
+	"context"
+
+	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
 )
@@ -42,10 +44,9 @@ pi, gemini) ready=confirmed means its screen shows the composer drawn with no
 blocking dialog (and for codex and gemini, which draw it before they can take
 a prompt, the launch prompt's turn seen); a live process alone is not enough.
 
-Exit status: 0 launched (ready=confirmed, or ready=starting when the agent was
-still coming up at the deadline); 1 refused or failed, or ready=blocked
-dialog=<name> (the agent stopped at a dialog such as trust, sign-in or an API
-key; nothing was typed into it); 2 bad command line.
+ready=starting (the agent was still coming up at the deadline) exits 0;
+ready=blocked dialog=<name> (the agent stopped at a dialog such as trust,
+sign-in or an API key; nothing was typed into it) exits 1.
 
 Examples:
    fm-spawn t1 --harness claude --project ~/src/app --brief brief.md
@@ -54,61 +55,56 @@ Examples:
    fm-spawn t1 --relaunch --harness opencode`
 
 // App builds the fm-spawn command line.
-func App(d cli.Deps) *ucli.App {
-	jsonOut := new(bool)
-	app := &ucli.App{
-		Name:            "fm-spawn",
-		Usage:           "launch an agent for a task into an endpoint and worktree",
-		UsageText:       usageText,
-		Description:     description,
-		Version:         cli.BuildVersion(),
-		HideHelpCommand: true,
-		BashComplete:    cli.CompleteTaskArgs(d),
-		Flags:           []ucli.Flag{&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object"}},
-		Action: func(c *ucli.Context) error {
-			req, err := parseArgs(c.Args().Slice())
-			req.JSON = req.JSON || c.Bool("json")
-			*jsonOut = req.JSON
+func App(d cli.Deps) *ucli.Command {
+	app := &ucli.Command{
+		Name:        "fm-spawn",
+		Usage:       "launch an agent for a task into an endpoint and worktree",
+		UsageText:   usageText,
+		Description: description,
+		Flags:       flags(),
+		Action: func(ctx context.Context, cmd *ucli.Command) error {
+			req, err := request(cmd)
 			if err != nil {
 				return err
-			}
-			if req.Help || (req.ID == "" && c.NArg() == 0) {
-				return ucli.ShowAppHelp(c)
 			}
 			if req.ID == "" {
-				return cli.Usage("fm-spawn needs a task id")
+				if cmd.NumFlags() == 0 {
+					return ucli.ShowRootCommandHelp(cmd)
+				}
+				return cli.Usage("fm-spawn needs a task id: fm-spawn <id> [flags] (see fm-spawn --help)")
 			}
-			ctx, cancel := cli.Context()
-			defer cancel()
-			s := Spawner{Env: d.Env, Runner: d.Runner, Print: d.Printer(req.JSON)}
-			var res Result
-			if req.Relaunch {
-				req.TxID = d.Env("FM_CONTROL_RELAUNCH_TX")
-				res, err = s.Relaunch(ctx, req, false)
-			} else {
-				res, err = s.Fresh(ctx, req)
-			}
-			if err != nil {
-				return err
-			}
-			s.Print.Outcome(res.Outcome)
-			if res.Ready == "blocked" {
-				return cli.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it. Answer it in the pane (or fix the harness's setup), then send", req.ID, res.Outcome.Get("window"), res.Dialog)
-			}
-			if res.Ready == "starting" {
-				s.Print.Notice("%s's agent was placed at %s but had not come up within the wait; look at it before launching again", req.ID, res.Outcome.Get("window"))
-			}
-			return nil
+			return spawn(ctx, d, req)
 		},
 	}
-	cli.Conventions(app)
-	app.Metadata = map[string]any{"json": jsonOut}
+	cli.Conventions(cli.TaskCommand(app, d.Env, nil), d)
 	return app
+}
+
+func spawn(ctx context.Context, d cli.Deps, req Request) error {
+	s := Spawner{Env: d.Env, Runner: d.Runner, Print: d.Printer(req.JSON)}
+	var res Result
+	var err error
+	if req.Relaunch {
+		req.TxID = d.Env("FM_CONTROL_RELAUNCH_TX")
+		res, err = s.Relaunch(ctx, req, false)
+	} else {
+		res, err = s.Fresh(ctx, req)
+	}
+	if err != nil {
+		return err
+	}
+	s.Print.Outcome(res.Outcome)
+	if res.Ready == "blocked" {
+		return cli.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it. Answer it in the pane (or fix the harness's setup), then send", req.ID, res.Outcome.Get("window"), res.Dialog)
+	}
+	if res.Ready == "starting" {
+		s.Print.Notice("%s's agent was placed at %s but had not come up within the wait; look at it before launching again", req.ID, res.Outcome.Get("window"))
+	}
+	return nil
 }
 
 // Main runs fm-spawn with the process's real edges.
 func Main(args []string) int {
 	d := cli.OSDeps()
-	app := App(d)
-	return cli.Run(app, cli.EndGlobalFlags(args), d, func() bool { return *app.Metadata["json"].(*bool) })
+	return cli.Run(App(d), args, d)
 }

@@ -5,16 +5,17 @@ import (
 	"strings"
 	"time"
 
+	ucli "github.com/urfave/cli/v3"
+
 	"fmctl/cmd/internal/cli"
 	"fmctl/config"
 	"fmctl/state"
 )
 
-// readInvocation is a parsed read-only verb command line (list, wait, read).
+// readInvocation is a read-only verb's command line (list, wait, read).
 type readInvocation struct {
 	ID      string
 	JSON    bool
-	Help    bool
 	For     string
 	Timeout time.Duration
 	Lines   int
@@ -29,82 +30,52 @@ const (
 // waitConditions are what `wait --for` accepts.
 var waitConditions = []string{"ready", "busy", "idle", "waiting", "dead"}
 
-// readVerbFlags lists the value flags each read-only verb takes.
-var readVerbFlags = map[string][]string{
-	"list": nil,
-	"wait": {"--for", "--timeout"},
-	"read": {"--lines"},
+// readVerbFlags are each read-only verb's value flags and their help.
+var readVerbFlags = map[string][][2]string{
+	"wait": {{"for", "the condition to wait for: " + strings.Join(waitConditions, ", ")}, {"timeout", "how long to wait (seconds or a Go duration; default FM_CONTROL_WAIT, else 30s)"}},
+	"read": {{"lines", "how many of the pane's last lines to print (default 50, at most 10000)"}},
 }
 
-// parseReadArgs reads `[<id>] [flags]` for a read-only verb. Every mistake
+func readFlags(verb string) []ucli.Flag {
+	var fs []ucli.Flag
+	for _, f := range readVerbFlags[verb] {
+		fs = append(fs, &ucli.StringFlag{Name: f[0], Usage: f[1], Validator: cli.Value(f[0])})
+	}
+	return fs
+}
+
+// parseReadArgs reads a read-only verb's parsed command line. Every mistake
 // is a usage error (exit 2): these verbs act on nothing, so there is no
 // refusal to make, only a command line to correct.
-func parseReadArgs(verb string, args []string, env config.Env) (readInvocation, error) {
-	inv := readInvocation{Lines: defaultReadLines}
+func parseReadArgs(cmd *ucli.Command, env config.Env) (readInvocation, error) {
+	inv := readInvocation{Lines: defaultReadLines, JSON: cmd.Bool("json")}
+	if cmd.Name == "list" {
+		if _, err := config.ResolveHome("fm-control", env); err != nil {
+			return inv, err
+		}
+		if cmd.NArg() > 0 {
+			return inv, cli.Usage("fm-control list takes no task id (it lists every task); got '%s'", state.Printable(cmd.Args().First()))
+		}
+		return inv, nil
+	}
+	id, err := taskArg(env, cmd)
+	if err != nil {
+		return inv, err
+	}
+	inv.ID = id
 	values := map[string]string{}
-	var positional []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			positional = append(positional, args[i+1:]...)
-			i = len(args)
-			continue
-		case a == "--json":
-			inv.JSON = true
-			continue
-		case a == "-h" || a == "--help":
-			inv.Help = true
-			continue
-		case !strings.HasPrefix(a, "-"):
-			positional = append(positional, a)
-			continue
+	for _, f := range readVerbFlags[cmd.Name] {
+		if cmd.IsSet(f[0]) {
+			values["--"+f[0]] = cmd.String(f[0])
 		}
-		name, _, _ := strings.Cut(a, "=")
-		if !takesFlag(verb, name) {
-			return inv, cli.Usage("unexpected argument '%s': fm-control %s takes no such flag (see fm-control %s --help)", state.Printable(a), verb, verb)
-		}
-		name, value, last, err := cli.FlagValue(args, i)
-		if err != nil {
-			return inv, cli.Usage("%v", err)
-		}
-		i = last
-		values[name] = value
 	}
-	if inv.Help {
-		return inv, nil
-	}
-	if verb == "list" {
-		if len(positional) > 0 {
-			return inv, cli.Usage("fm-control list takes no task id (it lists every task); got '%s'", state.Printable(positional[0]))
-		}
-		return inv, nil
-	}
-	switch len(positional) {
-	case 0:
-		return inv, cli.Usage("fm-control %s needs a task id: fm-control %s %s", verb, verb, readSynopsis[verb])
-	case 1:
-		inv.ID = positional[0]
-	default:
-		return inv, cli.Usage("unexpected argument '%s'", state.Printable(positional[1]))
-	}
-	var err error
-	switch verb {
+	switch cmd.Name {
 	case "wait":
 		err = inv.waitFlags(values, env)
 	case "read":
 		err = inv.readFlags(values)
 	}
 	return inv, err
-}
-
-func takesFlag(verb, name string) bool {
-	for _, f := range readVerbFlags[verb] {
-		if f == name {
-			return true
-		}
-	}
-	return false
 }
 
 func (inv *readInvocation) waitFlags(values map[string]string, env config.Env) error {

@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	ucli "github.com/urfave/cli/v3"
+
+	"fmctl/config"
+	"fmctl/state"
+)
+
+type rawArgsKey struct{}
+
+// Run runs cmd on args (args[0] is the program) and maps its error to an exit
+// code, printing it once: urfave never exits the process or prints an error
+// itself, so every error goes through the one printer, in JSON under --json.
+func Run(cmd *ucli.Command, args []string, d Deps) int {
+	ctx, cancel := Context()
+	defer cancel()
+	ctx = context.WithValue(ctx, rawArgsKey{}, args)
+	err := cmd.Run(ctx, args)
+	if err == nil || errors.Is(err, errCompletionPrinted) {
+		return CodeDone
+	}
+	var own *Error
+	var ec ucli.ExitCoder
+	if !errors.As(err, &own) && errors.As(err, &ec) {
+		// urfave's own exit (help for a topic that does not exist) is a
+		// command-line mistake, whatever code urfave picked for it.
+		err = Usage("%s (see %s --help)", state.Printable(err.Error()), cmd.Name)
+	}
+	return d.Printer(jsonRequested(cmd, args)).Error(err)
+}
+
+// jsonRequested reports whether the command line asked for JSON: the parsed
+// flag, or, when parsing stopped at an error before reaching it, a --json
+// word anywhere before "--", so a usage error is JSON too.
+func jsonRequested(cmd *ucli.Command, args []string) bool {
+	if cmd.Bool("json") {
+		return true
+	}
+	for _, a := range args[min(1, len(args)):] {
+		switch a {
+		case "--":
+			return false
+		case "--json", "-json", "--json=true", "-json=true":
+			return true
+		}
+	}
+	return false
+}
+
+// AfterDoubleDash returns the words of the command line after its first "--":
+// text, never flags.
+func AfterDoubleDash(ctx context.Context) []string {
+	args, _ := ctx.Value(rawArgsKey{}).([]string)
+	if i := slices.Index(args, "--"); i >= 0 {
+		return args[i+1:]
+	}
+	return nil
+}
+
+// Conventions applies what every binary shares to its root command: version,
+// output streams, usage errors (exit 2 with a suggestion), help with the
+// exit-code table, `help` as a word, and shell completion.
+func Conventions(root *ucli.Command, d Deps) {
+	root.Version = BuildVersion()
+	root.Writer, root.ErrWriter = d.Stdout, d.Stderr
+	// Run maps every error to its exit code; urfave must not exit.
+	root.ExitErrHandler = func(context.Context, *ucli.Command, error) {}
+	root.CustomRootCommandHelpTemplate = ucli.RootCommandHelpTemplate + exitCodesHelp()
+	enableCompletion(root, d)
+	if len(root.Commands) == 0 {
+		// fm-send and fm-spawn take a task id first: "help" would be one,
+		// so it is not a command, but a lone "help" shows the help.
+		root.HideHelpCommand = true
+		root.Action = loneHelp(root.Action)
+	}
+	setUsage(root)
+}
+
+// ownHelp makes `--help` on a command without subcommands show its help
+// whatever words surround it: urfave takes the first word after a command
+// as a help topic (`fm-send t1 --help` asks for topic "t1"), and a command
+// without subcommands has no topics, only itself.
+func ownHelp(ctx context.Context, cmd *ucli.Command, _ string) {
+	if lineage := cmd.Lineage(); len(lineage) > 1 {
+		_ = ucli.ShowCommandHelp(ctx, lineage[1], cmd.Name)
+		return
+	}
+	_ = ucli.ShowRootCommandHelp(cmd)
+}
+
+func setUsage(cmd *ucli.Command) {
+	if cmd.OnUsageError == nil {
+		cmd.OnUsageError = UsageError
+	}
+	if len(cmd.Commands) == 0 {
+		cmd.CommandNotFound = ownHelp
+	}
+	for _, sub := range cmd.Commands {
+		sub.CustomHelpTemplate = ucli.CommandHelpTemplate + exitCodesHelp()
+		// A verb's words are ids: "help" after a verb is not a command.
+		sub.HideHelpCommand = len(sub.Commands) == 0
+		setUsage(sub)
+	}
+}
+
+func loneHelp(action ucli.ActionFunc) ucli.ActionFunc {
+	return func(ctx context.Context, cmd *ucli.Command) error {
+		if args := cmd.Args().Slice(); len(args) == 1 && args[0] == "help" && len(AfterDoubleDash(ctx)) == 0 {
+			return ucli.ShowRootCommandHelp(cmd)
+		}
+		return action(ctx, cmd)
+	}
+}
+
+// idFirstKey marks, in a command's Metadata, a command whose first word is
+// a task id.
+const idFirstKey = "fmctl.id-first"
+
+// TaskCommand marks cmd as one whose first word is a task id: completion
+// offers the home's ids there (and values, beside the table's, for the
+// command's own value flags), and a single-dash word there is checked as an
+// id. It returns cmd.
+func TaskCommand(cmd *ucli.Command, env config.Env, values map[string][]string) *ucli.Command {
+	cmd.ShellComplete = Completer{Env: env, IDs: 1, Values: values}.Complete
+	cmd.Metadata = map[string]any{idFirstKey: true}
+	return cmd
+}
+
+// UsageError turns urfave's parse error into fmctl's usage error (exit 2):
+// the flag as it was typed, a did-you-mean when a defined flag is close,
+// and where to read more. It is every command's OnUsageError.
+func UsageError(ctx context.Context, cmd *ucli.Command, err error, _ bool) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		word := spelling(ctx, name)
+		suggestion := closestFlag(cmd, name)
+		if idErr := idInFlagsPlace(cmd, word, suggestion); idErr != nil {
+			return idErr
+		}
+		msg = fmt.Sprintf("%s takes no flag '%s'", cmd.FullName(), state.Printable(word))
+		if suggestion != "" {
+			msg += "; did you mean " + suggestion + "?"
+		}
+	} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		msg = fmt.Sprintf("%s needs a value", state.Printable(name))
+	} else if _, why, ok := strings.Cut(msg, " for flag -"); ok && strings.HasPrefix(msg, "invalid value ") {
+		// urfave wraps a Validator's sentence; the sentence names the flag.
+		if _, inner, ok := strings.Cut(why, ": "); ok {
+			msg = inner
+		}
+	}
+	return Usage("%s (see %s --help)", msg, cmd.FullName())
+}
+
+// idInFlagsPlace checks, as a task id, a single-dash word standing where a
+// command's task id goes (`fm-send -rf hello`) that is no misspelt flag: it
+// is far likelier a hostile or mistaken id than a flag, so its error is the
+// id check's. No valid id starts with '-', so it is always refused.
+func idInFlagsPlace(cmd *ucli.Command, word, suggestion string) error {
+	if cmd.Metadata[idFirstKey] != true || cmd.NArg() > 0 || strings.HasPrefix(word, "--") || suggestion != "" {
+		return nil
+	}
+	return state.CheckTaskArg(cmd.Root().Name, word)
+}
+
+// UnknownFlag returns the flag named in urfave's "not defined" error, as typed.
+func UnknownFlag(ctx context.Context, err error) (string, bool) {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return "", false
+	}
+	return spelling(ctx, name), true
+}
+
+// spelling finds how the user typed the flag urfave names without its dashes.
+func spelling(ctx context.Context, name string) string {
+	args, _ := ctx.Value(rawArgsKey{}).([]string)
+	for _, a := range args {
+		word, _, _ := strings.Cut(a, "=")
+		if word == "-"+name || word == "--"+name {
+			return word
+		}
+	}
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+func closestFlag(cmd *ucli.Command, name string) string {
+	flags := append(cmd.VisibleFlags(), cmd.VisiblePersistentFlags()...)
+	s := ucli.SuggestFlag(flags, name, false)
+	if !Close(name, strings.TrimLeft(s, "-")) {
+		return ""
+	}
+	return s
+}
+
+// Close reports whether want is a plausible misspelling of word: within one
+// edit per three characters. urfave suggests its nearest name however far it
+// is; a far one would mislead.
+func Close(word, want string) bool {
+	if want == "" || word == want {
+		return false
+	}
+	return editDistance(word, want) <= len(word)/3
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// Value is a string flag value check: present and not itself a flag, so
+// `--note --json` is a missing note, not a note saying "--json".
+func Value(name string) func(string) error {
+	return func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return fmt.Errorf("--%s needs a non-empty value", name)
+		}
+		if strings.HasPrefix(v, "--") {
+			return fmt.Errorf("--%s needs a value, and '%s' is a flag", name, state.Printable(v))
+		}
+		return nil
+	}
+}

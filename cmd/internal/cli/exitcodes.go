@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The exit codes every binary shares. They are the rows of exitCodes, the one
+// table --help and the README print.
+const (
+	CodeDone        = 0
+	CodeFailed      = 1
+	CodeUsage       = 2
+	CodeUnconfirmed = 3
+	CodeTimeout     = 4
+)
+
+// ExitCode is one row of the exit-code table.
+type ExitCode struct {
+	Code    int
+	Name    string // one word for scripts and docs
+	Meaning string // one line
+}
+
+var exitCodes = []ExitCode{
+	{CodeDone, "done", "it happened: the verb proved its postcondition (fm-send: the submit was confirmed)"},
+	{CodeFailed, "failed", "refused or failed; nothing may be assumed done (the error line says what, and what to do next)"},
+	{CodeUsage, "usage", "the command line is wrong (unknown verb or flag, a flag without its value, a missing id or message); nothing was done"},
+	{CodeUnconfirmed, "unconfirmed", "it was done but not proven (fm-send: typed and Enter sent, submit unconfirmed; fm-control exit: a turn may still run in the harness's daemon); look before retrying"},
+	{CodeTimeout, "timeout", "fm-control wait: the timeout passed before the condition held"},
+}
+
+// ExitCodes returns the table, in code order.
+func ExitCodes() []ExitCode { return append([]ExitCode(nil), exitCodes...) }
+
+// exitCodesHelp is the EXIT CODES section of every --help, from the table.
+// It is appended to a help template, so it must not contain "{{".
+func exitCodesHelp() string {
+	var b strings.Builder
+	b.WriteString("\nEXIT CODES:\n")
+	for _, c := range exitCodes {
+		fmt.Fprintf(&b, "   %d  %-11s  %s\n", c.Code, c.Name, c.Meaning)
+	}
+	return b.String()
+}
+
+// README markers around the generated exit-code table.
+const (
+	ReadmeExitBegin = "<!-- exit-codes:begin (generated from cmd/internal/cli/exitcodes.go) -->"
+	ReadmeExitEnd   = "<!-- exit-codes:end -->"
+)
+
+// ExitCodesMarkdown renders the table for the README.
+func ExitCodesMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| code | name | meaning |\n|---|---|---|\n")
+	for _, c := range exitCodes {
+		fmt.Fprintf(&b, "| %d | %s | %s |\n", c.Code, c.Name, c.Meaning)
+	}
+	return b.String()
+}
+
+// ReplaceReadmeExitCodes returns readme with the generated table between the
+// markers.
+func ReplaceReadmeExitCodes(readme string) (string, error) {
+	i := strings.Index(readme, ReadmeExitBegin)
+	j := strings.Index(readme, ReadmeExitEnd)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("README.md has no %q ... %q block", ReadmeExitBegin, ReadmeExitEnd)
+	}
+	return readme[:i+len(ReadmeExitBegin)] + "\n" + ExitCodesMarkdown() + readme[j:], nil
+}

@@ -1,0 +1,82 @@
+package control
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+
+	ucli "github.com/urfave/cli/v3"
+
+	"fmctl/cmd/internal/cli"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// RelaunchOptions are relaunch's flags.
+type RelaunchOptions struct {
+	Harness, Model, Effort string
+	Note                   string
+	NoteSet                bool
+	NoteFile               string
+}
+
+// relaunchFlagNames are relaunch's value flags; every other verb refuses them.
+var relaunchFlagNames = []string{"harness", "model", "effort", "note", "note-file"}
+
+var relaunchUsage = map[string]string{
+	"harness":   "the harness of the new agent (default: the recorded one)",
+	"model":     "its model (default: the recorded one, when the harness stays)",
+	"effort":    "its reasoning effort: " + strings.Join(harness.Efforts, ", "),
+	"note":      "the progress note appended to the brief",
+	"note-file": "read the progress note from this file",
+}
+
+func relaunchFlags() []ucli.Flag {
+	var fs []ucli.Flag
+	for _, name := range relaunchFlagNames {
+		fs = append(fs, &ucli.StringFlag{Name: name, Usage: relaunchUsage[name], Validator: cli.Value(name), TakesFile: name == "note-file"})
+	}
+	return fs
+}
+
+// relaunchOptions reads relaunch's parsed flags.
+func relaunchOptions(cmd *ucli.Command) (RelaunchOptions, error) {
+	o := RelaunchOptions{
+		Harness: cmd.String("harness"), Model: cmd.String("model"), Effort: cmd.String("effort"),
+		Note: cmd.String("note"), NoteSet: cmd.IsSet("note"), NoteFile: cmd.String("note-file"),
+	}
+	if o.Effort != "" && !harness.ValidEffort(o.Effort) {
+		return o, cli.Usage("--effort must be one of %s", strings.Join(harness.Efforts, ", "))
+	}
+	if o.NoteSet && o.NoteFile != "" {
+		return o, cli.Usage("pass --note or --note-file, not both")
+	}
+	return o, nil
+}
+
+// relaunchOnly is the usage-error handler of every verb but relaunch: one of
+// relaunch's flags there gets its own sentence.
+func relaunchOnly(ctx context.Context, cmd *ucli.Command, err error, _ bool) error {
+	if flag, ok := cli.UnknownFlag(ctx, err); ok && slices.Contains(relaunchFlagNames, strings.TrimLeft(flag, "-")) {
+		return cli.Usage("--harness, --model, --effort, --note and --note-file apply to 'relaunch' only (see %s --help)", cmd.FullName())
+	}
+	return cli.UsageError(ctx, cmd, err, false)
+}
+
+// readNote loads --note-file: a regular, readable file.
+func (o *RelaunchOptions) readNote() error {
+	if o.NoteFile == "" {
+		return nil
+	}
+	info, err := os.Stat(o.NoteFile)
+	if err != nil || !info.Mode().IsRegular() {
+		return cli.Failed("--note-file '%s' is not a readable file", state.Printable(o.NoteFile))
+	}
+	data, err := state.ReadSmallFile(o.NoteFile, 1<<20)
+	if err != nil {
+		return cli.Failed("--note-file '%s' is not a readable file: %v", state.Printable(o.NoteFile), err)
+	}
+	o.Note, o.NoteSet = string(data), true
+	return nil
+}

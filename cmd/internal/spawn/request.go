@@ -1,0 +1,97 @@
+package spawn
+
+import (
+	"strings"
+
+	ucli "github.com/urfave/cli/v3"
+
+	"fmctl/cmd/internal/cli"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// Request is one fm-spawn invocation, from urfave's parse of the command line.
+type Request struct {
+	ID       string
+	Relaunch bool
+	Harness  string
+	Model    string
+	Effort   string
+	Kind     string
+	Worktree string
+	Project  string
+	Base     string // new worktree: the commit to start from
+	Branch   string // new worktree: its branch (fm/<id>)
+	Backend  string
+	Brief    string
+	JSON     bool
+	// SharedWorktree allows a worktree another live task already uses.
+	SharedWorktree bool
+	// TxID is the relaunch transaction this launch belongs to
+	// (FM_CONTROL_RELAUNCH_TX); it is published in the new record.
+	TxID string
+	// given records which flags were passed, for --relaunch's refusals.
+	given map[string]bool
+	extra []string
+}
+
+// valueFlags are fm-spawn's string flags, each checked by cli.Value.
+var valueFlags = []string{"harness", "model", "effort", "kind", "worktree", "project", "base", "branch", "backend", "brief"}
+
+func flags() []ucli.Flag {
+	fs := []ucli.Flag{
+		&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object"},
+		&ucli.BoolFlag{Name: "relaunch", Usage: "adopt the recorded endpoint and worktree for a replacement agent"},
+		&ucli.BoolFlag{Name: "shared-worktree", Usage: "allow a worktree another live task records"},
+		&ucli.BoolFlag{Name: "scout", Usage: "same as --kind scout"},
+		&ucli.BoolFlag{Name: "secondmate", Usage: "same as --kind secondmate"},
+	}
+	for _, name := range valueFlags {
+		fs = append(fs, &ucli.StringFlag{Name: name, Usage: flagUsage[name], Validator: cli.Value(name)})
+	}
+	return fs
+}
+
+var flagUsage = map[string]string{
+	"harness":  "the agent CLI to launch (see fm-control capabilities)",
+	"model":    "the harness's model (default: the harness's own)",
+	"effort":   "reasoning effort: " + strings.Join(harness.Efforts, ", "),
+	"kind":     "the task's kind (see fm-control capabilities)",
+	"worktree": "adopt this existing, clean git worktree root",
+	"project":  "add the task's worktree to this repository",
+	"base":     "new worktree: the ref to start from (default origin/HEAD)",
+	"branch":   "new worktree: its branch (default fm/<id>)",
+	"backend":  "the multiplexer to place the agent in (see fm-control capabilities)",
+	"brief":    "copy this file to data/<id>/brief.md",
+}
+
+// request reads `<id> [flags]` from the parsed command line.
+func request(cmd *ucli.Command) (Request, error) {
+	r := Request{
+		JSON: cmd.Bool("json"), Relaunch: cmd.Bool("relaunch"), SharedWorktree: cmd.Bool("shared-worktree"),
+		Harness: cmd.String("harness"), Model: cmd.String("model"), Effort: cmd.String("effort"),
+		Kind: cmd.String("kind"), Worktree: cmd.String("worktree"), Project: cmd.String("project"),
+		Base: cmd.String("base"), Branch: cmd.String("branch"), Backend: cmd.String("backend"),
+		Brief: cmd.String("brief"),
+		given: map[string]bool{},
+	}
+	for _, name := range append([]string{"shared-worktree"}, valueFlags...) {
+		r.given["--"+name] = cmd.IsSet(name)
+	}
+	for _, kind := range []string{"scout", "secondmate"} {
+		if cmd.Bool(kind) {
+			r.given["--kind"] = true
+			r.Kind = kind
+		}
+	}
+	if args := cmd.Args().Slice(); len(args) > 0 {
+		r.ID, r.extra = args[0], args[1:]
+	}
+	if r.Effort != "" && !harness.ValidEffort(r.Effort) {
+		return r, cli.Usage("--effort must be one of %s", strings.Join(harness.Efforts, ", "))
+	}
+	if r.Model != "" && r.Model != "default" && !harness.ValidModel(r.Model) {
+		return r, cli.Usage("--model '%s' has characters outside [A-Za-z0-9._:/@+-]", state.Printable(r.Model))
+	}
+	return r, nil
+}
