@@ -1,7 +1,8 @@
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X fmctl/cmd/internal/cli.Version=$(VERSION)
-# urfave_cli_no_docs drops the man/markdown generators (and their init cost) from the binaries.
-TAGS := urfave_cli_no_docs
+# No build tags: urfave/cli v3 has no man/markdown generators to drop (v2 needed
+# urfave_cli_no_docs), and its urfave_cli_no_template would drop the help
+# templates that print the exit-code table.
 BINARIES := fm-send fm-control fm-spawn
 GO ?= go
 
@@ -10,10 +11,10 @@ GO ?= go
 all: build
 
 build:
-	$(GO) build -trimpath -tags $(TAGS) -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
 
 install:
-	$(GO) install -trimpath -tags $(TAGS) -ldflags "$(LDFLAGS)" ./cmd/...
+	$(GO) install -trimpath -ldflags "$(LDFLAGS)" ./cmd/...
 
 # Builds the binaries and drives a fake agent on a private tmux server.
 demo: build
@@ -51,9 +52,10 @@ fuzz:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 30m ./tests/bench/
 
-# Regenerates the capability table embedded in README.md.
+# Regenerates the capability table and the exit-code table embedded in README.md.
 readme-table:
 	$(GO) run ./scripts/readmetable
+	UPDATE_README=1 $(GO) test -count=1 -run TestReadmeExitCodesAreCurrent ./cmd/internal/cli/
 
 clean:
 	rm -rf bin
