@@ -32,8 +32,8 @@ var waitConditions = []string{"ready", "busy", "idle", "waiting", "dead"}
 
 // readVerbFlags are each read-only verb's value flags and their help.
 var readVerbFlags = map[string][][2]string{
-	"wait": {{"for", "the condition to wait for: " + strings.Join(waitConditions, ", ")}, {"timeout", "how long to wait (seconds or a Go duration; default FM_CONTROL_WAIT, else 30s)"}},
-	"read": {{"lines", "how many of the pane's last lines to print (default 50, at most 10000)"}},
+	"wait": {{"for", "the `CONDITION` to wait for: " + strings.Join(waitConditions, ", ")}, {"timeout", "how long to wait, `D` (seconds or a Go duration; default FM_CONTROL_WAIT, else 30s)"}},
+	"read": {{"lines", "print the pane's last `N` lines (default 50, at most 10000)"}},
 }
 
 func readFlags(verb string) []ucli.Flag {

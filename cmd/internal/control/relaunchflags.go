@@ -25,11 +25,11 @@ type RelaunchOptions struct {
 var relaunchFlagNames = []string{"harness", "model", "effort", "note", "note-file"}
 
 var relaunchUsage = map[string]string{
-	"harness":   "the harness of the new agent (default: the recorded one)",
-	"model":     "its model (default: the recorded one, when the harness stays)",
-	"effort":    "its reasoning effort: " + strings.Join(harness.Efforts, ", "),
-	"note":      "the progress note appended to the brief",
-	"note-file": "read the progress note from this file",
+	"harness":   "the harness `H` of the new agent (default: the recorded one)",
+	"model":     "its model `M` (default: the recorded one, when the harness stays)",
+	"effort":    "its reasoning effort `E`: " + strings.Join(harness.Efforts, ", "),
+	"note":      "the progress note `TEXT` appended to the brief",
+	"note-file": "read the progress note from the file `PATH`",
 }
 
 func relaunchFlags() []ucli.Flag {

@@ -53,16 +53,16 @@ func flags() []ucli.Flag {
 }
 
 var flagUsage = map[string]string{
-	"harness":  "the agent CLI to launch (see fm-control capabilities)",
-	"model":    "the harness's model (default: the harness's own)",
-	"effort":   "reasoning effort: " + strings.Join(harness.Efforts, ", "),
-	"kind":     "the task's kind (see fm-control capabilities)",
-	"worktree": "adopt this existing, clean git worktree root",
-	"project":  "add the task's worktree to this repository",
-	"base":     "new worktree: the ref to start from (default origin/HEAD)",
-	"branch":   "new worktree: its branch (default fm/<id>)",
-	"backend":  "the multiplexer to place the agent in (see fm-control capabilities)",
-	"brief":    "copy this file to data/<id>/brief.md",
+	"harness":  "the agent CLI `H` to launch (see fm-control capabilities)",
+	"model":    "the harness's model `M` (default: the harness's own)",
+	"effort":   "reasoning effort `E`: " + strings.Join(harness.Efforts, ", "),
+	"kind":     "the task's `KIND` (see fm-control capabilities)",
+	"worktree": "adopt the existing, clean git worktree root `DIR`",
+	"project":  "add the task's worktree to the repository `REPO`",
+	"base":     "new worktree: the `REF` to start from (default origin/HEAD)",
+	"branch":   "new worktree: its branch `NAME` (default fm/<id>)",
+	"backend":  "the multiplexer `B` to place the agent in (see fm-control capabilities)",
+	"brief":    "copy the `FILE` to data/<id>/brief.md",
 }
 
 // request reads `<id> [flags]` from the parsed command line.
