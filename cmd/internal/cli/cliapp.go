@@ -4,12 +4,9 @@
 package cli
 
 import (
-	"context"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
 
 	"fmctl/backends"
 	"fmctl/config"
@@ -69,9 +66,4 @@ func OSDeps() Deps {
 func (d Deps) Printer(json bool) Printer {
 	tty := IsTerminal(d.Stderr) && d.Env("NO_COLOR") == "" && d.Env("TERM") != "dumb"
 	return Printer{Out: d.Stdout, Err: d.Stderr, JSON: json, TTY: tty}
-}
-
-// Context is cancelled on SIGINT/SIGTERM, so a wait stops promptly.
-func Context() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 
 	ucli "github.com/urfave/cli/v3"
 
@@ -19,9 +22,7 @@ type rawArgsKey struct{}
 // code, printing it once: urfave never exits the process or prints an error
 // itself, so every error goes through the one printer, in JSON under --json.
 func Run(cmd *ucli.Command, args []string, d Deps) int {
-	ctx, cancel := Context()
-	defer cancel()
-	ctx = context.WithValue(ctx, rawArgsKey{}, args)
+	ctx := context.WithValue(context.Background(), rawArgsKey{}, args)
 	err := cmd.Run(ctx, args)
 	if err == nil || errors.Is(err, errCompletionPrinted) {
 		return CodeDone
@@ -72,7 +73,8 @@ func Conventions(root *ucli.Command, d Deps) {
 	root.Writer, root.ErrWriter = d.Stdout, d.Stderr
 	// Run maps every error to its exit code; urfave must not exit.
 	root.ExitErrHandler = func(context.Context, *ucli.Command, error) {}
-	root.CustomRootCommandHelpTemplate = ucli.RootCommandHelpTemplate + exitCodesHelp()
+	exitCodes := exitCodesHelp()
+	root.CustomRootCommandHelpTemplate = ucli.RootCommandHelpTemplate + exitCodes
 	enableCompletion(root, d)
 	if len(root.Commands) == 0 {
 		// fm-send and fm-spawn take a task id first: "help" would be one,
@@ -80,7 +82,7 @@ func Conventions(root *ucli.Command, d Deps) {
 		root.HideHelpCommand = true
 		root.Action = loneHelp(root.Action)
 	}
-	setUsage(root)
+	commandConventions(root, ucli.CommandHelpTemplate+exitCodes)
 }
 
 // ownHelp makes `--help` on a command without subcommands show its help
@@ -95,18 +97,35 @@ func ownHelp(ctx context.Context, cmd *ucli.Command, _ string) {
 	_ = ucli.ShowRootCommandHelp(cmd)
 }
 
-func setUsage(cmd *ucli.Command) {
+// commandConventions gives every command the usage-error handler, help with
+// the exit codes, and, for one without subcommands, help whatever its words.
+func commandConventions(cmd *ucli.Command, helpTemplate string) {
 	if cmd.OnUsageError == nil {
 		cmd.OnUsageError = UsageError
 	}
 	if len(cmd.Commands) == 0 {
 		cmd.CommandNotFound = ownHelp
 	}
+	if cmd.Action != nil {
+		cmd.Action = cancelledBySignals(cmd.Action)
+	}
 	for _, sub := range cmd.Commands {
-		sub.CustomHelpTemplate = ucli.CommandHelpTemplate + exitCodesHelp()
+		sub.CustomHelpTemplate = helpTemplate
 		// A verb's words are ids: "help" after a verb is not a command.
 		sub.HideHelpCommand = len(sub.Commands) == 0
-		setUsage(sub)
+		commandConventions(sub, helpTemplate)
+	}
+}
+
+// cancelledBySignals runs an action under a context SIGINT or SIGTERM
+// cancels, so a wait stops promptly. Only an action pays for the signal
+// handler (a few hundred microseconds of start-up): --version and --help
+// return before any action runs.
+func cancelledBySignals(action ucli.ActionFunc) ucli.ActionFunc {
+	return func(ctx context.Context, cmd *ucli.Command) error {
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return action(ctx, cmd)
 	}
 }
 
