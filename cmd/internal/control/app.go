@@ -66,9 +66,9 @@ func App(d cli.Deps) *ucli.Command {
 		UsageText: "fm-control <verb> <id> [flags]\nfm-control list [--json]\nfm-control capabilities [--json]\nfm-control help [verb]",
 		Description: `The control plane: a closed allowlist of lifecycle verbs addressed to an exact
 task id. No free text, no raw keys. Each verb proves its postcondition or
-reports it unconfirmed. Flags go anywhere after the verb and before "--"; a
-task id that begins with '-' can only follow "--" (and is refused there by the
-id check).
+reports it unconfirmed. Flags go anywhere after the verb and before "--";
+every word after "--" is a word. A word beginning with '-' where the task id
+goes is checked as an id, and refused: no task id begins with '-'.
 
 Examples:
    fm-control interrupt t1
