@@ -98,12 +98,18 @@ type Completer struct {
 }
 
 // Complete is a urfave ShellCompleteFunc.
-func (c Completer) Complete(_ context.Context, cmd *ucli.Command) {
+func (c Completer) Complete(ctx context.Context, cmd *ucli.Command) {
 	w := cmd.Root().Writer
 	args := cmd.Args().Slice()
 	last := ""
 	if len(args) > 0 {
 		last = args[len(args)-1]
+	}
+	if typed := typedWord(ctx); typed != last && strings.HasPrefix(typed, "--") && !strings.Contains(typed, "=") && !spelledFlag(cmd, typed) {
+		// urfave read the partial word as a flag (`--h` is -h, help):
+		// it is still being typed.
+		printLines(w, flagNames(cmd, typed))
+		return
 	}
 	if strings.HasPrefix(last, "-") {
 		values, ok := c.Values[last]
@@ -125,6 +131,25 @@ func (c Completer) Complete(_ context.Context, cmd *ucli.Command) {
 			fmt.Fprintln(w, sub.Name)
 		}
 	}
+}
+
+// typedWord is the last word before the completion request.
+func typedWord(ctx context.Context) string {
+	args, _ := ctx.Value(rawArgsKey{}).([]string)
+	if n := len(args); n >= 2 {
+		return args[n-2]
+	}
+	return ""
+}
+
+// spelledFlag reports whether word is one of cmd's flags spelled in full.
+func spelledFlag(cmd *ucli.Command, word string) bool {
+	for _, f := range flagNames(cmd, word) {
+		if f == word {
+			return true
+		}
+	}
+	return false
 }
 
 func printLines(w io.Writer, lines []string) {
