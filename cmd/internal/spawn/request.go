@@ -43,8 +43,9 @@ func flags() []ucli.Flag {
 		&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object"},
 		&ucli.BoolFlag{Name: "relaunch", Usage: "adopt the recorded endpoint and worktree for a replacement agent"},
 		&ucli.BoolFlag{Name: "shared-worktree", Usage: "allow a worktree another live task records"},
-		&ucli.BoolFlag{Name: "scout", Usage: "same as --kind scout"},
-		&ucli.BoolFlag{Name: "secondmate", Usage: "same as --kind secondmate"},
+	}
+	for _, k := range kindShortcuts() {
+		fs = append(fs, &ucli.BoolFlag{Name: k, Usage: "same as --kind " + k})
 	}
 	for _, name := range valueFlags {
 		fs = append(fs, &ucli.StringFlag{Name: name, Usage: flagUsage[name], Validator: cli.Value(name)})
@@ -65,6 +66,18 @@ var flagUsage = map[string]string{
 	"brief":    "copy the `FILE` to data/<id>/brief.md",
 }
 
+// kindShortcuts are the kinds with a flag of their own (--scout): every
+// kind but the default.
+func kindShortcuts() []string {
+	var out []string
+	for _, k := range harness.Kinds {
+		if k != harness.KindShip {
+			out = append(out, string(k))
+		}
+	}
+	return out
+}
+
 // request reads `<id> [flags]` from the parsed command line.
 func request(cmd *ucli.Command) (Request, error) {
 	r := Request{
@@ -78,7 +91,7 @@ func request(cmd *ucli.Command) (Request, error) {
 	for _, name := range append([]string{"shared-worktree"}, valueFlags...) {
 		r.given["--"+name] = cmd.IsSet(name)
 	}
-	for _, kind := range []string{"scout", "secondmate"} {
+	for _, kind := range kindShortcuts() {
 		if cmd.Bool(kind) {
 			r.given["--kind"] = true
 			r.Kind = kind
