@@ -7,47 +7,80 @@ import (
 	"fmt"
 )
 
-// Error is a refusal with its exit code. Facts are key=value tokens a machine
-// reader may want (they are printed in --json output).
+// Error is a refusal with its exit code and, under --json, its stable
+// error code. Facts are what a machine reader may want beside the sentence
+// (printed in --json output only).
 type Error struct {
-	Code  int
+	Exit  int
+	Code  ErrCode // empty: decided by CodeOf from the cause and the exit code
 	Msg   string
-	Facts map[string]string
+	Facts []Fact
 	Err   error // the underlying cause, if any
 }
 
 func (e *Error) Error() string { return e.Msg }
 func (e *Error) Unwrap() error { return e.Err }
 
+// newError formats like fmt.Errorf, so a %w cause stays reachable for
+// errors.Is (and for CodeOf's kinds).
+func newError(exit int, format string, args ...any) *Error {
+	err := fmt.Errorf(format, args...)
+	cause := errors.Unwrap(err)
+	if _, multi := err.(interface{ Unwrap() []error }); multi {
+		cause = err
+	}
+	return &Error{Exit: exit, Msg: err.Error(), Err: cause}
+}
+
 // Failed is a refusal or failure (exit 1).
 func Failed(format string, args ...any) *Error {
-	return &Error{Code: CodeFailed, Msg: fmt.Sprintf(format, args...)}
+	return newError(CodeFailed, format, args...)
 }
 
 // Usage is a command-line error (exit 2).
 func Usage(format string, args ...any) *Error {
-	return &Error{Code: CodeUsage, Msg: fmt.Sprintf(format, args...)}
+	return newError(CodeUsage, format, args...)
 }
 
 // Unconfirmed is a delivery whose success could not be proven (exit 3).
 func Unconfirmed(format string, args ...any) *Error {
-	return &Error{Code: CodeUnconfirmed, Msg: fmt.Sprintf(format, args...)}
+	return newError(CodeUnconfirmed, format, args...)
 }
 
 // Timeout is a wait whose condition did not hold in time (exit 4).
 func Timeout(format string, args ...any) *Error {
-	return &Error{Code: CodeTimeout, Msg: fmt.Sprintf(format, args...)}
+	return newError(CodeTimeout, format, args...)
 }
 
-// With attaches facts for machine output.
+// Coded names the refusal's class for machine readers (see codes.go).
+func (e *Error) Coded(c ErrCode) *Error {
+	e.Code = c
+	return e
+}
+
+// With attaches string facts for machine output, as key, value pairs.
 func (e *Error) With(kv ...string) *Error {
-	if e.Facts == nil {
-		e.Facts = map[string]string{}
-	}
 	for i := 0; i+1 < len(kv); i += 2 {
-		e.Facts[kv[i]] = kv[i+1]
+		e.Put(Str(kv[i], kv[i+1]))
 	}
 	return e
+}
+
+// Put attaches typed facts. A fact may not take the key of the error
+// object's own fields (error, code, exit) nor an outcome's word: it panics.
+func (e *Error) Put(facts ...Fact) *Error {
+	e.Facts = appendFacts(e.Facts, facts)
+	return e
+}
+
+// Get returns a fact's text value.
+func (e *Error) Get(key string) string {
+	for _, f := range e.Facts {
+		if f.Key == key {
+			return f.Text
+		}
+	}
+	return ""
 }
 
 // Code returns the exit code an error maps to: a refusal's own code, else 1.
@@ -57,7 +90,7 @@ func Code(err error) int {
 	}
 	var r *Error
 	if errors.As(err, &r) {
-		return r.Code
+		return r.Exit
 	}
 	return CodeFailed
 }

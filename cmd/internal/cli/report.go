@@ -10,15 +10,6 @@ import (
 	"strings"
 )
 
-// Fact is one key=value token of an outcome.
-type Fact struct {
-	Key   string
-	Value string
-	// JSONOnly facts are in --json output but not in the text line, whose
-	// tokens are a fixed contract.
-	JSONOnly bool
-}
-
 // Outcome is what a verb did.
 type Outcome struct {
 	Word  string // interrupt-delivered, stopped, sent, ...
@@ -26,23 +17,33 @@ type Outcome struct {
 	Facts []Fact
 }
 
-// Add appends a fact.
+// Add appends a fact whose value is a word or a name (see Put for typed
+// facts).
 func (o *Outcome) Add(key, value string) *Outcome {
-	o.Facts = append(o.Facts, Fact{Key: key, Value: value})
-	return o
+	return o.Put(Str(key, value))
 }
 
 // AddJSON appends a fact shown only in --json output.
 func (o *Outcome) AddJSON(key, value string) *Outcome {
-	o.Facts = append(o.Facts, Fact{Key: key, Value: value, JSONOnly: true})
+	f := Str(key, value)
+	f.JSONOnly = true
+	return o.Put(f)
+}
+
+// Put appends typed facts. A fact may not take the key of a field the
+// outcome object already has (outcome, id) or of an error's (error, code,
+// exit), nor a key given before: that would make one object read as
+// another, so it panics.
+func (o *Outcome) Put(facts ...Fact) *Outcome {
+	o.Facts = appendFacts(o.Facts, facts, "id")
 	return o
 }
 
-// Get returns a fact's value.
+// Get returns a fact's text value.
 func (o Outcome) Get(key string) string {
 	for _, f := range o.Facts {
 		if f.Key == key {
-			return f.Value
+			return f.Text
 		}
 	}
 	return ""
@@ -58,22 +59,23 @@ func (o Outcome) Line() string {
 	}
 	for _, f := range o.Facts {
 		if !f.JSONOnly {
-			fmt.Fprintf(&b, " %s=%s", f.Key, f.Value)
+			fmt.Fprintf(&b, " %s=%s", f.token(), f.Text)
 		}
 	}
 	return b.String()
 }
 
-// Map renders the JSON form.
-func (o Outcome) Map() map[string]string {
-	m := map[string]string{"outcome": o.Word}
+// JSON renders the --json form: outcome and id first, then the facts in
+// the text line's order, each as its typed value.
+func (o Outcome) JSON() json.Marshaler {
+	obj := object{{"outcome", o.Word}}
 	if o.ID != "" {
-		m["id"] = o.ID
+		obj = append(obj, field{"id", o.ID})
 	}
 	for _, f := range o.Facts {
-		m[f.Key] = f.Value
+		obj = append(obj, field{f.Key, f.Value})
 	}
-	return m
+	return obj
 }
 
 // Printer writes outcomes and errors in the chosen form.
@@ -86,7 +88,7 @@ type Printer struct {
 // Outcome prints one outcome on stdout.
 func (p Printer) Outcome(o Outcome) {
 	if p.JSON {
-		writeJSON(p.Out, o.Map())
+		writeJSON(p.Out, o.JSON())
 		return
 	}
 	fmt.Fprintln(p.Out, o.Line())
@@ -111,29 +113,37 @@ func (p Printer) Warn(format string, args ...any) {
 	fmt.Fprintf(p.Err, "warning: "+format+"\n", args...)
 }
 
-// Error prints err once and returns its exit code.
+// Error prints err once and returns its exit code. Under --json it is one
+// object on stderr: the sentence, its stable code, the exit code, then the
+// refusal's facts.
 func (p Printer) Error(err error) int {
-	code := Code(err)
+	exit := Code(err)
 	if p.JSON {
-		m := map[string]any{"error": err.Error(), "code": code}
-		var r *Error
-		if errors.As(err, &r) && len(r.Facts) > 0 {
-			for k, v := range r.Facts {
-				m[k] = v
-			}
-		}
-		writeJSON(p.Err, m)
-		return code
+		writeJSON(p.Err, ErrorJSON(err))
+		return exit
 	}
 	if p.TTY {
 		fmt.Fprintf(p.Err, "\x1b[1;31merror:\x1b[0m %s\n", err.Error())
-		return code
+		return exit
 	}
 	fmt.Fprintf(p.Err, "error: %s\n", err.Error())
-	return code
+	return exit
 }
 
-func writeJSON(w io.Writer, v any) {
-	b, _ := json.Marshal(v)
+// ErrorJSON is err's --json object.
+func ErrorJSON(err error) json.Marshaler {
+	obj := object{{"error", err.Error()}, {"code", string(CodeOf(err))}, {"exit", Code(err)}}
+	var r *Error
+	if errors.As(err, &r) {
+		for _, f := range r.Facts {
+			obj = append(obj, field{f.Key, f.Value})
+		}
+	}
+	return obj
+}
+
+func writeJSON(w io.Writer, v json.Marshaler) {
+	// An object of strings, numbers, booleans and nulls always encodes.
+	b, _ := v.MarshalJSON()
 	w.Write(append(b, '\n'))
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -14,9 +15,66 @@ func TestLineKeepsContractTokensAndHidesJSONOnlyFacts(t *testing.T) {
 	if got, want := o.Line(), "interrupt-delivered t1 harness=claude cancel=unconfirmed"; got != want {
 		t.Fatalf("Line() = %q, want %q", got, want)
 	}
-	if m := o.Map(); m["endpoint"] != "s:fm-t1" || m["outcome"] != "interrupt-delivered" || m["id"] != "t1" {
-		t.Fatalf("Map() = %v", m)
+	if got, want := jsonOf(t, o.JSON()), `{"outcome":"interrupt-delivered","id":"t1","harness":"claude","endpoint":"s:fm-t1","cancel":"unconfirmed"}`; got != want {
+		t.Fatalf("JSON() = %s, want %s", got, want)
 	}
+}
+
+func TestTypedFactsKeepTheTextLineAndTypeTheJSON(t *testing.T) {
+	o := Outcome{Word: "sent", ID: "t1"}
+	o.Put(Int("bytes", 7), Bool("marked", false), Yes("cleared"), OrNull("busy", "", "none"),
+		Str("result", "completed").TokenAs("outcome"), Str("pane", "<%1> & more"))
+	if got, want := o.Line(), "sent t1 bytes=7 marked=false cleared=yes busy=none outcome=completed pane=<%1> & more"; got != want {
+		t.Fatalf("Line() = %q, want %q", got, want)
+	}
+	want := `{"outcome":"sent","id":"t1","bytes":7,"marked":false,"cleared":true,"busy":null,"result":"completed","pane":"<%1> & more"}`
+	if got := jsonOf(t, o.JSON()); got != want {
+		t.Fatalf("JSON() = %s, want %s", got, want)
+	}
+	if o.Get("bytes") != "7" || o.Get("outcome") != "" {
+		t.Fatalf("Get reads the text value by JSON key: bytes=%q outcome=%q", o.Get("bytes"), o.Get("outcome"))
+	}
+}
+
+// A fact can never overwrite the object's own fields: recover once printed
+// "outcome":"completed" over "outcome":"recovered".
+func TestAFactCannotTakeAReservedKey(t *testing.T) {
+	for _, key := range []string{"outcome", "id", "error", "code", "exit"} {
+		mustPanic(t, "Outcome.Add "+key, func() { new(Outcome).Add(key, "x") })
+		mustPanic(t, "Outcome.Put "+key, func() { new(Outcome).Put(Int(key, 1)) })
+	}
+	for _, key := range []string{"outcome", "error", "code", "exit"} {
+		mustPanic(t, "Error.With "+key, func() { Failed("x").With(key, "y") })
+		mustPanic(t, "Error.Put "+key, func() { Failed("x").Put(Yes(key)) })
+	}
+	mustPanic(t, "a key given twice", func() { new(Outcome).Add("state", "alive").AddJSON("state", "dead") })
+	mustPanic(t, "an error fact given twice", func() { Failed("x").With("id", "t1").Put(Str("id", "t2")) })
+	// An error may name the task it is about.
+	if e := Failed("x").With("id", "t1"); e.Get("id") != "t1" {
+		t.Fatalf("error fact id = %q", e.Get("id"))
+	}
+}
+
+func mustPanic(t *testing.T, what string, f func()) {
+	t.Helper()
+	defer func() {
+		if recover() == nil {
+			t.Errorf("%s did not panic", what)
+		}
+	}()
+	f()
+}
+
+func jsonOf(t *testing.T, m json.Marshaler) string {
+	t.Helper()
+	b, err := m.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(b) {
+		t.Fatalf("invalid JSON %s", b)
+	}
+	return string(b)
 }
 
 func TestErrorFormsAndCodes(t *testing.T) {
@@ -27,12 +85,12 @@ func TestErrorFormsAndCodes(t *testing.T) {
 	}
 	errOut.Reset()
 	p.JSON = true
-	if code := p.Error(Unconfirmed("maybe").With("submit", "unconfirmed")); code != 3 ||
-		errOut.String() != `{"code":3,"error":"maybe","submit":"unconfirmed"}`+"\n" {
+	if code := p.Error(Unconfirmed("maybe").With("submit", "unconfirmed").Put(Int("enters", 2))); code != 3 ||
+		errOut.String() != `{"error":"maybe","code":"unconfirmed","exit":3,"submit":"unconfirmed","enters":2}`+"\n" {
 		t.Fatalf("json error: code %d, %q", code, errOut.String())
 	}
 	errOut.Reset()
-	if code := p.Error(errors.New("plain")); code != 1 || !strings.Contains(errOut.String(), `"code":1`) {
+	if code := p.Error(errors.New("plain")); code != 1 || errOut.String() != `{"error":"plain","code":"refused","exit":1}`+"\n" {
 		t.Fatalf("plain error: code %d, %q", code, errOut.String())
 	}
 	if out.Len() != 0 {

@@ -20,22 +20,22 @@ import (
 func (c *Controller) checkpoint(ctx context.Context, t *task.Target) ([]state.Entry, error) {
 	wt := t.Endpoint.Worktree
 	if wt == "" {
-		return nil, cli.Failed("task %s has no recorded worktree; refusing to relaunch without the copy holding its work", t.ID)
+		return nil, cli.Failed("task %s has no recorded worktree; refusing to relaunch without the copy holding its work", t.ID).Coded(cli.EBadWorktree)
 	}
 	info, err := os.Stat(wt)
 	if err != nil || !info.IsDir() {
-		return nil, cli.Failed("task %s's recorded worktree '%s' does not exist; refusing to stop its agent", t.ID, wt)
+		return nil, cli.Failed("task %s's recorded worktree '%s' does not exist; refusing to stop its agent", t.ID, wt).Coded(cli.EBadWorktree)
 	}
 	real, err := filepath.EvalSymlinks(wt)
 	if err != nil {
-		return nil, cli.Failed("task %s's recorded worktree '%s' cannot be resolved: %v", t.ID, wt, err)
+		return nil, cli.Failed("task %s's recorded worktree '%s' cannot be resolved: %v", t.ID, wt, err).Coded(cli.EBadWorktree)
 	}
 	top, err := c.git(ctx, wt, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return nil, cli.Failed("task %s's recorded worktree '%s' is not a git worktree (%s)", t.ID, wt, backends.StderrOf(err))
+		return nil, cli.Failed("task %s's recorded worktree '%s' is not a git worktree (%s)", t.ID, wt, backends.StderrOf(err)).Coded(cli.EBadWorktree)
 	}
 	if realTop, _ := filepath.EvalSymlinks(top); realTop != real {
-		return nil, cli.Failed("task %s's recorded worktree '%s' is not a worktree root (root is %s)", t.ID, wt, top)
+		return nil, cli.Failed("task %s's recorded worktree '%s' is not a worktree root (root is %s)", t.ID, wt, top).Coded(cli.EBadWorktree)
 	}
 	head := "unborn"
 	if err := state.Fault("git-head"); err != nil {

@@ -27,7 +27,7 @@ func requireClassifier(t *task.Target, verb string) error {
 	if t.Ability.Classifier {
 		return nil
 	}
-	return cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so '%s' cannot prove the agent actually stopped; refusing rather than reporting success blind", t.ID, t.BackendName, verb)
+	return cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so '%s' cannot prove the agent actually stopped; refusing rather than reporting success blind", t.ID, t.BackendName, verb).Coded(cli.ENoClassifier)
 }
 
 // stop is the exit verb's body, shared with relaunch. allowMissing accepts an
@@ -87,9 +87,9 @@ func (c *Controller) stop(ctx context.Context, t *task.Target, allowMissing, inp
 			turnUnproven = cancel != "confirmed" && t.Harness.ExitKeepsTurn()
 			interruptNote = "delivered verified=agent-alive cancel=" + cancel
 		case backends.StateMissing:
-			return "", cli.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command; reconcile the task before any further control action", t.ID)
+			return "", cli.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command; reconcile the task before any further control action", t.ID).Coded(cli.EEndpointMissing)
 		default:
-			return "", cli.Failed("task %s's agent reads '%s' after its interrupt key; refusing to type its exit command into an unattributed endpoint (interrupt=delivered cancel=%s)", t.ID, after.State, cancel)
+			return "", cli.Failed("task %s's agent reads '%s' after its interrupt key; refusing to type its exit command into an unattributed endpoint (interrupt=delivered cancel=%s)", t.ID, after.State, cancel).Coded(cli.EAgentUnverified)
 		}
 	}
 
@@ -101,14 +101,14 @@ func (c *Controller) stop(ctx context.Context, t *task.Target, allowMissing, inp
 	}
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, t.Harness.ExitCommand, o)
 	if res.Verdict == deliver.SendFailed {
-		return "", cli.Failed("the exit command could not be sent to task %s on %s (%v); interrupt=%s", t.ID, t.BackendName, backends.StderrOf(res.Err), interruptNote)
+		return "", cli.Failed("the exit command could not be sent to task %s on %s (%v); interrupt=%s", t.ID, t.BackendName, backends.StderrOf(res.Err), interruptNote).Coded(cli.EDeliveryFailed)
 	}
 	final, ok := c.waitState(ctx, t, c.waits.Exit, backends.StateDead)
 	if ok && turnUnproven {
 		_ = c.retireBusy(t)
 		return "", cli.Unconfirmed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=dead exit=unconfirmed background-turn=unconfirmed; the %s TUI is gone, but %s keeps a running turn going after %s (in its background app-server daemon) and nothing from the agent proved the turn ended after the interrupt",
 			t.ID, interruptNote, t.Harness.Name, t.Harness.Name, t.Harness.ExitCommand).
-			With("id", t.ID, "exit", "unconfirmed", "state", "dead", "interrupt", interruptNote, "background_turn", "unconfirmed")
+			With("id", t.ID, "exit_result", "unconfirmed", "state", "dead", "interrupt", interruptNote, "background_turn", "unconfirmed")
 	}
 	if ok {
 		return exitStopped, c.retireBusy(t)
@@ -121,8 +121,8 @@ func (c *Controller) stop(ctx context.Context, t *task.Target, allowMissing, inp
 		held = fmt.Sprintf("; its composer still holds %s (the submit was never confirmed), so clear it before sending anything else", t.Harness.ExitCommand)
 	}
 	return "", cli.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the agent did not stop within %s%s",
-		t.ID, interruptNote, final.State, seconds(c.waits.Exit), held).
-		With("id", t.ID, "exit", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
+		t.ID, interruptNote, final.State, seconds(c.waits.Exit), held).Coded(cli.ENotStopped).
+		With("id", t.ID, "exit_result", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
 }
 
 func (c *Controller) retireBusy(t *task.Target) error {
@@ -161,7 +161,7 @@ func (c *Controller) runExit(ctx context.Context, t *task.Target) error {
 	// Only a stopped agent's wiring goes (with background_turn the TUI is
 	// gone and only its daemon's turn is unproven).
 	var re *cli.Error
-	if err == nil || (errors.As(err, &re) && re.Facts["background_turn"] != "") {
+	if err == nil || (errors.As(err, &re) && re.Get("background_turn") != "") {
 		if rerr := retireWiring(t); rerr != nil {
 			c.print.Notice("task %s's agent stopped, but its telemetry wiring was not retired: %v", t.ID, rerr)
 		}

@@ -24,10 +24,10 @@ type interruptResult struct {
 func checkKeys(t *task.Target) error {
 	h := t.Harness
 	if !t.Ability.CanDeliver(h.InterruptKey) {
-		return cli.Failed("harness %s interrupts with %s, which the %s backend cannot deliver; refusing to send a different key", h.Name, h.InterruptKey, t.BackendName)
+		return cli.Failed("harness %s interrupts with %s, which the %s backend cannot deliver; refusing to send a different key", h.Name, h.InterruptKey, t.BackendName).Coded(cli.EKeyUnsupported)
 	}
 	if h.ClearKey != "" && !t.Ability.CanDeliver(h.ClearKey) {
-		return cli.Failed("harness %s needs %s to clear its composer after an interrupt, which the %s backend cannot deliver; refusing to leave the cancelled prompt in its composer", h.Name, h.ClearKey, t.BackendName)
+		return cli.Failed("harness %s needs %s to clear its composer after an interrupt, which the %s backend cannot deliver; refusing to leave the cancelled prompt in its composer", h.Name, h.ClearKey, t.BackendName).Coded(cli.EKeyUnsupported)
 	}
 	return nil
 }
@@ -37,16 +37,20 @@ func refuseState(t *task.Target, verb string, obs backends.Observation) error {
 	id := t.ID
 	switch obs.State {
 	case backends.StateDead, backends.StateMissing:
-		if verb == "interrupt" {
-			return cli.Failed("no agent is running at task %s's recorded endpoint %s (state: %s); there is nothing to interrupt", id, t.Endpoint.Target, obs.State)
+		code := cli.EAgentNotRunning
+		if obs.State == backends.StateMissing {
+			code = cli.EEndpointMissing
 		}
-		return cli.Failed("task %s's recorded endpoint %s is gone, so there is no agent to stop; reconcile the task before any further control action", id, t.Endpoint.Target)
+		if verb == "interrupt" {
+			return cli.Failed("no agent is running at task %s's recorded endpoint %s (state: %s); there is nothing to interrupt", id, t.Endpoint.Target, obs.State).Coded(code)
+		}
+		return cli.Failed("task %s's recorded endpoint %s is gone, so there is no agent to stop; reconcile the task before any further control action", id, t.Endpoint.Target).Coded(code)
 	case backends.StateDrifted:
-		return cli.Failed("task %s's recorded endpoint %s has drifted (%s); %s before %s it", id, t.Endpoint.Target, obs.Detail, t.DriftFix(), gerund(verb))
+		return cli.Failed("task %s's recorded endpoint %s has drifted (%s); %s before %s it", id, t.Endpoint.Target, obs.Detail, t.DriftFix(), gerund(verb)).Coded(cli.EEndpointDrifted)
 	case backends.StateSuspended:
-		return cli.Failed("task %s's agent is stopped, not gone, so %s it would act on a frozen worker; resume it in its own endpoint (fg) first", id, gerund(verb))
+		return cli.Failed("task %s's agent is stopped, not gone, so %s it would act on a frozen worker; resume it in its own endpoint (fg) first", id, gerund(verb)).Coded(cli.EAgentSuspended)
 	}
-	return cli.Failed("task %s's endpoint %s reads '%s' (%s) rather than a positively classified state; refusing to send a lifecycle key into an unattributed endpoint", id, t.Endpoint.Target, obs.State, obs.Detail)
+	return cli.Failed("task %s's endpoint %s reads '%s' (%s) rather than a positively classified state; refusing to send a lifecycle key into an unattributed endpoint", id, t.Endpoint.Target, obs.State, obs.Detail).Coded(cli.EAgentUnverified)
 }
 
 func gerund(verb string) string {
@@ -122,7 +126,7 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Targe
 		if err := send(h.InterruptKey, i == h.Repeat-1 && h.ClearKey == ""); refused != nil {
 			return "", nil, refused
 		} else if err != nil {
-			return "", nil, cli.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err))
+			return "", nil, cli.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
 		}
 	}
 	if h.InterruptKey == harness.KeyEscape && h.ClearKey == "" {
@@ -139,7 +143,7 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Targe
 	if h.ClearKey != "" {
 		time.Sleep(h.PressGap)
 		if err := send(h.ClearKey, true); err != nil {
-			return "", nil, cli.Failed("interrupt key %s reached task %s, but %s did not (%v); its composer may still hold the cancelled prompt, so clear it before sending anything else", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err))
+			return "", nil, cli.Failed("interrupt key %s reached task %s, but %s did not (%v); its composer may still hold the cancelled prompt, so clear it before sending anything else", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
 		}
 	}
 	if err := restore(); err != nil {
@@ -185,7 +189,7 @@ func (c *Controller) restoreStep(ctx context.Context, t *task.Target, sig harnes
 			st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
 			if err == nil && st.Composer == harness.ComposerHolding {
 				if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
-					return cli.Failed("interrupt key %s reached task %s, which put the cancelled prompt back: %v; clear it before sending anything else", t.Harness.InterruptKey, t.ID, err)
+					return cli.Failed("interrupt key %s reached task %s, which put the cancelled prompt back: %v; clear it before sending anything else", t.Harness.InterruptKey, t.ID, err).Coded(cli.EComposerHeld)
 				}
 				return nil
 			}
@@ -209,8 +213,8 @@ func (c *Controller) cancelForExit(ctx context.Context, t *task.Target, sig harn
 			return st, nil
 		}
 		if time.Now().After(deadline) || backends.Sleep(ctx, 50*time.Millisecond) != nil {
-			return st, cli.Failed("task %s's %s agent was still busy %s after its interrupt key, and it refuses its exit command %s during a turn; nothing was typed", t.ID, t.Harness.Name, seconds(c.waits.Settle), t.Harness.ExitCommand).
-				With("id", t.ID, "exit", "refused", "busy", "yes")
+			return st, cli.Failed("task %s's %s agent was still busy %s after its interrupt key, and it refuses its exit command %s during a turn; nothing was typed", t.ID, t.Harness.Name, seconds(c.waits.Settle), t.Harness.ExitCommand).Coded(cli.EBusy).
+				With("id", t.ID, "exit_result", "refused").Put(cli.Yes("busy"))
 		}
 	}
 }
@@ -235,7 +239,7 @@ func (c *Controller) interrupt(ctx context.Context, t *task.Target, gate func(ba
 	}
 	res := interruptResult{Verified: "endpoint", Cancel: cancel, After: *after}
 	if after.State == backends.StateMissing {
-		return res, cli.Failed("task %s's endpoint disappeared while interrupting it; reconcile the task before any further control action", t.ID)
+		return res, cli.Failed("task %s's endpoint disappeared while interrupting it; reconcile the task before any further control action", t.ID).Coded(cli.EEndpointMissing)
 	}
 	if t.Ability.Classifier {
 		if after.State != backends.StateAlive {
@@ -302,11 +306,11 @@ func (c *Controller) prepareExitComposer(ctx context.Context, t *task.Target, o 
 		}
 	}
 	if st.Dialog != "" {
-		return cli.Failed("task %s's %s agent is at its %s dialog; its exit command typed there would go to the dialog, so nothing was typed. Answer the dialog in the pane first", t.ID, t.Harness.Name, st.Dialog).
-			With("id", t.ID, "exit", "refused", "dialog", st.Dialog)
+		return cli.Failed("task %s's %s agent is at its %s dialog; its exit command typed there would go to the dialog, so nothing was typed. Answer the dialog in the pane first", t.ID, t.Harness.Name, st.Dialog).Coded(cli.EDialog).
+			With("id", t.ID, "exit_result", "refused", "dialog", st.Dialog)
 	}
 	if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
-		return cli.Failed("task %s: %v; its exit command would be glued onto it, so nothing was typed", t.ID, err)
+		return cli.Failed("task %s: %v; its exit command would be glued onto it, so nothing was typed", t.ID, err).Coded(cli.EComposerHeld)
 	}
 	o.Screen = &sig
 	return nil

@@ -33,7 +33,7 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 	if target == "" && t.Kind == harness.KindSecondmate {
 		pin, ok, err := t.Home.SecondmatePin()
 		if err != nil {
-			return p, cli.Failed("task %s is a secondmate, and its harness pin cannot be read: %v", t.ID, err)
+			return p, cli.Failed("task %s is a secondmate, and its harness pin cannot be read: %v", t.ID, err).Coded(cli.EBadPin)
 		}
 		if ok {
 			if pin, err = pin.Verified(c.print.Warn); err != nil {
@@ -48,23 +48,23 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 		// reconstructed, and substituting the canonical adapter would change
 		// what runs.
 		if t.RecordedHarness != t.Harness.Name {
-			return p, cli.Failed("task %s records harness '%s', whose original launch command cannot be reconstructed from its recorded basename; relaunching without --harness would substitute the canonical adapter '%s' for the command actually running. Pass an explicit --harness to choose the replacement runtime deliberately", t.ID, state.Printable(t.RecordedHarness), t.Harness.Name)
+			return p, cli.Failed("task %s records harness '%s', whose original launch command cannot be reconstructed from its recorded basename; relaunching without --harness would substitute the canonical adapter '%s' for the command actually running. Pass an explicit --harness to choose the replacement runtime deliberately", t.ID, state.Printable(t.RecordedHarness), t.Harness.Name).Coded(cli.EUnverifiedHarness)
 		}
 		target = t.Harness.Name
 	}
 	h, ok := harness.Lookup(target)
 	if !ok {
-		return p, cli.Failed("'%s' is not a verified harness; relaunch only starts verified adapters (%s)", state.Printable(target), strings.Join(harness.Names(), ", "))
+		return p, cli.Failed("'%s' is not a verified harness; relaunch only starts verified adapters (%s)", state.Printable(target), strings.Join(harness.Names(), ", ")).Coded(cli.EUnverifiedHarness)
 	}
 	if !h.SupportsKind(t.Kind) {
-		return p, cli.Failed("'%s' is not verified to run a %s task, so relaunching %s onto it would stop the running agent with no replacement able to start; refused before anything was touched", h.Name, t.Kind, t.ID)
+		return p, cli.Failed("'%s' is not verified to run a %s task, so relaunching %s onto it would stop the running agent with no replacement able to start; refused before anything was touched", h.Name, t.Kind, t.ID).Coded(cli.EUnverifiedHarness)
 	}
 	p.To = h
 	sameHarness := h.Name == t.Harness.Name
 	p.ToModel = pick(o.Model, fromPin && o.Harness == "", pinModel, sameHarness, p.FromModel)
 	p.ToEffort = pick(o.Effort, fromPin && o.Harness == "", pinEffort, sameHarness, p.FromEffort)
 	if p.ToModel != "default" && h.Launch.ModelFlag == "" {
-		return p, cli.Failed("harness %s takes no model flag, so model '%s' cannot be carried to it; pass --model default", h.Name, p.ToModel)
+		return p, cli.Failed("harness %s takes no model flag, so model '%s' cannot be carried to it; pass --model default", h.Name, p.ToModel).Coded(cli.EUnverifiedHarness)
 	}
 	return p, nil
 }

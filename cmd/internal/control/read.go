@@ -27,8 +27,9 @@ func (c *Controller) Read(ctx context.Context, id string, lines int) error {
 	}
 	text := strings.Join(rows, "\n")
 	if c.print.JSON {
-		c.print.Value(map[string]any{"outcome": "read", "id": id, "backend": t.BackendName,
-			"endpoint": t.Endpoint.Target, "lines": len(rows), "text": text})
+		out := cli.Outcome{Word: "read", ID: id}
+		c.print.Outcome(*out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
+			Put(cli.Int("lines", len(rows))).Add("text", text))
 		return nil
 	}
 	if len(rows) > 0 {

@@ -22,13 +22,13 @@ func (c *Controller) runRebind(ctx context.Context, t *task.Target) error {
 	}
 	pf, ok := t.Backend.(backends.PaneFinder)
 	if !ok {
-		return cli.Failed("fmctl's %s adapter cannot list panes to re-point a record, so rebind cannot correct task %s there; nothing was changed", t.BackendName, t.ID)
+		return cli.Failed("fmctl's %s adapter cannot list panes to re-point a record, so rebind cannot correct task %s there; nothing was changed", t.BackendName, t.ID).Coded(cli.ENoAdapter)
 	}
 	obs := t.Backend.AgentState(ctx, t.Endpoint)
 	hasIDs := t.Task.Record.Get(backends.KeyTmuxPane) != ""
 	switch obs.State {
 	case backends.StateUnreadable:
-		return cli.Failed("task %s's endpoint %s cannot be read (%s); rebind needs the backend to answer, nothing was changed", t.ID, t.Endpoint.Target, obs.Detail)
+		return cli.Failed("task %s's endpoint %s cannot be read (%s); rebind needs the backend to answer, nothing was changed", t.ID, t.Endpoint.Target, obs.Detail).Coded(cli.EEndpointUnreadable)
 	case backends.StateDrifted, backends.StateMissing:
 	default:
 		if hasIDs {
@@ -104,10 +104,10 @@ func findClaimant(ctx context.Context, pf backends.PaneFinder, t *task.Target, o
 	}
 	switch len(claimants) {
 	case 0:
-		return backends.Pane{}, cli.Failed("task %s's endpoint %s reads '%s' (%s), and no pane in its worktree %s carries its label %s or its recorded pane id; nothing to re-point, the record is unchanged", t.ID, t.Endpoint.Target, obs.State, obs.Detail, wt, label)
+		return backends.Pane{}, cli.Failed("task %s's endpoint %s reads '%s' (%s), and no pane in its worktree %s carries its label %s or its recorded pane id; nothing to re-point, the record is unchanged", t.ID, t.Endpoint.Target, obs.State, obs.Detail, wt, label).Coded(cli.ENoPane)
 	case 1:
 	default:
-		return backends.Pane{}, cli.Failed("task %s's identity is carried by %d panes in its worktree (%s); refusing to pick one, the record is unchanged", t.ID, len(claimants), strings.Join(names, ", "))
+		return backends.Pane{}, cli.Failed("task %s's identity is carried by %d panes in its worktree (%s); refusing to pick one, the record is unchanged", t.ID, len(claimants), strings.Join(names, ", ")).Coded(cli.EAmbiguousPane)
 	}
 	p := claimants[0]
 	switch p.Obs.State {
@@ -119,7 +119,7 @@ func findClaimant(ctx context.Context, pf backends.PaneFinder, t *task.Target, o
 				return p, nil
 			}
 		}
-		return backends.Pane{}, cli.Failed("%s runs %s, not task %s's recorded harness %s; refusing to re-point the record at another agent, the record is unchanged", p.Describe(), strings.Join(p.Obs.Names, ","), t.ID, t.Harness.Name)
+		return backends.Pane{}, cli.Failed("%s runs %s, not task %s's recorded harness %s; refusing to re-point the record at another agent, the record is unchanged", p.Describe(), strings.Join(p.Obs.Names, ","), t.ID, t.Harness.Name).Coded(cli.EForeignAgent)
 	}
-	return backends.Pane{}, cli.Failed("%s reads '%s' (%s), neither task %s's %s nor an agent-free shell; refusing to re-point the record at it, the record is unchanged", p.Describe(), p.Obs.State, p.Obs.Detail, t.ID, t.Harness.Name)
+	return backends.Pane{}, cli.Failed("%s reads '%s' (%s), neither task %s's %s nor an agent-free shell; refusing to re-point the record at it, the record is unchanged", p.Describe(), p.Obs.State, p.Obs.Detail, t.ID, t.Harness.Name).Coded(cli.EAgentUnverified)
 }

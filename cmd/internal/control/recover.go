@@ -46,7 +46,7 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 		return cli.Failed("cannot take task %s's lifecycle lock: %v", id, err)
 	}
 	if !held {
-		return cli.Failed("a lifecycle action still holds task %s's lock, so its relaunch is not torn; recover only settles a transaction whose process has died", id)
+		return cli.Failed("a lifecycle action still holds task %s's lock, so its relaunch is not torn; recover only settles a transaction whose process has died", id).Coded(cli.ELockHeld)
 	}
 	defer lock.Release()
 	paths := store.Journal(id)
@@ -91,7 +91,7 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 	}
 	agent := t.Backend.AgentState(ctx, t.Endpoint)
 	out := cli.Outcome{Word: "recovered", ID: id}
-	out.Add("phase", phase).Add("outcome", "rolled-back").Add("rollback", s.Rollback).Add("agent", string(agent.State))
+	out.Add("phase", phase).Put(result("rolled-back")).Add("rollback", s.Rollback).Add("agent", string(agent.State))
 	c.print.Outcome(out)
 	c.print.Notice("%s", s.Sentence)
 	return nil
@@ -107,7 +107,7 @@ func (c *Controller) rollForward(j state.Journal, paths state.JournalPaths, t *t
 		return cli.Failed("task %s's relaunch is complete on disk but its journal could not record it: %v", t.ID, err)
 	}
 	out := cli.Outcome{Word: "recovered", ID: t.ID}
-	out.Add("phase", state.PhaseLaunching).Add("outcome", "completed").Add("harness", t.Task.Record.Get("harness")).Add("ready", "confirmed").Add("agent", "alive")
+	out.Add("phase", state.PhaseLaunching).Put(result("completed")).Add("harness", t.Task.Record.Get("harness")).Add("ready", "confirmed").Add("agent", "alive")
 	c.print.Outcome(out)
 	return nil
 }
@@ -118,7 +118,7 @@ func (c *Controller) rollForward(j state.Journal, paths state.JournalPaths, t *t
 func (c *Controller) recoverSpawn(ctx context.Context, store state.Store, id string) error {
 	lock, err := store.LockTask(id)
 	if err != nil {
-		return cli.Failed("a lifecycle action still holds task %s's lock, so its spawn is not interrupted; recover only settles a spawn whose process has died", id)
+		return cli.Failed("a lifecycle action still holds task %s's lock, so its spawn is not interrupted; recover only settles a spawn whose process has died", id).Coded(cli.ELockHeld)
 	}
 	defer lock.Release()
 	sp := spawn.Spawner{Env: c.env, Runner: c.runner, Print: c.print}
@@ -134,3 +134,8 @@ func (c *Controller) recoverSpawn(ctx context.Context, store state.Store, id str
 	}
 	return nil
 }
+
+// result is what recover did with a torn relaunch: `outcome=` in the text
+// line, whose tokens predate --json, and "result" in JSON, where "outcome"
+// is the object's own word (recovered).
+func result(r string) cli.Fact { return cli.Str("result", r).TokenAs("outcome") }

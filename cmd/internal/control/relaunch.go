@@ -55,17 +55,17 @@ func (c *Controller) runRelaunch(ctx context.Context, t *task.Target, o Relaunch
 	switch t.Kind {
 	case harness.KindShip, harness.KindScout:
 		if err := state.RegularUnder(t.Home.Data, brief); err != nil {
-			return cli.Failed("task %s has no instructions at %s (%v); a relaunched %s reads its brief there, so write it before relaunching", t.ID, brief, err, t.Kind)
+			return cli.Failed("task %s has no instructions at %s (%v); a relaunched %s reads its brief there, so write it before relaunching", t.ID, brief, err, t.Kind).Coded(cli.ENoBrief)
 		}
 		if note == "" {
-			return cli.Failed("relaunch of a %s task requires --note (or --note-file): the replacement inherits the worktree but none of the conversation, so say where the work stands", t.Kind)
+			return cli.Failed("relaunch of a %s task requires --note (or --note-file): the replacement inherits the worktree but none of the conversation, so say where the work stands", t.Kind).Coded(cli.ENoteRequired)
 		}
 	case harness.KindSecondmate:
 		// The charter is never rewritten, but the replacement is still
 		// pointed at it: finding it missing only after the stop would leave
 		// the secondmate with no agent at all.
 		if err := state.RegularUnder(t.Home.Data, brief); err != nil {
-			return cli.Failed("task %s has no instructions at %s (%v); a relaunched secondmate is pointed there, so write it before relaunching", t.ID, brief, err)
+			return cli.Failed("task %s has no instructions at %s (%v); a relaunched secondmate is pointed there, so write it before relaunching", t.ID, brief, err).Coded(cli.ENoBrief)
 		}
 	default:
 		return cli.Failed("task %s records kind '%s', which has no defined relaunch shape", t.ID, t.Kind)

@@ -96,6 +96,6 @@ func (x *relaunchTx) fail(ctx context.Context, phase string, cause error, of out
 	if err := state.WriteJournal(x.paths.Journal, x.journal); err != nil {
 		x.c.print.Warn("the relaunch journal %s could not record the failure: %v", x.paths.Journal, err)
 	}
-	return cli.Failed("%v; phase=failed:%s rollback=%s: %s", cause, phase, s.Rollback, s.Sentence).
+	return cli.Failed("%v; phase=failed:%s rollback=%s: %s", cause, phase, s.Rollback, s.Sentence).Coded(cli.ERelaunchFailed).
 		With("id", x.t.ID, "phase", state.FailedPrefix+phase, "rollback", s.Rollback)
 }

@@ -21,7 +21,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 		return err
 	}
 	out := cli.Outcome{Word: "status", ID: id}
-	out.Add("harness", t.Family()).Add("recorded_harness", orNone(t.RecordedHarness)).Add("kind", string(t.Kind)).
+	out.Add("harness", t.Family()).Put(cli.OrNull("recorded_harness", t.RecordedHarness, "none")).Add("kind", string(t.Kind)).
 		Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).Add("worktree", t.Endpoint.Worktree).
 		Add("model", orDefault(t.Task.Record.Get("model"))).Add("effort", orDefault(t.Task.Record.Get("effort")))
 	obs := t.Backend.AgentState(ctx, t.Endpoint)
@@ -29,7 +29,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	if obs.State == backends.StateUnverified || !t.Ability.Classifier {
 		out.Add("classifier", "none")
 	}
-	out.Add("busy", orNone(t.Store.BusyState(id)))
+	out.Put(cli.OrNull("busy", t.Store.BusyState(id), "none"))
 	if obs.AgentStatus != "" {
 		out.Add("agent_status", obs.AgentStatus)
 	}

@@ -52,7 +52,7 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 				With("id", id, "for", cond, "state", string(v.obs.State), "activity", orUnknown(v.activity))
 		}
 		if err := backends.Sleep(ctx, min(pause.Next(), left)); err != nil {
-			return cli.Failed("the wait for task %s was interrupted", id)
+			return cli.Failed("the wait for task %s was interrupted", id).Coded(cli.EInterrupted)
 		}
 	}
 }
@@ -63,7 +63,7 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 func (c *Controller) waitPossible(t *task.Target, cond string) error {
 	if cond == "dead" {
 		if !t.Ability.Classifier {
-			return cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so an agent-free endpoint cannot be proven; nothing to wait on", t.ID, t.BackendName)
+			return cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so an agent-free endpoint cannot be proven; nothing to wait on", t.ID, t.BackendName).Coded(cli.ENoClassifier)
 		}
 		return nil
 	}
@@ -72,7 +72,7 @@ func (c *Controller) waitPossible(t *task.Target, cond string) error {
 	if _, reported := currentActivity(t); reported {
 		return nil
 	}
-	return cli.Failed("no activity signal for harness %s: it reports no telemetry (state/%s.agent-state holds nothing from this incarnation) and has no screen signature, so task %s cannot be seen %s; wait --for dead still works", orNone(oneLine(t.Family())), t.ID, t.ID, cond)
+	return cli.Failed("no activity signal for harness %s: it reports no telemetry (state/%s.agent-state holds nothing from this incarnation) and has no screen signature, so task %s cannot be seen %s; wait --for dead still works", orNone(oneLine(t.Family())), t.ID, t.ID, cond).Coded(cli.ENoSignal)
 }
 
 // look reads the endpoint and the current telemetry once.
@@ -87,12 +87,12 @@ func look(ctx context.Context, t *task.Target) waitView {
 func reached(t *task.Target, cond string, v waitView) (bool, error) {
 	switch v.obs.State {
 	case backends.StateMissing:
-		return false, cli.Failed("task %s's recorded endpoint %s is gone (state: missing), so there is nothing to wait on; reconcile the task first", t.ID, t.Endpoint.Target)
+		return false, cli.Failed("task %s's recorded endpoint %s is gone (state: missing), so there is nothing to wait on; reconcile the task first", t.ID, t.Endpoint.Target).Coded(cli.EEndpointMissing)
 	case backends.StateDrifted:
-		return false, cli.Failed("task %s's recorded endpoint %s drifted (%s); %s before waiting on it", t.ID, t.Endpoint.Target, v.obs.Detail, t.DriftFix())
+		return false, cli.Failed("task %s's recorded endpoint %s drifted (%s); %s before waiting on it", t.ID, t.Endpoint.Target, v.obs.Detail, t.DriftFix()).Coded(cli.EEndpointDrifted)
 	case backends.StateDead:
 		if cond != "dead" {
-			return false, cli.Failed("task %s's endpoint %s has no agent (state: dead), so it will not be %s; relaunch it first", t.ID, t.Endpoint.Target, cond)
+			return false, cli.Failed("task %s's endpoint %s has no agent (state: dead), so it will not be %s; relaunch it first", t.ID, t.Endpoint.Target, cond).Coded(cli.EAgentNotRunning)
 		}
 		return true, nil
 	}
@@ -109,14 +109,9 @@ func reached(t *task.Target, cond string, v waitView) (bool, error) {
 }
 
 func (c *Controller) printReached(t *task.Target, cond string, v waitView, waited time.Duration) {
-	if c.print.JSON {
-		c.print.Value(map[string]any{"outcome": "reached", "id": t.ID, "for": cond, "state": string(v.obs.State),
-			"activity": orUnknown(v.activity), "waited_ms": waited.Milliseconds()})
-		return
-	}
 	out := cli.Outcome{Word: "reached", ID: t.ID}
 	out.Add("for", cond).Add("state", string(v.obs.State)).Add("activity", orUnknown(v.activity)).
-		Add("waited", fmt.Sprintf("%.2fs", waited.Seconds()))
+		Put(cli.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
 	c.print.Outcome(out)
 }
 

@@ -4,8 +4,6 @@ package send
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -107,7 +105,7 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key) er
 	if key == harness.KeyEscape && t.HasHarness && t.Harness.ClearKey != "" {
 		clear = t.Harness.ClearKey
 		if !t.Ability.CanDeliver(clear) {
-			return cli.Failed("harness %s needs %s after Escape to clear its composer, which the %s backend cannot deliver; nothing was sent", t.Harness.Name, clear, t.BackendName)
+			return cli.Failed("harness %s needs %s after Escape to clear its composer, which the %s backend cannot deliver; nothing was sent", t.Harness.Name, clear, t.BackendName).Coded(cli.EKeyUnsupported)
 		}
 	}
 	lock, err := s.lockKey(ctx, t)
@@ -129,7 +127,7 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key) er
 	if clear != "" {
 		time.Sleep(t.Harness.PressGap)
 		if err := t.Backend.SendKey(ctx, t.Endpoint, clear); err != nil {
-			return cli.Failed("Escape reached %s, but the %s composer could not be cleared with %s (%v); it still holds the restored prompt, so clear it before sending the next message", t.Endpoint.Target, t.Harness.Name, clear, backends.StderrOf(err))
+			return cli.Failed("Escape reached %s, but the %s composer could not be cleared with %s (%v); it still holds the restored prompt, so clear it before sending the next message", t.Endpoint.Target, t.Harness.Name, clear, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
 		}
 		out.Add("clear", string(clear))
 	}
@@ -165,7 +163,7 @@ func gatedKey(ctx context.Context, t *task.Target, key harness.Key) error {
 		err = t.Backend.SendKey(ctx, t.Endpoint, key)
 	}
 	if err != nil {
-		return cli.Failed("key '%s' not sent to %s (%s send failed: %v)", key, t.Endpoint.Target, t.BackendName, backends.StderrOf(err))
+		return cli.Failed("key '%s' not sent to %s (%s send failed: %v)", key, t.Endpoint.Target, t.BackendName, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
 	}
 	return nil
 }
@@ -179,7 +177,7 @@ func holdInput(lock *state.Lock, gap time.Duration) {
 }
 
 func refuseKey(t *task.Target, key harness.Key) error {
-	return cli.Failed("the %s backend cannot deliver key %s; nothing was sent", t.BackendName, key)
+	return cli.Failed("the %s backend cannot deliver key %s; nothing was sent", t.BackendName, key).Coded(cli.EKeyUnsupported)
 }
 
 // submitOptions reads the tunable submit budgets.
@@ -218,15 +216,15 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 	case deliver.Submitted:
 		out := cli.Outcome{Word: "sent", ID: t.ID}
 		out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
-			Add("bytes", strconv.Itoa(len(text))).Add("enters", strconv.Itoa(res.Enters)).
-			Add("marked", fmt.Sprint(t.Kind == harness.KindSecondmate)).Add("submit", "confirmed")
+			Put(cli.Int("bytes", len(text)), cli.Int("enters", res.Enters), cli.Bool("marked", t.Kind == harness.KindSecondmate)).
+			Add("submit", "confirmed")
 		if cleared {
-			out.Add("cleared", "yes")
+			out.Put(cli.Yes("cleared"))
 		}
 		s.Print.Outcome(out)
 		return nil
 	case deliver.SendFailed:
-		return cli.Failed("text not sent to %s (%s send failed: %v); nothing may be assumed delivered", t.Endpoint.Target, t.BackendName, backends.StderrOf(res.Err)).
+		return cli.Failed("text not sent to %s (%s send failed: %v); nothing may be assumed delivered", t.Endpoint.Target, t.BackendName, backends.StderrOf(res.Err)).Coded(cli.EDeliveryFailed).
 			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "failed")
 	default:
 		return cli.Unconfirmed("text delivered to %s but the submit is unconfirmed (verdict=%s after %d Enter); do not retype or blindly resend: look at the pane, then send '--key Enter' only if the composer still holds the text", t.Endpoint.Target, res.Verdict, res.Enters).
@@ -250,6 +248,6 @@ func refuseHeld(ctx context.Context, t *task.Target) error {
 	if r := []rune(held); len(r) > 40 {
 		held = string(r[:40]) + "..."
 	}
-	return cli.Failed("task %s's composer already holds %q before the cursor (leftover input, or a dialog drawn over the composer); the message would be glued onto it, so nothing was sent. Look at the pane and clear that input (or submit it deliberately), then send again", t.ID, held).
+	return cli.Failed("task %s's composer already holds %q before the cursor (leftover input, or a dialog drawn over the composer); the message would be glued onto it, so nothing was sent. Look at the pane and clear that input (or submit it deliberately), then send again", t.ID, held).Coded(cli.EComposerHeld).
 		With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "held", held)
 }

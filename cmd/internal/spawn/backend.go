@@ -24,7 +24,7 @@ func (s Spawner) chooseBackend(home config.Home, f config.File, flag string) (na
 	}
 	file, err := home.BackendFile()
 	if err != nil {
-		return "", "", cli.Failed("%v", err)
+		return "", "", cli.Failed("%w", err)
 	}
 	if file != "" && f.Backend != "" && file != f.Backend {
 		return "", "", cli.Failed("config/backend says '%s' but config/fm.toml says backend = '%s'; keep one of them", state.Printable(file), state.Printable(f.Backend))
@@ -62,7 +62,7 @@ func (s Spawner) tmuxSession(ctx context.Context, be backends.Backend, configure
 	}
 	sess, err := t.CallerSession(ctx, s.Env("TMUX_PANE"))
 	if err != nil {
-		return "", cli.Failed("fm-spawn runs inside tmux, but the session to put the task's window in cannot be read (%v); set FM_TMUX_SESSION or [tmux] session in config/fm.toml", err)
+		return "", cli.Failed("fm-spawn runs inside tmux, but the session to put the task's window in cannot be read (%v); set FM_TMUX_SESSION or [tmux] session in config/fm.toml", err).Coded(cli.ENoAdapter)
 	}
 	return sess, nil
 }

@@ -60,11 +60,11 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	}
 	ability, known := harness.LookupBackend(backendName)
 	if !known || !ability.Adapter {
-		return Result{}, cli.Failed("backend '%s' has no adapter in fmctl (use tmux, herdr or zellij)", state.Printable(backendName))
+		return Result{}, cli.Failed("backend '%s' has no adapter in fmctl (use tmux, herdr or zellij)", state.Printable(backendName)).Coded(cli.ENoAdapter)
 	}
 	be, err := backends.Open(backendName, s.Runner, backends.Env(s.Env))
 	if err != nil {
-		return Result{}, cli.Failed("%v", err)
+		return Result{}, cli.Failed("%w", err)
 	}
 
 	store := state.Store{Dir: home.State}
@@ -90,7 +90,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	// puts it back rather than deleting the keys it holds (PR, decisions).
 	prior, err := state.ReadSmallFile(store.MetaPath(req.ID), state.MaxRecordBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Result{}, cli.Failed("task %s's existing record cannot be read: %v", req.ID, err)
+		return Result{}, cli.Failed("task %s's existing record cannot be read: %v", req.ID, err).Coded(cli.EBadRecord)
 	}
 	brief, err := placeBrief(home, req)
 	if err != nil {
@@ -104,7 +104,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	}
 	line, err := h.LaunchLine(params)
 	if err != nil {
-		return Result{}, cli.Failed("%v", err)
+		return Result{}, cli.Failed("%w", err)
 	}
 
 	if err := writeIntent(store, req.ID, backendName, where, wt); err != nil {
@@ -125,7 +125,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	fields, err := be.Create(ctx, backends.CreateSpec{TaskID: req.ID, Label: state.Label(req.ID), Dir: wt, Container: where})
 	if err != nil {
 		s.remove(ctx, plan)
-		return Result{}, cli.Failed("could not create the endpoint for task %s on %s: %v", req.ID, backendName, backends.StderrOf(err))
+		return Result{}, cli.Failed("could not create the endpoint for task %s on %s: %v", req.ID, backendName, backends.StderrOf(err)).Coded(cli.ELaunchFailed)
 	}
 	rec := newRecord(req.ID, fields, wt, project, h.Name, kind, prof.Model, prof.Effort, backendName, gen)
 	ep := backends.Endpoint{Backend: backendName, Target: rec.Get("window"), TaskID: req.ID, Worktree: wt, Fields: rec.Map()}
@@ -155,7 +155,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	}
 	if ability.Classifier {
 		if p, ok := s.waitPath(ctx, be, ep, wt, s.pathWait()); !ok {
-			return Result{}, undo(cli.Failed("task %s's new endpoint is in '%s', not its worktree '%s'; refusing to launch an agent outside its worktree (%s)", req.ID, p, wt, removed))
+			return Result{}, undo(cli.Failed("task %s's new endpoint is in '%s', not its worktree '%s'; refusing to launch an agent outside its worktree (%s)", req.ID, p, wt, removed).Coded(cli.EBadWorktree))
 		}
 	}
 	if err := wire.install(h); err != nil {
@@ -168,7 +168,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	defer release()
 	ready, err := s.typeLaunch(ctx, be, ability, ep, h, line, brief)
 	if err != nil {
-		return Result{}, undo(cli.Failed("the agent for %s could not be launched on %s: %v; %s", req.ID, h.Name, err, removed))
+		return Result{}, undo(cli.Failed("the agent for %s could not be launched on %s: %v; %s", req.ID, h.Name, err, removed).Coded(cli.ELaunchFailed))
 	}
 	out := cli.Outcome{Word: "spawned", ID: req.ID}
 	out.Add("harness", h.Name).Add("kind", string(kind)).Add("backend", backendName).
@@ -193,13 +193,13 @@ func (s Spawner) refuseDuplicate(ctx context.Context, home config.Home, store st
 	}
 	be, err := backends.Open(name, s.Runner, backends.Env(s.Env))
 	if err != nil {
-		return cli.Failed("task %s already has a record (%s) on backend %s, which fmctl cannot inspect; refusing a duplicate launch", id, store.MetaPath(id), name)
+		return cli.Failed("task %s already has a record (%s) on backend %s, which fmctl cannot inspect; refusing a duplicate launch", id, store.MetaPath(id), name).Coded(cli.ETaskExists)
 	}
 	obs := be.AgentState(ctx, backends.Endpoint{Backend: name, Target: task.Record.Get("window"), TaskID: id, Worktree: task.Record.Get("worktree"), Fields: task.Record.Map()})
 	if obs.State == backends.StateMissing {
 		return nil
 	}
-	return cli.Failed("task %s already has a record whose %s endpoint %s is %s; refusing a duplicate launch (use fm-spawn %s --relaunch, or fm-control relaunch %s)", id, name, task.Record.Get("window"), obs.State, id, id)
+	return cli.Failed("task %s already has a record whose %s endpoint %s is %s; refusing a duplicate launch (use fm-spawn %s --relaunch, or fm-control relaunch %s)", id, name, task.Record.Get("window"), obs.State, id, id).Coded(cli.ETaskExists)
 }
 
 // placeBrief copies --brief into data/<id>/brief.md, or requires that file.
@@ -208,7 +208,7 @@ func placeBrief(home config.Home, req Request) (string, error) {
 	if req.Brief != "" {
 		data, err := os.ReadFile(req.Brief)
 		if err != nil {
-			return "", cli.Failed("--brief '%s' cannot be read: %v", state.Printable(req.Brief), err)
+			return "", cli.Failed("--brief '%s' cannot be read: %v", state.Printable(req.Brief), err).Coded(cli.ENoBrief)
 		}
 		if err := state.NoSymlinkUnder(home.Data, path); err != nil {
 			return "", cli.Failed("the brief cannot be placed at %s: %v", path, err)
@@ -217,12 +217,12 @@ func placeBrief(home config.Home, req Request) (string, error) {
 			return "", cli.Failed("create %s: %v", filepath.Dir(path), err)
 		}
 		if err := state.WriteAtomic(path, data); err != nil {
-			return "", cli.Failed("%v", err)
+			return "", cli.Failed("%w", err)
 		}
 		return path, nil
 	}
 	if err := state.RegularUnder(home.Data, path); err != nil {
-		return "", cli.Failed("no brief at %s (%v); write the task's instructions there or pass --brief FILE", path, err)
+		return "", cli.Failed("no brief at %s (%v); write the task's instructions there or pass --brief FILE", path, err).Coded(cli.ENoBrief)
 	}
 	return path, nil
 }

@@ -62,7 +62,7 @@ func refuseOccupied(ctx context.Context, be backends.Backend, id, wt string, ign
 	}
 	panes, err := pf.PanesIn(ctx, wt)
 	if err != nil {
-		return cli.Failed("cannot prove that no agent already works in task %s's worktree %s: %v; nothing was launched", id, wt, err)
+		return cli.Failed("cannot prove that no agent already works in task %s's worktree %s: %v; nothing was launched", id, wt, err).Coded(cli.EWorktreeInUse)
 	}
 	var busy []string
 	for _, p := range panes {
@@ -73,7 +73,7 @@ func refuseOccupied(ctx context.Context, be backends.Backend, id, wt string, ign
 	if len(busy) == 0 {
 		return nil
 	}
-	return cli.Failed("an agent already runs in task %s's worktree %s: %s; refusing to start a second one. If it is %s's own agent whose endpoint was renamed or moved, re-point the record with fm-control rebind %s", id, wt, strings.Join(busy, ", "), id, id)
+	return cli.Failed("an agent already runs in task %s's worktree %s: %s; refusing to start a second one. If it is %s's own agent whose endpoint was renamed or moved, re-point the record with fm-control rebind %s", id, wt, strings.Join(busy, ", "), id, id).Coded(cli.EWorktreeInUse)
 }
 
 // liveSharers returns the other tasks in this home whose record names the
@@ -129,7 +129,7 @@ func (s Spawner) refuseSharedWorktree(ctx context.Context, store state.Store, id
 		for _, v := range live {
 			names = append(names, v)
 		}
-		return nil, cli.Failed("worktree %s is already used by live task %s; give task %s its own worktree, or pass --shared-worktree if two tasks are meant to work in one copy", wt, strings.Join(names, ", "), id)
+		return nil, cli.Failed("worktree %s is already used by live task %s; give task %s its own worktree, or pass --shared-worktree if two tasks are meant to work in one copy", wt, strings.Join(names, ", "), id).Coded(cli.EWorktreeInUse)
 	}
 	ignore := map[string]bool{}
 	for label := range live {

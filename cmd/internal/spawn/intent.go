@@ -29,23 +29,23 @@ func (s Spawner) SettleIntent(ctx context.Context, store state.Store, id string)
 		return IntentNone, "", nil
 	}
 	if err != nil {
-		return "", "", cli.Failed("task %s's spawn intent %s cannot be read: %v; inspect it, then remove it", id, path, err)
+		return "", "", cli.Failed("task %s's spawn intent %s cannot be read: %v; inspect it, then remove it", id, path, err).Coded(cli.ETornSpawn)
 	}
 	intent, err := state.ParseRecord(data)
 	if err != nil || intent.Get("task") != id {
-		return "", "", cli.Failed("task %s's spawn intent %s is malformed; inspect it, then remove it", id, path)
+		return "", "", cli.Failed("task %s's spawn intent %s is malformed; inspect it, then remove it", id, path).Coded(cli.ETornSpawn)
 	}
 	backend, wt := intent.Get("backend"), intent.Get("worktree")
 	window = intent.Get("container") + ":" + state.Label(id)
 	if backend != "tmux" {
-		return "", "", cli.Failed("task %s's spawn on %s was interrupted (intent %s); fmctl can settle only a tmux spawn, so check that backend for an endpoint %s, then remove the intent", id, backend, path, state.Label(id))
+		return "", "", cli.Failed("task %s's spawn on %s was interrupted (intent %s); fmctl can settle only a tmux spawn, so check that backend for an endpoint %s, then remove the intent", id, backend, path, state.Label(id)).Coded(cli.ETornSpawn)
 	}
 	if task, err := store.LoadTask("fm-spawn", id); err == nil && task.Record.Get("window") == window {
 		return IntentAdopted, window, removeIntent(store, id)
 	}
 	be, err := backends.Open(backend, s.Runner, backends.Env(s.Env))
 	if err != nil {
-		return "", "", cli.Failed("%v", err)
+		return "", "", cli.Failed("%w", err)
 	}
 	action, err = settleOrphan(ctx, be, id, window, wt)
 	if err != nil {
@@ -65,11 +65,11 @@ func settleOrphan(ctx context.Context, be backends.Backend, id, window, wt strin
 		return IntentCleared, nil
 	case obs.State == backends.StateDead && backends.SameDirKey(obs.CurrentPath) == backends.SameDirKey(wt):
 		if err := be.Kill(ctx, ep); err != nil {
-			return "", cli.Failed("task %s's orphan window %s could not be removed: %v", id, window, err)
+			return "", cli.Failed("task %s's orphan window %s could not be removed: %v", id, window, err).Coded(cli.ETornSpawn)
 		}
 		return IntentRemoved, nil
 	}
-	return "", cli.Failed("window %s carries task %s's label but no record names it (an interrupted fm-spawn left it, or it was made by hand); it reads '%s' (%s), not an agent-free shell in %s, so fmctl will not remove it. Stop or close it yourself, then run fm-control recover %s or spawn again", window, id, obs.State, obs.Detail, wt, id)
+	return "", cli.Failed("window %s carries task %s's label but no record names it (an interrupted fm-spawn left it, or it was made by hand); it reads '%s' (%s), not an agent-free shell in %s, so fmctl will not remove it. Stop or close it yourself, then run fm-control recover %s or spawn again", window, id, obs.State, obs.Detail, wt, id).Coded(cli.ETornSpawn)
 }
 
 func removeIntent(store state.Store, id string) error {

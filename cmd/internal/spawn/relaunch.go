@@ -49,7 +49,7 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 	}
 	store := state.Store{Dir: home.State}
 	if _, err := os.Lstat(store.MetaPath(req.ID)); err != nil {
-		return Result{}, cli.Failed("fm-spawn --relaunch needs an existing task record; there is no %s (launch a new task without --relaunch)", store.MetaPath(req.ID))
+		return Result{}, cli.Failed("fm-spawn --relaunch needs an existing task record; there is no %s (launch a new task without --relaunch)", store.MetaPath(req.ID)).Coded(cli.ENoSuchTask)
 	}
 	if !lockHeld {
 		lock, err := store.LockTask(req.ID)
@@ -67,7 +67,7 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 		return Result{}, err
 	}
 	if !t.Ability.Classifier {
-		return Result{}, cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so fm-spawn cannot prove its endpoint is agent-free; refusing to relaunch into it", t.ID, t.BackendName)
+		return Result{}, cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so fm-spawn cannot prove its endpoint is agent-free; refusing to relaunch into it", t.ID, t.BackendName).Coded(cli.ENoClassifier)
 	}
 	h, err := relaunchHarness(t, req.Harness)
 	if err != nil {
@@ -75,7 +75,7 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 	}
 	wt := t.Endpoint.Worktree
 	if info, err := os.Stat(wt); err != nil || !info.IsDir() {
-		return Result{}, cli.Failed("task %s's recorded worktree '%s' does not exist; refusing to relaunch without the copy holding its work", t.ID, wt)
+		return Result{}, cli.Failed("task %s's recorded worktree '%s' does not exist; refusing to relaunch without the copy holding its work", t.ID, wt).Coded(cli.EBadWorktree)
 	}
 	// From the agent-free check to the launch line, nothing else may type.
 	release, err := s.lockInput(store, t.ID)
@@ -87,11 +87,11 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 		return Result{}, err
 	}
 	if p, ok := s.waitPath(ctx, t.Backend, t.Endpoint, wt, s.pathWait()); !ok {
-		return Result{}, cli.Failed("task %s's endpoint is in '%s', not its recorded worktree '%s'; refusing to relaunch an agent outside the copy holding its work", t.ID, p, wt)
+		return Result{}, cli.Failed("task %s's endpoint is in '%s', not its recorded worktree '%s'; refusing to relaunch an agent outside the copy holding its work", t.ID, p, wt).Coded(cli.EBadWorktree)
 	}
 	brief := home.BriefPath(t.ID)
 	if err := state.RegularUnder(home.Data, brief); err != nil {
-		return Result{}, cli.Failed("no brief at %s (%v); a replacement launched now would be pointed at instructions that do not exist, so write them first", brief, err)
+		return Result{}, cli.Failed("no brief at %s (%v); a replacement launched now would be pointed at instructions that do not exist, so write them first", brief, err).Coded(cli.ENoBrief)
 	}
 	// The launch line is built before the old wiring is retired, so a bad
 	// config or model refuses while the previous incarnation is intact.
@@ -108,7 +108,7 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 	}
 	line, err := h.LaunchLine(params)
 	if err != nil {
-		return Result{}, cli.Failed("%v", err)
+		return Result{}, cli.Failed("%w", err)
 	}
 	if err := retireWiring(t); err != nil {
 		return Result{}, err
@@ -136,19 +136,19 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 	}
 	_ = state.RemoveIfExists(store.BusyGenPath(t.ID))
 	if err := wire.install(h); err != nil {
-		return Result{Record: rec}, cli.Failed("task %s's new record (harness %s) is published, but %v", t.ID, h.Name, err).With("published", "yes")
+		return Result{Record: rec}, cli.Failed("task %s's new record (harness %s) is published, but %v", t.ID, h.Name, err).Coded(cli.ELaunchFailed).Put(cli.Yes("published"))
 	}
 	ready, err := s.typeLaunch(ctx, t.Backend, t.Ability, t.Endpoint, h, line, brief)
 	if err != nil {
 		// fm-control relaunch wraps this in its own "could not be launched"
 		// sentence, so this one says what is already true: the record is new.
-		return Result{Record: rec}, cli.Failed("task %s's new record (harness %s) is published, but its agent did not come up: %v", t.ID, h.Name, err).With("published", "yes")
+		return Result{Record: rec}, cli.Failed("task %s's new record (harness %s) is published, but its agent did not come up: %v", t.ID, h.Name, err).Coded(cli.ELaunchFailed).Put(cli.Yes("published"))
 	}
 	out := cli.Outcome{Word: "spawned", ID: t.ID}
 	out.Add("harness", h.Name).Add("kind", string(t.Kind)).Add("backend", t.BackendName).
 		Add("window", t.Endpoint.Target).Add("worktree", wt).Add("ready", ready.Ready)
 	ready.addDialog(&out)
-	out.Add("relaunch", "yes")
+	out.Put(cli.Yes("relaunch"))
 	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
 }
 
@@ -169,16 +169,16 @@ func relaunchHarness(t *task.Target, named string) (harness.Harness, error) {
 		// family's canonical adapter is a different command, so reusing
 		// "the recorded harness" must not quietly substitute it.
 		if t.RecordedHarness != t.Harness.Name {
-			return harness.Harness{}, cli.Failed("task %s records harness '%s', whose original launch command cannot be reconstructed from its recorded basename; relaunching without --harness would substitute the canonical adapter '%s' for the command actually running. Pass an explicit --harness to choose the replacement runtime deliberately", t.ID, state.Printable(t.RecordedHarness), t.Harness.Name)
+			return harness.Harness{}, cli.Failed("task %s records harness '%s', whose original launch command cannot be reconstructed from its recorded basename; relaunching without --harness would substitute the canonical adapter '%s' for the command actually running. Pass an explicit --harness to choose the replacement runtime deliberately", t.ID, state.Printable(t.RecordedHarness), t.Harness.Name).Coded(cli.EUnverifiedHarness)
 		}
 		name = t.Harness.Name
 	}
 	h, ok := harness.Lookup(name)
 	if !ok {
-		return harness.Harness{}, cli.Failed("'%s' is not a verified harness (verified: %s)", state.Printable(name), strings.Join(harness.Names(), ", "))
+		return harness.Harness{}, cli.Failed("'%s' is not a verified harness (verified: %s)", state.Printable(name), strings.Join(harness.Names(), ", ")).Coded(cli.EUnverifiedHarness)
 	}
 	if !h.SupportsKind(t.Kind) {
-		return harness.Harness{}, cli.Failed("'%s' is not verified to run a %s task", h.Name, t.Kind)
+		return harness.Harness{}, cli.Failed("'%s' is not verified to run a %s task", h.Name, t.Kind).Coded(cli.EUnverifiedHarness)
 	}
 	return h, nil
 }
@@ -205,7 +205,7 @@ func (s Spawner) adoptEndpoint(ctx context.Context, t *task.Target) error {
 	case backends.StateDead:
 		return nil
 	case backends.StateDrifted:
-		return cli.Failed("task %s's endpoint %s has drifted (%s); refusing to relaunch into it or beside it: %s", t.ID, t.Endpoint.Target, obs.Detail, t.DriftFix())
+		return cli.Failed("task %s's endpoint %s has drifted (%s); refusing to relaunch into it or beside it: %s", t.ID, t.Endpoint.Target, obs.Detail, t.DriftFix()).Coded(cli.EEndpointDrifted)
 	case backends.StateMissing:
 		// The replacement goes where the record says, never into a
 		// default container: tmux's recorded session, herdr's recorded
@@ -229,9 +229,9 @@ func (s Spawner) adoptEndpoint(ctx context.Context, t *task.Target) error {
 		s.Print.Notice("relaunch: endpoint of %s was provably absent (backend: %s); created a replacement at %s", t.ID, t.BackendName, t.Endpoint.Target)
 		return nil
 	case backends.StateAlive:
-		return cli.Failed("task %s's endpoint %s still runs an agent; fm-spawn --relaunch needs an agent-free endpoint. Stop the agent first with fm-control exit %s", t.ID, t.Endpoint.Target, t.ID)
+		return cli.Failed("task %s's endpoint %s still runs an agent; fm-spawn --relaunch needs an agent-free endpoint. Stop the agent first with fm-control exit %s", t.ID, t.Endpoint.Target, t.ID).Coded(cli.EAgentRunning)
 	}
-	return cli.Failed("task %s's endpoint %s reads '%s' (%s), not a positively agent-free endpoint; refusing to launch into it", t.ID, t.Endpoint.Target, obs.State, obs.Detail)
+	return cli.Failed("task %s's endpoint %s reads '%s' (%s), not a positively agent-free endpoint; refusing to launch into it", t.ID, t.Endpoint.Target, obs.State, obs.Detail).Coded(cli.EAgentUnverified)
 }
 
 // retireWiring removes the previous incarnation's per-task harness files.

@@ -29,7 +29,7 @@ func (s Spawner) freshProfile(home config.Home, req Request, kind harness.Kind) 
 	if name == "" && kind == harness.KindSecondmate {
 		pin, ok, err := home.SecondmatePin()
 		if err != nil {
-			return p, cli.Failed("the secondmate harness pin cannot be read: %v", err)
+			return p, cli.Failed("the secondmate harness pin cannot be read: %v", err).Coded(cli.EBadPin)
 		}
 		if ok {
 			if pin, err = pin.Verified(s.Print.Warn); err != nil {
@@ -47,7 +47,7 @@ func (s Spawner) freshProfile(home config.Home, req Request, kind harness.Kind) 
 	if name == "" {
 		crew, err := home.CrewHarness()
 		if err != nil {
-			return p, cli.Failed("the crew harness cannot be read: %v", err)
+			return p, cli.Failed("the crew harness cannot be read: %v", err).Coded(cli.EBadPin)
 		}
 		name = crew
 	}
@@ -56,13 +56,13 @@ func (s Spawner) freshProfile(home config.Home, req Request, kind harness.Kind) 
 	}
 	h, ok := harness.Lookup(name)
 	if !ok {
-		return p, cli.Failed("unknown harness '%s'; fmctl launches verified harnesses only: %s", state.Printable(name), strings.Join(harness.Names(), ", "))
+		return p, cli.Failed("unknown harness '%s'; fmctl launches verified harnesses only: %s", state.Printable(name), strings.Join(harness.Names(), ", ")).Coded(cli.EUnverifiedHarness)
 	}
 	if !h.SupportsKind(kind) {
-		return p, cli.Failed("'%s' is not verified to run a %s task", h.Name, kind)
+		return p, cli.Failed("'%s' is not verified to run a %s task", h.Name, kind).Coded(cli.EUnverifiedHarness)
 	}
 	if p.Model != "" && p.Model != "default" && h.Launch.ModelFlag == "" {
-		return p, cli.Failed("harness %s takes no model flag; drop --model", h.Name)
+		return p, cli.Failed("harness %s takes no model flag; drop --model", h.Name).Coded(cli.EUnverifiedHarness)
 	}
 	p.Harness = h
 	return p, nil

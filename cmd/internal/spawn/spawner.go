@@ -259,7 +259,7 @@ func newSpawnGen() string {
 func loadConfig(home config.Home) (config.File, error) {
 	f, err := home.LoadFile()
 	if err != nil {
-		return config.File{}, cli.Failed("%v", err)
+		return config.File{}, cli.Failed("%w", err)
 	}
 	return f, nil
 }

@@ -66,17 +66,17 @@ func sameDir(a, b string) bool {
 func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Kind) (worktreePlan, error) {
 	wt, err := filepath.Abs(req.Worktree)
 	if err != nil {
-		return worktreePlan{}, cli.Failed("--worktree '%s': %v", state.Printable(req.Worktree), err)
+		return worktreePlan{}, cli.Failed("--worktree '%s': %v", state.Printable(req.Worktree), err).Coded(cli.EBadWorktree)
 	}
 	if info, err := os.Stat(wt); err != nil || !info.IsDir() {
-		return worktreePlan{}, cli.Failed("--worktree '%s' is not a directory; create the task's worktree with fm-spawn %s --project REPO", state.Printable(req.Worktree), req.ID)
+		return worktreePlan{}, cli.Failed("--worktree '%s' is not a directory; create the task's worktree with fm-spawn %s --project REPO", state.Printable(req.Worktree), req.ID).Coded(cli.EBadWorktree)
 	}
 	top, err := s.gitRoot(ctx, wt)
 	if err != nil {
-		return worktreePlan{}, cli.Failed("--worktree '%s' is not a git worktree (%v); create the task's worktree with fm-spawn %s --project REPO, or make this one with git -C '%s' init", state.Printable(req.Worktree), err, req.ID, wt)
+		return worktreePlan{}, cli.Failed("--worktree '%s' is not a git worktree (%v); create the task's worktree with fm-spawn %s --project REPO, or make this one with git -C '%s' init", state.Printable(req.Worktree), err, req.ID, wt).Coded(cli.EBadWorktree)
 	}
 	if !sameDir(top, wt) {
-		return worktreePlan{}, cli.Failed("--worktree '%s' is inside the git worktree '%s', not its root; pass --worktree '%s', or create the task's own with fm-spawn %s --project '%s'", state.Printable(req.Worktree), top, top, req.ID, top)
+		return worktreePlan{}, cli.Failed("--worktree '%s' is inside the git worktree '%s', not its root; pass --worktree '%s', or create the task's own with fm-spawn %s --project '%s'", state.Printable(req.Worktree), top, top, req.ID, top).Coded(cli.EBadWorktree)
 	}
 	plan := worktreePlan{Dir: wt, Project: wt}
 	if req.Project != "" {
@@ -99,11 +99,11 @@ func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Ki
 	// incarnation's hooks or plugin) can be told from the user's work.
 	status, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), wt, "status", "--porcelain", "--untracked-files=all")
 	if err != nil {
-		return worktreePlan{}, cli.Failed("--worktree '%s': its status cannot be read (%s)", wt, backends.StderrOf(err))
+		return worktreePlan{}, cli.Failed("--worktree '%s': its status cannot be read (%s)", wt, backends.StderrOf(err)).Coded(cli.EBadWorktree)
 	}
 	if status = withoutWiring(status); status != "" {
 		first, _, _ := strings.Cut(status, "\n")
-		return worktreePlan{}, cli.Failed("--worktree '%s' has uncommitted changes (%s); a fresh agent would start on someone else's work. Commit or stash them (git -C '%s' status), or relaunch the task that made them (fm-control relaunch <id>)", wt, state.Printable(strings.TrimSpace(first)), wt)
+		return worktreePlan{}, cli.Failed("--worktree '%s' has uncommitted changes (%s); a fresh agent would start on someone else's work. Commit or stash them (git -C '%s' status), or relaunch the task that made them (fm-control relaunch <id>)", wt, state.Printable(strings.TrimSpace(first)), wt).Coded(cli.EBadWorktree)
 	}
 	return plan, nil
 }
@@ -112,14 +112,14 @@ func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Ki
 func (s Spawner) projectRoot(ctx context.Context, project string) (string, error) {
 	abs, err := filepath.Abs(project)
 	if err != nil {
-		return "", cli.Failed("--project '%s': %v", state.Printable(project), err)
+		return "", cli.Failed("--project '%s': %v", state.Printable(project), err).Coded(cli.EBadWorktree)
 	}
 	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
-		return "", cli.Failed("--project '%s' is not a directory", state.Printable(project))
+		return "", cli.Failed("--project '%s' is not a directory", state.Printable(project)).Coded(cli.EBadWorktree)
 	}
 	top, err := s.gitRoot(ctx, abs)
 	if err != nil {
-		return "", cli.Failed("--project '%s' is not a git repository (%v); pass the checkout the task's work belongs to", state.Printable(project), err)
+		return "", cli.Failed("--project '%s' is not a git repository (%v); pass the checkout the task's work belongs to", state.Printable(project), err).Coded(cli.EBadWorktree)
 	}
 	return top, nil
 }
@@ -135,7 +135,7 @@ func (s Spawner) sameRepository(ctx context.Context, req Request, wt, project st
 	}
 	cw, cp := common(wt), common(project)
 	if cw == "" || cp == "" || !sameDir(cw, cp) {
-		return cli.Failed("--worktree '%s' is not a worktree of --project '%s' (its repository is '%s'); pass the project it was made from, or create one with fm-spawn %s --project '%s'", wt, project, cw, req.ID, project)
+		return cli.Failed("--worktree '%s' is not a worktree of --project '%s' (its repository is '%s'); pass the project it was made from, or create one with fm-spawn %s --project '%s'", wt, project, cw, req.ID, project).Coded(cli.EBadWorktree)
 	}
 	return nil
 }
@@ -178,10 +178,10 @@ func (s Spawner) planNewWorktree(ctx context.Context, home config.Home, f config
 		return worktreePlan{}, cli.Usage("--branch '%s' is not a valid branch name", state.Printable(plan.Branch))
 	}
 	if _, err := os.Lstat(plan.Dir); !errors.Is(err, fs.ErrNotExist) {
-		return worktreePlan{}, cli.Failed("task %s's worktree '%s' already exists; adopt it with fm-spawn %s --worktree '%s', or remove it (git -C '%s' worktree remove '%s')", req.ID, plan.Dir, req.ID, plan.Dir, project, plan.Dir)
+		return worktreePlan{}, cli.Failed("task %s's worktree '%s' already exists; adopt it with fm-spawn %s --worktree '%s', or remove it (git -C '%s' worktree remove '%s')", req.ID, plan.Dir, req.ID, plan.Dir, project, plan.Dir).Coded(cli.EBadWorktree)
 	}
 	if _, err := git("rev-parse", "--verify", "-q", "refs/heads/"+plan.Branch); err == nil {
-		return worktreePlan{}, cli.Failed("branch '%s' already exists in '%s'; name another with --branch, or delete it (git -C '%s' branch -D %s)", plan.Branch, project, project, plan.Branch)
+		return worktreePlan{}, cli.Failed("branch '%s' already exists in '%s'; name another with --branch, or delete it (git -C '%s' branch -D %s)", plan.Branch, project, project, plan.Branch).Coded(cli.EBadWorktree)
 	}
 	if _, err := git("remote", "get-url", "origin"); err == nil {
 		if _, err := git("fetch", "--quiet", "origin"); err != nil {
@@ -196,7 +196,7 @@ func (s Spawner) planNewWorktree(ctx context.Context, home config.Home, f config
 		}
 	}
 	if plan.BaseSHA, err = git("rev-parse", "--verify", "-q", base+"^{commit}"); err != nil {
-		return worktreePlan{}, cli.Failed("--base '%s' names no commit in '%s'", state.Printable(base), project)
+		return worktreePlan{}, cli.Failed("--base '%s' names no commit in '%s'", state.Printable(base), project).Coded(cli.EBadWorktree)
 	}
 	if up, err := git("rev-parse", "--verify", "-q", base+"@{upstream}^{commit}"); err == nil {
 		plan.Upstream = up
@@ -222,7 +222,7 @@ func (s Spawner) create(ctx context.Context, plan worktreePlan) error {
 		}
 		if _, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), plan.Dir, "merge-base", "--is-ancestor", want, "HEAD"); err != nil {
 			s.remove(ctx, plan)
-			return cli.Failed("the new worktree's head does not descend from %s (its base or the base's upstream), so the base is behind; update it (git -C '%s' pull --ff-only) or pass --base naming the upstream. The worktree was removed", want, plan.Project)
+			return cli.Failed("the new worktree's head does not descend from %s (its base or the base's upstream), so the base is behind; update it (git -C '%s' pull --ff-only) or pass --base naming the upstream. The worktree was removed", want, plan.Project).Coded(cli.EBadWorktree)
 		}
 	}
 	return nil

@@ -40,14 +40,14 @@ func Load(tool string, home config.Home, id string, r backends.Runner, env confi
 	}
 	rec := task.Record
 	if host := rec.Get("remote_host"); host != "" {
-		return nil, cli.Failed("task %s is a remotely placed secondmate on %s; its agent runs outside this home, so nothing %s does here could reach or verify it. Drive its lifecycle on that host, and reconcile it through the secondmate recovery path rather than this plane", id, state.Printable(host), tool)
+		return nil, cli.Failed("task %s is a remotely placed secondmate on %s; its agent runs outside this home, so nothing %s does here could reach or verify it. Drive its lifecycle on that host, and reconcile it through the secondmate recovery path rather than this plane", id, state.Printable(host), tool).Coded(cli.ERemoteTask)
 	}
 	if err := task.ValidateIdentity(); err != nil {
 		return nil, err
 	}
 	kind, ok := harness.ParseKind(rec.Get("kind"))
 	if !ok {
-		return nil, cli.Failed("task %s records kind '%s', which is not ship, scout or secondmate", id, state.Printable(rec.Get("kind")))
+		return nil, cli.Failed("task %s records kind '%s', which is not ship, scout or secondmate", id, state.Printable(rec.Get("kind"))).Coded(cli.EBadRecord)
 	}
 	name := rec.Get("backend")
 	if name == "" {
@@ -55,7 +55,7 @@ func Load(tool string, home config.Home, id string, r backends.Runner, env confi
 	}
 	ability, known := harness.LookupBackend(name)
 	if !known {
-		return nil, cli.Failed("task %s records backend '%s', which fmctl does not know (known: %s)", id, state.Printable(name), strings.Join(harness.BackendNames(), ", "))
+		return nil, cli.Failed("task %s records backend '%s', which fmctl does not know (known: %s)", id, state.Printable(name), strings.Join(harness.BackendNames(), ", ")).Coded(cli.ENoAdapter)
 	}
 	t := &Target{
 		Home: home, Store: store, Task: task, ID: id, Kind: kind,
@@ -63,16 +63,16 @@ func Load(tool string, home config.Home, id string, r backends.Runner, env confi
 	}
 	t.Harness, t.HasHarness = harness.Family(t.RecordedHarness)
 	if !ability.Adapter {
-		return t, cli.Failed("task %s runs on the %s backend, for which fmctl ships no adapter; drive it with that backend's own tools", id, name)
+		return t, cli.Failed("task %s runs on the %s backend, for which fmctl ships no adapter; drive it with that backend's own tools", id, name).Coded(cli.ENoAdapter)
 	}
 	be, err := backends.Open(name, r, backends.Env(env))
 	if err != nil {
-		return nil, cli.Failed("%v", err)
+		return nil, cli.Failed("%w", err)
 	}
 	t.Backend = be
 	t.Endpoint = backends.Endpoint{Backend: name, Target: rec.Get("window"), TaskID: id, Worktree: rec.Get("worktree"), Fields: rec.Map()}
 	if err := be.ValidateRecord(t.Endpoint); err != nil {
-		return nil, cli.Failed("task %s's record does not name a valid %s endpoint: %v; preserving task state", id, name, err)
+		return nil, cli.Failed("task %s's record does not name a valid %s endpoint: %v; preserving task state", id, name, err).Coded(cli.EBadRecord)
 	}
 	return t, nil
 }
@@ -87,7 +87,7 @@ func (t *Target) RequireHarness(tool string) error {
 	if rec == "" {
 		rec = "none"
 	}
-	return cli.Failed("task %s records harness '%s', which has no verified control mechanics; %s refuses to guess an interrupt key or exit command (verified: %s)", t.ID, state.Printable(rec), tool, strings.Join(harness.Names(), ", "))
+	return cli.Failed("task %s records harness '%s', which has no verified control mechanics; %s refuses to guess an interrupt key or exit command (verified: %s)", t.ID, state.Printable(rec), tool, strings.Join(harness.Names(), ", ")).Coded(cli.EUnverifiedHarness)
 }
 
 // Family is the resolved harness name for output, or the recorded value.

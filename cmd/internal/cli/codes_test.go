@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"fmctl/config"
+	"fmctl/state"
+)
+
+func TestCodeTableHasOneRowPerCodeAndKind(t *testing.T) {
+	shape := regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
+	codes, kinds := map[ErrCode]bool{}, map[error]bool{}
+	for _, r := range Codes {
+		if !shape.MatchString(string(r.Code)) {
+			t.Errorf("code %q is not lower-case words joined by '-'", r.Code)
+		}
+		if codes[r.Code] {
+			t.Errorf("code %q has two rows", r.Code)
+		}
+		codes[r.Code] = true
+		if r.Kind != nil && kinds[r.Kind] {
+			t.Errorf("kind %v maps to two codes", r.Kind)
+		}
+		kinds[r.Kind] = true
+		if r.Meaning == "" || r.Exit < 1 || r.Exit > 4 {
+			t.Errorf("row %q: meaning %q, exit %d", r.Code, r.Meaning, r.Exit)
+		}
+	}
+	for _, k := range []error{state.ErrBadTaskID, state.ErrNoSuchTask, state.ErrBadRecord, state.ErrForeignEndpoint,
+		state.ErrLockHeld, state.ErrTornRelaunch, config.ErrNoHome, config.ErrBadPin} {
+		if !kinds[k] {
+			t.Errorf("kind %v has no code", k)
+		}
+	}
+}
+
+func TestCodeOfNamesKindsThroughWrapsAndFallsBackByExit(t *testing.T) {
+	noTask := state.Errorf(state.ErrNoSuchTask, "no task 'x'")
+	for _, c := range []struct {
+		err  error
+		want ErrCode
+	}{
+		{noTask, ENoSuchTask},
+		{fmt.Errorf("load: %w", noTask), ENoSuchTask},
+		{Failed("%w", noTask), ENoSuchTask},
+		{Failed("cannot: %w and %w", errors.New("x"), state.Errorf(config.ErrNoHome, "FM_HOME")), ENoHome},
+		{Failed("%v", noTask), ERefused}, // %v keeps only the sentence
+		{Failed("task t1 is busy").Coded(EBusy), EBusy},
+		{Failed("relaunch: %w", Failed("x").Coded(EDialog)).Coded(ERelaunchFailed), ERelaunchFailed},
+		{Failed("relaunch: %w", Failed("x").Coded(EDialog)), EDialog},
+		{Usage("bad flag"), EUsage},
+		{Unconfirmed("maybe"), EUnconfirmed},
+		{Timeout("late"), ETimeout},
+		{errors.New("plain"), ERefused},
+	} {
+		if got := CodeOf(c.err); got != c.want {
+			t.Errorf("CodeOf(%q) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
+// docs/json.md's code list is the table.
+func TestDocsListEveryCode(t *testing.T) {
+	var want strings.Builder
+	want.WriteString("| code | exit | meaning |\n|---|---|---|\n")
+	for _, r := range Codes {
+		fmt.Fprintf(&want, "| `%s` | %d | %s |\n", r.Code, r.Exit, r.Meaning)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "json.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok1 := strings.Cut(string(doc), "<!-- codes:begin")
+	_, rest, ok2 := strings.Cut(rest, "-->\n")
+	got, _, ok3 := strings.Cut(rest, "<!-- codes:end -->")
+	if !ok1 || !ok2 || !ok3 {
+		t.Fatal("docs/json.md has no <!-- codes:begin --> ... <!-- codes:end --> section")
+	}
+	if got != want.String() {
+		t.Errorf("docs/json.md's code table is not cli.Codes; it should read:\n%s", want.String())
+	}
+}
+
+// Every code in the table is printed by something: a fallback of CodeOf, an
+// error kind the table maps, or a refusal in the CLI packages that names it.
+func TestEveryCodeIsProduced(t *testing.T) {
+	fset := token.NewFileSet()
+	consts := map[string]ErrCode{} // ENoSuchTask -> no-such-task
+	f, err := parser.ParseFile(fset, "codes.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if vs, ok := n.(*ast.ValueSpec); ok && len(vs.Values) == 1 {
+			if lit, ok := vs.Values[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				consts[vs.Names[0].Name] = ErrCode(strings.Trim(lit.Value, `"`))
+			}
+		}
+		return true
+	})
+	named := map[ErrCode]bool{}
+	root := filepath.Join("..")
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
+			filepath.Dir(path) == "." {
+			return err
+		}
+		file, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "cli" {
+					if c, ok := consts[sel.Sel.Name]; ok {
+						named[c] = true
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fallbacks := map[ErrCode]bool{ERefused: true, EUsage: true, EUnconfirmed: true, ETimeout: true}
+	for _, r := range Codes {
+		if r.Kind == nil && !fallbacks[r.Code] && !named[r.Code] {
+			t.Errorf("code %q: no refusal in cmd/internal names it, no error kind maps to it", r.Code)
+		}
+	}
+}

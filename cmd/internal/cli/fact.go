@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// Fact is one key=value token of an outcome or a refusal. The text line's
+// token and the --json value are kept apart: the text is a fixed contract
+// (`bytes=7`, `cleared=yes`), while JSON carries the value as what it is
+// (7, true, null).
+type Fact struct {
+	Key   string // the --json key
+	Token string // the text line's key, when it differs from Key
+	Text  string // the text line's value
+	Value any    // the --json value: string, int, bool or nil
+	// JSONOnly facts are in --json output but not in the text line, whose
+	// tokens are a fixed contract.
+	JSONOnly bool
+}
+
+// Str is a fact whose value is a word or a name in both forms.
+func Str(key, v string) Fact { return Fact{Key: key, Text: v, Value: v} }
+
+// Int is a count: decimal in text, a JSON number.
+func Int(key string, n int) Fact { return Fact{Key: key, Text: strconv.Itoa(n), Value: n} }
+
+// Bool is a yes/no fact spelled true/false in text, a JSON boolean.
+func Bool(key string, b bool) Fact { return Fact{Key: key, Text: strconv.FormatBool(b), Value: b} }
+
+// Yes is a fact present only when it holds: `key=yes` in text, true in JSON.
+func Yes(key string) Fact { return Fact{Key: key, Text: "yes", Value: true} }
+
+// OrNull is a value that may be absent: the word none stands for it in
+// text, null in JSON.
+func OrNull(key, v, none string) Fact {
+	if v == "" {
+		return Fact{Key: key, Text: none, Value: nil}
+	}
+	return Str(key, v)
+}
+
+// TokenAs names the fact differently in the text line, whose tokens predate
+// the JSON keys (recover's `outcome=completed` is `"result":"completed"`,
+// since `outcome` is the object's own first word).
+func (f Fact) TokenAs(token string) Fact {
+	f.Token = token
+	return f
+}
+
+func (f Fact) token() string {
+	if f.Token != "" {
+		return f.Token
+	}
+	return f.Key
+}
+
+// reservedKeys are the fields the printer itself writes: a fact under one
+// of them would overwrite what the object is (an outcome word, an error's
+// code), so adding one is a programming error caught at construction.
+var reservedKeys = map[string]bool{"outcome": true, "error": true, "code": true, "exit": true}
+
+// appendFacts adds facts to have, refusing a reserved key (or one of
+// alsoReserved) and a key already present, either of which would write one
+// JSON key twice.
+func appendFacts(have, facts []Fact, alsoReserved ...string) []Fact {
+	for _, f := range facts {
+		if reservedKeys[f.Key] || slices.Contains(alsoReserved, f.Key) {
+			panic(fmt.Sprintf("fact key %q is reserved for the printer's own field", f.Key))
+		}
+		if slices.ContainsFunc(have, func(h Fact) bool { return h.Key == f.Key }) {
+			panic(fmt.Sprintf("fact key %q is given twice", f.Key))
+		}
+		have = append(have, f)
+	}
+	return have
+}
+
+// object is a JSON object whose keys keep the order they were added in, so
+// the first keys a reader sees are the ones every object of its kind has.
+type object []field
+
+type field struct {
+	key   string
+	value any
+}
+
+func (o object) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, f := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, err := json.Marshal(f.key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := marshalValue(f.value)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
+}
+
+// marshalValue encodes without HTML escaping: pane text and sentences are
+// full of '<', '>' and '&'.
+func marshalValue(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
