@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -8,6 +9,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -68,12 +70,14 @@ func TestCodeOfNamesKindsThroughWrapsAndFallsBackByExit(t *testing.T) {
 	}
 }
 
-// docs/json.md's code list is the table.
+// docs/json.md's code list and docs/schema/error.json's enum are the table.
 func TestDocsListEveryCode(t *testing.T) {
 	var want strings.Builder
 	want.WriteString("| code | exit | meaning |\n|---|---|---|\n")
+	var codes []any
 	for _, r := range Codes {
 		fmt.Fprintf(&want, "| `%s` | %d | %s |\n", r.Code, r.Exit, r.Meaning)
+		codes = append(codes, string(r.Code))
 	}
 	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "json.md"))
 	if err != nil {
@@ -87,6 +91,23 @@ func TestDocsListEveryCode(t *testing.T) {
 	}
 	if got != want.String() {
 		t.Errorf("docs/json.md's code table is not cli.Codes; it should read:\n%s", want.String())
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "schema", "error.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties struct {
+			Code struct {
+				Enum []any `json:"enum"`
+			} `json:"code"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(data, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(schema.Properties.Code.Enum, codes) {
+		t.Errorf("docs/schema/error.json's code enum is %v, want cli.Codes' %v", schema.Properties.Code.Enum, codes)
 	}
 }
 

@@ -6,6 +6,7 @@ package scripts
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -31,9 +32,9 @@ import (
 // each script, from this test binary, exactly as they would from PATH.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"fm-send":    exitWith(func() int { return send.Main(os.Args) }),
-		"fm-control": exitWith(func() int { return control.Main(os.Args) }),
-		"fm-spawn":   exitWith(func() int { return spawn.Main(os.Args) }),
+		"fm-send":    exitWith(recordJSON(func() int { return send.Main(os.Args) })),
+		"fm-control": exitWith(recordJSON(func() int { return control.Main(os.Args) })),
+		"fm-spawn":   exitWith(recordJSON(func() int { return spawn.Main(os.Args) })),
 		"tmux":       exitWith(tmuxfake.Main),
 		"faketmux":   exitWith(tmuxfake.Control),
 		"herdr":      exitWith(herdrfake.Main),
@@ -46,6 +47,10 @@ func TestMain(m *testing.M) {
 func exitWith(main func() int) func() { return func() { os.Exit(main()) } }
 
 func TestScripts(t *testing.T) {
+	if f := flag.Lookup("test.run"); f == nil || f.Value.String() == "" {
+		// Cleanup runs once every (parallel) script has finished.
+		t.Cleanup(func() { checkCoverage(t) })
+	}
 	testscript.Run(t, scriptParams(filepath.Join("..", "..", "..", "tests", "testdata")))
 }
 
@@ -64,6 +69,9 @@ func scriptParams(dir string) testscript.Params {
 				if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
 					return err
 				}
+			}
+			if err := setupJSONLog(e); err != nil {
+				return err
 			}
 			e.Setenv("FM_HOME", home)
 			e.Setenv("FAKE_TMUX_DIR", filepath.Join(e.WorkDir, "tmux"))
