@@ -94,8 +94,8 @@ func (p Printer) Outcome(o Outcome) {
 	fmt.Fprintln(p.Out, o.Line())
 }
 
-// Value prints v as one JSON line on stdout: the --json outcome of a
-// read-only verb, whose facts are typed (numbers, booleans, lists).
+// Value prints v as one JSON line on stdout: an outcome whose facts do not
+// fit a text line's tokens (list's array of tasks).
 // Pane text is full of '<', '>' and '&', so they are not HTML-escaped.
 func (p Printer) Value(v any) {
 	enc := json.NewEncoder(p.Out)
@@ -119,7 +119,7 @@ func (p Printer) Warn(format string, args ...any) {
 func (p Printer) Error(err error) int {
 	exit := Code(err)
 	if p.JSON {
-		writeJSON(p.Err, ErrorJSON(err))
+		writeJSON(p.Err, errorJSON(err))
 		return exit
 	}
 	if p.TTY {
@@ -130,8 +130,8 @@ func (p Printer) Error(err error) int {
 	return exit
 }
 
-// ErrorJSON is err's --json object.
-func ErrorJSON(err error) json.Marshaler {
+// errorJSON is err's --json object.
+func errorJSON(err error) json.Marshaler {
 	obj := object{{"error", err.Error()}, {"code", string(CodeOf(err))}, {"exit", Code(err)}}
 	var r *Error
 	if errors.As(err, &r) {
