@@ -204,6 +204,14 @@ func outcomeSchema(args []string) string {
 func checkRuns(runs []jsonRun) []error {
 	var errs []error
 	for _, r := range runs {
+		if strings.TrimSpace(r.Stdout) != "" {
+			exercised.Store(outcomeSchema(r.Args), true)
+		}
+		objects, _ := checkStderr(r.Stderr)
+		for _, o := range objects {
+			exercised.Store("error", true)
+			codesSeen.Store(fmt.Sprint(o["code"]), true)
+		}
 		for _, e := range checkRun(r) {
 			errs = append(errs, fmt.Errorf("%s (exit %d): %w", strings.Join(r.Args, " "), r.Exit, e))
 		}
@@ -212,16 +220,8 @@ func checkRuns(runs []jsonRun) []error {
 }
 
 func checkRun(r jsonRun) []error {
-	name := outcomeSchema(r.Args)
-	errs := checkStdout(name, r.Stdout)
-	if strings.TrimSpace(r.Stdout) != "" {
-		exercised.Store(name, true)
-	}
+	errs := checkStdout(outcomeSchema(r.Args), r.Stdout)
 	objects, stderrErrs := checkStderr(r.Stderr)
-	for _, o := range objects {
-		exercised.Store("error", true)
-		codesSeen.Store(fmt.Sprint(o["code"]), true)
-	}
 	errs = append(errs, stderrErrs...)
 	switch {
 	case r.Exit == 0 && len(objects) > 0:
