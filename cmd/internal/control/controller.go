@@ -14,6 +14,7 @@ import (
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
+	"fmctl/harness"
 	"fmctl/state"
 )
 
@@ -36,9 +37,35 @@ func (c *Controller) lockDelivery(t *task.Target) (*state.Lock, error) {
 	return t.Store.LockInput(t.ID, config.Duration(c.env, "FM_SEND_LOCK_WAIT", 60*time.Second))
 }
 
+// lifecycleRun is the body of one lifecycle verb, run once the task is
+// resolved, locked and its verb row's ability checks have passed.
+type lifecycleRun func(c *Controller, ctx context.Context, t *task.Target, opts RelaunchOptions) error
+
+// lifecycleRuns gives each lifecycle row of the capability table its body;
+// what a verb requires of the backend is read from the row, not from here.
+var lifecycleRuns = map[string]lifecycleRun{
+	"interrupt": func(c *Controller, ctx context.Context, t *task.Target, _ RelaunchOptions) error {
+		return c.runInterrupt(ctx, t)
+	},
+	"exit": func(c *Controller, ctx context.Context, t *task.Target, _ RelaunchOptions) error {
+		return c.runExit(ctx, t)
+	},
+	"relaunch": func(c *Controller, ctx context.Context, t *task.Target, o RelaunchOptions) error {
+		return c.runRelaunch(ctx, t, o)
+	},
+	"rebind": func(c *Controller, ctx context.Context, t *task.Target, _ RelaunchOptions) error {
+		return c.runRebind(ctx, t)
+	},
+}
+
 // Lifecycle runs one lifecycle verb on task id, in the spec's refusal order:
 // home, id shape, lock, record, identity, harness, backend abilities.
 func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts RelaunchOptions) error {
+	v, ok := harness.LookupVerb(verb)
+	run := lifecycleRuns[verb]
+	if !ok || !v.Lifecycle || run == nil {
+		return cli.Usage("'%s' is not a control verb", verb)
+	}
 	home, err := config.ResolveHome("fm-control", c.env)
 	if err != nil {
 		return err
@@ -62,41 +89,35 @@ func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts Relaun
 	t, err := task.Load("fm-control", home, id, c.runner, c.env)
 	if err != nil {
 		if t != nil && !t.Ability.Adapter {
-			return refuseByAbility(t, verb, err)
+			return refuseByAbility(t, v, err)
 		}
 		return err
 	}
 	if err := t.RequireHarness("fm-control"); err != nil {
 		return err
 	}
-	switch verb {
-	case "interrupt":
-		return c.runInterrupt(ctx, t)
-	case "exit":
-		return c.runExit(ctx, t)
-	case "relaunch":
-		return c.runRelaunch(ctx, t, opts)
-	case "rebind":
-		return c.runRebind(ctx, t)
+	if v.NeedsVerified {
+		if err := requireClassifier(t, v.Name); err != nil {
+			return err
+		}
 	}
-	return cli.Usage("'%s' is not a control verb", verb)
+	return run(c, ctx, t, opts)
 }
 
 // refuseByAbility explains a backend fmctl ships no adapter for (orca, cmux)
 // by what the capability table says it cannot do, before the missing adapter.
-func refuseByAbility(t *task.Target, verb string, noAdapter error) error {
+// A verb whose row needs the classifier is refused for the missing one; the
+// others (interrupt) act by keys, so the keys the backend lacks are named.
+func refuseByAbility(t *task.Target, v harness.Verb, noAdapter error) error {
 	if err := t.RequireHarness("fm-control"); err != nil {
 		return err
 	}
-	switch verb {
-	case "interrupt":
-		if err := checkKeys(t); err != nil {
+	if v.NeedsVerified {
+		if err := requireClassifier(t, v.Name); err != nil {
 			return err
 		}
-	case "exit", "relaunch", "rebind":
-		if err := requireClassifier(t, verb); err != nil {
-			return err
-		}
+	} else if err := checkKeys(t); err != nil {
+		return err
 	}
 	return noAdapter
 }

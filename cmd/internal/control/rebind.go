@@ -17,9 +17,6 @@ import (
 // that already resolves is left byte-identical, except that one written
 // before the id keys existed gains them.
 func (c *Controller) runRebind(ctx context.Context, t *task.Target) error {
-	if err := requireClassifier(t, "rebind"); err != nil {
-		return err
-	}
 	pf, ok := t.Backend.(backends.PaneFinder)
 	if !ok {
 		return cli.Failed("fmctl's %s adapter cannot list panes to re-point a record, so rebind cannot correct task %s there; nothing was changed", t.BackendName, t.ID).Coded(cli.ENoAdapter)

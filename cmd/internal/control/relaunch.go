@@ -37,9 +37,6 @@ func (x *relaunchTx) enter(phase string, extra ...state.Entry) error {
 }
 
 func (c *Controller) runRelaunch(ctx context.Context, t *task.Target, o RelaunchOptions) error {
-	if err := requireClassifier(t, "relaunch"); err != nil {
-		return err
-	}
 	if err := t.Store.RefuseTorn(t.ID); err != nil {
 		return err
 	}
