@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"fmctl/state"
 )
 
 // Record keys naming a tmux endpoint by tmux's own ids. A window name is a
@@ -14,12 +16,12 @@ import (
 // pane id (%N) and window id (@N) are tmux's, never reused within a server,
 // so they tell "renamed" apart from "gone".
 const (
-	KeyTmuxPane   = "tmux_pane_id"
-	KeyTmuxWindow = "tmux_window_id"
+	KeyTmuxPane   = state.KeyTmuxPane
+	KeyTmuxWindow = state.KeyTmuxWindow
 	// KeyTmuxPanePID is the pane's first process (its shell), which lives
 	// as long as the pane: a key can then be gated on the agent under it
 	// before any tmux call, and tmux checks the pid when it takes the key.
-	KeyTmuxPanePID = "tmux_pane_pid"
+	KeyTmuxPanePID = state.KeyTmuxPanePID
 )
 
 var (

@@ -18,6 +18,15 @@ const (
 // NamedKeys lists every key the toolkit knows, in display order.
 var NamedKeys = []Key{KeyEscape, KeyEnter, KeyCtrlC, KeyCtrlU}
 
+// KeyNames returns the names of NamedKeys, in display order.
+func KeyNames() []string {
+	out := make([]string, len(NamedKeys))
+	for i, k := range NamedKeys {
+		out[i] = string(k)
+	}
+	return out
+}
+
 // keyAliases are the spellings a caller may type for a named key. They are
 // folded to one canonical name before the backend ability is checked.
 var keyAliases = map[string]Key{

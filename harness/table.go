@@ -22,6 +22,15 @@ const (
 // Kinds lists every task kind.
 var Kinds = []Kind{KindShip, KindScout, KindSecondmate}
 
+// KindNames returns every task kind's name, in table order.
+func KindNames() []string {
+	out := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		out[i] = string(k)
+	}
+	return out
+}
+
 // ParseKind maps a recorded kind to a Kind; an empty value is a ship.
 func ParseKind(s string) (Kind, bool) {
 	if s == "" {
@@ -56,6 +65,16 @@ const (
 	AckNone                AckSource = "none"
 	AckMuseSessionTerminal AckSource = "muse-session-terminal"
 )
+
+// PointerFile is the file in the state dir through which the harness names
+// the log this ack source reads (muse writes its session log's path to
+// state/<id>.muse-session, one of its Wiring files); "" for none.
+func (a AckSource) PointerFile(id string) string {
+	if a == AckMuseSessionTerminal {
+		return id + ".muse-session"
+	}
+	return ""
+}
 
 // PromptVia says how the launch delivers the brief pointer to the agent.
 type PromptVia string
@@ -103,6 +122,9 @@ type Harness struct {
 	// pane_current_command are "node"). Only such an argv attributes it, so
 	// no other node process counts as an agent.
 	ArgvScript string `json:"argv_script,omitempty"`
+	// SkillPrefix opens the harness's skill popup as "/" opens every
+	// harness's command popup (codex's $skill); see OpensPopup.
+	SkillPrefix string `json:"skill_prefix,omitempty"`
 	// Verified is the release of the CLI the real-agent tier (tests/agents)
 	// ran every scenario against; nil where no real CLI could be run here.
 	Verified *Release `json:"verified,omitempty"`
@@ -112,6 +134,13 @@ type Harness struct {
 type Release struct {
 	Package string `json:"package"` // the npm package the CLI installs from
 	Version string `json:"version"`
+}
+
+// OpensPopup reports whether typing text opens a completion popup the
+// submit must wait out: a slash command anywhere, a skill where the
+// harness has them. The zero Harness (unverified) knows only the slash.
+func (h Harness) OpensPopup(text string) bool {
+	return strings.HasPrefix(text, "/") || (h.SkillPrefix != "" && strings.HasPrefix(text, h.SkillPrefix))
 }
 
 // SupportsKind reports whether the harness is verified to run a task of kind k.
@@ -154,7 +183,8 @@ var harnesses = []Harness{
 			EffortMap: identity("low", "medium", "high", "xhigh"),
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#codex",
 		},
-		Verified: &Release{Package: "@openai/codex", Version: "0.171.0"},
+		SkillPrefix: "$",
+		Verified:    &Release{Package: "@openai/codex", Version: "0.171.0"},
 	},
 	{
 		// opencode's first Escape arms the cancel and the second performs it.
@@ -389,15 +419,26 @@ func (b Backend) CanDeliver(k Key) bool {
 	return false
 }
 
+// The backend names, as a record's backend= and fm-spawn --backend spell
+// them. Code outside this table and backends/ names a backend only through
+// these (tests/literals enforces it).
+const (
+	BackendTmux   = "tmux"
+	BackendHerdr  = "herdr"
+	BackendZellij = "zellij"
+	BackendCmux   = "cmux"
+	BackendOrca   = "orca"
+)
+
 var backendRows = []Backend{
 	// End is verified on tmux only (send-keys End); herdr's and zellij's
 	// key names for it are not, so a clear that needs it is refused there.
-	{Name: "tmux", Keys: append(append([]Key(nil), NamedKeys...), KeyEnd), Classifier: true, Adapter: true},
-	{Name: "herdr", Keys: NamedKeys, Classifier: true, Adapter: true},
-	{Name: "zellij", Keys: NamedKeys, Classifier: false, Adapter: true},
-	{Name: "cmux", Keys: NamedKeys, Classifier: false},
+	{Name: BackendTmux, Keys: append(append([]Key(nil), NamedKeys...), KeyEnd), Classifier: true, Adapter: true},
+	{Name: BackendHerdr, Keys: NamedKeys, Classifier: true, Adapter: true},
+	{Name: BackendZellij, Keys: NamedKeys, Classifier: false, Adapter: true},
+	{Name: BackendCmux, Keys: NamedKeys, Classifier: false},
 	// orca's terminal API exposes only an interrupt and an Enter.
-	{Name: "orca", Keys: []Key{KeyEnter, KeyCtrlC}, Classifier: false},
+	{Name: BackendOrca, Keys: []Key{KeyEnter, KeyCtrlC}, Classifier: false},
 }
 
 // Backends returns every known backend row.
@@ -421,5 +462,17 @@ func BackendNames() []string {
 		out = append(out, b.Name)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// AdapterBackendNames returns the backends fmctl ships an adapter for, in
+// table order: the values fm-spawn --backend accepts.
+func AdapterBackendNames() []string {
+	var out []string
+	for _, b := range backendRows {
+		if b.Adapter {
+			out = append(out, b.Name)
+		}
+	}
 	return out
 }

@@ -356,3 +356,28 @@ func TestParseKindDefaultsToShip(t *testing.T) {
 		}
 	}
 }
+
+func TestPopupAndAckPointerComeFromTheRow(t *testing.T) {
+	codex, _ := harness.Lookup("codex")
+	claude, _ := harness.Lookup("claude")
+	var unverified harness.Harness
+	for _, c := range []struct {
+		h    harness.Harness
+		text string
+		want bool
+	}{
+		{codex, "$skill", true}, {codex, "/model", true}, {codex, "hello $x", false},
+		{claude, "$skill", false}, {claude, "/exit", true}, {unverified, "/x", true}, {unverified, "$x", false},
+	} {
+		if got := c.h.OpensPopup(c.text); got != c.want {
+			t.Errorf("%q.OpensPopup(%q) = %v, want %v", c.h.Name, c.text, got, c.want)
+		}
+	}
+	muse, _ := harness.Lookup("muse")
+	if p := muse.Ack.PointerFile("t1"); p != "t1.muse-session" || !slices.Contains(muse.Wiring, "state/<id>.muse-session") {
+		t.Errorf("muse ack pointer = %q (wiring %v); want t1.muse-session, one of its wiring files", p, muse.Wiring)
+	}
+	if p := claude.Ack.PointerFile("t1"); p != "" {
+		t.Errorf("claude has no ack source but a pointer file %q", p)
+	}
+}

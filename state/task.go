@@ -136,8 +136,8 @@ func (s Store) LoadTask(tool, id string) (*Task, error) {
 
 // identityKeys must each appear exactly once: a duplicated endpoint or harness
 // line means two writers disagreed, and acting on either could hit the wrong agent.
-var identityKeys = []string{"window", "worktree"}
-var singleKeys = []string{"backend", "endpoint_task_id", "harness", "kind", "remote_host", "tmux_pane_id", "tmux_pane_pid", "tmux_window_id"}
+var identityKeys = []string{KeyWindow, KeyWorktree}
+var singleKeys = []string{KeyBackend, KeyEndpointTaskID, KeyHarness, KeyKind, KeyRemoteHost, KeyTmuxPane, KeyTmuxPanePID, KeyTmuxWindow}
 
 // ValidateIdentity checks the record names exactly one endpoint and that the
 // endpoint belongs to this task.
@@ -158,8 +158,8 @@ func (t *Task) ValidateIdentity() error {
 			return Errorf(ErrBadRecord, "task %s's record has %d %s= lines; refusing to guess which one holds", t.ID, n, k)
 		}
 	}
-	if owner, ok := t.Record.Lookup("endpoint_task_id"); ok && owner != t.ID {
-		return Errorf(ErrForeignEndpoint, "task %s's recorded endpoint %s belongs to task %s (endpoint_task_id=%s); refusing to act on another task's agent", t.ID, printable(t.Record.Get("window")), printable(owner), printable(owner))
+	if owner, ok := t.Record.Lookup(KeyEndpointTaskID); ok && owner != t.ID {
+		return Errorf(ErrForeignEndpoint, "task %s's recorded endpoint %s belongs to task %s (endpoint_task_id=%s); refusing to act on another task's agent", t.ID, printable(t.Record.Window()), printable(owner), printable(owner))
 	}
 	return nil
 }

@@ -200,27 +200,13 @@ func flagValues(flag string) ([]string, bool) {
 	case "--harness":
 		return harness.Names(), true
 	case "--backend":
-		var out []string
-		for _, b := range harness.Backends() {
-			if b.Adapter {
-				out = append(out, b.Name)
-			}
-		}
-		return out, true
+		return harness.AdapterBackendNames(), true
 	case "--kind":
-		out := make([]string, len(harness.Kinds))
-		for i, k := range harness.Kinds {
-			out[i] = string(k)
-		}
-		return out, true
+		return harness.KindNames(), true
 	case "--effort":
 		return harness.Efforts, true
 	case "--key":
-		out := make([]string, len(harness.NamedKeys))
-		for i, k := range harness.NamedKeys {
-			out[i] = string(k)
-		}
-		return out, true
+		return harness.KeyNames(), true
 	case "--completion":
 		return []string{"bash", "zsh", "fish"}, true
 	}

@@ -27,7 +27,7 @@ func (c *Controller) startAck(t *task.Target) cancelAck {
 	if t.Harness.Ack != harness.AckMuseSessionTerminal {
 		return cancelAck{}
 	}
-	data, err := state.ReadSmallFile(filepath.Join(t.Store.Dir, t.ID+".muse-session"), 4096)
+	data, err := state.ReadSmallFile(filepath.Join(t.Store.Dir, t.Harness.Ack.PointerFile(t.ID)), 4096)
 	if err != nil {
 		return cancelAck{}
 	}

@@ -15,7 +15,7 @@ import (
 // ok is false when there is no such report: a file from an older
 // incarnation, or none at all, says nothing about the agent that runs.
 func activity(t *task.Target) (state.AgentState, bool) {
-	return t.Store.ReadAgentState(t.ID, t.Task.Record.Get("spawn_gen"))
+	return t.Store.ReadAgentState(t.ID, t.Task.Record.SpawnGen())
 }
 
 // activityWord is status's summary, as list shows it: busy, waiting, idle

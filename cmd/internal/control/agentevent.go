@@ -79,10 +79,10 @@ func recordAgentEvent(env config.Env, a agentEventArgs, args []string, now time.
 	if err != nil {
 		return cli.Failed("task %s's record is malformed (%v); the event was not recorded", a.id, err)
 	}
-	if rec.Get("spawn_gen") != a.gen {
+	if rec.SpawnGen() != a.gen {
 		return nil // a stale incarnation's late event: the current agent's state stands
 	}
-	st := state.AgentState{State: activity, Gen: a.gen, Event: a.event, At: now, Harness: rec.Get("harness")}
+	st := state.AgentState{State: activity, Gen: a.gen, Event: a.event, At: now, Harness: rec.Harness()}
 	if err := state.WriteAtomic(store.AgentStatePath(a.id), st.Bytes()); err != nil {
 		return cli.Failed("task %s's agent state could not be written: %v", a.id, err)
 	}

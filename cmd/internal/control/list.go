@@ -55,7 +55,7 @@ func (c *Controller) List(ctx context.Context) error {
 		t, err := task.Load("fm-control", home, id, c.runner, c.env)
 		if t != nil {
 			rows[i].Harness, rows[i].Kind, rows[i].Backend = orNone(t.Family()), string(t.Kind), t.BackendName
-			rows[i].Endpoint = t.Task.Record.Get("window")
+			rows[i].Endpoint = t.Task.Record.Window()
 		}
 		if err != nil {
 			rows[i].Error = err.Error()

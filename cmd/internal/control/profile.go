@@ -24,8 +24,8 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 	rec := t.Task.Record
 	p := profile{
 		FromHarness: t.RecordedHarness,
-		FromModel:   orDefault(rec.Get("model")),
-		FromEffort:  orDefault(rec.Get("effort")),
+		FromModel:   orDefault(rec.Model()),
+		FromEffort:  orDefault(rec.Effort()),
 	}
 	target := o.Harness
 	var pinModel, pinEffort string

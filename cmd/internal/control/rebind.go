@@ -52,7 +52,7 @@ func (c *Controller) runRebind(ctx context.Context, t *task.Target) error {
 		return cli.Failed("task %s's rebound record cannot be written: %v; the record is unchanged", t.ID, err)
 	}
 	ep := t.Endpoint
-	ep.Target, ep.Fields = rec.Get("window"), rec.Map()
+	ep.Target, ep.Fields = rec.Window(), rec.Map()
 	switch {
 	case string(data) != string(t.Task.Raw):
 		if err := t.Backend.ValidateRecord(ep); err != nil {

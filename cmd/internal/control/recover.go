@@ -77,7 +77,7 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 	of := outcomeFacts{}
 	if phase == state.PhaseLaunching {
 		of.tx = j.Extra.Get("relaunch_tx")
-		if of.tx != "" && t.Task.Record.Get("control_relaunch_tx") == of.tx {
+		if of.tx != "" && t.Task.Record.ControlRelaunchTx() == of.tx {
 			if obs := t.Backend.AgentState(ctx, t.Endpoint); obs.State == backends.StateAlive {
 				return c.rollForward(j, paths, t)
 			}
@@ -107,7 +107,7 @@ func (c *Controller) rollForward(j state.Journal, paths state.JournalPaths, t *t
 		return cli.Failed("task %s's relaunch is complete on disk but its journal could not record it: %v", t.ID, err)
 	}
 	out := cli.Outcome{Word: "recovered", ID: t.ID}
-	out.Add("phase", state.PhaseLaunching).Put(result("completed")).Add("harness", t.Task.Record.Get("harness")).Add("ready", "confirmed").Add("agent", "alive")
+	out.Add("phase", state.PhaseLaunching).Put(result("completed")).Add("harness", t.Task.Record.Harness()).Add("ready", "confirmed").Add("agent", "alive")
 	c.print.Outcome(out)
 	return nil
 }

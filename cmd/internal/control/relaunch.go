@@ -140,11 +140,11 @@ func (c *Controller) runRelaunch(ctx context.Context, t *task.Target, o Relaunch
 	}
 	out := cli.Outcome{Word: "relaunched", ID: t.ID}
 	out.Add("harness", prof.To.Name).Add("from", prof.FromHarness).Add("model", prof.ToModel).Add("effort", prof.ToEffort).
-		Add("backend", t.BackendName).Add("endpoint", t.Task.Record.Get("window")).Add("worktree", t.Endpoint.Worktree).
+		Add("backend", t.BackendName).Add("endpoint", t.Task.Record.Window()).Add("worktree", t.Endpoint.Worktree).
 		Add("ready", launched.Ready).Add("phase", state.PhaseComplete)
 	c.print.Outcome(out)
 	if launched.Ready == "starting" {
-		c.print.Notice("%s's replacement is in place at %s with its work at %s, and had not finished starting after %s; read its state with fm-control status %s rather than relaunching it again or tearing it down", t.ID, t.Task.Record.Get("window"), t.Endpoint.Worktree, seconds(c.waits.Launch), t.ID)
+		c.print.Notice("%s's replacement is in place at %s with its work at %s, and had not finished starting after %s; read its state with fm-control status %s rather than relaunching it again or tearing it down", t.ID, t.Task.Record.Window(), t.Endpoint.Worktree, seconds(c.waits.Launch), t.ID)
 	}
 	return nil
 }
@@ -194,16 +194,13 @@ func (x *relaunchTx) adopt(tx string) error {
 	if err != nil {
 		return err
 	}
-	if got := task.Record.Get("control_relaunch_tx"); got != tx {
+	if got := task.Record.ControlRelaunchTx(); got != tx {
 		return cli.Failed("task %s's record names relaunch transaction '%s', not this one (%s); another writer replaced it", x.t.ID, got, tx)
 	}
 	if err := task.ValidateIdentity(); err != nil {
 		return err
 	}
-	b := task.Record.Get("backend")
-	if b == "" {
-		b = "tmux"
-	}
+	b := task.Record.Backend()
 	if b != x.t.BackendName {
 		return cli.Failed("task %s's new record moved from backend %s to %s; refusing to read a postcondition across a backend change", x.t.ID, x.t.BackendName, b)
 	}

@@ -67,7 +67,7 @@ func publishedTx(t *task.Target) string {
 	if err != nil {
 		return ""
 	}
-	return task.Record.Get("control_relaunch_tx")
+	return task.Record.ControlRelaunchTx()
 }
 
 // restoreBrief puts the prior brief back byte for byte (there is nothing to

@@ -23,7 +23,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	out := cli.Outcome{Word: "status", ID: id}
 	out.Add("harness", t.Family()).Put(cli.OrNull("recorded_harness", t.RecordedHarness, "none")).Add("kind", string(t.Kind)).
 		Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).Add("worktree", t.Endpoint.Worktree).
-		Add("model", orDefault(t.Task.Record.Get("model"))).Add("effort", orDefault(t.Task.Record.Get("effort")))
+		Add("model", orDefault(t.Task.Record.Model())).Add("effort", orDefault(t.Task.Record.Effort()))
 	obs := t.Backend.AgentState(ctx, t.Endpoint)
 	out.Add("state", string(obs.State))
 	if obs.State == backends.StateUnverified || !t.Ability.Classifier {

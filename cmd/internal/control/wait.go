@@ -127,7 +127,7 @@ func orUnknown(s string) string {
 // turn runs); "" for an ended session. reported is false when there is no
 // such report (none, a stale incarnation's, or unreadable).
 func currentActivity(t *task.Target) (activity string, reported bool) {
-	a, ok := t.Store.ReadAgentState(t.ID, t.Task.Record.Get("spawn_gen"))
+	a, ok := t.Store.ReadAgentState(t.ID, t.Task.Record.SpawnGen())
 	if !ok {
 		return "", false
 	}

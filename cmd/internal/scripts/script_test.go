@@ -22,9 +22,9 @@ import (
 	"fmctl/cmd/internal/send"
 	"fmctl/cmd/internal/spawn"
 	herdrfake "fmctl/tests/fakes/herdr"
-	"fmctl/tests/gitwt"
 	tmuxfake "fmctl/tests/fakes/tmux"
 	zellijfake "fmctl/tests/fakes/zellij"
+	"fmctl/tests/gitwt"
 	"fmctl/tests/hometree"
 )
 

@@ -73,11 +73,7 @@ func (s Sender) Run(ctx context.Context, req Request) error {
 }
 
 func keyList() string {
-	names := make([]string, len(harness.NamedKeys))
-	for i, k := range harness.NamedKeys {
-		names[i] = string(k)
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(harness.KeyNames(), ", ")
 }
 
 // lockDelivery takes the task's input lock, then passes the gate: under the
@@ -194,9 +190,8 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 		text = deliver.Mark(text)
 	}
 	o := submitOptions(s.Env)
-	// A slash command (or a codex $skill) opens a completion popup; Enter
-	// waits until the popup has settled so it cannot be swallowed.
-	o.Popup = strings.HasPrefix(text, "/") || (t.HasHarness && t.Harness.Name == "codex" && strings.HasPrefix(text, "$"))
+	// Enter waits until a completion popup has settled so it cannot be swallowed.
+	o.Popup = t.Harness.OpensPopup(text)
 	lock, err := lockDelivery(ctx, t, s.Env)
 	if err != nil {
 		return err

@@ -11,10 +11,9 @@ import (
 
 // chooseBackend picks the backend a fresh task runs on: --backend, then
 // FM_BACKEND, then the home's choice (config/backend or fm.toml's backend,
-// which must agree), then the multiplexer fm-spawn runs inside, then tmux.
-// Detection looks at HERDR_ENV before TMUX: herdr started from a tmux pane
-// passes TMUX on to its own panes, and the innermost multiplexer is the one
-// the caller sits in. detected names the variable that decided, if any.
+// which must agree), then the multiplexer fm-spawn runs inside
+// (backends.Detect), then state.DefaultBackend. detected names the variable
+// that decided, if any.
 func (s Spawner) chooseBackend(home config.Home, f config.File, flag string) (name, detected string, err error) {
 	if flag != "" {
 		return flag, "", nil
@@ -35,13 +34,10 @@ func (s Spawner) chooseBackend(home config.Home, f config.File, flag string) (na
 	if f.Backend != "" {
 		return f.Backend, "", nil
 	}
-	if s.Env("HERDR_ENV") == "1" {
-		return "herdr", "HERDR_ENV=1", nil
+	if name, variable := backends.Detect(backends.Env(s.Env)); name != "" {
+		return name, variable, nil
 	}
-	if s.Env("TMUX") != "" {
-		return "tmux", "TMUX", nil
-	}
-	return "tmux", "", nil
+	return state.DefaultBackend, "", nil
 }
 
 // tmuxSession is the session a fresh tmux window goes into: the configured

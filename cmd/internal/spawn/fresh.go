@@ -30,7 +30,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	}
 	kind, ok := harness.ParseKind(req.Kind)
 	if !ok {
-		return Result{}, cli.Usage("--kind must be ship, scout or secondmate")
+		return Result{}, cli.Usage("--kind must be %s", cli.OrList(harness.KindNames()))
 	}
 	prof, err := s.freshProfile(home, req, kind)
 	if err != nil {
@@ -55,12 +55,12 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if detected != "" && backendName != "tmux" {
+	if detected != "" && backendName != state.DefaultBackend {
 		s.Print.Notice("backend %s chosen because fm-spawn runs inside it (%s); pass --backend or set config/backend to choose another", backendName, detected)
 	}
 	ability, known := harness.LookupBackend(backendName)
 	if !known || !ability.Adapter {
-		return Result{}, cli.Failed("backend '%s' has no adapter in fmctl (use tmux, herdr or zellij)", state.Printable(backendName)).Coded(cli.ENoAdapter)
+		return Result{}, cli.Failed("backend '%s' has no adapter in fmctl (use %s)", state.Printable(backendName), cli.OrList(harness.AdapterBackendNames())).Coded(cli.ENoAdapter)
 	}
 	be, err := backends.Open(backendName, s.Runner, backends.Env(s.Env))
 	if err != nil {
@@ -77,8 +77,8 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if err := store.RefuseTorn(req.ID); err != nil {
 		return Result{}, err
 	}
-	where := container(s.Env, f, backendName)
-	if backendName == "tmux" {
+	where := backends.ConfiguredContainer(backendName, backends.Env(s.Env), f)
+	if backendName == harness.BackendTmux {
 		if where, err = s.tmuxSession(ctx, be, where); err != nil {
 			return Result{}, err
 		}
@@ -128,7 +128,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 		return Result{}, cli.Failed("could not create the endpoint for task %s on %s: %v", req.ID, backendName, backends.StderrOf(err)).Coded(cli.ELaunchFailed)
 	}
 	rec := newRecord(req.ID, fields, wt, project, h.Name, kind, prof.Model, prof.Effort, backendName, gen)
-	ep := backends.Endpoint{Backend: backendName, Target: rec.Get("window"), TaskID: req.ID, Worktree: wt, Fields: rec.Map()}
+	ep := backends.Endpoint{Backend: backendName, Target: rec.Window(), TaskID: req.ID, Worktree: wt, Fields: rec.Map()}
 	// From here a failure removes the endpoint, so no record ever names an
 	// endpoint without an agent launched into it, and no endpoint is orphaned.
 	undo := func(cause error) error {
@@ -187,19 +187,16 @@ func (s Spawner) refuseDuplicate(ctx context.Context, home config.Home, store st
 	if err != nil {
 		return err
 	}
-	name := task.Record.Get("backend")
-	if name == "" {
-		name = "tmux"
-	}
+	name := task.Record.Backend()
 	be, err := backends.Open(name, s.Runner, backends.Env(s.Env))
 	if err != nil {
 		return cli.Failed("task %s already has a record (%s) on backend %s, which fmctl cannot inspect; refusing a duplicate launch", id, store.MetaPath(id), name).Coded(cli.ETaskExists)
 	}
-	obs := be.AgentState(ctx, backends.Endpoint{Backend: name, Target: task.Record.Get("window"), TaskID: id, Worktree: task.Record.Get("worktree"), Fields: task.Record.Map()})
+	obs := be.AgentState(ctx, backends.RecordEndpoint(id, task.Record))
 	if obs.State == backends.StateMissing {
 		return nil
 	}
-	return cli.Failed("task %s already has a record whose %s endpoint %s is %s; refusing a duplicate launch (use fm-spawn %s --relaunch, or fm-control relaunch %s)", id, name, task.Record.Get("window"), obs.State, id, id).Coded(cli.ETaskExists)
+	return cli.Failed("task %s already has a record whose %s endpoint %s is %s; refusing a duplicate launch (use fm-spawn %s --relaunch, or fm-control relaunch %s)", id, name, task.Record.Window(), obs.State, id, id).Coded(cli.ETaskExists)
 }
 
 // placeBrief copies --brief into data/<id>/brief.md, or requires that file.
@@ -227,49 +224,28 @@ func placeBrief(home config.Home, req Request) (string, error) {
 	return path, nil
 }
 
-func container(env config.Env, f config.File, backend string) string {
-	switch backend {
-	case "tmux":
-		if v := env("FM_TMUX_SESSION"); v != "" {
-			return v
-		}
-		return f.Tmux.Session
-	case "herdr":
-		if v := env("HERDR_SESSION"); v != "" {
-			return v
-		}
-		return f.Herdr.Session
-	case "zellij":
-		if v := env("FM_ZELLIJ_SESSION"); v != "" {
-			return v
-		}
-		return f.Zellij.Session
-	}
-	return ""
-}
-
 // newRecord lays a fresh record out in the original toolkit's key order.
 func newRecord(id string, fields []backends.Field, wt, project, h string, kind harness.Kind, model, effort, backend, gen string) state.Record {
 	var r state.Record
 	add := func(k, v string) { r.Entries = append(r.Entries, state.Entry{Key: k, Value: v}) }
 	var extra []backends.Field
 	for _, f := range fields {
-		if f.Key == "window" {
-			add("window", f.Value)
+		if f.Key == state.KeyWindow {
+			add(state.KeyWindow, f.Value)
 		} else {
 			extra = append(extra, f)
 		}
 	}
-	add("endpoint_task_id", id)
-	add("worktree", wt)
-	add("project", project)
-	add("harness", h)
-	add("kind", string(kind))
-	add("model", orDefault(model))
-	add("effort", orDefault(effort))
-	add("spawn_gen", gen)
-	if backend != "tmux" {
-		add("backend", backend)
+	add(state.KeyEndpointTaskID, id)
+	add(state.KeyWorktree, wt)
+	add(state.KeyProject, project)
+	add(state.KeyHarness, h)
+	add(state.KeyKind, string(kind))
+	add(state.KeyModel, orDefault(model))
+	add(state.KeyEffort, orDefault(effort))
+	add(state.KeySpawnGen, gen)
+	if backend != state.DefaultBackend {
+		add(state.KeyBackend, backend)
 	}
 	for _, f := range extra {
 		add(f.Key, f.Value)

@@ -29,7 +29,7 @@ func (s Spawner) guardFresh(ctx context.Context, home config.Home, store state.S
 	}
 	// A labelled window no record names (an fm-spawn killed before intents
 	// existed, or one made by hand) is settled like an interrupted spawn.
-	if _, err := os.Lstat(store.MetaPath(req.ID)); be.Name() == "tmux" && errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(store.MetaPath(req.ID)); backends.SettlesByLabel(be.Name()) && errors.Is(err, fs.ErrNotExist) {
 		window := where + ":" + state.Label(req.ID)
 		act, err := settleOrphan(ctx, be, req.ID, window, wt)
 		if err != nil {
@@ -92,12 +92,12 @@ func (s Spawner) liveSharers(ctx context.Context, store state.Store, id, wt stri
 			continue
 		}
 		task, err := store.LoadTask("fm-spawn", other)
-		if err != nil || backends.SameDirKey(task.Record.Get("worktree")) != want {
+		if err != nil || backends.SameDirKey(task.Record.Worktree()) != want {
 			continue
 		}
 		obs := s.observe(ctx, task)
 		if obs.State != backends.StateMissing && obs.State != backends.StateDead {
-			live[state.Label(other)] = fmt.Sprintf("%s (%s, %s)", other, task.Record.Get("window"), obs.State)
+			live[state.Label(other)] = fmt.Sprintf("%s (%s, %s)", other, task.Record.Window(), obs.State)
 		}
 	}
 	return live, nil
@@ -105,15 +105,12 @@ func (s Spawner) liveSharers(ctx context.Context, store state.Store, id, wt stri
 
 // observe reads a recorded task's endpoint state.
 func (s Spawner) observe(ctx context.Context, task *state.Task) backends.Observation {
-	name := task.Record.Get("backend")
-	if name == "" {
-		name = "tmux"
-	}
+	name := task.Record.Backend()
 	be, err := backends.Open(name, s.Runner, backends.Env(s.Env))
 	if err != nil {
 		return backends.Observation{State: backends.StateUnreadable, Detail: err.Error()}
 	}
-	return be.AgentState(ctx, backends.Endpoint{Backend: name, Target: task.Record.Get("window"), TaskID: task.ID, Worktree: task.Record.Get("worktree"), Fields: task.Record.Map()})
+	return be.AgentState(ctx, backends.RecordEndpoint(task.ID, task.Record))
 }
 
 // refuseSharedWorktree refuses a worktree a live task in this home already

@@ -35,12 +35,12 @@ func (s Spawner) SettleIntent(ctx context.Context, store state.Store, id string)
 	if err != nil || intent.Get("task") != id {
 		return "", "", cli.Failed("task %s's spawn intent %s is malformed; inspect it, then remove it", id, path).Coded(cli.ETornSpawn)
 	}
-	backend, wt := intent.Get("backend"), intent.Get("worktree")
+	backend, wt := intent.Get(state.KeyBackend), intent.Worktree()
 	window = intent.Get("container") + ":" + state.Label(id)
-	if backend != "tmux" {
+	if !backends.SettlesByLabel(backend) {
 		return "", "", cli.Failed("task %s's spawn on %s was interrupted (intent %s); fmctl can settle only a tmux spawn, so check that backend for an endpoint %s, then remove the intent", id, backend, path, state.Label(id)).Coded(cli.ETornSpawn)
 	}
-	if task, err := store.LoadTask("fm-spawn", id); err == nil && task.Record.Get("window") == window {
+	if task, err := store.LoadTask("fm-spawn", id); err == nil && task.Record.Window() == window {
 		return IntentAdopted, window, removeIntent(store, id)
 	}
 	be, err := backends.Open(backend, s.Runner, backends.Env(s.Env))

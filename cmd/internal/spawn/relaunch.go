@@ -114,15 +114,15 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 		return Result{}, err
 	}
 	rec := t.Task.Record.Clone()
-	rec.Set("harness", h.Name)
-	rec.Set("model", model)
-	rec.Set("effort", effort)
-	rec.Set("spawn_gen", gen)
-	rec.Delete("busy_gen")
+	rec.Set(state.KeyHarness, h.Name)
+	rec.Set(state.KeyModel, model)
+	rec.Set(state.KeyEffort, effort)
+	rec.Set(state.KeySpawnGen, gen)
+	rec.Delete(state.KeyBusyGen)
 	if req.TxID != "" {
-		rec.Set("control_relaunch_tx", req.TxID)
+		rec.Set(state.KeyControlRelaunchTx, req.TxID)
 	} else {
-		rec.Delete("control_relaunch_tx")
+		rec.Delete(state.KeyControlRelaunchTx)
 	}
 	data, err := rec.Bytes()
 	if err != nil {
@@ -207,24 +207,15 @@ func (s Spawner) adoptEndpoint(ctx context.Context, t *task.Target) error {
 	case backends.StateDrifted:
 		return cli.Failed("task %s's endpoint %s has drifted (%s); refusing to relaunch into it or beside it: %s", t.ID, t.Endpoint.Target, obs.Detail, t.DriftFix()).Coded(cli.EEndpointDrifted)
 	case backends.StateMissing:
-		// The replacement goes where the record says, never into a
-		// default container: tmux's recorded session, herdr's recorded
-		// session and workspace.
-		spec := backends.CreateSpec{TaskID: t.ID, Label: state.Label(t.ID), Dir: t.Endpoint.Worktree}
-		switch t.BackendName {
-		case "tmux":
-			spec.Container, _, _ = backends.SplitTmuxTarget(t.Endpoint.Target)
-		case "herdr":
-			spec.Container, spec.Workspace = t.Endpoint.Field("herdr_session"), t.Endpoint.Field("herdr_workspace_id")
-		}
-		fields, err := t.Backend.Create(ctx, spec)
+		// The replacement goes where the record says (backends.RecreateSpec).
+		fields, err := t.Backend.Create(ctx, backends.RecreateSpec(t.Endpoint))
 		if err != nil {
 			return cli.Failed("task %s's endpoint %s is provably absent, and a replacement could not be created: %v", t.ID, t.Endpoint.Target, backends.StderrOf(err))
 		}
 		for _, f := range fields {
 			t.Task.Record.Set(f.Key, f.Value)
 		}
-		t.Endpoint.Target = t.Task.Record.Get("window")
+		t.Endpoint.Target = t.Task.Record.Window()
 		t.Endpoint.Fields = t.Task.Record.Map()
 		s.Print.Notice("relaunch: endpoint of %s was provably absent (backend: %s); created a replacement at %s", t.ID, t.BackendName, t.Endpoint.Target)
 		return nil

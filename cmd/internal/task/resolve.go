@@ -39,27 +39,24 @@ func Load(tool string, home config.Home, id string, r backends.Runner, env confi
 		return nil, err
 	}
 	rec := task.Record
-	if host := rec.Get("remote_host"); host != "" {
+	if host := rec.RemoteHost(); host != "" {
 		return nil, cli.Failed("task %s is a remotely placed secondmate on %s; its agent runs outside this home, so nothing %s does here could reach or verify it. Drive its lifecycle on that host, and reconcile it through the secondmate recovery path rather than this plane", id, state.Printable(host), tool).Coded(cli.ERemoteTask)
 	}
 	if err := task.ValidateIdentity(); err != nil {
 		return nil, err
 	}
-	kind, ok := harness.ParseKind(rec.Get("kind"))
+	kind, ok := harness.ParseKind(rec.Kind())
 	if !ok {
-		return nil, cli.Failed("task %s records kind '%s', which is not ship, scout or secondmate", id, state.Printable(rec.Get("kind"))).Coded(cli.EBadRecord)
+		return nil, cli.Failed("task %s records kind '%s', which is not %s", id, state.Printable(rec.Kind()), cli.OrList(harness.KindNames())).Coded(cli.EBadRecord)
 	}
-	name := rec.Get("backend")
-	if name == "" {
-		name = "tmux"
-	}
+	name := rec.Backend()
 	ability, known := harness.LookupBackend(name)
 	if !known {
 		return nil, cli.Failed("task %s records backend '%s', which fmctl does not know (known: %s)", id, state.Printable(name), strings.Join(harness.BackendNames(), ", ")).Coded(cli.ENoAdapter)
 	}
 	t := &Target{
 		Home: home, Store: store, Task: task, ID: id, Kind: kind,
-		RecordedHarness: rec.Get("harness"), BackendName: name, Ability: ability,
+		RecordedHarness: rec.Harness(), BackendName: name, Ability: ability,
 	}
 	t.Harness, t.HasHarness = harness.Family(t.RecordedHarness)
 	if !ability.Adapter {
@@ -70,7 +67,7 @@ func Load(tool string, home config.Home, id string, r backends.Runner, env confi
 		return nil, cli.Failed("%w", err)
 	}
 	t.Backend = be
-	t.Endpoint = backends.Endpoint{Backend: name, Target: rec.Get("window"), TaskID: id, Worktree: rec.Get("worktree"), Fields: rec.Map()}
+	t.Endpoint = backends.RecordEndpoint(id, rec)
 	if err := be.ValidateRecord(t.Endpoint); err != nil {
 		return nil, cli.Failed("task %s's record does not name a valid %s endpoint: %v; preserving task state", id, name, err).Coded(cli.EBadRecord)
 	}

@@ -1,0 +1,68 @@
+package backends
+
+import (
+	"fmctl/config"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// Detect names the multiplexer the calling process runs inside, and the
+// variable that says so; "" when it runs in none. HERDR_ENV is read before
+// TMUX: herdr started from a tmux pane passes TMUX on to its own panes, and
+// the innermost multiplexer is the one the caller sits in.
+func Detect(env Env) (name, variable string) {
+	if env("HERDR_ENV") == "1" {
+		return harness.BackendHerdr, "HERDR_ENV=1"
+	}
+	if env("TMUX") != "" {
+		return harness.BackendTmux, "TMUX"
+	}
+	return "", ""
+}
+
+// ConfiguredContainer is where a fresh endpoint on backend name goes when
+// the caller names none: the backend's session variable, else its
+// config/fm.toml section; "" = the adapter's own default.
+func ConfiguredContainer(name string, env Env, f config.File) string {
+	var variable string
+	var section config.SessionConfig
+	switch name {
+	case harness.BackendTmux:
+		variable, section = "FM_TMUX_SESSION", f.Tmux
+	case harness.BackendHerdr:
+		variable, section = "HERDR_SESSION", f.Herdr
+	case harness.BackendZellij:
+		variable, section = "FM_ZELLIJ_SESSION", f.Zellij
+	default:
+		return ""
+	}
+	if v := env(variable); v != "" {
+		return v
+	}
+	return section.Session
+}
+
+// RecreateSpec is the spec that recreates a recorded endpoint that is
+// provably gone where the record says, never in a default container: tmux's
+// recorded session, herdr's recorded session and workspace.
+func RecreateSpec(ep Endpoint) CreateSpec {
+	spec := CreateSpec{TaskID: ep.TaskID, Label: state.Label(ep.TaskID), Dir: ep.Worktree}
+	switch ep.Backend {
+	case harness.BackendTmux:
+		spec.Container, _, _ = SplitTmuxTarget(ep.Target)
+	case harness.BackendHerdr:
+		spec.Container, spec.Workspace = ep.Field("herdr_session"), ep.Field("herdr_workspace_id")
+	}
+	return spec
+}
+
+// SettlesByLabel reports whether the backend's endpoints are found by their
+// label alone (a tmux window named fm-<id> in a known session), so an
+// endpoint a killed fm-spawn created but never recorded can be found and
+// settled. herdr and zellij name panes by ids the record alone holds.
+func SettlesByLabel(name string) bool { return name == harness.BackendTmux }
+
+// RecordEndpoint is the endpoint task id's record names.
+func RecordEndpoint(id string, r state.Record) Endpoint {
+	return Endpoint{Backend: r.Backend(), Target: r.Window(), TaskID: id, Worktree: r.Worktree(), Fields: r.Map()}
+}

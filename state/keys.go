@@ -1,0 +1,76 @@
+package state
+
+import "fmctl/harness"
+
+// The meta record's keys (the spec's meta record table). state owns their
+// spelling: every other package reads a record through the accessors below
+// and writes one through these names, never a literal (tests/literals).
+const (
+	KeyWindow            = "window"
+	KeyEndpointTaskID    = "endpoint_task_id"
+	KeyBackend           = "backend"
+	KeyHarness           = "harness"
+	KeyKind              = "kind"
+	KeyWorktree          = "worktree"
+	KeyProject           = "project"
+	KeyModel             = "model"
+	KeyEffort            = "effort"
+	KeySpawnGen          = "spawn_gen"
+	KeyBusyGen           = "busy_gen"
+	KeyRemoteHost        = "remote_host"
+	KeyControlRelaunchTx = "control_relaunch_tx"
+	// The tmux adapter's stable pane and window ids, kept beside window= so
+	// a renamed window can be found again (backends/tmuxident.go).
+	KeyTmuxPane    = "tmux_pane_id"
+	KeyTmuxWindow  = "tmux_window_id"
+	KeyTmuxPanePID = "tmux_pane_pid"
+)
+
+// MetaKeys lists every meta record key state names.
+func MetaKeys() []string {
+	return []string{
+		KeyWindow, KeyEndpointTaskID, KeyBackend, KeyHarness, KeyKind, KeyWorktree, KeyProject,
+		KeyModel, KeyEffort, KeySpawnGen, KeyBusyGen, KeyRemoteHost, KeyControlRelaunchTx,
+		KeyTmuxPane, KeyTmuxPanePID, KeyTmuxWindow,
+	}
+}
+
+// DefaultBackend is the backend of a record with no backend= line (records
+// from before any other backend existed) and of a spawn that names none;
+// a fresh record on it omits the line, as the original toolkit's did.
+const DefaultBackend = harness.BackendTmux
+
+// Window is the recorded endpoint.
+func (r Record) Window() string { return r.Get(KeyWindow) }
+
+// Worktree is the git worktree the agent works in.
+func (r Record) Worktree() string { return r.Get(KeyWorktree) }
+
+// Harness is the recorded harness value: an adapter name, or the basename of
+// a raw launch command (harness.Family resolves it).
+func (r Record) Harness() string { return r.Get(KeyHarness) }
+
+// Kind is the recorded kind value, raw; harness.ParseKind reads it ("" is a ship).
+func (r Record) Kind() string { return r.Get(KeyKind) }
+
+// Backend is the recorded backend, DefaultBackend when the record names none.
+func (r Record) Backend() string {
+	if b := r.Get(KeyBackend); b != "" {
+		return b
+	}
+	return DefaultBackend
+}
+
+// Model and Effort are the recorded launch profile ("default" or "" = the
+// harness's own default).
+func (r Record) Model() string  { return r.Get(KeyModel) }
+func (r Record) Effort() string { return r.Get(KeyEffort) }
+
+// SpawnGen is the incarnation the record describes.
+func (r Record) SpawnGen() string { return r.Get(KeySpawnGen) }
+
+// RemoteHost is set for a remotely placed secondmate.
+func (r Record) RemoteHost() string { return r.Get(KeyRemoteHost) }
+
+// ControlRelaunchTx is the relaunch transaction that wrote the record, if any.
+func (r Record) ControlRelaunchTx() string { return r.Get(KeyControlRelaunchTx) }

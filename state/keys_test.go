@@ -1,0 +1,43 @@
+package state
+
+import (
+	"testing"
+
+	"fmctl/harness"
+)
+
+func TestBackendDefaultsOnlyWhenAbsent(t *testing.T) {
+	cases := map[string]string{
+		"window=s:fm-t1\n":                harness.BackendTmux,
+		"window=s:fm-t1\nbackend=\n":      harness.BackendTmux,
+		"window=s:fm-t1\nbackend=herdr\n": harness.BackendHerdr,
+		"backend=zellij\nbackend=orca\n":  harness.BackendOrca, // the last line holds, as Get reads
+		"backend=unknown-mux\nwindow=x\n": "unknown-mux",       // refusing an unknown name is the resolver's job
+	}
+	for text, want := range cases {
+		r, err := ParseRecord([]byte(text))
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if got := r.Backend(); got != want {
+			t.Errorf("Backend() of %q = %q, want %q", text, got, want)
+		}
+	}
+}
+
+func TestAccessorsReadTheirKeys(t *testing.T) {
+	var r Record
+	for _, k := range MetaKeys() {
+		r.Set(k, k+"-value")
+	}
+	got := map[string]string{
+		KeyWindow: r.Window(), KeyWorktree: r.Worktree(), KeyHarness: r.Harness(), KeyKind: r.Kind(),
+		KeyBackend: r.Backend(), KeyModel: r.Model(), KeyEffort: r.Effort(), KeySpawnGen: r.SpawnGen(),
+		KeyRemoteHost: r.RemoteHost(), KeyControlRelaunchTx: r.ControlRelaunchTx(),
+	}
+	for k, v := range got {
+		if v != k+"-value" {
+			t.Errorf("accessor for %s read %q", k, v)
+		}
+	}
+}
