@@ -4,17 +4,10 @@ import (
 	"fmctl/tests/fakeframe"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
-
-// agentNames are the foreground programs the fake treats as a launched agent.
-var agentNames = map[string]bool{
-	"claude": true, "codex": true, "opencode": true, "pi": true, "pi-signed": true,
-	"grok": true, "kimi": true, "cursor-agent": true, "agy": true, "muse": true, "gemini": true,
-}
 
 const (
 	pasteStart = "\x1b[200~"
@@ -26,7 +19,7 @@ const (
 	transcriptCap = 1000
 )
 
-func (p *Pane) isAgent() bool { return agentNames[p.Command] }
+func (p *Pane) isAgent() bool { return fakeframe.IsAgent(p.Command) }
 
 // flag reports whether a behaviour switch file exists in $FAKE_HERDR_DIR.
 func (f *fake) flag(name string) bool {
@@ -125,7 +118,7 @@ func (f *fake) submit(p *Pane) {
 		if f.flag("slow-redraw") && line != "" {
 			p.Stale = line
 		}
-		if t := strings.TrimSpace(line); (t == "/exit" || t == "/quit") && !f.flag("never-dies") {
+		if fakeframe.IsExitCommand(line) && !f.flag("never-dies") {
 			p.say(p.Command + " exited")
 			p.Command = "bash"
 		}
@@ -135,42 +128,19 @@ func (f *fake) submit(p *Pane) {
 	f.shellLine(p, line)
 }
 
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
-
 // shellLine runs a submitted shell line: `cd DIR`, or the launch of an agent
-// (leading NAME=value words and `env -u NAME ...` skipped).
+// (fakeframe.Command skips NAME=value words and env's options).
 func (f *fake) shellLine(p *Pane, line string) {
-	words := shellWords(line)
-	i := 0
-	for i < len(words) && assignment.MatchString(words[i]) {
-		i++
-	}
-	if i < len(words) && words[i] == "env" {
-		i++
-		for i < len(words) {
-			switch w := words[i]; {
-			case w == "-u" && i+1 < len(words):
-				i += 2
-			case strings.HasPrefix(w, "-u") && len(w) > 2, assignment.MatchString(w):
-				i++
-			default:
-				goto done
-			}
-		}
-	}
-done:
-	if i >= len(words) {
+	cmd, args := fakeframe.Command(line)
+	if cmd == "cd" {
+		f.cd(p, args)
 		return
 	}
-	if words[i] == "fg" && p.Stopped != "" {
+	if cmd == "fg" && p.Stopped != "" {
 		p.Command, p.Stopped = p.Stopped, ""
 		return
 	}
-	if words[i] == "cd" {
-		f.cd(p, words[i+1:])
-		return
-	}
-	if name := filepath.Base(words[i]); agentNames[name] {
+	if name, ok := fakeframe.LaunchedAgent(line); ok {
 		p.Command = name
 		p.say(name + " fake agent")
 	}
@@ -192,55 +162,6 @@ func (f *fake) cd(p *Pane, args []string) {
 		return
 	}
 	p.ForegroundCwd = filepath.Clean(dir)
-}
-
-// shellWords splits a line the way a shell would for simple input: blanks
-// separate words, quotes and backslashes protect them.
-func shellWords(line string) []string {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	var quote rune
-	rs := []rune(line)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case quote == '\'':
-			if r == '\'' {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case quote == '"':
-			if r == '"' {
-				quote = 0
-			} else if r == '\\' && i+1 < len(rs) {
-				i++
-				cur.WriteRune(rs[i])
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == '\\' && i+1 < len(rs):
-			i++
-			cur.WriteRune(rs[i])
-			inWord = true
-		case unicode.IsSpace(r):
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "⏎") }

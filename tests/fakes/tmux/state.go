@@ -135,19 +135,7 @@ func logInput(p *Pane, s *Session, kind, value string) {
 	appendLine("input.log", fmt.Sprintf("%s:%s %s %s", s.Name, p.Window, kind, value))
 }
 
-// harnessBinaries are the names the fake shell treats as launching an agent.
-var harnessBinaries = map[string]bool{
-	"claude": true, "codex": true, "opencode": true, "pi": true, "pi-signed": true, "grok": true,
-	"kimi": true, "cursor-agent": true, "agy": true, "muse": true,
-}
-
-func isShell(cmd string) bool {
-	switch cmd {
-	case "bash", "zsh", "sh", "fish", "dash":
-		return true
-	}
-	return false
-}
+func isShell(cmd string) bool { return fakeframe.IsShell(cmd) }
 
 // submit emulates Enter: a shell runs the line, an agent reads it.
 func submit(p *Pane) {
@@ -161,41 +149,22 @@ func submit(p *Pane) {
 		runShellLine(p, line)
 		return
 	}
-	if (line == "/exit" || line == "/quit") && !flag("never-dies") {
+	if fakeframe.IsExitCommand(line) && !flag("never-dies") {
 		p.Command = "bash"
 	}
 }
 
 func runShellLine(p *Pane, line string) {
-	words := strings.Fields(line)
-	for len(words) > 0 && strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "=") {
-		words = words[1:]
-	}
-	if len(words) > 0 && words[0] == "env" {
-		words = words[1:]
-		for len(words) > 0 {
-			if words[0] == "-u" && len(words) > 1 {
-				words = words[2:]
-				continue
-			}
-			if strings.Contains(words[0], "=") {
-				words = words[1:]
-				continue
-			}
-			break
-		}
-	}
-	if len(words) == 0 {
-		return
-	}
+	cmd, args := fakeframe.Command(line)
+	name, agent := fakeframe.LaunchedAgent(line)
 	switch {
-	case words[0] == "cd" && len(words) > 1:
-		p.Cwd = strings.Trim(words[1], "'")
-	case harnessBinaries[filepath.Base(strings.Trim(words[0], "'"))]:
+	case cmd == "cd" && len(args) > 0:
+		p.Cwd = args[0]
+	case agent:
 		if flag("launch-fails") {
 			return
 		}
-		p.Command = filepath.Base(strings.Trim(words[0], "'"))
+		p.Command = name
 		if content, err := os.ReadFile(path("launch-becomes")); err == nil {
 			p.Command = strings.TrimSpace(string(content))
 		}

@@ -2,23 +2,12 @@ package zellijfake
 
 import (
 	"fmctl/tests/fakeframe"
-	"path"
 	"path/filepath"
 	"strings"
 )
 
 // The agent emulation is the same contract the project's fake tmux follows,
 // so a testscript suite reads alike on either backend.
-
-var agentNames = map[string]bool{
-	"claude": true, "codex": true, "opencode": true, "pi": true, "pi-signed": true,
-	"grok": true, "kimi": true, "cursor-agent": true, "agy": true, "muse": true,
-}
-
-var shellNames = map[string]bool{
-	"bash": true, "zsh": true, "sh": true, "dash": true, "ash": true,
-	"ksh": true, "mksh": true, "fish": true, "tcsh": true, "csh": true,
-}
 
 // Control files under FAKE_ZELLIJ_DIR that change how the emulated agent reacts.
 const (
@@ -36,78 +25,31 @@ func (p *pane) submit(dir string) {
 	}
 	line := p.Composer
 	p.Composer = ""
-	if shellNames[p.Command] {
+	if fakeframe.IsShell(p.Command) {
 		p.Transcript = append(p.Transcript, "$ "+line)
 		p.runShellLine(line)
 		return
 	}
 	p.Transcript = append(p.Transcript, "["+p.Command+"] "+line)
-	switch strings.TrimSpace(line) {
-	case "/exit", "/quit":
-		if !flagFile(dir, neverDiesFile) {
-			p.Command = "bash"
-		}
+	if fakeframe.IsExitCommand(line) && !flagFile(dir, neverDiesFile) {
+		p.Command = "bash"
 	}
 }
 
 // runShellLine applies the two shell effects tests rely on: launching an
 // agent (behind env assignments and `env -u NAME`), and `cd DIR`.
 func (p *pane) runShellLine(line string) {
-	words := strings.Fields(line)
-	words = skipAssignments(words)
-	if len(words) > 0 && words[0] == "env" {
-		words = words[1:]
-	options:
-		for len(words) > 0 {
-			switch {
-			case words[0] == "-u" && len(words) > 1:
-				words = words[2:]
-			case strings.HasPrefix(words[0], "-u") && len(words[0]) > 2:
-				words = words[1:]
-			case isAssignment(words[0]):
-				words = words[1:]
-			default:
-				break options
-			}
-		}
-	}
-	if len(words) == 0 {
-		return
-	}
-	if name := path.Base(words[0]); agentNames[name] {
+	if name, ok := fakeframe.LaunchedAgent(line); ok {
 		p.Command = name
 		return
 	}
-	if words[0] == "cd" && len(words) > 1 {
-		dir := words[1]
+	if cmd, args := fakeframe.Command(line); cmd == "cd" && len(args) > 0 {
+		dir := args[0]
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(p.Cwd, dir)
 		}
 		p.Cwd = filepath.Clean(dir)
 	}
-}
-
-func skipAssignments(words []string) []string {
-	for len(words) > 0 && isAssignment(words[0]) {
-		words = words[1:]
-	}
-	return words
-}
-
-func isAssignment(w string) bool {
-	name, _, ok := strings.Cut(w, "=")
-	if !ok || name == "" {
-		return false
-	}
-	for i, c := range name {
-		switch {
-		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
-		case c >= '0' && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // pressKey applies one parsed key. Only Enter, Esc, Ctrl c and Ctrl u have an
@@ -117,7 +59,7 @@ func (p *pane) pressKey(dir string, k key) {
 	case k.is("enter"):
 		p.submit(dir)
 	case k.is("esc"), k.is("ctrl", "c"):
-		if agentNames[p.Command] && flagFile(dir, interruptStopsFile) {
+		if fakeframe.IsAgent(p.Command) && flagFile(dir, interruptStopsFile) {
 			p.Command = "bash"
 		}
 	case k.is("ctrl", "u"):
