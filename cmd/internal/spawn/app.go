@@ -95,10 +95,10 @@ func spawn(ctx context.Context, d cli.Deps, req Request) error {
 	}
 	s.Print.Outcome(res.Outcome)
 	if res.Ready == "blocked" {
-		return cli.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it. Answer it in the pane (or fix the harness's setup), then send", req.ID, res.Outcome.Get("window"), res.Dialog).Coded(cli.EDialog)
+		return cli.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it. Answer it in the pane (or fix the harness's setup), then send", req.ID, res.Record.Window(), res.Dialog).Coded(cli.EDialog)
 	}
 	if res.Ready == "starting" {
-		s.Print.Notice("%s's agent was placed at %s but had not come up within the wait; look at it before launching again", req.ID, res.Outcome.Get("window"))
+		s.Print.Notice("%s's agent was placed at %s but had not come up within the wait; look at it before launching again", req.ID, res.Record.Window())
 	}
 	return nil
 }
