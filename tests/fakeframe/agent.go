@@ -86,6 +86,25 @@ func LaunchedAgent(line string) (string, bool) {
 	return name, name != "" && IsAgent(name)
 }
 
+// LaunchedBinary is LaunchedAgent for a multiplexer that names a script's
+// process by the script (herdr's process-info shows gemini as node …/gemini):
+// any harness's launch binary counts.
+func LaunchedBinary(line string) (string, bool) {
+	name, _ := Command(line)
+	name = path.Base(name)
+	return name, IsLaunchBinary(name)
+}
+
+// IsLaunchBinary reports whether cmd is any harness's launch binary.
+func IsLaunchBinary(cmd string) bool {
+	for _, h := range harness.Harnesses() {
+		if cmd != "" && h.Launch.Binary == cmd {
+			return true
+		}
+	}
+	return false
+}
+
 // ShellWords splits a line the way a shell would for simple input: blanks
 // separate words, quotes and backslashes protect them.
 func ShellWords(line string) []string {

@@ -19,7 +19,8 @@ const (
 	transcriptCap = 1000
 )
 
-func (p *Pane) isAgent() bool { return fakeframe.IsAgent(p.Command) }
+// isAgent: herdr names a script's process by the script, so gemini counts.
+func (p *Pane) isAgent() bool { return fakeframe.IsLaunchBinary(p.Command) }
 
 // flag reports whether a behaviour switch file exists in $FAKE_HERDR_DIR.
 func (f *fake) flag(name string) bool {
@@ -140,7 +141,7 @@ func (f *fake) shellLine(p *Pane, line string) {
 		p.Command, p.Stopped = p.Stopped, ""
 		return
 	}
-	if name, ok := fakeframe.LaunchedAgent(line); ok {
+	if name, ok := fakeframe.LaunchedBinary(line); ok {
 		p.Command = name
 		p.say(name + " fake agent")
 	}
