@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -80,12 +81,43 @@ func WriteJournal(path string, j Journal) error {
 	return nil
 }
 
-// journalHeaderKeys are the keys that belong to the header rather than a phase.
-var journalHeaderKeys = map[string]bool{
-	"task": true, "backend": true, "endpoint": true, "worktree": true, "kind": true,
-	"from_harness": true, "from_model": true, "from_effort": true,
-	"to_harness": true, "to_model": true, "to_effort": true,
+// The journal's phase lines that more than one verb writes or reads.
+const (
+	JournalRollback   = "rollback"    // how a failed or torn transaction was settled
+	JournalRelaunchTx = "relaunch_tx" // the transaction id fm-spawn wrote into the new record
+	JournalReady      = "ready"       // the new agent's readiness
+	JournalRecovered  = "recovered"   // settled by fm-control recover
+)
+
+// JournalHeader is a transaction's fixed facts, written at its start: the
+// task as it was, and the profile it moves to.
+type JournalHeader struct {
+	Task, Backend, Endpoint, Worktree, Kind string
+	FromHarness, FromModel, FromEffort      string
+	ToHarness, ToModel, ToEffort            string
 }
+
+// journalHeaderKeys are the keys that belong to the header rather than a
+// phase, in written order.
+var journalHeaderKeys = []string{
+	"task", "backend", "endpoint", "worktree", "kind",
+	"from_harness", "from_model", "from_effort",
+	"to_harness", "to_model", "to_effort",
+}
+
+// Record lays the header out as the journal writes it.
+func (h JournalHeader) Record() Record {
+	values := []string{h.Task, h.Backend, h.Endpoint, h.Worktree, h.Kind,
+		h.FromHarness, h.FromModel, h.FromEffort, h.ToHarness, h.ToModel, h.ToEffort}
+	r := Record{Entries: make([]Entry, len(values))}
+	for i, v := range values {
+		r.Entries[i] = Entry{Key: journalHeaderKeys[i], Value: v}
+	}
+	return r
+}
+
+// ToHarness is the harness the journal's transaction launches.
+func (j Journal) ToHarness() string { return j.Header.Get("to_harness") }
 
 // ReadJournal reads a journal back.
 func ReadJournal(path string) (Journal, error) {
@@ -107,7 +139,7 @@ func ReadJournal(path string) (Journal, error) {
 		case e.Key == "phase":
 			j.Phase = e.Value
 		case e.Key == "ts":
-		case journalHeaderKeys[e.Key]:
+		case slices.Contains(journalHeaderKeys, e.Key):
 			j.Header.Entries = append(j.Header.Entries, e)
 		default:
 			j.Extra.Entries = append(j.Extra.Entries, e)

@@ -1,7 +1,7 @@
 // Package literals holds the test that keeps each table fact in one owner:
 // no product file outside harness/ and backends/ spells a harness, backend,
 // key or kind name, and none outside state/ and backends/ spells a meta
-// record key where a record is read or written. The names come from the
+// record or journal key where a record is read or written. The names come from the
 // table and state themselves, so a new harness or key is covered as soon as
 // it is added.
 package literals
@@ -69,6 +69,16 @@ func names() map[string]string {
 		out[k] = "kind name"
 	}
 	return out
+}
+
+// recordKeys are the meta record's keys and the relaunch journal's shared
+// phase keys: state owns both formats.
+func recordKeys() map[string]bool {
+	keys := map[string]bool{}
+	for _, k := range append(state.MetaKeys(), state.JournalRollback, state.JournalRelaunchTx, state.JournalReady, state.JournalRecovered) {
+		keys[k] = true
+	}
+	return keys
 }
 
 func moduleRoot(t *testing.T) string {
@@ -166,10 +176,7 @@ func violations(fset *token.FileSet, f *ast.File, rel string, table map[string]s
 func TestNoTableOrRecordNameOutsideItsOwner(t *testing.T) {
 	root := moduleRoot(t)
 	table := names()
-	keys := map[string]bool{}
-	for _, k := range state.MetaKeys() {
-		keys[k] = true
-	}
+	keys := recordKeys()
 	var bad []string
 	checked := 0
 	for _, rel := range productFiles(t, root) {
@@ -214,10 +221,7 @@ func f(r rec) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := map[string]bool{}
-	for _, k := range state.MetaKeys() {
-		keys[k] = true
-	}
+	keys := recordKeys()
 	got := violations(fset, f, "cmd/internal/p/p.go", names(), keys)
 	want := []string{`record key "window"`, `record key "backend"`, `harness name "codex"`, `backend name "zellij"`, `key name "C-c"`, `kind name "secondmate"`}
 	if len(got) != len(want) {

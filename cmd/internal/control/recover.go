@@ -62,7 +62,7 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 	if state.Settled(j.Phase) {
 		out := cli.Outcome{Word: "settled", ID: id}
 		out.Add("phase", j.Phase)
-		if r := j.Extra.Get("rollback"); r != "" {
+		if r := j.Extra.Get(state.JournalRollback); r != "" {
 			out.Add("rollback", r)
 		}
 		c.print.Outcome(out)
@@ -73,10 +73,10 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 		return err
 	}
 	phase := j.Phase
-	toHarness := j.Header.Get("to_harness")
+	toHarness := j.ToHarness()
 	of := outcomeFacts{}
 	if phase == state.PhaseLaunching {
-		of.tx = j.Extra.Get("relaunch_tx")
+		of.tx = j.Extra.Get(state.JournalRelaunchTx)
 		if of.tx != "" && t.Task.Record.ControlRelaunchTx() == of.tx {
 			if obs := t.Backend.AgentState(ctx, t.Endpoint); obs.State == backends.StateAlive {
 				return c.rollForward(j, paths, t)
@@ -85,7 +85,7 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 	}
 	s := settle(ctx, t, paths, phase, toHarness, of)
 	j.Phase = state.FailedPrefix + phase
-	j.Extra = state.Record{Entries: []state.Entry{{Key: "rollback", Value: s.Rollback}, {Key: "recovered", Value: "yes"}}}
+	j.Extra = state.Record{Entries: []state.Entry{{Key: state.JournalRollback, Value: s.Rollback}, {Key: state.JournalRecovered, Value: "yes"}}}
 	if err := state.WriteJournal(paths.Journal, j); err != nil {
 		return cli.Failed("task %s's torn relaunch was settled (%s) but the journal could not record it: %v", id, s.Rollback, err)
 	}
@@ -101,8 +101,8 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 // place: only the journal's last write was lost.
 func (c *Controller) rollForward(j state.Journal, paths state.JournalPaths, t *task.Target) error {
 	j.Phase = state.PhaseComplete
-	j.Extra.Set("ready", "confirmed")
-	j.Extra.Set("recovered", "yes")
+	j.Extra.Set(state.JournalReady, "confirmed")
+	j.Extra.Set(state.JournalRecovered, "yes")
 	if err := state.WriteJournal(paths.Journal, j); err != nil {
 		return cli.Failed("task %s's relaunch is complete on disk but its journal could not record it: %v", t.ID, err)
 	}

@@ -122,7 +122,7 @@ func (c *Controller) runRelaunch(ctx context.Context, t *task.Target, o Relaunch
 		return x.fail(ctx, state.PhaseExited, err, outcomeFacts{})
 	}
 	tx := fmt.Sprintf("%d.%s.%d", os.Getpid(), time.Now().UTC().Format("20060102T150405Z"), rand.IntN(1<<16))
-	txLine := state.Entry{Key: "relaunch_tx", Value: tx}
+	txLine := state.Entry{Key: state.JournalRelaunchTx, Value: tx}
 	if err := x.enter(state.PhaseLaunching, exitLine, txLine); err != nil {
 		return x.fail(ctx, state.PhaseExited, err, outcomeFacts{})
 	}
@@ -135,7 +135,7 @@ func (c *Controller) runRelaunch(ctx context.Context, t *task.Target, o Relaunch
 		return x.fail(ctx, state.PhaseLaunching, err, outcomeFacts{tx: tx})
 	}
 	of := outcomeFacts{tx: tx, confirmed: launched.Ready == "confirmed", placed: true}
-	if err := x.enter(state.PhaseComplete, exitLine, txLine, state.Entry{Key: "ready", Value: launched.Ready}); err != nil {
+	if err := x.enter(state.PhaseComplete, exitLine, txLine, state.Entry{Key: state.JournalReady, Value: launched.Ready}); err != nil {
 		return x.fail(ctx, state.PhaseLaunching, err, of)
 	}
 	out := cli.Outcome{Word: "relaunched", ID: t.ID}
@@ -150,12 +150,11 @@ func (c *Controller) runRelaunch(ctx context.Context, t *task.Target, o Relaunch
 }
 
 func journalHeader(t *task.Target, p profile) state.Record {
-	return state.Record{Entries: []state.Entry{
-		{Key: "task", Value: t.ID}, {Key: "backend", Value: t.BackendName}, {Key: "endpoint", Value: t.Endpoint.Target},
-		{Key: "worktree", Value: t.Endpoint.Worktree}, {Key: "kind", Value: string(t.Kind)},
-		{Key: "from_harness", Value: p.FromHarness}, {Key: "from_model", Value: p.FromModel}, {Key: "from_effort", Value: p.FromEffort},
-		{Key: "to_harness", Value: p.To.Name}, {Key: "to_model", Value: p.ToModel}, {Key: "to_effort", Value: p.ToEffort},
-	}}
+	return state.JournalHeader{
+		Task: t.ID, Backend: t.BackendName, Endpoint: t.Endpoint.Target, Worktree: t.Endpoint.Worktree, Kind: string(t.Kind),
+		FromHarness: p.FromHarness, FromModel: p.FromModel, FromEffort: p.FromEffort,
+		ToHarness: p.To.Name, ToModel: p.ToModel, ToEffort: p.ToEffort,
+	}.Record()
 }
 
 // recordNote keeps the note beside the journal and, for a ship or scout,

@@ -92,7 +92,7 @@ func briefNotRestored(t *task.Target, paths state.JournalPaths, err error) settl
 func (x *relaunchTx) fail(ctx context.Context, phase string, cause error, of outcomeFacts) error {
 	s := settle(ctx, x.t, x.paths, phase, x.prof.To.Name, of)
 	x.journal.Phase = state.FailedPrefix + phase
-	x.journal.Extra = state.Record{Entries: []state.Entry{{Key: "rollback", Value: s.Rollback}}}
+	x.journal.Extra = state.Record{Entries: []state.Entry{{Key: state.JournalRollback, Value: s.Rollback}}}
 	if err := state.WriteJournal(x.paths.Journal, x.journal); err != nil {
 		x.c.print.Warn("the relaunch journal %s could not record the failure: %v", x.paths.Journal, err)
 	}

@@ -42,7 +42,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 		out.Add("journal", "unreadable")
 	default:
 		out.Add("journal", j.Phase)
-		if r := j.Extra.Get("rollback"); r != "" {
+		if r := j.Extra.Get(state.JournalRollback); r != "" {
 			out.Add("rollback", r)
 		}
 	}
