@@ -55,7 +55,8 @@ Examples:
 
 const verbSynopsis = "<id> [--json]"
 
-const relaunchSynopsis = "<id> [--harness H] [--model M] [--effort low|medium|high|xhigh|max] (--note TEXT | --note-file PATH) [--json]"
+// relaunchSynopsis lists --effort's levels from the capability table.
+var relaunchSynopsis = "<id> [--harness H] [--model M] [--effort " + strings.Join(harness.Efforts, "|") + "] (--note TEXT | --note-file PATH) [--json]"
 
 // App builds the fm-control command line: one command per verb, each parsed
 // by urfave with flags anywhere before "--".

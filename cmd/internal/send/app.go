@@ -9,16 +9,20 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/harness"
 	"fmctl/state"
 )
 
 // maxStdinText bounds a message read from standard input.
 const maxStdinText = 1 << 20
 
-const usageText = `fm-send [--json] <id> <text...>
+// usageText lists --key's values from the capability table.
+func usageText() string {
+	return `fm-send [--json] <id> <text...>
 fm-send <id> -            (the message is read from standard input)
 fm-send <id> -- <text...> (every word after -- is text, even --json or a lone -)
-fm-send <id> --key <Escape|Enter|C-c|C-u>`
+fm-send <id> --key <` + strings.Join(harness.KeyNames(), "|") + `>`
+}
 
 const description = `Types the text once, literally, into task <id>'s agent and presses Enter until
 the composer confirms the submit. Multi-line or long text goes as one bracketed
@@ -53,7 +57,7 @@ func App(d cli.Deps) *ucli.Command {
 	app := &ucli.Command{
 		Name:        "fm-send",
 		Usage:       "deliver one message (or one named key) to a task's agent",
-		UsageText:   usageText,
+		UsageText:   usageText(),
 		Description: description,
 		Flags: []ucli.Flag{
 			&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"},

@@ -2,15 +2,21 @@ package spawn
 
 import (
 	"context"
+	"strings"
 
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/harness"
 )
 
-const usageText = `fm-spawn <id> [--harness H] --project REPO [--base REF] [--branch NAME] [--kind ship|scout|secondmate] [--model M] [--effort E] [--backend tmux|herdr|zellij] [--brief FILE] [--json]
+// usageText lists --kind's and --backend's values from the capability table.
+func usageText() string {
+	return `fm-spawn <id> [--harness H] --project REPO [--base REF] [--branch NAME] [--kind ` + strings.Join(harness.KindNames(), "|") +
+		`] [--model M] [--effort E] [--backend ` + strings.Join(harness.AdapterBackendNames(), "|") + `] [--brief FILE] [--json]
 fm-spawn <id> --harness H --worktree DIR [--project REPO] [--shared-worktree] [...]
 fm-spawn <id> --relaunch [--harness H] [--model M] [--effort E] [--json]`
+}
 
 const description = `--project REPO adds the task's worktree (git worktree add, branch fm/<id> or
 --branch, from --base or origin/HEAD after a best-effort fetch) at
@@ -59,7 +65,7 @@ func App(d cli.Deps) *ucli.Command {
 	app := &ucli.Command{
 		Name:        "fm-spawn",
 		Usage:       "launch an agent for a task into an endpoint and worktree",
-		UsageText:   usageText,
+		UsageText:   usageText(),
 		Description: description,
 		Flags:       flags(),
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
