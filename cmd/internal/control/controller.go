@@ -39,21 +39,21 @@ func (c *Controller) lockDelivery(t *task.Target) (*state.Lock, error) {
 
 // lifecycleRun is the body of one lifecycle verb, run once the task is
 // resolved, locked and its verb row's ability checks have passed.
-type lifecycleRun func(c *Controller, ctx context.Context, t *task.Target, opts RelaunchOptions) error
+type lifecycleRun func(ctx context.Context, c *Controller, t *task.Target, opts RelaunchOptions) error
 
 // lifecycleRuns gives each lifecycle row of the capability table its body;
 // what a verb requires of the backend is read from the row, not from here.
 var lifecycleRuns = map[string]lifecycleRun{
-	"interrupt": func(c *Controller, ctx context.Context, t *task.Target, _ RelaunchOptions) error {
+	"interrupt": func(ctx context.Context, c *Controller, t *task.Target, _ RelaunchOptions) error {
 		return c.runInterrupt(ctx, t)
 	},
-	"exit": func(c *Controller, ctx context.Context, t *task.Target, _ RelaunchOptions) error {
+	"exit": func(ctx context.Context, c *Controller, t *task.Target, _ RelaunchOptions) error {
 		return c.runExit(ctx, t)
 	},
-	"relaunch": func(c *Controller, ctx context.Context, t *task.Target, o RelaunchOptions) error {
+	"relaunch": func(ctx context.Context, c *Controller, t *task.Target, o RelaunchOptions) error {
 		return c.runRelaunch(ctx, t, o)
 	},
-	"rebind": func(c *Controller, ctx context.Context, t *task.Target, _ RelaunchOptions) error {
+	"rebind": func(ctx context.Context, c *Controller, t *task.Target, _ RelaunchOptions) error {
 		return c.runRebind(ctx, t)
 	},
 }
@@ -101,7 +101,7 @@ func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts Relaun
 			return err
 		}
 	}
-	return run(c, ctx, t, opts)
+	return run(ctx, c, t, opts)
 }
 
 // refuseByAbility explains a backend fmctl ships no adapter for (orca, cmux)
