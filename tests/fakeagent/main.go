@@ -250,7 +250,7 @@ func (a *agent) finishPaste() {
 	s = strings.ReplaceAll(s, "\r", "\n")
 	a.pasteBuf = a.pasteBuf[:0]
 	a.event("paste %q", s)
-	if a.name == "claude" && (strings.Count(s, "\n") > 2 || len(s) > collapseChars) {
+	if fakeframe.CollapsesPasteByLines(a.name) && (strings.Count(s, "\n") > 2 || len(s) > collapseChars) {
 		a.pastes = append(a.pastes, s)
 	}
 	for _, r := range s {

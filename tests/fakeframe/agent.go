@@ -153,3 +153,27 @@ func ShellWords(line string) []string {
 	}
 	return words
 }
+
+// RunsAsScript reports whether cmd is the launch binary of a harness that
+// runs as an interpreter's script (gemini under node), whose process a
+// multiplexer names by the interpreter.
+func RunsAsScript(cmd string) bool {
+	for _, h := range harness.Harnesses() {
+		if cmd != "" && h.Launch.Binary == cmd && h.ArgvScript != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// CollapsesPasteByLines reports whether the harness named name draws a long
+// paste as a placeholder counting its lines (claude's "[Pasted text #1 +29
+// lines]"), as its screen signature says.
+func CollapsesPasteByLines(name string) bool {
+	h, ok := harness.Lookup(name)
+	if !ok {
+		return false
+	}
+	sig, ok := h.Screen()
+	return ok && sig.CollapsedLines
+}

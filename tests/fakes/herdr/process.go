@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"fmctl/tests/fakeframe"
 )
 
 // processInfo is herdr's PaneProcessInfo (src/api/schema/panes.rs), its
@@ -53,9 +55,9 @@ func (f *fake) paneProcessInfo(args []string) int {
 	}
 	n, _ := strconv.ParseInt(strings.TrimPrefix(r.pane.TerminalID, "term_fake"), 16, 32)
 	fg := fgProcessJS{PID: fakePIDBase + int(n), Name: r.pane.Command, Argv0: r.pane.Command, Argv: []string{r.pane.Command}}
-	if r.pane.Command == "gemini" {
-		// gemini is a node script, so herdr names the interpreter.
-		fg.Name, fg.Argv0, fg.Argv = "node", "node", []string{"node", "/usr/local/bin/gemini"}
+	if fakeframe.RunsAsScript(r.pane.Command) {
+		// A script harness (gemini under node): herdr names the interpreter.
+		fg.Name, fg.Argv0, fg.Argv = "node", "node", []string{"node", "/usr/local/bin/" + r.pane.Command}
 	}
 	info.Foreground = []fgProcessJS{fg}
 	return f.respond("cli:pane:process_info", tagged("pane_process_info", field{"process_info", info}))
