@@ -8,6 +8,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/state"
 )
@@ -59,11 +60,8 @@ func recordAgentEvent(env config.Env, a agentEventArgs, args []string, now time.
 	if err := a.positional(args); err != nil {
 		return err
 	}
-	home, err := config.ResolveHome("fm-control", env)
+	home, err := task.Opener{Tool: "fm-control", Env: env}.Begin(a.id)
 	if err != nil {
-		return err
-	}
-	if err := state.CheckTaskArg("fm-control", a.id); err != nil {
 		return err
 	}
 	activity, ok := state.AgentEventState(a.event)

@@ -5,9 +5,6 @@ package control
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"os"
 	"time"
 
 	"fmctl/backends"
@@ -58,6 +55,11 @@ var lifecycleRuns = map[string]lifecycleRun{
 	},
 }
 
+// tasks opens tasks for fm-control's verbs.
+func (c *Controller) tasks() task.Opener {
+	return task.Opener{Tool: "fm-control", Env: c.env, Runner: c.runner}
+}
+
 // Lifecycle runs one lifecycle verb on task id, in the spec's refusal order:
 // home, id shape, lock, record, identity, harness, backend abilities.
 func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts RelaunchOptions) error {
@@ -66,33 +68,14 @@ func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts Relaun
 	if !ok || !v.Lifecycle || run == nil {
 		return cli.Usage("'%s' is not a control verb", verb)
 	}
-	home, err := config.ResolveHome("fm-control", c.env)
-	if err != nil {
-		return err
-	}
-	if err := state.CheckTaskArg("fm-control", id); err != nil {
-		return err
-	}
-	store := state.Store{Dir: home.State}
-	// An id with no record and no lock file is refused before a lock file
-	// is created, so stray ids leave nothing behind in state/. A held lock
-	// always has its file, so the lock refusal still comes first.
-	if !exists(store.MetaPath(id)) && !exists(store.LockPath(id)) {
-		_, err := store.LoadTask("fm-control", id)
-		return err
-	}
-	lock, err := store.LockTask(id)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	t, err := task.Load("fm-control", home, id, c.runner, c.env)
+	t, lock, err := c.tasks().OpenLocked(id)
 	if err != nil {
 		if t != nil && !t.Ability.Adapter {
 			return refuseByAbility(t, v, err)
 		}
 		return err
 	}
+	defer lock.Release()
 	if err := t.RequireHarness("fm-control"); err != nil {
 		return err
 	}
@@ -120,9 +103,4 @@ func refuseByAbility(t *task.Target, v harness.Verb, noAdapter error) error {
 		return err
 	}
 	return noAdapter
-}
-
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return !errors.Is(err, fs.ErrNotExist)
 }

@@ -52,7 +52,7 @@ func (c *Controller) List(ctx context.Context) error {
 			rows[i].Error = fmt.Sprintf("'%s.meta' is not named by a valid task id", state.Printable(id))
 			continue
 		}
-		t, err := task.Load("fm-control", home, id, c.runner, c.env)
+		t, err := c.tasks().Load(home, id)
 		if t != nil {
 			rows[i].Harness, rows[i].Kind, rows[i].Backend = orNone(t.Family()), string(t.Kind), t.BackendName
 			rows[i].Endpoint = t.Task.Record.Window()

@@ -14,7 +14,7 @@ import (
 // terminal control sequence an agent wrote is stripped, so the text cannot
 // act on the caller's terminal. No lock is taken and nothing is typed.
 func (c *Controller) Read(ctx context.Context, id string, lines int) error {
-	t, err := c.loadUnlocked(id)
+	t, err := c.tasks().Open(id)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/spawn"
 	"fmctl/cmd/internal/task"
-	"fmctl/config"
 	"fmctl/state"
 )
 
@@ -19,11 +18,8 @@ import (
 // its agent is alive) or rolls back exactly as a live failure at that phase
 // would have, and says which.
 func (c *Controller) Recover(ctx context.Context, id string) error {
-	home, err := config.ResolveHome("fm-control", c.env)
+	home, err := c.tasks().Begin(id)
 	if err != nil {
-		return err
-	}
-	if err := state.CheckTaskArg("fm-control", id); err != nil {
 		return err
 	}
 	store := state.Store{Dir: home.State}
@@ -68,7 +64,7 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 		c.print.Outcome(out)
 		return nil
 	}
-	t, err := task.Load("fm-control", home, id, c.runner, c.env)
+	t, err := c.tasks().Load(home, id)
 	if err != nil {
 		return err
 	}
@@ -139,3 +135,8 @@ func (c *Controller) recoverSpawn(ctx context.Context, store state.Store, id str
 // line, whose tokens predate --json, and "result" in JSON, where "outcome"
 // is the object's own word (recovered).
 func result(r string) cli.Fact { return cli.Str("result", r).TokenAs("outcome") }
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
+}

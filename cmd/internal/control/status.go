@@ -7,8 +7,6 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
-	"fmctl/cmd/internal/task"
-	"fmctl/config"
 	"fmctl/state"
 )
 
@@ -16,7 +14,7 @@ import (
 // lifecycle lock: the record, the backend's agent state, the busy state and
 // any relaunch journal.
 func (c *Controller) Status(ctx context.Context, id string) error {
-	t, err := c.loadUnlocked(id)
+	t, err := c.tasks().Open(id)
 	if err != nil {
 		return err
 	}
@@ -58,17 +56,4 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-// loadUnlocked resolves task id for a verb that only reads: home, id shape,
-// record, endpoint, and no lock, so it never waits on or blocks an action.
-func (c *Controller) loadUnlocked(id string) (*task.Target, error) {
-	home, err := config.ResolveHome("fm-control", c.env)
-	if err != nil {
-		return nil, err
-	}
-	if err := state.CheckTaskArg("fm-control", id); err != nil {
-		return nil, err
-	}
-	return task.Load("fm-control", home, id, c.runner, c.env)
 }

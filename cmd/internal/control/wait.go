@@ -25,7 +25,7 @@ type waitView struct {
 // Wait polls task id until cond holds or limit passes, without a lock and
 // without writing. It refuses at once what no amount of waiting can reach.
 func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Duration) error {
-	t, err := c.loadUnlocked(id)
+	t, err := c.tasks().Open(id)
 	if err != nil {
 		return err
 	}

@@ -36,11 +36,9 @@ type Sender struct {
 
 // Run executes one request.
 func (s Sender) Run(ctx context.Context, req Request) error {
-	home, err := config.ResolveHome("fm-send", s.Env)
+	tasks := task.Opener{Tool: "fm-send", Env: s.Env, Runner: s.Runner}
+	home, err := tasks.Begin(req.ID)
 	if err != nil {
-		return err
-	}
-	if err := state.CheckTaskArg("fm-send", req.ID); err != nil {
 		return err
 	}
 	var key harness.Key
@@ -57,7 +55,7 @@ func (s Sender) Run(ctx context.Context, req Request) error {
 			return cli.Failed("%v; nothing was sent", err)
 		}
 	}
-	t, err := task.Load("fm-send", home, req.ID, s.Runner, s.Env)
+	t, err := tasks.Load(home, req.ID)
 	if err != nil {
 		// A backend fmctl has no adapter for still declares its abilities; a
 		// key it could never deliver is refused as that, naming the key.

@@ -9,6 +9,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/harness/wiring"
@@ -68,15 +69,12 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	}
 
 	store := state.Store{Dir: home.State}
-	lock, err := store.LockTask(req.ID)
+	// A torn relaunch's rollback would act on the new task's record and brief.
+	lock, err := task.LockLaunch(store, req.ID)
 	if err != nil {
 		return Result{}, err
 	}
 	defer lock.Release()
-	// A torn relaunch's rollback would act on the new task's record and brief.
-	if err := store.RefuseTorn(req.ID); err != nil {
-		return Result{}, err
-	}
 	where := backends.ConfiguredContainer(backendName, backends.Env(s.Env), f)
 	if backendName == harness.BackendTmux {
 		if where, err = s.tmuxSession(ctx, be, where); err != nil {

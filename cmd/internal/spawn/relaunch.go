@@ -32,11 +32,9 @@ var refusedWithRelaunch = map[string]string{
 // agent. lockHeld says the caller (fm-control relaunch) already holds the
 // task's lifecycle lock.
 func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Result, error) {
-	home, err := config.ResolveHome("fm-spawn", s.Env)
+	tasks := task.Opener{Tool: "fm-spawn", Env: s.Env, Runner: s.Runner}
+	home, err := tasks.Begin(req.ID)
 	if err != nil {
-		return Result{}, err
-	}
-	if err := state.CheckTaskArg("fm-spawn", req.ID); err != nil {
 		return Result{}, err
 	}
 	for flag, why := range refusedWithRelaunch {
@@ -52,17 +50,14 @@ func (s Spawner) Relaunch(ctx context.Context, req Request, lockHeld bool) (Resu
 		return Result{}, cli.Failed("fm-spawn --relaunch needs an existing task record; there is no %s (launch a new task without --relaunch)", store.MetaPath(req.ID)).Coded(cli.ENoSuchTask)
 	}
 	if !lockHeld {
-		lock, err := store.LockTask(req.ID)
+		// Under fm-control relaunch the journal is this launch's own.
+		lock, err := task.LockLaunch(store, req.ID)
 		if err != nil {
 			return Result{}, err
 		}
 		defer lock.Release()
-		// Under fm-control relaunch the journal is this launch's own.
-		if err := store.RefuseTorn(req.ID); err != nil {
-			return Result{}, err
-		}
 	}
-	t, err := task.Load("fm-spawn", home, req.ID, s.Runner, s.Env)
+	t, err := tasks.Load(home, req.ID)
 	if err != nil {
 		return Result{}, err
 	}

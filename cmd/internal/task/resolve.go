@@ -1,4 +1,4 @@
-// Package resolve turns an exact task id into everything a verb needs: the
+// Package task turns an exact task id into everything a verb needs: the
 // record, its kind and harness, and the backend adapter for its endpoint. It
 // never searches for a window or guesses a harness.
 package task
@@ -32,7 +32,8 @@ type Target struct {
 // Load reads and validates task id's record, in the control plane's refusal
 // order: record present, not remote, endpoint identity, kind, backend.
 // The caller has already checked the id's shape (and taken any lock).
-func Load(tool string, home config.Home, id string, r backends.Runner, env config.Env) (*Target, error) {
+func (o Opener) Load(home config.Home, id string) (*Target, error) {
+	tool := o.Tool
 	store := state.Store{Dir: home.State}
 	task, err := store.LoadTask(tool, id)
 	if err != nil {
@@ -62,7 +63,7 @@ func Load(tool string, home config.Home, id string, r backends.Runner, env confi
 	if !ability.Adapter {
 		return t, cli.Failed("task %s runs on the %s backend, for which fmctl ships no adapter; drive it with that backend's own tools", id, name).Coded(cli.ENoAdapter)
 	}
-	be, err := backends.Open(name, r, backends.Env(env))
+	be, err := backends.Open(name, o.Runner, backends.Env(o.Env))
 	if err != nil {
 		return nil, cli.Failed("%w", err)
 	}
