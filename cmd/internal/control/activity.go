@@ -6,7 +6,6 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/task"
-	"fmctl/harness/wiring"
 	"fmctl/state"
 )
 
@@ -66,14 +65,4 @@ func (c *Controller) waitTurnEnd(ctx context.Context, t *task.Target, since time
 			return false
 		}
 	}
-}
-
-// retireWiring removes the stopped incarnation's telemetry wiring (a
-// merged settings file loses only fmctl's entries). The agent-state file
-// stays: it is the record of how the agent ended.
-func retireWiring(t *task.Target) error {
-	if !t.HasHarness {
-		return nil
-	}
-	return wiring.Retire(t.Harness, wiring.Task{Worktree: t.Endpoint.Worktree, StateDir: t.Store.Dir, ID: t.ID})
 }

@@ -156,10 +156,12 @@ func seconds(d time.Duration) string {
 func (c *Controller) runExit(ctx context.Context, t *task.Target) error {
 	res, err := c.stop(ctx, t, false, false)
 	// Only a stopped agent's wiring goes (with background_turn the TUI is
-	// gone and only its daemon's turn is unproven).
+	// gone and only its daemon's turn is unproven); a merged settings file
+	// loses only fmctl's entries, and the agent-state file stays as the
+	// record of how the agent ended.
 	var re *cli.Error
 	if err == nil || (errors.As(err, &re) && re.Get("background_turn") != "") {
-		if rerr := retireWiring(t); rerr != nil {
+		if rerr := t.RetireWiring(); rerr != nil {
 			c.print.Notice("task %s's agent stopped, but its telemetry wiring was not retired: %v", t.ID, rerr)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"fmctl/cmd/internal/cli"
-	"fmctl/cmd/internal/spawn"
+	"fmctl/cmd/internal/launch"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
 	"fmctl/state"
@@ -126,8 +126,8 @@ func (c *Controller) runRelaunch(ctx context.Context, t *task.Target, o Relaunch
 	if err := x.enter(state.PhaseLaunching, exitLine, txLine); err != nil {
 		return x.fail(ctx, state.PhaseExited, err, outcomeFacts{})
 	}
-	sp := spawn.Spawner{Env: c.env, Runner: c.runner, Print: c.print, LaunchWait: c.waits.Launch, InputHeld: true}
-	launched, err := sp.Relaunch(ctx, spawn.Request{ID: t.ID, Harness: prof.To.Name, Model: prof.ToModel, Effort: prof.ToEffort, TxID: tx}, true)
+	l := launch.Launcher{Tool: "fm-control", Env: c.env, Runner: c.runner, Print: c.print, LaunchWait: c.waits.Launch, InputHeld: true}
+	launched, err := l.Relaunch(ctx, t, launch.Replacement{Harness: prof.To, Model: prof.ToModel, Effort: prof.ToEffort, TxID: tx})
 	if err != nil {
 		return x.fail(ctx, state.PhaseLaunching, fmt.Errorf("the replacement agent for %s could not be launched on %s: %w", t.ID, prof.To.Name, err), outcomeFacts{tx: tx})
 	}

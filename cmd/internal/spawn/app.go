@@ -92,7 +92,7 @@ func spawn(ctx context.Context, d cli.Deps, req Request) error {
 	var err error
 	if req.Relaunch {
 		req.TxID = d.Env("FM_CONTROL_RELAUNCH_TX")
-		res, err = s.Relaunch(ctx, req, false)
+		res, err = s.Relaunch(ctx, req)
 	} else {
 		res, err = s.Fresh(ctx, req)
 	}

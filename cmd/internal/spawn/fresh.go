@@ -9,170 +9,222 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/launch"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
-	"fmctl/harness/wiring"
 	"fmctl/state"
 )
+
+// fresh is one fresh launch: what is decided before the task's lock
+// (harness, worktree, backend), then under it (container, prior record,
+// brief, launch line).
+type fresh struct {
+	req     Request
+	home    config.Home
+	store   state.Store
+	file    config.File
+	kind    harness.Kind
+	prof    profile
+	plan    worktreePlan
+	backend string
+	ability harness.Backend
+	be      backends.Backend
+
+	where string // the container the endpoint goes into
+	prior []byte // the record a launch goes over, put back if it fails
+	brief string
+	inc   launch.Incarnation
+}
 
 // Fresh launches a new agent for a task: it creates the endpoint, publishes
 // the record atomically, types the launch line and waits for the agent.
 func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
-	home, err := config.ResolveHome("fm-spawn", s.Env)
+	f, err := s.decide(ctx, req)
 	if err != nil {
 		return Result{}, err
 	}
-	if err := state.CheckNewTaskID("fm-spawn", req.ID); err != nil {
-		return Result{}, err
-	}
-	if len(req.extra) > 0 {
-		return Result{}, cli.Usage("unexpected argument '%s'; fm-spawn takes one task id", state.Printable(req.extra[0]))
-	}
-	kind, ok := harness.ParseKind(req.Kind)
-	if !ok {
-		return Result{}, cli.Usage("--kind must be %s", cli.OrList(harness.KindNames()))
-	}
-	prof, err := s.freshProfile(home, req, kind)
-	if err != nil {
-		return Result{}, err
-	}
-	h := prof.Harness
-	f, err := loadConfig(home)
-	if err != nil {
-		return Result{}, err
-	}
-	plan, err := s.planWorktree(ctx, home, f, req, kind)
-	if err != nil {
-		return Result{}, err
-	}
-	wt, project := plan.Dir, plan.Project
-	if kind == harness.KindSecondmate {
-		if err := refuseOthersHome(wt, req.ID); err != nil {
-			return Result{}, err
-		}
-	}
-	backendName, detected, err := s.chooseBackend(home, f, req.Backend)
-	if err != nil {
-		return Result{}, err
-	}
-	if detected != "" && backendName != state.DefaultBackend {
-		s.Print.Notice("backend %s chosen because fm-spawn runs inside it (%s); pass --backend or set config/backend to choose another", backendName, detected)
-	}
-	ability, known := harness.LookupBackend(backendName)
-	if !known || !ability.Adapter {
-		return Result{}, cli.Failed("backend '%s' has no adapter in fmctl (use %s)", state.Printable(backendName), cli.OrList(harness.AdapterBackendNames())).Coded(cli.ENoAdapter)
-	}
-	be, err := backends.Open(backendName, s.Runner, backends.Env(s.Env))
-	if err != nil {
-		return Result{}, cli.Failed("%w", err)
-	}
-
-	store := state.Store{Dir: home.State}
 	// A torn relaunch's rollback would act on the new task's record and brief.
-	lock, err := task.LockLaunch(store, req.ID)
+	lock, err := task.LockLaunch(f.store, req.ID)
 	if err != nil {
 		return Result{}, err
 	}
 	defer lock.Release()
-	where := backends.ConfiguredContainer(backendName, backends.Env(s.Env), f)
-	if backendName == harness.BackendTmux {
-		if where, err = s.tmuxSession(ctx, be, where); err != nil {
-			return Result{}, err
-		}
-	}
-	if err := s.guardFresh(ctx, home, store, be, req, where, wt); err != nil {
+	if err := s.prepare(ctx, f); err != nil {
 		return Result{}, err
 	}
-	// A record whose endpoint is gone may be launched over; a failed launch
-	// puts it back rather than deleting the keys it holds (PR, decisions).
-	prior, err := state.ReadSmallFile(store.MetaPath(req.ID), state.MaxRecordBytes)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Result{}, cli.Failed("task %s's existing record cannot be read: %v", req.ID, err).Coded(cli.EBadRecord)
-	}
-	brief, err := placeBrief(home, req)
-	if err != nil {
-		return Result{}, err
-	}
-	gen := newSpawnGen()
-	wire := s.prepareWiring(home, h, req.ID, wt, gen)
-	params := launchParams(f, h, prof.Model, prof.Effort, wt, brief, wire)
-	if kind == harness.KindSecondmate {
-		params.Home = wt
-	}
-	line, err := h.LaunchLine(params)
-	if err != nil {
-		return Result{}, cli.Failed("%w", err)
-	}
-
-	if err := writeIntent(store, req.ID, backendName, where, wt); err != nil {
+	if err := writeIntent(f.store, req.ID, f.backend, f.where, f.plan.Dir); err != nil {
 		return Result{}, err
 	}
 	// The intent goes once this spawn ends either way: a launched task has
 	// its record, a failed one had its endpoint removed.
-	defer func() { _ = state.RemoveIfExists(store.SpawnIntentPath(req.ID)) }()
-	if err := s.create(ctx, plan); err != nil {
+	defer func() { _ = state.RemoveIfExists(f.store.SpawnIntentPath(req.ID)) }()
+	return s.place(ctx, f)
+}
+
+// decide settles everything a fresh launch needs before it takes the task's
+// lock: the id, the kind and harness, the worktree and the backend.
+func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
+	home, err := config.ResolveHome("fm-spawn", s.Env)
+	if err != nil {
+		return nil, err
+	}
+	if err := state.CheckNewTaskID("fm-spawn", req.ID); err != nil {
+		return nil, err
+	}
+	if len(req.extra) > 0 {
+		return nil, cli.Usage("unexpected argument '%s'; fm-spawn takes one task id", state.Printable(req.extra[0]))
+	}
+	f := &fresh{req: req, home: home, store: state.Store{Dir: home.State}}
+	var ok bool
+	if f.kind, ok = harness.ParseKind(req.Kind); !ok {
+		return nil, cli.Usage("--kind must be %s", cli.OrList(harness.KindNames()))
+	}
+	if f.prof, err = s.freshProfile(home, req, f.kind); err != nil {
+		return nil, err
+	}
+	if f.file, err = launch.LoadConfig(home); err != nil {
+		return nil, err
+	}
+	if f.plan, err = s.planWorktree(ctx, home, f.file, req, f.kind); err != nil {
+		return nil, err
+	}
+	if f.kind == harness.KindSecondmate {
+		if err := refuseOthersHome(f.plan.Dir, req.ID); err != nil {
+			return nil, err
+		}
+	}
+	return f, s.openBackend(f)
+}
+
+// openBackend chooses the backend the task runs on and opens its adapter.
+func (s Spawner) openBackend(f *fresh) error {
+	name, detected, err := s.chooseBackend(f.home, f.file, f.req.Backend)
+	if err != nil {
+		return err
+	}
+	if detected != "" && name != state.DefaultBackend {
+		s.Print.Notice("backend %s chosen because fm-spawn runs inside it (%s); pass --backend or set config/backend to choose another", name, detected)
+	}
+	ability, known := harness.LookupBackend(name)
+	if !known || !ability.Adapter {
+		return cli.Failed("backend '%s' has no adapter in fmctl (use %s)", state.Printable(name), cli.OrList(harness.AdapterBackendNames())).Coded(cli.ENoAdapter)
+	}
+	be, err := backends.Open(name, s.Runner, backends.Env(s.Env))
+	if err != nil {
+		return cli.Failed("%w", err)
+	}
+	f.backend, f.ability, f.be = name, ability, be
+	return nil
+}
+
+// prepare, under the task's lock, proves no second agent can result, keeps
+// any record the launch goes over, places the brief and builds the launch
+// line; it creates nothing.
+func (s Spawner) prepare(ctx context.Context, f *fresh) error {
+	var err error
+	id := f.req.ID
+	f.where = backends.ConfiguredContainer(f.backend, backends.Env(s.Env), f.file)
+	if f.backend == harness.BackendTmux {
+		if f.where, err = s.tmuxSession(ctx, f.be, f.where); err != nil {
+			return err
+		}
+	}
+	if err := s.guardFresh(ctx, f.home, f.store, f.be, f.req, f.where, f.plan.Dir); err != nil {
+		return err
+	}
+	// A record whose endpoint is gone may be launched over; a failed launch
+	// puts it back rather than deleting the keys it holds (PR, decisions).
+	f.prior, err = state.ReadSmallFile(f.store.MetaPath(id), state.MaxRecordBytes)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return cli.Failed("task %s's existing record cannot be read: %v", id, err).Coded(cli.EBadRecord).Coded(cli.EBadRecord)
+	}
+	if f.brief, err = placeBrief(f.home, f.req); err != nil {
+		return err
+	}
+	f.inc, err = s.launcher().Prepare(f.home, f.file, launch.Agent{Harness: f.prof.Harness, ID: id, Kind: f.kind, Worktree: f.plan.Dir, Brief: f.brief, Model: f.prof.Model, Effort: f.prof.Effort})
+	return err
+}
+
+// place creates the worktree and endpoint, publishes the record and
+// launches the agent. From the endpoint's creation on, a failure removes
+// it, so no record ever names an endpoint without an agent launched into
+// it, and no endpoint is orphaned.
+func (s Spawner) place(ctx context.Context, f *fresh) (Result, error) {
+	id, wt, h := f.req.ID, f.plan.Dir, f.prof.Harness
+	fields, err := s.createEndpoint(ctx, f)
+	if err != nil {
 		return Result{}, err
 	}
-	if kind == harness.KindSecondmate {
-		if err := provisionHome(wt, req.ID, brief); err != nil {
-			s.remove(ctx, plan)
-			return Result{}, err
-		}
-	}
-	fields, err := be.Create(ctx, backends.CreateSpec{TaskID: req.ID, Label: state.Label(req.ID), Dir: wt, Container: where})
-	if err != nil {
-		s.remove(ctx, plan)
-		return Result{}, cli.Failed("could not create the endpoint for task %s on %s: %v", req.ID, backendName, backends.StderrOf(err)).Coded(cli.ELaunchFailed)
-	}
-	rec := newRecord(req.ID, fields, wt, project, h.Name, kind, prof.Model, prof.Effort, backendName, gen)
-	ep := backends.Endpoint{Backend: backendName, Target: rec.Window(), TaskID: req.ID, Worktree: wt, Fields: rec.Map()}
-	// From here a failure removes the endpoint, so no record ever names an
-	// endpoint without an agent launched into it, and no endpoint is orphaned.
-	undo := func(cause error) error {
-		_ = be.Kill(ctx, ep)
-		_ = wiring.Retire(h, wire.task)
-		s.remove(ctx, plan)
-		if prior != nil {
-			_ = state.WriteAtomic(store.MetaPath(req.ID), prior)
-		} else {
-			_ = state.RemoveIfExists(store.MetaPath(req.ID))
-		}
-		return cause
-	}
+	rec := newRecord(id, fields, wt, f.plan.Project, h.Name, f.kind, f.prof.Model, f.prof.Effort, f.backend, f.inc.Gen)
+	ep := backends.Endpoint{Backend: f.backend, Target: rec.Window(), TaskID: id, Worktree: wt, Fields: rec.Map()}
 	removed := "the endpoint and record were removed"
-	if prior != nil {
+	if f.prior != nil {
 		removed = "the endpoint was removed and the prior record put back"
 	}
 	data, err := rec.Bytes()
 	if err != nil {
-		return Result{}, undo(cli.Failed("task %s's record cannot be written: %v", req.ID, err))
+		return Result{}, s.undo(ctx, f, ep, cli.Failed("task %s's record cannot be written: %v", id, err))
 	}
-	if err := state.WriteAtomic(store.MetaPath(req.ID), data); err != nil {
-		return Result{}, undo(cli.Failed("task %s's record could not be published: %v; the endpoint was removed", req.ID, err))
+	if err := state.WriteAtomic(f.store.MetaPath(id), data); err != nil {
+		return Result{}, s.undo(ctx, f, ep, cli.Failed("task %s's record could not be published: %v; the endpoint was removed", id, err))
 	}
-	if ability.Classifier {
-		if p, ok := s.waitPath(ctx, be, ep, wt, s.pathWait()); !ok {
-			return Result{}, undo(cli.Failed("task %s's new endpoint is in '%s', not its worktree '%s'; refusing to launch an agent outside its worktree (%s)", req.ID, p, wt, removed).Coded(cli.EBadWorktree))
+	l := s.launcher()
+	if f.ability.Classifier {
+		if p, ok := l.WaitPath(ctx, f.be, ep, wt); !ok {
+			return Result{}, s.undo(ctx, f, ep, cli.Failed("task %s's new endpoint is in '%s', not its worktree '%s'; refusing to launch an agent outside its worktree (%s)", id, p, wt, removed).Coded(cli.EBadWorktree))
 		}
 	}
-	if err := wire.install(h); err != nil {
-		return Result{}, undo(err)
+	if err := f.inc.Install(h); err != nil {
+		return Result{}, s.undo(ctx, f, ep, err)
 	}
-	release, err := s.lockInput(store, req.ID)
+	release, err := l.LockInput(f.store, id)
 	if err != nil {
-		return Result{}, undo(err)
+		return Result{}, s.undo(ctx, f, ep, err)
 	}
 	defer release()
-	ready, err := s.typeLaunch(ctx, be, ability, ep, h, line, brief)
+	ready, err := l.Type(ctx, f.be, f.ability, ep, h, f.inc.Line, f.brief)
 	if err != nil {
-		return Result{}, undo(cli.Failed("the agent for %s could not be launched on %s: %v; %s", req.ID, h.Name, err, removed).Coded(cli.ELaunchFailed))
+		return Result{}, s.undo(ctx, f, ep, cli.Failed("the agent for %s could not be launched on %s: %v; %s", id, h.Name, err, removed).Coded(cli.ELaunchFailed))
 	}
-	out := cli.Outcome{Word: "spawned", ID: req.ID}
-	out.Add("harness", h.Name).Add("kind", string(kind)).Add("backend", backendName).
-		Add("window", ep.Target).Add("worktree", wt).Add("ready", ready.Ready)
-	ready.addDialog(&out)
+	out := launch.Spawned(id, h.Name, string(f.kind), f.backend, ep.Target, wt, ready)
 	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
+}
+
+// createEndpoint adds the planned worktree (a secondmate's provisioned as
+// its home) and the endpoint in it, removing the worktree again if the
+// endpoint cannot be made.
+func (s Spawner) createEndpoint(ctx context.Context, f *fresh) ([]backends.Field, error) {
+	id, wt := f.req.ID, f.plan.Dir
+	if err := s.create(ctx, f.plan); err != nil {
+		return nil, err
+	}
+	if f.kind == harness.KindSecondmate {
+		if err := provisionHome(wt, id, f.brief); err != nil {
+			s.remove(ctx, f.plan)
+			return nil, err
+		}
+	}
+	fields, err := f.be.Create(ctx, backends.CreateSpec{TaskID: id, Label: state.Label(id), Dir: wt, Container: f.where})
+	if err != nil {
+		s.remove(ctx, f.plan)
+		return nil, cli.Failed("could not create the endpoint for task %s on %s: %v", id, f.backend, backends.StderrOf(err)).Coded(cli.ELaunchFailed)
+	}
+	return fields, nil
+}
+
+// undo removes what place made (the endpoint, the wiring, the worktree)
+// and puts back the record the launch went over, then returns cause.
+func (s Spawner) undo(ctx context.Context, f *fresh, ep backends.Endpoint, cause error) error {
+	_ = f.be.Kill(ctx, ep)
+	f.inc.Retire(f.prof.Harness)
+	s.remove(ctx, f.plan)
+	if f.prior != nil {
+		_ = state.WriteAtomic(f.store.MetaPath(f.req.ID), f.prior)
+	} else {
+		_ = state.RemoveIfExists(f.store.MetaPath(f.req.ID))
+	}
+	return cause
 }
 
 // refuseDuplicate refuses a task whose recorded endpoint still exists: a
@@ -239,8 +291,8 @@ func newRecord(id string, fields []backends.Field, wt, project, h string, kind h
 	add(state.KeyProject, project)
 	add(state.KeyHarness, h)
 	add(state.KeyKind, string(kind))
-	add(state.KeyModel, orDefault(model))
-	add(state.KeyEffort, orDefault(effort))
+	add(state.KeyModel, launch.OrDefault(model))
+	add(state.KeyEffort, launch.OrDefault(effort))
 	add(state.KeySpawnGen, gen)
 	if backend != state.DefaultBackend {
 		add(state.KeyBackend, backend)

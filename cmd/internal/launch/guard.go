@@ -1,0 +1,104 @@
+package launch
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/state"
+)
+
+// The guards keep one agent per task and per worktree: a launch, fresh or
+// a relaunch, never starts an agent beside one that already works there.
+
+// runsAgent is what counts as an agent already working somewhere: a stopped
+// agent is still one, and would come back beside the new one.
+func runsAgent(obs backends.Observation) bool {
+	return obs.State == backends.StateAlive || obs.State == backends.StateSuspended
+}
+
+// RefuseOccupied refuses a launch while any pane on the backend's server
+// runs an agent in the worktree. ignore skips panes that belong to other
+// tasks deliberately sharing it (--shared-worktree).
+func RefuseOccupied(ctx context.Context, be backends.Backend, id, wt string, ignore map[string]bool) error {
+	pf, ok := be.(backends.PaneFinder)
+	if !ok {
+		return nil
+	}
+	panes, err := pf.PanesIn(ctx, wt)
+	if err != nil {
+		return cli.Failed("cannot prove that no agent already works in task %s's worktree %s: %v; nothing was launched", id, wt, err).Coded(cli.EWorktreeInUse)
+	}
+	var busy []string
+	for _, p := range panes {
+		if runsAgent(p.Obs) && !ignore[p.Label] {
+			busy = append(busy, fmt.Sprintf("%s (%s)", p.Describe(), p.Obs.Detail))
+		}
+	}
+	if len(busy) == 0 {
+		return nil
+	}
+	return cli.Failed("an agent already runs in task %s's worktree %s: %s; refusing to start a second one. If it is %s's own agent whose endpoint was renamed or moved, re-point the record with fm-control rebind %s", id, wt, strings.Join(busy, ", "), id, id).Coded(cli.EWorktreeInUse)
+}
+
+// RefuseSharedWorktree refuses a worktree a live task in this home already
+// uses, unless the caller said the sharing is deliberate. It returns the
+// sharers' labels, which RefuseOccupied then leaves alone.
+func (l Launcher) RefuseSharedWorktree(ctx context.Context, store state.Store, id, wt string, shared bool) (map[string]bool, error) {
+	live, err := l.liveSharers(ctx, store, id, wt)
+	if err != nil {
+		return nil, err
+	}
+	if len(live) > 0 && !shared {
+		var names []string
+		for _, v := range live {
+			names = append(names, v)
+		}
+		return nil, cli.Failed("worktree %s is already used by live task %s; give task %s its own worktree, or pass --shared-worktree if two tasks are meant to work in one copy", wt, strings.Join(names, ", "), id).Coded(cli.EWorktreeInUse)
+	}
+	ignore := map[string]bool{}
+	for label := range live {
+		ignore[label] = true
+	}
+	return ignore, nil
+}
+
+// liveSharers returns the other tasks in this home whose record names the
+// same worktree and whose endpoint still exists with something in it that
+// is not a bare shell, keyed by their label.
+func (l Launcher) liveSharers(ctx context.Context, store state.Store, id, wt string) (map[string]string, error) {
+	entries, err := os.ReadDir(store.Dir)
+	if err != nil {
+		return nil, cli.Failed("cannot read %s to check which tasks use %s: %v", store.Dir, wt, err)
+	}
+	want := backends.SameDirKey(wt)
+	live := map[string]string{}
+	for _, e := range entries {
+		other, ok := strings.CutSuffix(e.Name(), ".meta")
+		if !ok || other == id || !state.ValidTaskID(other) {
+			continue
+		}
+		task, err := store.LoadTask(l.Tool, other)
+		if err != nil || backends.SameDirKey(task.Record.Worktree()) != want {
+			continue
+		}
+		obs := l.Observe(ctx, task)
+		if obs.State != backends.StateMissing && obs.State != backends.StateDead {
+			live[state.Label(other)] = fmt.Sprintf("%s (%s, %s)", other, task.Record.Window(), obs.State)
+		}
+	}
+	return live, nil
+}
+
+// Observe reads a recorded task's endpoint state, on the backend its record
+// names; a backend that cannot be opened reads unreadable.
+func (l Launcher) Observe(ctx context.Context, task *state.Task) backends.Observation {
+	be, err := backends.Open(task.Record.Backend(), l.Runner, backends.Env(l.Env))
+	if err != nil {
+		return backends.Observation{State: backends.StateUnreadable, Detail: err.Error()}
+	}
+	return be.AgentState(ctx, backends.RecordEndpoint(task.ID, task.Record))
+}

@@ -1,0 +1,79 @@
+// Package launch starts an agent: it builds a harness's launch line from the
+// capability table, types it into an agent-free endpoint's shell, and waits,
+// bounded, for the agent to come up ready. fm-spawn (a fresh task and
+// --relaunch) and fm-control relaunch all launch through it, so a
+// replacement is started exactly as a first agent is.
+package launch
+
+import (
+	"time"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/config"
+	"fmctl/state"
+)
+
+// Launcher launches agents for one invocation of Tool.
+type Launcher struct {
+	Tool   string // the binary the user ran, named in refusals
+	Env    config.Env
+	Runner backends.Runner
+	Print  cli.Printer
+	// LaunchWait bounds the wait for the new agent to come up; zero reads
+	// FM_SPAWN_WAIT.
+	LaunchWait time.Duration
+	// InputHeld: the caller already holds the task's input lock (fm-control
+	// relaunch takes it before stopping the old agent). The lock is an
+	// flock, which one process must not take twice, so ownership is passed
+	// explicitly rather than taken again here.
+	InputHeld bool
+}
+
+// Result is what a launch achieved.
+type Result struct {
+	Outcome cli.Outcome
+	Ready   string // confirmed, starting, or blocked (Dialog names the dialog)
+	Dialog  string
+	Record  state.Record
+}
+
+// LockInput takes the task's input lock for a launch line, unless the
+// caller passed it in; release is always safe to call.
+func (l Launcher) LockInput(store state.Store, id string) (release func(), err error) {
+	if l.InputHeld {
+		return func() {}, nil
+	}
+	lock, err := store.LockInput(id, config.Duration(l.Env, "FM_SEND_LOCK_WAIT", 60*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	return lock.Release, nil
+}
+
+func (l Launcher) launchWait() time.Duration {
+	if l.LaunchWait > 0 {
+		return l.LaunchWait
+	}
+	return config.Duration(l.Env, "FM_SPAWN_WAIT", 30*time.Second)
+}
+
+func (l Launcher) poll() time.Duration {
+	return config.Duration(l.Env, "FM_CONTROL_POLL", 100*time.Millisecond)
+}
+
+// pathWait bounds how long the endpoint's shell gets to report its directory.
+func (l Launcher) pathWait() time.Duration {
+	return config.Duration(l.Env, "FM_SPAWN_PATH_WAIT", 5*time.Second)
+}
+
+// Spawned is the outcome line of a launched agent, fresh or relaunched.
+func Spawned(id, harnessName, kind, backend, window, worktree string, ready Readiness) cli.Outcome {
+	out := cli.Outcome{Word: "spawned", ID: id}
+	out.Add("harness", harnessName).Add("kind", kind).Add("backend", backend).
+		Add("window", window).Add("worktree", worktree).Add("ready", ready.Ready)
+	if ready.Dialog != "" {
+		out.Add("dialog", ready.Dialog)
+	}
+	return out
+}

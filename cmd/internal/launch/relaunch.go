@@ -1,0 +1,168 @@
+package launch
+
+import (
+	"context"
+	"os"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// Replacement is what a relaunch starts in a task's recorded endpoint and
+// worktree.
+type Replacement struct {
+	Harness       harness.Harness // a verified row that supports the task's kind
+	Model, Effort string
+	// TxID is the fm-control relaunch transaction this launch belongs to,
+	// published as control_relaunch_tx so the transaction can prove the
+	// record is its own; empty removes a previous one.
+	TxID string
+}
+
+// Relaunch starts a replacement agent for task t, which the caller resolved
+// under its lifecycle lock with no torn relaunch journal, on a backend with
+// a recovery-grade classifier. The endpoint must be positively agent-free and sit in the recorded worktree; it is recreated
+// where the record says when it is provably gone. The new record is
+// published only once the launch line is built and the previous wiring
+// retired, so every refusal before that leaves the record as it was.
+func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (Result, error) {
+	wt := t.Endpoint.Worktree
+	if info, err := os.Stat(wt); err != nil || !info.IsDir() {
+		return Result{}, cli.Failed("task %s's recorded worktree '%s' does not exist; refusing to relaunch without the copy holding its work", t.ID, wt).Coded(cli.EBadWorktree)
+	}
+	// From the agent-free check to the launch line, nothing else may type.
+	release, err := l.LockInput(t.Store, t.ID)
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
+	rec := t.Task.Record.Clone()
+	ep, err := l.adoptEndpoint(ctx, t, &rec)
+	if err != nil {
+		return Result{}, err
+	}
+	if p, ok := l.WaitPath(ctx, t.Backend, ep, wt); !ok {
+		return Result{}, cli.Failed("task %s's endpoint is in '%s', not its recorded worktree '%s'; refusing to relaunch an agent outside the copy holding its work", t.ID, p, wt).Coded(cli.EBadWorktree)
+	}
+	inc, brief, err := l.prepareReplacement(t, r)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := t.RetireWiring(); err != nil {
+		return Result{}, cli.Failed("could not retire %s wiring %v and the record is unchanged", t.Harness.Name, err)
+	}
+	if err := publish(t, &rec, r, inc.Gen); err != nil {
+		return Result{}, err
+	}
+	h := r.Harness
+	if err := inc.Install(h); err != nil {
+		return Result{Record: rec}, cli.Failed("task %s's new record (harness %s) is published, but %v", t.ID, h.Name, err).Coded(cli.ELaunchFailed).Put(cli.Yes("published"))
+	}
+	ready, err := l.Type(ctx, t.Backend, t.Ability, ep, h, inc.Line, brief)
+	if err != nil {
+		// fm-control relaunch wraps this in its own "could not be launched"
+		// sentence, so this one says what is already true: the record is new.
+		return Result{Record: rec}, cli.Failed("task %s's new record (harness %s) is published, but its agent did not come up: %v", t.ID, h.Name, err).Coded(cli.ELaunchFailed).Put(cli.Yes("published"))
+	}
+	out := Spawned(t.ID, h.Name, string(t.Kind), t.BackendName, ep.Target, wt, ready)
+	out.Put(cli.Yes("relaunch"))
+	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
+}
+
+// prepareReplacement builds the replacement's launch line before the old
+// wiring is retired, so a missing brief, a bad config or a bad model
+// refuses while the previous incarnation is intact.
+func (l Launcher) prepareReplacement(t *task.Target, r Replacement) (Incarnation, string, error) {
+	brief := t.Home.BriefPath(t.ID)
+	if err := state.RegularUnder(t.Home.Data, brief); err != nil {
+		return Incarnation{}, "", cli.Failed("no brief at %s (%v); a replacement launched now would be pointed at instructions that do not exist, so write them first", brief, err).Coded(cli.ENoBrief)
+	}
+	f, err := LoadConfig(t.Home)
+	if err != nil {
+		return Incarnation{}, "", err
+	}
+	inc, err := l.Prepare(t.Home, f, Agent{Harness: r.Harness, ID: t.ID, Kind: t.Kind, Worktree: t.Endpoint.Worktree, Brief: brief, Model: OrDefault(r.Model), Effort: OrDefault(r.Effort)})
+	return inc, brief, err
+}
+
+// publish writes the replacement's record over the task's: the recorded
+// one (with any recreated endpoint's fields) under the new harness, model,
+// effort and generation, and the relaunch transaction it belongs to.
+func publish(t *task.Target, rec *state.Record, r Replacement, gen string) error {
+	rec.Set(state.KeyHarness, r.Harness.Name)
+	rec.Set(state.KeyModel, OrDefault(r.Model))
+	rec.Set(state.KeyEffort, OrDefault(r.Effort))
+	rec.Set(state.KeySpawnGen, gen)
+	rec.Delete(state.KeyBusyGen)
+	if r.TxID != "" {
+		rec.Set(state.KeyControlRelaunchTx, r.TxID)
+	} else {
+		rec.Delete(state.KeyControlRelaunchTx)
+	}
+	data, err := rec.Bytes()
+	if err != nil {
+		return cli.Failed("task %s's new record cannot be written: %v", t.ID, err)
+	}
+	if err := state.Fault("publish"); err != nil {
+		return cli.Failed("task %s's new record could not be published: %v; the prior record is unchanged", t.ID, err)
+	}
+	if err := state.WriteAtomic(t.Task.Path, data); err != nil {
+		return cli.Failed("task %s's new record could not be published: %v; the prior record is unchanged", t.ID, err)
+	}
+	_ = state.RemoveIfExists(t.Store.BusyGenPath(t.ID))
+	return nil
+}
+
+// adoptEndpoint requires the recorded endpoint to be positively agent-free,
+// recreating it (same label, recorded worktree) when it is provably gone;
+// a recreated endpoint's fields go into rec. It returns the endpoint the
+// replacement is launched into.
+func (l Launcher) adoptEndpoint(ctx context.Context, t *task.Target, rec *state.Record) (backends.Endpoint, error) {
+	ep := t.Endpoint
+	obs := t.Backend.AgentState(ctx, ep)
+	switch obs.State {
+	case backends.StateDead, backends.StateMissing:
+		// The recorded endpoint is agent-free; no other pane may hold
+		// an agent in the worktree either (a renamed window under an old
+		// record reads missing, while its agent runs on).
+		// Tasks spawned with --shared-worktree keep their agents there.
+		sharers, err := l.RefuseSharedWorktree(ctx, t.Store, t.ID, ep.Worktree, true)
+		if err != nil {
+			return ep, err
+		}
+		if err := RefuseOccupied(ctx, t.Backend, t.ID, ep.Worktree, sharers); err != nil {
+			return ep, err
+		}
+	}
+	switch obs.State {
+	case backends.StateDead:
+		return ep, nil
+	case backends.StateMissing:
+		return l.recreate(ctx, t, rec)
+	case backends.StateDrifted:
+		return ep, cli.Failed("task %s's endpoint %s has drifted (%s); refusing to relaunch into it or beside it: %s", t.ID, ep.Target, obs.Detail, t.DriftFix()).Coded(cli.EEndpointDrifted)
+	case backends.StateAlive:
+		return ep, cli.Failed("task %s's endpoint %s still runs an agent; %s relaunches only into an agent-free endpoint. Stop the agent first with fm-control exit %s", t.ID, ep.Target, l.Tool, t.ID).Coded(cli.EAgentRunning)
+	}
+	return ep, cli.Failed("task %s's endpoint %s reads '%s' (%s), not a positively agent-free endpoint; refusing to launch into it", t.ID, ep.Target, obs.State, obs.Detail).Coded(cli.EAgentUnverified)
+}
+
+// recreate makes a replacement for a provably absent endpoint where the
+// record says (backends.RecreateSpec), never in a default container.
+func (l Launcher) recreate(ctx context.Context, t *task.Target, rec *state.Record) (backends.Endpoint, error) {
+	ep := t.Endpoint
+	fields, err := t.Backend.Create(ctx, backends.RecreateSpec(ep))
+	if err != nil {
+		return ep, cli.Failed("task %s's endpoint %s is provably absent, and a replacement could not be created: %v", t.ID, ep.Target, backends.StderrOf(err))
+	}
+	for _, f := range fields {
+		rec.Set(f.Key, f.Value)
+	}
+	ep.Target = rec.Window()
+	ep.Fields = rec.Map()
+	l.Print.Notice("relaunch: endpoint of %s was provably absent (backend: %s); created a replacement at %s", t.ID, t.BackendName, ep.Target)
+	return ep, nil
+}

@@ -1,0 +1,200 @@
+package launch
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/deliver"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// Readiness is what the launch wait saw: confirmed, starting, or blocked at
+// a named dialog.
+type Readiness struct{ Ready, Dialog string }
+
+// Type types the launch line into the endpoint's shell and waits, bounded,
+// for the classifier to see the agent and then, where the harness has
+// verified screen signatures, for its screen to show it ready. A harness
+// that takes its prompt through the composer gets it once it is up.
+func (l Launcher) Type(ctx context.Context, be backends.Backend, ability harness.Backend, ep backends.Endpoint, h harness.Harness, line, brief string) (Readiness, error) {
+	if err := state.Fault("launch"); err != nil {
+		return Readiness{}, err
+	}
+	if sl, ok := be.(backends.ShellLiner); ok {
+		if err := l.typeClean(ctx, be, sl, ep, line); err != nil {
+			return Readiness{}, err
+		}
+	} else if err := be.SendText(ctx, ep, line); err != nil {
+		return Readiness{}, fmt.Errorf("type the launch command into %s: %w", ep.Target, err)
+	}
+	if err := be.SendKey(ctx, ep, harness.KeyEnter); err != nil {
+		return Readiness{}, fmt.Errorf("submit the launch command in %s: %w", ep.Target, err)
+	}
+	if !ability.Classifier {
+		return Readiness{Ready: "starting"}, nil
+	}
+	deadline := time.Now().Add(l.launchWait())
+	stopWaiting := l.Print.Waiting(fmt.Sprintf("waiting for %s to come up at %s", h.Name, ep.Target), deadline)
+	defer stopWaiting()
+	up, err := l.waitAlive(ctx, be, ep, deadline)
+	if err != nil {
+		return Readiness{}, err
+	}
+	if !up {
+		return Readiness{Ready: "starting"}, nil
+	}
+	if ready := l.waitScreen(ctx, be, ep, h, deadline); ready.Ready != "confirmed" {
+		return ready, nil
+	}
+	if h.Launch.PromptVia == harness.PromptComposer {
+		res := deliver.Submit(ctx, be, ep, harness.BriefPrompt(brief), deliver.DefaultOptions())
+		if res.Verdict != deliver.Submitted {
+			return Readiness{}, fmt.Errorf("%s started, but its brief prompt was not confirmed submitted (verdict=%s)", h.Name, res.Verdict)
+		}
+	}
+	return Readiness{Ready: "confirmed"}, nil
+}
+
+// waitAlive waits, until deadline, for the classifier to see the agent at
+// the endpoint; up is false while a shell there still waits for it.
+func (l Launcher) waitAlive(ctx context.Context, be backends.Backend, ep backends.Endpoint, deadline time.Time) (up bool, err error) {
+	for {
+		obs := be.AgentState(ctx, ep)
+		if obs.State == backends.StateAlive {
+			return true, nil
+		}
+		if obs.State == backends.StateMissing {
+			return false, fmt.Errorf("the endpoint %s disappeared while the agent was starting", ep.Target)
+		}
+		if time.Now().After(deadline) {
+			// Only a shell still waiting for the agent is "starting"; any
+			// other process there is not the agent that was launched, and
+			// calling it a replacement in progress would hide that.
+			if obs.State != backends.StateDead {
+				return false, fmt.Errorf("the agent is not at the endpoint it was launched at: %s reads '%s' (%s) after %s", ep.Target, obs.State, obs.Detail, l.launchWait())
+			}
+			return false, nil
+		}
+		if backends.Sleep(ctx, l.poll()) != nil {
+			return false, nil
+		}
+	}
+}
+
+// waitScreen waits, until deadline, for a harness with verified screen
+// signatures to show itself ready: its composer drawn, no blocking dialog,
+// no not-ready mark, and where the harness draws its composer early (codex,
+// gemini), its launch prompt's turn seen. A process alive is not enough:
+// real CLIs run for seconds before they draw a composer. A dialog is
+// reported at once, with nothing typed into it.
+func (l Launcher) waitScreen(ctx context.Context, be backends.Backend, ep backends.Endpoint, h harness.Harness, deadline time.Time) Readiness {
+	sig, ok := h.Screen()
+	if !ok {
+		return Readiness{Ready: "confirmed"}
+	}
+	for {
+		if scr, err := be.Capture(ctx, ep); err == nil {
+			st := sig.ReadScreen(scr.Lines)
+			if st.Dialog != "" {
+				return Readiness{Ready: "blocked", Dialog: st.Dialog}
+			}
+			if st.Launched(sig) {
+				return Readiness{Ready: "confirmed"}
+			}
+		}
+		if time.Now().After(deadline) || backends.Sleep(ctx, l.poll()) != nil {
+			return Readiness{Ready: "starting"}
+		}
+	}
+}
+
+// WaitPath polls the endpoint's current directory until it is want, bounded
+// by FM_SPAWN_PATH_WAIT, and returns the last directory it read.
+func (l Launcher) WaitPath(ctx context.Context, be backends.Backend, ep backends.Endpoint, want string) (string, bool) {
+	deadline := time.Now().Add(l.pathWait())
+	last := ""
+	for {
+		if p, err := be.CurrentPath(ctx, ep); err == nil {
+			last = p
+			if backends.SameDirKey(p) == backends.SameDirKey(want) {
+				return p, true
+			}
+		}
+		if time.Now().After(deadline) {
+			return last, false
+		}
+		if backends.Sleep(ctx, l.poll()) != nil {
+			return last, false
+		}
+	}
+}
+
+// typeClean empties the shell's input line, types the launch line, and
+// proves the input line then reads the prompt followed by exactly the
+// launch line, so leftover or late text is never glued to it. On any
+// doubt it clears the line again and refuses before Enter.
+func (l Launcher) typeClean(ctx context.Context, be backends.Backend, sl backends.ShellLiner, ep backends.Endpoint, line string) error {
+	before, err := sl.ShellRows(ctx, ep)
+	if err != nil {
+		return fmt.Errorf("read the shell line of %s: %w", ep.Target, err)
+	}
+	if err := sl.ClearShellLine(ctx, ep); err != nil {
+		return err
+	}
+	if err := be.SendText(ctx, ep, line); err != nil {
+		return fmt.Errorf("type the launch command into %s: %w", ep.Target, err)
+	}
+	deadline := time.Now().Add(l.pathWait())
+	for {
+		rows, err := sl.ShellRows(ctx, ep)
+		got, span := inputLine(rows, line)
+		if err == nil && span > 0 {
+			// What precedes the launch line must be the prompt the
+			// line began with (or anything, in a shell that had drawn
+			// nothing yet).
+			prompt := strings.TrimRight(strings.TrimSuffix(got, line), " ")
+			if len(before) > 0 && !beganWith(before, prompt, span) {
+				_ = sl.ClearShellLine(ctx, ep)
+				return fmt.Errorf("the shell line in %s reads %q: %q came before the launch line, not the prompt it began with; cleared it, nothing was launched", ep.Target, got, prompt)
+			}
+			return nil
+		}
+		if time.Now().After(deadline) || backends.Sleep(ctx, l.poll()) != nil {
+			_ = sl.ClearShellLine(ctx, ep)
+			return fmt.Errorf("the shell line in %s reads %q, not the launch line; cleared it, nothing was launched", ep.Target, got)
+		}
+	}
+}
+
+// maxInputRows bounds how many screen rows an input line may span.
+const maxInputRows = 40
+
+// inputLine finds the input line ending in line among the bottom rows,
+// joining as many as it spans, and returns it with that count; otherwise
+// it returns the last row and 0.
+func inputLine(rows []string, line string) (string, int) {
+	for n := 1; n <= len(rows) && n <= maxInputRows; n++ {
+		if joined := strings.Join(rows[len(rows)-n:], ""); strings.HasSuffix(joined, line) {
+			return joined, n
+		}
+	}
+	if len(rows) == 0 {
+		return "", 0
+	}
+	return rows[len(rows)-1], 0
+}
+
+// beganWith reports whether the input line before the clear (its bottom
+// rows, joined, spanning at most span rows) started with prompt.
+func beganWith(rows []string, prompt string, span int) bool {
+	for n := 1; n <= len(rows) && n <= span; n++ {
+		if strings.HasPrefix(strings.Join(rows[len(rows)-n:], ""), prompt) {
+			return true
+		}
+	}
+	return false
+}
