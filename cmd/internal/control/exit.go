@@ -65,30 +65,14 @@ func (c *Controller) stop(ctx context.Context, t *task.Target, allowMissing, inp
 		return "", refuseState(t, "exit", obs)
 	}
 
-	interruptNote := "not-needed"
-	turnUnproven := false // a turn may live on after the exit command
-	if busyNow(t, obs) || busyBeforeExit(t) {
-		since := time.Now()
-		cancel, err := c.deliverInterrupt(ctx, t)
-		if err != nil {
-			return "", err
-		}
-		after := t.Backend.AgentState(ctx, t.Endpoint)
-		switch after.State {
-		case backends.StateDead:
-			return exitStopped, c.retireBusy(t)
-		case backends.StateAlive:
-			if cancel != "confirmed" && c.waitTurnEnd(ctx, t, since) {
-				cancel = "confirmed"
-			}
-			turnUnproven = cancel != "confirmed" && t.Harness.ExitKeepsTurn()
-			interruptNote = "delivered verified=agent-alive cancel=" + cancel
-		case backends.StateMissing:
-			return "", cli.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command; reconcile the task before any further control action", t.ID).Coded(cli.EEndpointMissing)
-		default:
-			return "", cli.Failed("task %s's agent reads '%s' after its interrupt key; refusing to type its exit command into an unattributed endpoint (interrupt=delivered cancel=%s)", t.ID, after.State, cancel).Coded(cli.EAgentUnverified)
-		}
+	first, err := c.interruptFirst(ctx, t, obs)
+	if err != nil {
+		return "", err
 	}
+	if first.stopped {
+		return exitStopped, c.retireBusy(t)
+	}
+	interruptNote, turnUnproven := first.note, first.turnUnproven
 
 	o := deliver.DefaultOptions()
 	o.Retries = c.waits.ExitRetries
@@ -120,6 +104,39 @@ func (c *Controller) stop(ctx context.Context, t *task.Target, allowMissing, inp
 	return "", cli.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the agent did not stop within %s%s",
 		t.ID, interruptNote, final.State, seconds(c.waits.Exit), held).Coded(cli.ENotStopped).
 		With("id", t.ID, "exit_result", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
+}
+
+// interrupted is what interrupting an agent before its exit command did.
+type interrupted struct {
+	note         string // the interrupt= value of the outcome
+	turnUnproven bool   // a turn may live on after the exit command
+	stopped      bool   // the interrupt alone stopped the agent
+}
+
+// interruptFirst interrupts an agent that is mid-turn (or was, by its own
+// telemetry) before its exit command, and proves it still there to exit.
+func (c *Controller) interruptFirst(ctx context.Context, t *task.Target, obs backends.Observation) (interrupted, error) {
+	if !busyNow(t, obs) && !busyBeforeExit(t) {
+		return interrupted{note: "not-needed"}, nil
+	}
+	since := time.Now()
+	cancel, err := c.deliverInterrupt(ctx, t)
+	if err != nil {
+		return interrupted{}, err
+	}
+	after := t.Backend.AgentState(ctx, t.Endpoint)
+	switch after.State {
+	case backends.StateDead:
+		return interrupted{stopped: true}, nil
+	case backends.StateAlive:
+		if cancel != "confirmed" && c.waitTurnEnd(ctx, t, since) {
+			cancel = "confirmed"
+		}
+		return interrupted{note: "delivered verified=agent-alive cancel=" + cancel, turnUnproven: cancel != "confirmed" && t.Harness.ExitKeepsTurn()}, nil
+	case backends.StateMissing:
+		return interrupted{}, cli.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command; reconcile the task before any further control action", t.ID).Coded(cli.EEndpointMissing)
+	}
+	return interrupted{}, cli.Failed("task %s's agent reads '%s' after its interrupt key; refusing to type its exit command into an unattributed endpoint (interrupt=delivered cancel=%s)", t.ID, after.State, cancel).Coded(cli.EAgentUnverified)
 }
 
 func (c *Controller) retireBusy(t *task.Target) error {

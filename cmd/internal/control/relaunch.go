@@ -36,19 +36,71 @@ func (x *relaunchTx) enter(phase string, extra ...state.Entry) error {
 	return nil
 }
 
+// runRelaunch replaces t's agent as one journaled transaction: every
+// refusal comes before anything durable changes, and from the prior-record
+// copy on, a failure in any phase is settled by rollback.
 func (c *Controller) runRelaunch(ctx context.Context, t *task.Target, o RelaunchOptions) error {
-	if err := t.Store.RefuseTorn(t.ID); err != nil {
-		return err
-	}
-	if err := o.readNote(); err != nil {
-		return err
-	}
-	prof, err := c.resolveProfile(t, o)
+	x, note, err := c.planRelaunch(ctx, t, o)
 	if err != nil {
 		return err
 	}
-	note := strings.TrimSpace(o.Note)
 	brief := t.Home.BriefPath(t.ID)
+	if err := x.begin(ctx, note, brief); err != nil {
+		return err
+	}
+	launched, err := x.replace(ctx)
+	if err != nil {
+		return err
+	}
+	out := cli.Outcome{Word: "relaunched", ID: t.ID}
+	out.Add("harness", x.prof.To.Name).Add("from", x.prof.FromHarness).Add("model", x.prof.ToModel).Add("effort", x.prof.ToEffort).
+		Add("backend", t.BackendName).Add("endpoint", t.Task.Record.Window()).Add("worktree", t.Endpoint.Worktree).
+		Add("ready", launched.Ready).Add("phase", state.PhaseComplete)
+	c.print.Outcome(out)
+	if launched.Ready == "starting" {
+		c.print.Notice("%s's replacement is in place at %s with its work at %s, and had not finished starting after %s; read its state with fm-control status %s rather than relaunching it again or tearing it down", t.ID, t.Task.Record.Window(), t.Endpoint.Worktree, seconds(c.waits.Launch), t.ID)
+	}
+	return nil
+}
+
+// planRelaunch makes every refusal a relaunch has before it changes
+// anything (Lifecycle has checked the verb row's classifier need): no torn journal, the note, the
+// replacement's profile, the kind's shape, and the worktree's checkpoint.
+// It returns the transaction, not yet begun, and the trimmed note.
+func (c *Controller) planRelaunch(ctx context.Context, t *task.Target, o RelaunchOptions) (*relaunchTx, string, error) {
+	if err := t.Store.RefuseTorn(t.ID); err != nil {
+		return nil, "", err
+	}
+	if err := o.readNote(); err != nil {
+		return nil, "", err
+	}
+	prof, err := c.resolveProfile(t, o)
+	if err != nil {
+		return nil, "", err
+	}
+	note := strings.TrimSpace(o.Note)
+	if err := relaunchShape(t, note, t.Home.BriefPath(t.ID)); err != nil {
+		return nil, "", err
+	}
+	facts, err := c.checkpoint(ctx, t)
+	if err != nil {
+		return nil, "", err
+	}
+	x := &relaunchTx{c: c, t: t, paths: t.Store.Journal(t.ID), prof: prof}
+	x.journal.Header = journalHeader(t, prof)
+	if note != "" {
+		facts = append(facts, state.Entry{Key: "note_file", Value: x.paths.Note})
+	} else {
+		facts = append(facts, state.Entry{Key: "note", Value: "none"})
+	}
+	x.facts = facts
+	return x, note, nil
+}
+
+// relaunchShape checks what a kind's replacement needs: a ship or scout
+// reads its brief and must be told where the work stands; a secondmate is
+// pointed at its charter, which is never rewritten.
+func relaunchShape(t *task.Target, note, brief string) error {
 	switch t.Kind {
 	case harness.KindShip, harness.KindScout:
 		if err := state.RegularUnder(t.Home.Data, brief); err != nil {
@@ -67,19 +119,14 @@ func (c *Controller) runRelaunch(ctx context.Context, t *task.Target, o Relaunch
 	default:
 		return cli.Failed("task %s records kind '%s', which has no defined relaunch shape", t.ID, t.Kind)
 	}
-	facts, err := c.checkpoint(ctx, t)
-	if err != nil {
-		return err
-	}
-	x := &relaunchTx{c: c, t: t, paths: t.Store.Journal(t.ID), prof: prof}
-	x.journal.Header = journalHeader(t, prof)
-	if note != "" {
-		facts = append(facts, state.Entry{Key: "note_file", Value: x.paths.Note})
-	} else {
-		facts = append(facts, state.Entry{Key: "note", Value: "none"})
-	}
-	x.facts = facts
+	return nil
+}
 
+// begin makes the transaction durable: the prior record is kept, then the
+// note is recorded (and appended to a ship's or scout's brief), each phase
+// journaled before it acts.
+func (x *relaunchTx) begin(ctx context.Context, note, brief string) error {
+	t := x.t
 	// Nothing durable has changed yet; from the prior-record copy on, every
 	// failure is settled by rollback. Companions of an earlier transaction
 	// must not be mistaken for this one's.
@@ -100,53 +147,53 @@ func (c *Controller) runRelaunch(ctx context.Context, t *task.Target, o Relaunch
 	if err := x.enter(state.PhaseNoted); err != nil {
 		return x.fail(ctx, state.PhaseNoted, err, outcomeFacts{})
 	}
+	return nil
+}
+
+// replace stops the old agent and launches the replacement, journaling each
+// phase, and completes the transaction once the new record is proven this
+// transaction's.
+func (x *relaunchTx) replace(ctx context.Context) (launch.Result, error) {
+	c, t := x.c, x.t
 	// The input lock is held from the stop until the replacement is up, so
 	// no fm-send can type into the bare shell between the two agents.
 	input, err := c.lockDelivery(t)
 	if err != nil {
-		return x.fail(ctx, state.PhaseNoted, err, outcomeFacts{})
+		return launch.Result{}, x.fail(ctx, state.PhaseNoted, err, outcomeFacts{})
 	}
 	defer input.Release()
 	if err := x.enter(state.PhaseStopping); err != nil {
-		return x.fail(ctx, state.PhaseNoted, err, outcomeFacts{})
+		return launch.Result{}, x.fail(ctx, state.PhaseNoted, err, outcomeFacts{})
 	}
 	res, err := c.stop(ctx, t, true, true)
 	if err == nil {
 		err = state.Fault("exit")
 	}
 	if err != nil {
-		return x.fail(ctx, state.PhaseStopping, err, outcomeFacts{})
+		return launch.Result{}, x.fail(ctx, state.PhaseStopping, err, outcomeFacts{})
 	}
 	exitLine := state.Entry{Key: "exit_result", Value: string(res)}
 	if err := x.enter(state.PhaseExited, exitLine); err != nil {
-		return x.fail(ctx, state.PhaseExited, err, outcomeFacts{})
+		return launch.Result{}, x.fail(ctx, state.PhaseExited, err, outcomeFacts{})
 	}
 	tx := fmt.Sprintf("%d.%s.%d", os.Getpid(), time.Now().UTC().Format("20060102T150405Z"), rand.IntN(1<<16))
 	txLine := state.Entry{Key: state.JournalRelaunchTx, Value: tx}
 	if err := x.enter(state.PhaseLaunching, exitLine, txLine); err != nil {
-		return x.fail(ctx, state.PhaseExited, err, outcomeFacts{})
+		return launch.Result{}, x.fail(ctx, state.PhaseExited, err, outcomeFacts{})
 	}
 	l := launch.Launcher{Tool: "fm-control", Env: c.env, Runner: c.runner, Print: c.print, LaunchWait: c.waits.Launch, InputHeld: true}
-	launched, err := l.Relaunch(ctx, t, launch.Replacement{Harness: prof.To, Model: prof.ToModel, Effort: prof.ToEffort, TxID: tx})
+	launched, err := l.Relaunch(ctx, t, launch.Replacement{Harness: x.prof.To, Model: x.prof.ToModel, Effort: x.prof.ToEffort, TxID: tx})
 	if err != nil {
-		return x.fail(ctx, state.PhaseLaunching, fmt.Errorf("the replacement agent for %s could not be launched on %s: %w", t.ID, prof.To.Name, err), outcomeFacts{tx: tx})
+		return launch.Result{}, x.fail(ctx, state.PhaseLaunching, fmt.Errorf("the replacement agent for %s could not be launched on %s: %w", t.ID, x.prof.To.Name, err), outcomeFacts{tx: tx})
 	}
 	if err := x.adopt(tx); err != nil {
-		return x.fail(ctx, state.PhaseLaunching, err, outcomeFacts{tx: tx})
+		return launch.Result{}, x.fail(ctx, state.PhaseLaunching, err, outcomeFacts{tx: tx})
 	}
 	of := outcomeFacts{tx: tx, confirmed: launched.Ready == "confirmed", placed: true}
 	if err := x.enter(state.PhaseComplete, exitLine, txLine, state.Entry{Key: state.JournalReady, Value: launched.Ready}); err != nil {
-		return x.fail(ctx, state.PhaseLaunching, err, of)
+		return launch.Result{}, x.fail(ctx, state.PhaseLaunching, err, of)
 	}
-	out := cli.Outcome{Word: "relaunched", ID: t.ID}
-	out.Add("harness", prof.To.Name).Add("from", prof.FromHarness).Add("model", prof.ToModel).Add("effort", prof.ToEffort).
-		Add("backend", t.BackendName).Add("endpoint", t.Task.Record.Window()).Add("worktree", t.Endpoint.Worktree).
-		Add("ready", launched.Ready).Add("phase", state.PhaseComplete)
-	c.print.Outcome(out)
-	if launched.Ready == "starting" {
-		c.print.Notice("%s's replacement is in place at %s with its work at %s, and had not finished starting after %s; read its state with fm-control status %s rather than relaunching it again or tearing it down", t.ID, t.Task.Record.Window(), t.Endpoint.Worktree, seconds(c.waits.Launch), t.ID)
-	}
-	return nil
+	return launched, nil
 }
 
 func journalHeader(t *task.Target, p profile) state.Record {

@@ -94,7 +94,10 @@ func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
 			return nil, err
 		}
 	}
-	return f, s.openBackend(f)
+	if err := s.openBackend(f); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // openBackend chooses the backend the task runs on and opens its adapter.
