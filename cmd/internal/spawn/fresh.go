@@ -65,11 +65,8 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 // decide settles everything a fresh launch needs before it takes the task's
 // lock: the id, the kind and harness, the worktree and the backend.
 func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
-	home, err := config.ResolveHome("fm-spawn", s.Env)
+	home, err := s.tasks().BeginNew(req.ID)
 	if err != nil {
-		return nil, err
-	}
-	if err := state.CheckNewTaskID("fm-spawn", req.ID); err != nil {
 		return nil, err
 	}
 	if len(req.extra) > 0 {

@@ -30,7 +30,7 @@ var refusedWithRelaunch = map[string]string{
 // lock, picks the harness, and leaves the launch itself to launch.Relaunch,
 // which fm-control relaunch calls the same way.
 func (s Spawner) Relaunch(ctx context.Context, req Request) (Result, error) {
-	tasks := task.Opener{Tool: "fm-spawn", Env: s.Env, Runner: s.Runner}
+	tasks := s.tasks()
 	home, err := tasks.Begin(req.ID)
 	if err != nil {
 		return Result{}, err

@@ -7,6 +7,7 @@ import (
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/launch"
+	"fmctl/cmd/internal/task"
 	"fmctl/config"
 )
 
@@ -23,4 +24,9 @@ type Result = launch.Result
 // launcher launches fm-spawn's agents.
 func (s Spawner) launcher() launch.Launcher {
 	return launch.Launcher{Tool: "fm-spawn", Env: s.Env, Runner: s.Runner, Print: s.Print}
+}
+
+// tasks opens tasks for fm-spawn.
+func (s Spawner) tasks() task.Opener {
+	return task.Opener{Tool: "fm-spawn", Env: s.Env, Runner: s.Runner}
 }

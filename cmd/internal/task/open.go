@@ -22,11 +22,21 @@ type Opener struct {
 // Begin resolves the home and checks id's shape: the refusals every verb
 // makes before it reads a record or takes a lock.
 func (o Opener) Begin(id string) (config.Home, error) {
+	return o.begin(id, state.CheckTaskArg)
+}
+
+// BeginNew is Begin for an id a new task is to take (fm-spawn), which must
+// also not look like an endpoint label.
+func (o Opener) BeginNew(id string) (config.Home, error) {
+	return o.begin(id, state.CheckNewTaskID)
+}
+
+func (o Opener) begin(id string, check func(tool, id string) error) (config.Home, error) {
 	home, err := config.ResolveHome(o.Tool, o.Env)
 	if err != nil {
 		return config.Home{}, err
 	}
-	if err := state.CheckTaskArg(o.Tool, id); err != nil {
+	if err := check(o.Tool, id); err != nil {
 		return config.Home{}, err
 	}
 	return home, nil
