@@ -296,3 +296,43 @@ func TestResolveHomeMakesARelativeHomeAbsolute(t *testing.T) {
 		t.Fatalf("resolved state dir %s: %v", h.State, err)
 	}
 }
+
+func TestSetUpMakesTheHomesDirsOnly(t *testing.T) {
+	root := t.TempDir()
+	other := filepath.Join(t.TempDir(), "data-elsewhere")
+	env := envOf(map[string]string{"FM_HOME": root, "FM_DATA_OVERRIDE": other})
+	h, err := LocateHome("fm-spawn", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.SetUp("fm-spawn", env); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"state", "config"} {
+		if info, err := os.Lstat(filepath.Join(root, d)); err != nil || !info.IsDir() {
+			t.Errorf("%s/ not made: %v", d, err)
+		}
+	}
+	// an override's directory is the caller's to make, and data/ is not the data dir
+	for _, p := range []string{other, filepath.Join(root, "data")} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("SetUp made %s", p)
+		}
+	}
+	if err := h.SetUp("fm-spawn", env); err != nil {
+		t.Errorf("a second SetUp: %v", err)
+	}
+}
+
+func TestSetUpRefusesAFileWhereADirGoes(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "config"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := envOf(map[string]string{"FM_HOME": root})
+	h, err := LocateHome("fm-spawn", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, h.SetUp("fm-spawn", env), filepath.Join(root, "config")+" is not a directory", "move it aside")
+}

@@ -26,12 +26,23 @@ type Home struct {
 // ResolveHome finds the home named by FM_HOME. It never falls back to a
 // guess: an unset FM_HOME or one that is not a directory is refused.
 func ResolveHome(tool string, env Env) (Home, error) {
+	h, err := LocateHome(tool, env)
+	if err != nil {
+		return Home{}, err
+	}
+	return h, h.checkState(tool, env)
+}
+
+// LocateHome is ResolveHome without requiring the state dir: fm-spawn reads
+// a new home's config and checks its whole command line before SetUp makes
+// anything, so a refused spawn leaves the home as it found it.
+func LocateHome(tool string, env Env) (Home, error) {
 	root := env("FM_HOME")
 	if root == "" {
-		return Home{}, state.Errorf(ErrNoHome, "FM_HOME is not set; %s refuses to resolve a task without an explicit firstmate home (export FM_HOME=/path/to/home)", tool)
+		return Home{}, state.Errorf(ErrNoHome, "FM_HOME is not set; %s refuses to resolve a task without an explicit firstmate home: export FM_HOME=/path/to/home (an existing directory), then %s", tool, FirstSpawn)
 	}
 	if info, err := os.Stat(root); err != nil || !info.IsDir() {
-		return Home{}, state.Errorf(ErrNoHome, "FM_HOME '%s' is not a directory; point it at a firstmate home", root)
+		return Home{}, state.Errorf(ErrNoHome, "FM_HOME '%s' is not a directory; point FM_HOME at your firstmate home, or make a new one with mkdir -p '%s' and then %s", root, root, FirstSpawn)
 	}
 	// Paths built from the home reach agents in other directories (the
 	// brief pointer in a launch line), so a relative FM_HOME is made
@@ -41,19 +52,73 @@ func ResolveHome(tool string, env Env) (Home, error) {
 		return Home{}, state.Errorf(ErrNoHome, "FM_HOME '%s' cannot be made absolute: %w", root, err)
 	}
 	root = abs
-	h := Home{
+	return Home{
 		Root:   root,
 		State:  orDefault(env("FM_STATE_OVERRIDE"), filepath.Join(root, "state")),
 		Data:   orDefault(env("FM_DATA_OVERRIDE"), filepath.Join(root, "data")),
 		Config: orDefault(env("FM_CONFIG_OVERRIDE"), filepath.Join(root, "config")),
-	}
+	}, nil
+}
+
+// checkState refuses a home without its state dir, naming the next step.
+func (h Home) checkState(tool string, env Env) error {
+	root := h.Root
 	if info, err := os.Stat(h.State); err != nil || !info.IsDir() {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return Home{}, state.Errorf(ErrNoHome, "state dir '%s' cannot be read: %w", h.State, err)
+			return state.Errorf(ErrNoHome, "state dir '%s' cannot be read: %w", h.State, err)
 		}
-		return Home{}, state.Errorf(ErrNoHome, "state dir '%s' is missing; %s cannot resolve tasks for FM_HOME '%s'", h.State, tool, root)
+		if env("FM_STATE_OVERRIDE") != "" {
+			return state.Errorf(ErrNoHome, "state dir '%s' is missing; %s cannot resolve tasks for FM_HOME '%s' (FM_STATE_OVERRIDE names it: create it or unset FM_STATE_OVERRIDE)", h.State, tool, root)
+		}
+		return state.Errorf(ErrNoHome, "state dir '%s' is missing; %s cannot resolve tasks for FM_HOME '%s', where no task was ever spawned: run %s first", h.State, tool, root, FirstSpawn)
 	}
-	return h, nil
+	return nil
+}
+
+// FirstSpawn is the command that sets a new home up, for the first-run
+// errors to name as the next step.
+const FirstSpawn = "fm-spawn <id> --harness H --project REPO"
+
+// SetUp is what fm-spawn, the one binary that starts a home, does once its
+// command line has been checked: inside the existing FM_HOME it creates the
+// state/, data/ and config/ a new home lacks. FM_HOME itself is never
+// created (LocateHome refuses it), since a mistyped path would silently
+// become a second, empty home; a directory an override names is the
+// caller's to make. As everywhere in the records layer, the home's root is
+// trusted as given but nothing below it is reached through a symlink: a
+// linked state/ would put every record, journal and lock somewhere fmctl
+// never chose.
+func (h Home) SetUp(tool string, env Env) error {
+	for _, dir := range []string{h.State, h.Data, h.Config} {
+		if filepath.Dir(dir) != h.Root {
+			continue // an override's directory
+		}
+		if err := makeHomeDir(h.Root, filepath.Base(dir)); err != nil {
+			return err
+		}
+	}
+	return h.checkState(tool, env)
+}
+
+// makeHomeDir creates root/name unless it is already a directory; a symlink
+// or a file in its place is refused, naming it.
+func makeHomeDir(root, name string) error {
+	p := filepath.Join(root, name)
+	info, err := os.Lstat(p)
+	switch {
+	case err == nil && info.Mode()&fs.ModeSymlink != 0:
+		return state.Errorf(ErrNoHome, "%s is a symlink; fmctl never follows one into its records, so make it a directory of FM_HOME '%s' (nothing was written)", p, root)
+	case err == nil && !info.IsDir():
+		return state.Errorf(ErrNoHome, "%s is not a directory; move it aside so fm-spawn can make the home's %s/ there (nothing was written)", p, name)
+	case err == nil:
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return state.Errorf(ErrNoHome, "%s cannot be read: %w", p, err)
+	}
+	if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return state.Errorf(ErrNoHome, "cannot make the home's %s/ in FM_HOME '%s': %w", name, root, err)
+	}
+	return nil
 }
 
 // orDefault returns v made absolute, or def (already absolute).

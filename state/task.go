@@ -38,12 +38,23 @@ func Label(id string) string { return "fm-" + id }
 // taken: an explicit endpoint and an invalid id. tool names the binary.
 func CheckTaskArg(tool, id string) error {
 	if strings.Contains(id, ":") {
-		return Errorf(ErrBadTaskID, "'%s' is an explicit backend endpoint; %s accepts an exact task id only (the id whose record is state/<id>.meta)", printable(id), tool)
+		return Errorf(ErrBadTaskID, "'%s' is an explicit backend endpoint; %s accepts an exact task id only (the id whose record is state/<id>.meta)%s", printable(id), tool, endpointHint(id))
 	}
 	if !ValidTaskID(id) {
 		return Errorf(ErrBadTaskID, "'%s' is not a valid task id: use letters, digits, '.', '_' and '-', not starting with '-' or '.', at most %d characters", printable(id), MaxTaskIDLen)
 	}
 	return nil
+}
+
+// endpointHint names the task id an endpoint's label carries (sess:fm-t1 is
+// task t1's window), so the refusal says what to type instead; an endpoint
+// whose label is not fm-<id> names no task and gets no hint.
+func endpointHint(endpoint string) string {
+	label := endpoint[strings.LastIndex(endpoint, ":")+1:]
+	if id, ok := strings.CutPrefix(label, "fm-"); ok && ValidTaskID(id) {
+		return fmt.Sprintf(": pass '%s'", id)
+	}
+	return ""
 }
 
 // CheckNewTaskID refuses an id a new task may not take: fm-<x> is a window
@@ -117,7 +128,7 @@ func (s Store) LoadTask(tool, id string) (*Task, error) {
 					return nil, Errorf(ErrNoSuchTask, "'%s' is a window label, not a task id; pass the exact task id '%s'", id, real)
 				}
 			}
-			return nil, Errorf(ErrNoSuchTask, "no task '%s' in %s (%s resolves an exact task id only)", id, s.Dir, tool)
+			return nil, Errorf(ErrNoSuchTask, "no task '%s' in %s (%s resolves an exact task id only); start it with fm-spawn %s --harness H --project REPO, or see the tasks with fm-control list", id, s.Dir, tool, strings.TrimPrefix(id, "fm-"))
 		}
 		if errors.Is(err, fs.ErrPermission) {
 			return nil, Errorf(ErrBadRecord, "task %s's record %s cannot be read (permission denied); fix its permissions, nothing was sent", id, path)

@@ -44,6 +44,10 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	// The command line is checked, so a first spawn may set the home up.
+	if err := f.home.SetUp("fm-spawn", s.Env); err != nil {
+		return Result{}, err
+	}
 	// A torn relaunch's rollback would act on the new task's record and brief.
 	lock, err := task.LockLaunch(f.store, req.ID)
 	if err != nil {

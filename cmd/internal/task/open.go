@@ -22,17 +22,18 @@ type Opener struct {
 // Begin resolves the home and checks id's shape: the refusals every verb
 // makes before it reads a record or takes a lock.
 func (o Opener) Begin(id string) (config.Home, error) {
-	return o.begin(id, state.CheckTaskArg)
+	return o.begin(config.ResolveHome, id, state.CheckTaskArg)
 }
 
 // BeginNew is Begin for an id a new task is to take (fm-spawn), which must
-// also not look like an endpoint label.
+// also not look like an endpoint label. Its home may not be set up yet (a
+// first spawn sets it up once the whole command line is checked).
 func (o Opener) BeginNew(id string) (config.Home, error) {
-	return o.begin(id, state.CheckNewTaskID)
+	return o.begin(config.LocateHome, id, state.CheckNewTaskID)
 }
 
-func (o Opener) begin(id string, check func(tool, id string) error) (config.Home, error) {
-	home, err := config.ResolveHome(o.Tool, o.Env)
+func (o Opener) begin(locate func(string, config.Env) (config.Home, error), id string, check func(tool, id string) error) (config.Home, error) {
+	home, err := locate(o.Tool, o.Env)
 	if err != nil {
 		return config.Home{}, err
 	}
