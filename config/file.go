@@ -10,7 +10,8 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// File is config/fm.toml. Every section is optional; only fm-spawn and
+// File is config/fm.toml (docs/config.md is its reference, kept complete by
+// tests/docpaths). Every section is optional; only fm-spawn and
 // relaunch read it, so no other verb pays for the decode.
 //
 //	[tmux]

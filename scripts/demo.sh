@@ -10,7 +10,8 @@ sock=fmctl-demo-$$
 cleanup() { tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-mkdir -p "$work/agents" "$work/home/state" "$work/home/data" "$work/home/config"
+# An empty home: the first fm-spawn makes its state/, data/ and config/.
+mkdir -p "$work/agents" "$work/home"
 go build -o "$work/agents/claude" ./tests/fakeagent
 cp "$work/agents/claude" "$work/agents/codex"
 # The project the task works on: fm-spawn --project adds the task's worktree
@@ -22,7 +23,9 @@ printf 'Say hello, then wait.\n' > "$work/brief.md"
 export FM_HOME=$work/home FM_TMUX_SOCKET=$sock FM_TMUX_SESSION=demo TMUX=
 export FM_CONTROL_EXIT_WAIT=5 FM_SPAWN_WAIT=10 FM_CONTROL_LAUNCH_WAIT=10
 # tmux gives a new window the PATH of the unattached client that created it,
-# so the fake agents on this script's PATH are what the panes find.
+# and the panes' shell runs no profile that could reset it (default-command
+# below), so the fake agents on this script's PATH are what the panes find
+# (docs/backends/tmux.md, "The pane's PATH").
 export PATH=$work/agents:$PATH
 tmux -L "$sock" -f /dev/null new-session -d -s demo -n home "bash --norc --noprofile"
 tmux -L "$sock" set-environment -t demo FAKEAGENT_EVENTS "$work/events.log"
