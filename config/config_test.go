@@ -336,3 +336,19 @@ func TestSetUpRefusesAFileWhereADirGoes(t *testing.T) {
 	}
 	wantRefusal(t, h.SetUp("fm-spawn", env), filepath.Join(root, "config")+" is not a directory", "move it aside")
 }
+
+func TestMakeHomeDirsRefusesASymlinkAndWritesNothing(t *testing.T) {
+	root, elsewhere := t.TempDir(), t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(root, "data")); err != nil {
+		t.Fatal(err)
+	}
+	wantRefusal(t, MakeHomeDirs(root), filepath.Join(root, "data")+" is a symlink", "nothing was written")
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("the link's target gained %v", entries)
+	}
+	for _, d := range []string{"state", "config"} {
+		if _, err := os.Lstat(filepath.Join(root, d)); err == nil {
+			t.Errorf("%s/ was made by a refused setup", d)
+		}
+	}
+}

@@ -89,34 +89,48 @@ const FirstSpawn = "fm-spawn <id> --harness H --project REPO"
 // linked state/ would put every record, journal and lock somewhere fmctl
 // never chose.
 func (h Home) SetUp(tool string, env Env) error {
+	var names []string
 	for _, dir := range []string{h.State, h.Data, h.Config} {
-		if filepath.Dir(dir) != h.Root {
-			continue // an override's directory
+		if filepath.Dir(dir) == h.Root { // not an override's directory
+			names = append(names, filepath.Base(dir))
 		}
-		if err := makeHomeDir(h.Root, filepath.Base(dir)); err != nil {
-			return err
-		}
+	}
+	if err := makeHomeDirs(h.Root, names); err != nil {
+		return err
 	}
 	return h.checkState(tool, env)
 }
 
-// makeHomeDir creates root/name unless it is already a directory; a symlink
-// or a file in its place is refused, naming it.
-func makeHomeDir(root, name string) error {
-	p := filepath.Join(root, name)
-	info, err := os.Lstat(p)
-	switch {
-	case err == nil && info.Mode()&fs.ModeSymlink != 0:
-		return state.Errorf(ErrNoHome, "%s is a symlink; fmctl never follows one into its records, so make it a directory of FM_HOME '%s' (nothing was written)", p, root)
-	case err == nil && !info.IsDir():
-		return state.Errorf(ErrNoHome, "%s is not a directory; move it aside so fm-spawn can make the home's %s/ there (nothing was written)", p, name)
-	case err == nil:
-		return nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return state.Errorf(ErrNoHome, "%s cannot be read: %w", p, err)
+// MakeHomeDirs makes root a home's shape: state/, data/ and config/, by the
+// rules of SetUp. fm-spawn gives a secondmate's worktree this shape, since a
+// secondmate runs with FM_HOME set to it.
+func MakeHomeDirs(root string) error {
+	return makeHomeDirs(root, []string{"state", "data", "config"})
+}
+
+// makeHomeDirs creates each root/name that is missing. Every one is checked
+// before any is made, so a symlink or a file in one's place is refused,
+// naming it, with nothing written.
+func makeHomeDirs(root string, names []string) error {
+	var missing []string
+	for _, name := range names {
+		p := filepath.Join(root, name)
+		info, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			missing = append(missing, p)
+		case err != nil:
+			return state.Errorf(ErrNoHome, "%s cannot be read: %w", p, err)
+		case info.Mode()&fs.ModeSymlink != 0:
+			return state.Errorf(ErrNoHome, "%s is a symlink; fmctl never follows one into its records, so make it a directory of the home '%s' (nothing was written)", p, root)
+		case !info.IsDir():
+			return state.Errorf(ErrNoHome, "%s is not a directory; move it aside so fm-spawn can make the home's %s/ there (nothing was written)", p, name)
+		}
 	}
-	if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return state.Errorf(ErrNoHome, "cannot make the home's %s/ in FM_HOME '%s': %w", name, root, err)
+	for _, p := range missing {
+		if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return state.Errorf(ErrNoHome, "cannot make %s in the home '%s': %w", filepath.Base(p), root, err)
+		}
 	}
 	return nil
 }

@@ -80,14 +80,8 @@ func provisionHome(dir, id, brief string) error {
 	if err := refuseOthersHome(dir, id); err != nil {
 		return err
 	}
-	for _, d := range []string{"state", "data", "config"} {
-		p := filepath.Join(dir, d)
-		if err := state.NoSymlinkUnder(dir, p); err != nil {
-			return cli.Failed("secondmate %s's home %s: %v", id, p, err)
-		}
-		if err := os.MkdirAll(p, 0o755); err != nil {
-			return cli.Failed("provision secondmate %s's home: %v", id, err)
-		}
+	if err := config.MakeHomeDirs(dir); err != nil {
+		return cli.Failed("provision secondmate %s's home: %v", id, err)
 	}
 	charter := filepath.Join(dir, "data", "charter.md")
 	if _, err := os.Lstat(charter); err != nil {
