@@ -104,7 +104,10 @@ func spawn(ctx context.Context, d cli.Deps, req Request) error {
 		return cli.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it. Answer it in the pane (or fix the harness's setup), then send", req.ID, res.Record.Window(), res.Dialog).Coded(cli.EDialog)
 	}
 	if res.Ready == "starting" {
-		s.Print.Notice("%s's agent was placed at %s but had not come up within the wait; look at it before launching again", req.ID, res.Record.Window())
+		// The commonest first-run cause is a pane whose login shell has
+		// another PATH than fm-spawn (docs/backends/tmux.md).
+		h := res.Record.Harness()
+		s.Print.Notice("%s's agent was placed at %s but had not come up within the wait; look at it before launching again (if its shell says %s was not found, pin it in config/fm.toml: [harness.%s] binary = \"/path/to/%s\")", req.ID, res.Record.Window(), h, h, h)
 	}
 	return nil
 }
