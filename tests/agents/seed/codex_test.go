@@ -49,15 +49,24 @@ func TestCodexSeed(t *testing.T) {
 func TestCodexCleanupStopsOnlyItsHome(t *testing.T) {
 	home, other := t.TempDir(), t.TempDir()
 	start := func(h string) *exec.Cmd {
-		// argv holds "app-server" as codex's daemons do.
-		cmd := exec.Command("sh", "-c", `trap "" TERM; while :; do sleep 0.1; done`, "app-server")
+		// argv holds "app-server" as codex's daemons do. It blocks in the
+		// shell's own read rather than looping over sleep: each forked
+		// sleep is, until its exec, a second process with this argv and
+		// HOME, which a scan under load counted as a second daemon.
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("sh", "-c", `trap "" TERM; read -r line`, "app-server")
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + h}
+		cmd.Stdin = r
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		r.Close()
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()
-		t.Cleanup(func() { cmd.Process.Kill(); <-done })
+		t.Cleanup(func() { cmd.Process.Kill(); <-done; w.Close() })
 		return cmd
 	}
 	mine, theirs := start(home), start(other)
