@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 const root = "../.."
@@ -40,6 +41,7 @@ var (
 // reference is one thing a document names that must exist.
 type reference struct{ doc, kind, text string }
 
+// docs are the documents checked: README.md and every docs/**/*.md.
 func docs(t *testing.T) []string {
 	files := []string{filepath.Join(root, "README.md")}
 	err := filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d fs.DirEntry, err error) error {
@@ -98,15 +100,21 @@ func references(t *testing.T, doc string, top map[string]bool) []reference {
 		}
 	}
 	for _, m := range mdLink.FindAllStringSubmatch(text, -1) {
-		target, _, _ := strings.Cut(m[1], "#")
-		if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+		target, anchor, _ := strings.Cut(m[1], "#")
+		if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 			continue
+		}
+		if target == "" {
+			target = filepath.Base(doc)
 		}
 		rel, err := filepath.Rel(root, filepath.Join(filepath.Dir(doc), target))
 		if err != nil {
 			t.Fatal(err)
 		}
 		refs = append(refs, reference{doc, "link", rel})
+		if anchor != "" {
+			refs = append(refs, reference{doc, "anchor", rel + "#" + anchor})
+		}
 	}
 	return refs
 }
@@ -142,6 +150,10 @@ func TestDocsNameOnlyWhatExists(t *testing.T) {
 			case "make":
 				if !targets[r.text] {
 					t.Errorf("%s: `make %s`: the Makefile has no such target", name, r.text)
+				}
+			case "anchor":
+				if why := checkAnchor(r.text); why != "" {
+					t.Errorf("%s: link %s: %s", name, r.text, why)
 				}
 			case "go test":
 				if why := checkGoTest(r.text); why != "" {
@@ -215,4 +227,35 @@ func checkGoTest(cmd string) string {
 		}
 	}
 	return ""
+}
+
+// checkAnchor says what is wrong with a link doc.md#anchor: the anchor must
+// be the GitHub slug of one of the document's headings.
+func checkAnchor(ref string) string {
+	doc, anchor, _ := strings.Cut(ref, "#")
+	data, err := os.ReadFile(filepath.Join(root, doc))
+	if err != nil {
+		return err.Error()
+	}
+	for _, m := range regexp.MustCompile(`(?m)^#+ (.+)$`).FindAllStringSubmatch(string(data), -1) {
+		if slug(m[1]) == anchor {
+			return ""
+		}
+	}
+	return "no heading of " + doc + " has the anchor #" + anchor
+}
+
+// slug is GitHub's anchor for a heading: lower case, punctuation dropped,
+// spaces to hyphens.
+func slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
