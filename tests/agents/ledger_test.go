@@ -72,6 +72,13 @@ func (l *ledger) print(w io.Writer) {
 		}
 		counts[o.verdict]++
 	}
+	// A CI log keeps only its head and tail: the failures go last, again,
+	// so a cut log still names them.
+	for _, o := range rows {
+		if o.verdict == False || o.verdict == Broken {
+			fmt.Fprintf(w, "real-agent tier: %s %s/%s: %s\n", o.verdict, o.harness, o.scenario, strings.Join(o.notes, "; "))
+		}
+	}
 	fmt.Fprintf(w, "real-agent tier: %d backed, %d honest, %d false, %d broken\n",
 		counts[Backed], counts[Honest], counts[False], counts[Broken])
 }
