@@ -154,7 +154,13 @@ func TestListMakesOneTmuxCallForAnyNumberOfTasks(t *testing.T) {
 		if err := os.MkdirAll(wt, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		s.tmux("new-window", "-d", "-t", "="+session+":", "-n", "fm-"+id, "-c", wt)
+		pane := strings.TrimSpace(s.tmux("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "="+session+":", "-n", "fm-"+id, "-c", wt))
+		// Until the pane's child has exec'd its shell it runs as tmux,
+		// which reads unattributed, not the dead (shell) state asserted.
+		waitFor(t, 15*time.Second, "the shell in "+id, func() bool {
+			c := s.format(pane, "#{pane_current_command}")
+			return c != "" && c != "tmux"
+		}, s.panes)
 		s.writeState(id+".meta", fmt.Sprintf("window=%s:fm-%s\nendpoint_task_id=%s\nworktree=%s\nharness=codex\nkind=scout\n", session, id, id, wt))
 	}
 	before := s.homeTree()
