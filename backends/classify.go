@@ -15,6 +15,11 @@ func classifyPane(procs []Process, procErr error, currentCommand string) Observa
 	var fg, fgAgents, fgOther []string
 	var stoppedAgent string
 	for _, p := range procs {
+		if p.Exited() {
+			// A killed agent whose parent died too stays a zombie on the
+			// terminal until init reaps it: it is not an agent there.
+			continue
+		}
 		// Names carry the agent name that classified (argv[0] or an
 		// interpreter's script), so a gate can tell whose agent it is.
 		agent := harness.AgentName(p.Comm, p.Argv)

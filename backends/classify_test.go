@@ -39,6 +39,8 @@ func TestClassifyPane(t *testing.T) {
 		{"sleeping background agent is not suspension", []Process{bgProc(2, "claude", 'S'), fgProc(1, "bash")}, nil, "bash", StateDead},
 		{"no foreground, shell current command", nil, nil, "bash", StateDead},
 		{"no foreground, other current command", nil, nil, "htop", StateUnattributed},
+		{"a zombie agent in the foreground is not alive", []Process{fgProcState(2, "claude", 'Z'), fgProc(1, "bash")}, nil, "bash", StateDead},
+		{"a zombie agent alone is not alive", []Process{fgProcState(2, "claude", 'Z')}, nil, "bash", StateDead},
 		{"tpgid 0 is no foreground", []Process{{PID: 1, PGID: 0, TPGID: 0, Comm: "claude"}}, nil, "", StateUnreadable},
 	}
 	for _, c := range cases {
@@ -72,4 +74,11 @@ func TestClassifyPaneDetailNamesTheCause(t *testing.T) {
 	if obs.Names[0] != "claude" {
 		t.Errorf("suspended names %v, want the stopped agent", obs.Names)
 	}
+}
+
+// fgProcState is a foreground process in the given state (Z: a zombie).
+func fgProcState(pid int, comm string, state byte) Process {
+	p := fgProc(pid, comm)
+	p.State = state
+	return p
 }

@@ -21,6 +21,10 @@ type Process struct {
 	Argv  []string
 }
 
+// Exited reports whether the process has ended and waits only to be reaped
+// (a zombie): it takes no input, whatever its name and terminal still say.
+func (p Process) Exited() bool { return p.State == 'Z' || p.State == 'X' }
+
 // Foreground reports whether the process is in its terminal's foreground group.
 func (p Process) Foreground() bool { return p.PGID == p.TPGID && p.TPGID > 0 }
 

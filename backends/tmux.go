@@ -324,7 +324,7 @@ func (t *Tmux) foregroundLeader(ctx context.Context, shellPID int) (Process, boo
 		return Process{}, false
 	}
 	shell, err := t.o.Procs.Process(ctx, shellPID)
-	if err != nil || shell.TPGID <= 0 {
+	if err != nil || shell.TPGID <= 0 || shell.Exited() {
 		return Process{}, false
 	}
 	candidates := []int{shell.TPGID}
@@ -335,7 +335,7 @@ func (t *Tmux) foregroundLeader(ctx context.Context, shellPID int) (Process, boo
 	}
 	for _, pid := range candidates {
 		p, err := t.o.Procs.Process(ctx, pid)
-		if err == nil && p.PGID == shell.TPGID && harness.ClassifyArgv(p.Comm, p.Argv) == harness.ProcessAgent {
+		if err == nil && !p.Exited() && p.PGID == shell.TPGID && harness.ClassifyArgv(p.Comm, p.Argv) == harness.ProcessAgent {
 			return p, true
 		}
 	}
