@@ -9,7 +9,7 @@ import (
 )
 
 // The testdata are real claude-code 2.1.197 records of one session, driven by
-// hand in tmux against the stub model (/work/helpers/notes-claude-codex.md),
+// hand in tmux against the stub model (tests/captures/notes-claude-codex.md),
 // copied at each step (attachment listings and token usage trimmed). Each
 // directory is the ~/.claude subtree at that moment:
 //   - after400: the launch prompt, "hello one" and a pasted two-line

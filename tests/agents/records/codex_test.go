@@ -8,7 +8,7 @@ import (
 )
 
 // The testdata are real codex 0.171.0 rollouts of one session, driven by hand
-// in tmux against the stub model (/work/helpers/notes-claude-codex.md),
+// in tmux against the stub model (tests/captures/notes-claude-codex.md),
 // copied at each step (strings over 120 characters and long lists trimmed,
 // UserMessage lines kept whole). Each directory is the ~/.codex subtree:
 //   - after-slash: the launch prompt, "hello one" and a pasted two-line

@@ -10,7 +10,7 @@ import (
 
 // The testdata files are real gemini-cli 0.61.0 records, driven by hand
 // against the stub model with model.name pinned (see
-// /work/helpers/notes-opencode-pi-gemini.md). One session typed, in order:
+// tests/captures/notes-opencode-pi-gemini.md). One session typed, in order:
 // "hello one" (400), a pasted three-line message (400), /help (run by
 // gemini), /nosuchcmd (sent to the model, 400), "please fmhang now" (held),
 // "queued while busy" typed while held (shown as "Queued"), Escape (the held

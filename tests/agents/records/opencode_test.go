@@ -13,7 +13,7 @@ import (
 
 // The testdata files are `.dump session message part` of a real opencode
 // 1.18.33 database, driven by hand against the stub model (see
-// /work/helpers/notes-opencode-pi-gemini.md). One run, launched the way fmctl
+// tests/captures/notes-opencode-pi-gemini.md). One run, launched the way fmctl
 // launches it (--prompt), then typed, in order: "hello one" (400), a pasted
 // three-line message with Enter right after the paste (submitted; opencode
 // shows "[Pasted ~3 lines]" and records the text with a trailing space),

@@ -8,7 +8,7 @@ import (
 )
 
 // The testdata files are real pi 0.73.1 session files, driven by hand against
-// the stub model (see /work/helpers/notes-opencode-pi-gemini.md):
+// the stub model (see tests/captures/notes-opencode-pi-gemini.md):
 //   - interrupted: "hello one" (400), a pasted three-line message (400),
 //     /hotkeys (run by pi, not recorded), /nosuchcmd (sent to the model),
 //     "please fmhang now" (held), "queued while busy" typed while held, then
