@@ -103,6 +103,21 @@ type Field struct {
 	Value string
 }
 
+// Paster is an optional Backend ability: saying which texts SendText
+// delivers as one bracketed paste rather than typed keys (an agent may
+// treat the Enter after each differently).
+type Paster interface {
+	Pastes(text string) bool
+}
+
+// SendsAsPaste reports whether b's SendText delivers text as a bracketed
+// paste. A backend that does not say is taken to paste, the case that
+// waits longer before its Enter.
+func SendsAsPaste(b Backend, text string) bool {
+	p, ok := b.(Paster)
+	return !ok || p.Pastes(text)
+}
+
 // CaptureTyper is an optional Backend ability: capture the screen and type
 // text in one multiplexer call.
 type CaptureTyper interface {

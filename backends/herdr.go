@@ -190,6 +190,12 @@ func herdrArgError(text string) error {
 	return nil
 }
 
+// Pastes: multi-line or long text goes wrapped in bracketed-paste markers,
+// the rest as typed keys.
+func (h *Herdr) Pastes(text string) bool {
+	return strings.ContainsAny(text, "\r\n") || len(text) > pasteThreshold
+}
+
 func (h *Herdr) SendText(ctx context.Context, ep Endpoint, text string) error {
 	session, pane, err := SplitHerdrTarget(ep.Target)
 	if err != nil {
@@ -203,7 +209,7 @@ func (h *Herdr) SendText(ctx context.Context, ep Endpoint, text string) error {
 	// protocol 17, `agent prompt` both press Enter), so a multi-line or long
 	// message is sent through send-text wrapped in bracketed-paste markers:
 	// the agent sees one paste, and a newline inside it cannot submit early.
-	if strings.ContainsAny(text, "\r\n") || len(text) > pasteThreshold {
+	if h.Pastes(text) {
 		if strings.Contains(text, herdrPasteEnd) {
 			return errors.New("text contains the bracketed-paste end marker ESC[201~; refusing to send it")
 		}

@@ -136,6 +136,12 @@ func SplitTmuxTarget(target string) (session, window string, err error) {
 // agent as one message rather than one keystroke burst per line.
 const pasteThreshold = 512
 
+// Pastes: multi-line or long text goes as a bracketed paste, the rest as
+// typed keys (send-keys -l).
+func (t *Tmux) Pastes(text string) bool {
+	return strings.Contains(text, "\n") || len(text) > pasteThreshold
+}
+
 func (t *Tmux) SendText(ctx context.Context, ep Endpoint, text string) error {
 	_, err := t.sendText(ctx, ep, text, false)
 	return err
@@ -157,7 +163,7 @@ func (t *Tmux) sendText(ctx context.Context, ep Endpoint, text string, capture b
 		args = append(args, "display-message", "-p", "-t", pane, "#{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", pane, ";")
 	}
 	var stdin []byte
-	if strings.Contains(text, "\n") || len(text) > pasteThreshold {
+	if t.Pastes(text) {
 		buf := fmt.Sprintf("fmctl-%d", os.Getpid())
 		args = append(args, "load-buffer", "-b", buf, "-", ";", "paste-buffer", "-p", "-d", "-b", buf, "-t", pane)
 		stdin = []byte(text)

@@ -95,15 +95,29 @@ type ScreenSig struct {
 	// real text (claude: the cancelled prompt, when the composer was
 	// empty; pi: a queued steer), so interrupt clears it.
 	Restores bool `json:"restores_prompt"`
-	// PasteSettle separates a paste from its Enter: an Enter arriving in
-	// the paste's burst becomes a newline (gemini) or is lost (claude).
+	// PasteSettle separates a bracketed paste from its Enter: an Enter
+	// arriving in the paste's burst becomes a newline (gemini) or is lost
+	// (claude).
 	PasteSettle time.Duration `json:"paste_settle_ms"`
+	// TypedSettle separates typed keys from their Enter, for a harness that
+	// reads a fast typed burst as a paste too (gemini); claude submits an
+	// Enter right after typed text (15 of 15), so it has none.
+	TypedSettle time.Duration `json:"typed_settle_ms,omitempty"`
 	Source      string        `json:"source"`
 
 	// CollapsedLines: the Collapsed placeholder counts the paste's lines
 	// past its first (claude: 30 lines drew "[Pasted text #1 +29 lines]"),
 	// so the counts drawn tell a whole paste from a part of one.
 	CollapsedLines bool `json:"collapsed_counts_lines,omitempty"`
+}
+
+// Settle is how long to wait between drawn text and its Enter: the paste
+// settle after a bracketed paste, the typed settle after typed keys.
+func (sig ScreenSig) Settle(pasted bool) time.Duration {
+	if pasted {
+		return sig.PasteSettle
+	}
+	return sig.TypedSettle
 }
 
 // ComposerState is what the screen says about the composer.

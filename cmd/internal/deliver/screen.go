@@ -148,10 +148,11 @@ func clip(s string) string {
 
 // submitBySig is Submit for a harness with verified screen signatures: the
 // text is typed once; Enter waits until the composer shows it (codex takes
-// an Enter in its paste burst as a newline) and then the harness's paste
-// settle (gemini turns an Enter within ~50 ms into a newline, claude loses
-// one now and then); the submit is confirmed only when the composer reads
-// empty again. Text never drawn gets no Enter at all.
+// an Enter in its paste burst as a newline) and then the harness's settle
+// for a paste or for typed keys (gemini turns an Enter within ~50 ms into
+// a newline, claude loses one after a paste now and then); the submit is
+// confirmed only when the composer reads empty again. Text never drawn
+// gets no Enter at all.
 func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, text string, sig harness.ScreenSig, o Options) Result {
 	tail, newlines := tailOf(text), strings.Count(text, "\n")
 	if err := b.SendText(ctx, ep, text); err != nil {
@@ -161,12 +162,19 @@ func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, 
 	if !drawn {
 		return Result{Verdict: Unproven}
 	}
-	if sig.PasteSettle > 0 && backends.Sleep(ctx, sig.PasteSettle) != nil {
+	settle := settleBeforeEnter(b, sig, text)
+	if settle > 0 && backends.Sleep(ctx, settle) != nil {
 		return Result{Verdict: Unproven}
 	}
-	return pressEnter(ctx, b, ep, text, o, left-sig.PasteSettle, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {
+	return pressEnter(ctx, b, ep, text, o, left-settle, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {
 		return sigClassify(sig, s, tail, newlines)
 	}))
+}
+
+// settleBeforeEnter is how long text drawn on b waits for its Enter: the
+// harness's settle for the way b delivered it, pasted or typed.
+func settleBeforeEnter(b backends.Backend, sig harness.ScreenSig, text string) time.Duration {
+	return sig.Settle(backends.SendsAsPaste(b, text))
 }
 
 // waitDrawn waits until the composer shows the typed text, and for a slash

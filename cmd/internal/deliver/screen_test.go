@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fmctl/backends"
 	"fmctl/harness"
@@ -47,5 +48,47 @@ func TestSigClassifyOnRealCaptures(t *testing.T) {
 		if got := sigClassify(sig, s, c.tail, 0); got != c.want {
 			t.Errorf("%s/%s tail %q: %v, want %v", c.h, c.file, c.tail, got, c.want)
 		}
+	}
+}
+
+// TestSettleBeforeEnterFollowsHowTheTextWasSent: claude loses an Enter
+// right after a paste but never after typed keys; gemini reads either as
+// a paste; a backend that does not say how it sends is taken to paste.
+func TestSettleBeforeEnterFollowsHowTheTextWasSent(t *testing.T) {
+	sigOf := func(name string) harness.ScreenSig {
+		h, ok := harness.Lookup(name)
+		if !ok {
+			t.Fatalf("no harness %s", name)
+		}
+		sig, ok := h.Screen()
+		if !ok {
+			t.Fatalf("%s has no screen signatures", name)
+		}
+		return sig
+	}
+	claude, gemini := sigOf("claude"), sigOf("gemini")
+	tmux := &backends.Tmux{}
+	long := strings.Repeat("x", 600)
+	for _, c := range []struct {
+		name string
+		b    backends.Backend
+		sig  harness.ScreenSig
+		text string
+		want time.Duration
+	}{
+		{"claude typed", tmux, claude, "hello", 0},
+		{"claude multi-line paste", tmux, claude, "a\nb", claude.PasteSettle},
+		{"claude long paste", tmux, claude, long, claude.PasteSettle},
+		{"gemini typed", tmux, gemini, "hello", gemini.TypedSettle},
+		{"gemini paste", tmux, gemini, "a\nb", gemini.PasteSettle},
+		{"claude on a backend that does not say", &fakeComposer{}, claude, "hello", claude.PasteSettle},
+	} {
+		if got := settleBeforeEnter(c.b, c.sig, c.text); got != c.want {
+			t.Errorf("%s: settle %v, want %v", c.name, got, c.want)
+		}
+	}
+	if claude.PasteSettle == 0 || gemini.TypedSettle == 0 || claude.TypedSettle != 0 {
+		t.Errorf("settles: claude paste %v typed %v, gemini typed %v; want claude's paste and gemini's typed set, claude's typed none",
+			claude.PasteSettle, claude.TypedSettle, gemini.TypedSettle)
 	}
 }
