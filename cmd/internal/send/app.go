@@ -104,9 +104,18 @@ func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
 	if len(args) == 0 {
 		return req, cli.Usage("fm-send needs a message after the task id: fm-send %s <text...>", state.Printable(req.ID))
 	}
-	if len(args) == 1 && args[0] == "-" && len(cli.AfterDoubleDash(ctx)) == 0 {
+	after := cli.AfterDoubleDash(ctx)
+	if len(args) == 1 && args[0] == "-" && len(after) == 0 {
 		req.FromStdin = true
 		return req, nil
+	}
+	// urfave stops reading flags at a word like "-5" and hands the rest over
+	// as words, so `fm-send t1 hi -5 --json` would send "--json" as text:
+	// before "--", a word that begins with "-" is refused, never sent.
+	for _, w := range args[:max(0, len(args)-len(after))] {
+		if len(w) > 1 && w[0] == '-' {
+			return req, cli.Usage("fm-send takes no flag '%s'; message text that begins with - goes after --: fm-send %s -- <text...>", state.Printable(w), state.Printable(req.ID))
+		}
 	}
 	req.Text = strings.Join(args, " ")
 	return req, nil
