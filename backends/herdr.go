@@ -190,11 +190,9 @@ func herdrArgError(text string) error {
 	return nil
 }
 
-// Pastes: multi-line or long text goes wrapped in bracketed-paste markers,
-// the rest as typed keys.
-func (h *Herdr) Pastes(text string) bool {
-	return strings.ContainsAny(text, "\r\n") || len(text) > pasteThreshold
-}
+// Pastes: what pastes says goes wrapped in bracketed-paste markers, the
+// rest as typed keys.
+func (h *Herdr) Pastes(text string) bool { return pastes(text) }
 
 func (h *Herdr) SendText(ctx context.Context, ep Endpoint, text string) error {
 	session, pane, err := SplitHerdrTarget(ep.Target)

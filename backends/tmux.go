@@ -136,11 +136,15 @@ func SplitTmuxTarget(target string) (session, window string, err error) {
 // agent as one message rather than one keystroke burst per line.
 const pasteThreshold = 512
 
-// Pastes: multi-line or long text goes as a bracketed paste, the rest as
-// typed keys (send-keys -l).
-func (t *Tmux) Pastes(text string) bool {
-	return strings.Contains(text, "\n") || len(text) > pasteThreshold
+// pastes: multi-line or long text, or text holding a tab, goes as a
+// bracketed paste. Typed, a tab is the Tab key to an agent's TUI (opencode
+// switches agents on it, claude toggles thinking), not text.
+func pastes(text string) bool {
+	return strings.ContainsAny(text, "\r\n\t") || len(text) > pasteThreshold
 }
+
+// Pastes: see pastes; the rest goes as typed keys (send-keys -l).
+func (t *Tmux) Pastes(text string) bool { return pastes(text) }
 
 func (t *Tmux) SendText(ctx context.Context, ep Endpoint, text string) error {
 	_, err := t.sendText(ctx, ep, text, false)

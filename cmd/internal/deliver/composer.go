@@ -27,6 +27,11 @@ const tailRunes = 8
 func tailOf(text string) string {
 	lines := strings.Split(strings.TrimRight(text, " \t\n"), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
+	// A terminal draws a tab as spaces to the next tab stop, never as
+	// itself: only what follows the last one can be found on the screen.
+	if i := strings.LastIndexByte(last, '\t'); i >= 0 {
+		last = last[i+1:]
+	}
 	if n := utf8.RuneCountInString(last); n > tailRunes {
 		r := []rune(last)
 		last = string(r[n-tailRunes:])

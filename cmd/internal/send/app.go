@@ -25,8 +25,9 @@ fm-send <id> --key <` + strings.Join(harness.KeyNames(), "|") + `>`
 }
 
 const description = `Types the text once, literally, into task <id>'s agent and presses Enter until
-the composer confirms the submit. Multi-line or long text goes as one bracketed
-paste. A kind=secondmate task gets the [fm-from-firstmate] routing marker.
+the composer confirms the submit. Multi-line or long text, or text holding a
+tab, goes as one bracketed paste. A kind=secondmate task gets the
+[fm-from-firstmate] routing marker.
 
 Nothing is typed unless the task's own agent (its recorded harness) is alive at
 the endpoint, and no message is typed onto input its composer already holds.
