@@ -2,6 +2,7 @@ package deliver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -111,6 +112,15 @@ func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, t
 	res := Result{Verdict: Unproven}
 	for attempt := 0; attempt <= o.Retries; attempt++ {
 		if err := b.SendKey(ctx, ep, harness.KeyEnter); err != nil {
+			// An Enter that timed out may still have been taken (the
+			// multiplexer can run it before its client is ended): the
+			// typed text may be submitted, so that is unconfirmed.
+			var te *backends.TimeoutError
+			if errors.As(err, &te) {
+				res.Enters++
+				res.Verdict = Unproven
+				return res
+			}
 			if attempt == 0 {
 				return Result{Verdict: SendFailed, Err: fmt.Errorf("text typed but Enter failed: %w", err)}
 			}
