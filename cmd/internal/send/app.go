@@ -77,7 +77,9 @@ func App(d cli.Deps) *ucli.Command {
 				if len(data) > maxStdinText {
 					return cli.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdinText)
 				}
-				req.Text = strings.TrimRight(string(data), "\n")
+				// A file's last line end goes, CRLF (a Windows file) as well
+				// as LF: a CR left behind would be refused as a control byte.
+				req.Text = strings.TrimRight(string(data), "\r\n")
 			}
 			return Sender{Env: d.Env, Runner: d.Runner, Print: d.Printer(req.JSON)}.Run(ctx, req)
 		},
