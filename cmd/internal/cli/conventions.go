@@ -171,8 +171,11 @@ func UsageError(ctx context.Context, cmd *ucli.Command, err error, _ bool) error
 		msg = fmt.Sprintf("%s needs a value", state.Printable(name))
 	} else if _, why, ok := strings.Cut(msg, " for flag -"); ok && strings.HasPrefix(msg, "invalid value ") {
 		// urfave wraps a Validator's sentence; the sentence names the flag.
-		if _, inner, ok := strings.Cut(why, ": "); ok {
+		if name, inner, ok := strings.Cut(why, ": "); ok {
 			msg = inner
+			if inner == "can't duplicate this flag" { // an OnlyOnce flag given twice
+				msg = fmt.Sprintf("--%s is given more than once; pass it once", name)
+			}
 		}
 	}
 	return Usage("%s (see %s --help)", msg, cmd.FullName())

@@ -62,7 +62,8 @@ func App(d cli.Deps) *ucli.Command {
 		Description: description,
 		Flags: []ucli.Flag{
 			&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"},
-			&ucli.StringFlag{Name: "key", Usage: "send the one named `KEY` (" + keyList() + ") instead of text", Validator: cli.Value("key")},
+			// OnlyOnce: a second --key would silently replace the first.
+			&ucli.StringFlag{Name: "key", Usage: "send the one named `KEY` (" + keyList() + ") instead of text", Validator: cli.Value("key"), OnlyOnce: true},
 		},
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			req, err := request(ctx, cmd)
