@@ -206,3 +206,23 @@ func TestLeftoverComposerInputIsNeverGluedToAMessage(t *testing.T) {
 	}
 	a.assertEvents("clear", "clear", "clear", `submit "please run the tests"`)
 }
+
+// An agent the first Enter ended (a sent /exit) can leave its last frame
+// on screen, its composer still drawing the text (codex's "› /exit"), which
+// reads as a submit still pending. A retried Enter passes the gate again,
+// so it never reaches the shell that took the pane back.
+func TestRetriedEnterNeverReachesTheShellTheAgentLeft(t *testing.T) {
+	t.Parallel()
+	prompts := filepath.Join(t.TempDir(), "prompts")
+	s := newServer(t, "PROMPT_COMMAND=echo >> "+shellQuote(prompts))
+	a := s.startAgent("t1", "codex")
+	before := len(splitLines(readFile(prompts)))
+	r := s.run("", nil, "fm-send", "t1", "/exit")
+	wantCode(t, r, 3, "fm-send t1 /exit, which ends the agent")
+	waitFor(t, 10*time.Second, "the pane to return to bash", func() bool { return a.command() == "bash" }, a.state)
+	a.assertShellNeverRan()
+	// One prompt after the agent exited, one after the control command.
+	if got := len(splitLines(readFile(prompts))) - before; got != 2 {
+		t.Fatalf("the shell drew %d prompts after the agent, want 2: it read %d Enter fm-send retried\n%s", got, got-2, a.state())
+	}
+}

@@ -35,6 +35,12 @@ type Options struct {
 	// it (after the harness's paste settle), and submitted only once it
 	// reads empty again.
 	Screen *harness.ScreenSig
+	// EnterAgain, when set, presses a retried Enter, and only where the
+	// task's agent still runs (an error when it does not): the first
+	// Enter may have ended the agent (a sent /exit), and the frame it left
+	// can still draw the text in a composer, so the retries would go to
+	// the shell that took the pane back.
+	EnterAgain func(ctx context.Context) error
 }
 
 // DefaultOptions match the original toolkit's budgets; they are upper bounds,
@@ -111,7 +117,12 @@ func pollUntil(ctx context.Context, b *backends.Backoff, deadline time.Time) boo
 func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, text string, o Options, left time.Duration, classify func(backends.Screen) ComposerState) Result {
 	res := Result{Verdict: Unproven}
 	for attempt := 0; attempt <= o.Retries; attempt++ {
-		if err := b.SendKey(ctx, ep, harness.KeyEnter); err != nil {
+		if attempt > 0 && o.EnterAgain != nil {
+			if err := o.EnterAgain(ctx); err != nil {
+				res.Verdict = Unproven
+				return res
+			}
+		} else if err := b.SendKey(ctx, ep, harness.KeyEnter); err != nil {
 			// An Enter that timed out may still have been taken (the
 			// multiplexer can run it before its client is ended): the
 			// typed text may be submitted, so that is unconfirmed.

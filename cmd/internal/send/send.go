@@ -102,7 +102,7 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key) er
 			return cli.Failed("harness %s needs %s after Escape to clear its composer, which the %s backend cannot deliver; nothing was sent", t.Harness.Name, clear, t.BackendName).Coded(cli.EKeyUnsupported)
 		}
 	}
-	lock, err := s.lockKey(ctx, t)
+	lock, err := lockInput(t, s.Env)
 	if err != nil {
 		return err
 	}
@@ -129,22 +129,14 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key) er
 	return nil
 }
 
-// lockKey takes the task's input lock for a key. A backend that gates a
-// key itself (tmux: the gate's read and the key in one call, checked
-// server-side) passes the gate with the key; any other passes it here.
-func (s Sender) lockKey(ctx context.Context, t *task.Target) (*state.Lock, error) {
-	if _, ok := t.Backend.(backends.GatedKeySender); !ok {
-		return lockDelivery(ctx, t, s.Env)
-	}
-	return lockInput(t, s.Env)
-}
-
 func lockInput(t *task.Target, env config.Env) (*state.Lock, error) {
 	return t.Store.LockInput(t.ID, config.Duration(env, "FM_SEND_LOCK_WAIT", 60*time.Second))
 }
 
-// gatedKey sends the first key past the gate, with the key where the
-// backend can (lockKey passed it otherwise).
+// gatedKey sends a key past the gate, under the task's input lock. A
+// backend that gates a key itself (tmux: the gate's read and the key in one
+// call, checked server-side) passes the gate with the key; any other passes
+// it just before.
 func gatedKey(ctx context.Context, t *task.Target, key harness.Key) error {
 	var err error
 	if gk, ok := t.Backend.(backends.GatedKeySender); ok {
@@ -154,6 +146,9 @@ func gatedKey(ctx context.Context, t *task.Target, key harness.Key) error {
 			return res.Refused
 		}
 	} else {
+		if _, err := t.RequireAgent(ctx, "fm-send"); err != nil {
+			return err
+		}
 		err = t.Backend.SendKey(ctx, t.Endpoint, key)
 	}
 	if err != nil {
@@ -190,6 +185,9 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 	o := submitOptions(s.Env)
 	// Enter waits until a completion popup has settled so it cannot be swallowed.
 	o.Popup = t.Harness.OpensPopup(text)
+	// A retried Enter passes the gate again: the first may have ended the
+	// agent (a sent /exit).
+	o.EnterAgain = func(ctx context.Context) error { return gatedKey(ctx, t, harness.KeyEnter) }
 	lock, err := lockDelivery(ctx, t, s.Env)
 	if err != nil {
 		return err
