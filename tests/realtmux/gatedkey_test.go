@@ -1,6 +1,7 @@
 package realtmux
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -149,4 +150,26 @@ func TestTextRightAfterAnEscapeKeyIsNotReadAsAlt(t *testing.T) {
 	if n := len(a.eventsWithPrefix("interrupt escape")); n != 1 {
 		t.Fatalf("%d escapes read, want 1\n%s", n, a.state())
 	}
+}
+
+// muse restores a cancelled prompt, so fm-send --key Escape sends its clear
+// key (C-u) a press gap later. An agent the Escape ended has handed the pane
+// back to its shell by then: the clear passes the gate too, and never
+// reaches the shell (whose readline here runs a command on C-u).
+func TestTheClearAfterAnEscapeNeverReachesTheShell(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	marker, inputrc := filepath.Join(dir, "shell-read-C-u"), filepath.Join(dir, "inputrc")
+	if err := os.WriteFile(inputrc, []byte(`"\C-u": "touch `+marker+`\n"`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(t, "INPUTRC="+inputrc)
+	a := s.startAgent("t1", "muse", agentEnv("FAKEAGENT_INTERRUPT_EXITS=1"))
+	r := s.run("", nil, "fm-send", "t1", "--key", "Escape")
+	wantCode(t, r, 1, "fm-send --key Escape to a muse the Escape ends")
+	if !strings.Contains(r.stderr, "Escape reached") || !strings.Contains(r.stderr, "has no agent, only a shell") {
+		t.Fatalf("stderr = %q, want it to say the Escape went and the clear found only a shell", r.stderr)
+	}
+	waitFor(t, 10*time.Second, "the pane to return to bash", func() bool { return a.command() == "bash" }, a.state)
+	a.assertShellNeverRan(marker)
 }

@@ -120,8 +120,9 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key) er
 	}
 	if clear != "" {
 		time.Sleep(t.Harness.PressGap)
-		if err := t.Backend.SendKey(ctx, t.Endpoint, clear); err != nil {
-			return cli.Failed("Escape reached %s, but the %s composer could not be cleared with %s (%v); it still holds the restored prompt, so clear it before sending the next message", t.Endpoint.Target, t.Harness.Name, clear, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
+		// The clear passes the gate too: the Escape may have ended the agent.
+		if err := gatedKey(ctx, t, clear); err != nil {
+			return cli.Failed("Escape reached %s, but the %s composer could not be cleared with %s (%v); if the agent is still there, its composer holds the restored prompt, so clear it before sending the next message", t.Endpoint.Target, t.Harness.Name, clear, err).Coded(cli.EDeliveryFailed)
 		}
 		out.Add("clear", string(clear))
 	}
