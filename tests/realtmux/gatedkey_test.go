@@ -173,3 +173,24 @@ func TestTheClearAfterAnEscapeNeverReachesTheShell(t *testing.T) {
 	waitFor(t, 10*time.Second, "the pane to return to bash", func() bool { return a.command() == "bash" }, a.state)
 	a.assertShellNeverRan(marker)
 }
+
+// An interrupt's later keys pass the gate like its first: muse's Escape
+// can end it, and the C-u that clears its composer must then not reach the
+// shell that took the pane back.
+func TestAnInterruptsClearNeverReachesTheShell(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	marker, inputrc := filepath.Join(dir, "shell-read-C-u"), filepath.Join(dir, "inputrc")
+	if err := os.WriteFile(inputrc, []byte(`"\C-u": "touch `+marker+`\n"`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(t, "INPUTRC="+inputrc)
+	a := s.startAgent("t1", "muse", agentEnv("FAKEAGENT_INTERRUPT_EXITS=1"))
+	r := s.run("", nil, "fm-control", "interrupt", "t1")
+	waitFor(t, 10*time.Second, "the pane to return to bash", func() bool { return a.command() == "bash" }, a.state)
+	a.assertShellNeverRan(marker)
+	wantCode(t, r, 1, "fm-control interrupt to a muse the Escape ends")
+	if !strings.Contains(r.stderr, "task t1's agent is 'dead' after its interrupt key") {
+		t.Fatalf("stderr = %q, want it to say the agent is dead after its interrupt key", r.stderr)
+	}
+}

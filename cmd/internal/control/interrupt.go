@@ -75,9 +75,11 @@ func (c *Controller) deliverInterrupt(ctx context.Context, t *task.Target) (stri
 // returns the agent state read after the keys. Where nothing waits between
 // the last key and that read (no cancel acknowledgement to watch), a backend
 // that can sends the last key and reads the state in one call. With gate
-// set, the first key goes only to an agent gate accepts, read right before
-// it (one call where the backend gates server-side); its refusal is
-// returned unchanged, with nothing sent. With hold set (the input lock of a
+// set, every key goes only to an agent gate accepts, read right before it
+// (one call where the backend gates server-side): the first key's refusal
+// is returned unchanged, with nothing sent; a later key's ends the presses
+// and returns the state gate judged, for the caller's check of the agent
+// after its interrupt. With hold set (the input lock of a
 // verb that types nothing after the keys), a gap the last key needs is
 // recorded in it for the next input instead of slept through.
 func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Target, read bool, gate func(backends.Observation) error, hold *state.Lock) (string, *backends.Observation, error) {
@@ -97,10 +99,20 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Targe
 	joined := read && !ack.pending()
 	var after *backends.Observation
 	var refused error
+	// Every key passes the gate, not only the first: a key may end the
+	// agent (muse exits on Escape), and the shell that takes the pane back
+	// must not read the next one. What the gate last judged is then the
+	// state the agent was left in.
+	var judged backends.Observation
+	judge := func(obs backends.Observation) error {
+		judged = obs
+		return gate(obs)
+	}
+	first := true
 	send := func(key harness.Key, last bool) error {
 		if canGate {
-			canGate = false // the keys after the first go to the pane it proved
-			res, err := gk.SendKeyGated(ctx, t.Endpoint, key, backends.GatedKey{Gate: gate, ReadAfter: last && joined, ScreenBefore: watch})
+			res, err := gk.SendKeyGated(ctx, t.Endpoint, key, backends.GatedKey{Gate: judge, ReadAfter: last && joined, ScreenBefore: watch && first})
+			first = false
 			refused, after = res.Refused, res.After
 			if res.Before != nil {
 				restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(res.Before.Lines), true)
@@ -123,8 +135,10 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Targe
 		if i > 0 {
 			time.Sleep(h.PressGap)
 		}
-		if err := send(h.InterruptKey, i == h.Repeat-1 && h.ClearKey == ""); refused != nil {
+		if err := send(h.InterruptKey, i == h.Repeat-1 && h.ClearKey == ""); refused != nil && i == 0 {
 			return "", nil, refused
+		} else if refused != nil {
+			return "unconfirmed", &judged, nil
 		} else if err != nil {
 			return "", nil, cli.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
 		}
@@ -142,7 +156,9 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Targe
 	}
 	if h.ClearKey != "" {
 		time.Sleep(h.PressGap)
-		if err := send(h.ClearKey, true); err != nil {
+		if err := send(h.ClearKey, true); refused != nil {
+			return "unconfirmed", &judged, nil
+		} else if err != nil {
 			return "", nil, cli.Failed("interrupt key %s reached task %s, but %s did not (%v); its composer may still hold the cancelled prompt, so clear it before sending anything else", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
 		}
 	}
