@@ -34,6 +34,13 @@ func ValidTaskID(id string) bool {
 // Label is the endpoint label of a task (its tmux window name).
 func Label(id string) string { return "fm-" + id }
 
+// LabelTask is Label's inverse: the task id an endpoint label carries, if
+// the label is one fmctl would give.
+func LabelTask(label string) (string, bool) {
+	id, ok := strings.CutPrefix(label, "fm-")
+	return id, ok && ValidTaskID(id)
+}
+
 // CheckTaskArg refuses what is clearly not a task id, before any lock is
 // taken: an explicit endpoint and an invalid id. tool names the binary.
 func CheckTaskArg(tool, id string) error {
@@ -51,7 +58,7 @@ func CheckTaskArg(tool, id string) error {
 // whose label is not fm-<id> names no task and gets no hint.
 func endpointHint(endpoint string) string {
 	label := endpoint[strings.LastIndex(endpoint, ":")+1:]
-	if id, ok := strings.CutPrefix(label, "fm-"); ok && ValidTaskID(id) {
+	if id, ok := LabelTask(label); ok {
 		return fmt.Sprintf(": pass '%s'", id)
 	}
 	return ""
