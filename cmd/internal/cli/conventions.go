@@ -13,6 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/config"
+	"fmctl/harness"
 	"fmctl/state"
 )
 
@@ -267,4 +268,17 @@ func Value(name string) func(string) error {
 		}
 		return nil
 	}
+}
+
+// ProfileFlags checks --model and --effort, the values a launch line
+// carries, so fm-spawn and a relaunch refuse a bad one before anything is
+// touched (a relaunch would otherwise find it only after stopping the agent).
+func ProfileFlags(model, effort string) error {
+	if effort != "" && !harness.ValidEffort(effort) {
+		return Usage("--effort must be one of %s", strings.Join(harness.Efforts, ", "))
+	}
+	if model != "" && model != "default" && !harness.ValidModel(model) {
+		return Usage("--model '%s' has characters outside [A-Za-z0-9._:/@+-]", state.Printable(model))
+	}
+	return nil
 }

@@ -63,6 +63,14 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 	sameHarness := h.Name == t.Harness.Name
 	p.ToModel = pick(o.Model, fromPin && o.Harness == "", pinModel, sameHarness, p.FromModel)
 	p.ToEffort = pick(o.Effort, fromPin && o.Harness == "", pinEffort, sameHarness, p.FromEffort)
+	if p.ToModel != "default" && !harness.ValidModel(p.ToModel) {
+		// Only a hand-edited record gets here (flags and pins are checked
+		// when read); the launch line would refuse it after the stop.
+		return p, cli.Failed("task %s records model '%s', which no launch line may carry (characters outside [A-Za-z0-9._:/@+-]); pass --model to choose the replacement's model", t.ID, state.Printable(p.ToModel)).Coded(cli.EBadRecord)
+	}
+	if p.ToEffort != "default" && !harness.ValidEffort(p.ToEffort) {
+		return p, cli.Failed("task %s records effort '%s', which is not one of %s; pass --effort to choose the replacement's effort", t.ID, state.Printable(p.ToEffort), strings.Join(harness.Efforts, ", ")).Coded(cli.EBadRecord)
+	}
 	if p.ToModel != "default" && h.Launch.ModelFlag == "" {
 		return p, cli.Failed("harness %s takes no model flag, so model '%s' cannot be carried to it; pass --model default", h.Name, p.ToModel).Coded(cli.EUnverifiedHarness)
 	}

@@ -46,8 +46,8 @@ func relaunchOptions(cmd *ucli.Command) (RelaunchOptions, error) {
 		Harness: cmd.String("harness"), Model: cmd.String("model"), Effort: cmd.String("effort"),
 		Note: cmd.String("note"), NoteSet: cmd.IsSet("note"), NoteFile: cmd.String("note-file"),
 	}
-	if o.Effort != "" && !harness.ValidEffort(o.Effort) {
-		return o, cli.Usage("--effort must be one of %s", strings.Join(harness.Efforts, ", "))
+	if err := cli.ProfileFlags(o.Model, o.Effort); err != nil {
+		return o, err
 	}
 	if o.NoteSet && o.NoteFile != "" {
 		return o, cli.Usage("pass --note or --note-file, not both")

@@ -7,7 +7,6 @@ import (
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/harness"
-	"fmctl/state"
 )
 
 // Request is one fm-spawn invocation, from urfave's parse of the command line.
@@ -100,11 +99,5 @@ func request(cmd *ucli.Command) (Request, error) {
 	if args := cmd.Args().Slice(); len(args) > 0 {
 		r.ID, r.extra = args[0], args[1:]
 	}
-	if r.Effort != "" && !harness.ValidEffort(r.Effort) {
-		return r, cli.Usage("--effort must be one of %s", strings.Join(harness.Efforts, ", "))
-	}
-	if r.Model != "" && r.Model != "default" && !harness.ValidModel(r.Model) {
-		return r, cli.Usage("--model '%s' has characters outside [A-Za-z0-9._:/@+-]", state.Printable(r.Model))
-	}
-	return r, nil
+	return r, cli.ProfileFlags(r.Model, r.Effort)
 }
