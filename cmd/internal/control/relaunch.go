@@ -82,6 +82,9 @@ func (c *Controller) planRelaunch(ctx context.Context, t *task.Target, o Relaunc
 	if err := relaunchShape(t, note, t.Home.BriefPath(t.ID)); err != nil {
 		return nil, "", err
 	}
+	if err := c.launcher().CheckReplacement(t, launch.Replacement{Harness: prof.To, Model: prof.ToModel, Effort: prof.ToEffort}); err != nil {
+		return nil, "", err
+	}
 	facts, err := c.checkpoint(ctx, t)
 	if err != nil {
 		return nil, "", err
@@ -181,8 +184,7 @@ func (x *relaunchTx) replace(ctx context.Context) (launch.Result, error) {
 	if err := x.enter(state.PhaseLaunching, exitLine, txLine); err != nil {
 		return launch.Result{}, x.fail(ctx, state.PhaseExited, err, outcomeFacts{})
 	}
-	l := launch.Launcher{Tool: "fm-control", Env: c.env, Runner: c.runner, Print: c.print, LaunchWait: c.waits.Launch, InputHeld: true}
-	launched, err := l.Relaunch(ctx, t, launch.Replacement{Harness: x.prof.To, Model: x.prof.ToModel, Effort: x.prof.ToEffort, TxID: tx})
+	launched, err := c.launcher().Relaunch(ctx, t, launch.Replacement{Harness: x.prof.To, Model: x.prof.ToModel, Effort: x.prof.ToEffort, TxID: tx})
 	if err != nil {
 		return launch.Result{}, x.fail(ctx, state.PhaseLaunching, fmt.Errorf("the replacement agent for %s could not be launched on %s: %w", t.ID, x.prof.To.Name, err), outcomeFacts{tx: tx})
 	}
@@ -194,6 +196,11 @@ func (x *relaunchTx) replace(ctx context.Context) (launch.Result, error) {
 		return launch.Result{}, x.fail(ctx, state.PhaseLaunching, err, of)
 	}
 	return launched, nil
+}
+
+// launcher launches the replacement; the caller holds the input lock.
+func (c *Controller) launcher() launch.Launcher {
+	return launch.Launcher{Tool: "fm-control", Env: c.env, Runner: c.runner, Print: c.print, LaunchWait: c.waits.Launch, InputHeld: true}
 }
 
 func journalHeader(t *task.Target, p profile) state.Record {

@@ -72,6 +72,14 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
 }
 
+// CheckReplacement builds r's launch line and throws it away: fm-control
+// relaunch calls it before it stops the agent, so a missing brief, a bad
+// config/fm.toml or model is refused while the agent still runs.
+func (l Launcher) CheckReplacement(t *task.Target, r Replacement) error {
+	_, _, err := l.prepareReplacement(t, r)
+	return err
+}
+
 // prepareReplacement builds the replacement's launch line before the old
 // wiring is retired, so a missing brief, a bad config or a bad model
 // refuses while the previous incarnation is intact.
