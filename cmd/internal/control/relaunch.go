@@ -82,7 +82,7 @@ func (c *Controller) planRelaunch(ctx context.Context, t *task.Target, o Relaunc
 	if err := relaunchShape(t, note, t.Home.BriefPath(t.ID)); err != nil {
 		return nil, "", err
 	}
-	if err := c.launcher().CheckReplacement(t, launch.Replacement{Harness: prof.To, Model: prof.ToModel, Effort: prof.ToEffort}); err != nil {
+	if err := c.launcher().CheckReplacement(ctx, t, launch.Replacement{Harness: prof.To, Model: prof.ToModel, Effort: prof.ToEffort}); err != nil {
 		return nil, "", err
 	}
 	facts, err := c.checkpoint(ctx, t)

@@ -72,12 +72,22 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
 }
 
-// CheckReplacement builds r's launch line and throws it away: fm-control
-// relaunch calls it before it stops the agent, so a missing brief, a bad
-// config/fm.toml or model is refused while the agent still runs.
-func (l Launcher) CheckReplacement(t *task.Target, r Replacement) error {
-	_, _, err := l.prepareReplacement(t, r)
-	return err
+// CheckReplacement makes Relaunch's refusals that do not wait on the stop:
+// fm-control relaunch calls it before it stops the agent, so a missing
+// brief, a bad config/fm.toml or model, or another agent working in the
+// worktree is refused while the agent still runs. The launch line it
+// builds is thrown away.
+func (l Launcher) CheckReplacement(ctx context.Context, t *task.Target, r Replacement) error {
+	if _, _, err := l.prepareReplacement(t, r); err != nil {
+		return err
+	}
+	ignore, err := l.RefuseSharedWorktree(ctx, t.Store, t.ID, t.Endpoint.Worktree, true)
+	if err != nil {
+		return err
+	}
+	// The task's own agent is the one the relaunch stops.
+	ignore[state.Label(t.ID)] = true
+	return RefuseOccupied(ctx, t.Backend, t.ID, t.Endpoint.Worktree, ignore)
 }
 
 // prepareReplacement builds the replacement's launch line before the old
