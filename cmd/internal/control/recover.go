@@ -113,6 +113,9 @@ func (c *Controller) rollForward(j state.Journal, paths state.JournalPaths, t *t
 // the record was published, and never touched when it runs an agent.
 func (c *Controller) recoverSpawn(ctx context.Context, store state.Store, id string) error {
 	lock, err := store.LockTask(id)
+	if err != nil && !errors.Is(err, state.ErrLockHeld) {
+		return err // the lock file cannot be opened (a symlink, a directory)
+	}
 	if err != nil {
 		return cli.Failed("a lifecycle action still holds task %s's lock, so its spawn is not interrupted; recover only settles a spawn whose process has died", id).Coded(cli.ELockHeld)
 	}
