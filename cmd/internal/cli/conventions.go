@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -170,12 +171,20 @@ func UsageError(ctx context.Context, cmd *ucli.Command, err error, _ bool) error
 		}
 	} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
 		msg = fmt.Sprintf("%s needs a value", state.Printable(name))
-	} else if _, why, ok := strings.Cut(msg, " for flag -"); ok && strings.HasPrefix(msg, "invalid value ") {
-		// urfave wraps a Validator's sentence; the sentence names the flag.
+	} else if head, why, ok := strings.Cut(msg, " for flag -"); ok && strings.HasPrefix(msg, "invalid value ") {
+		// urfave wraps a Validator's sentence, which names the flag; any
+		// other reason (a bool's "parse error") names nothing, so say it.
 		if name, inner, ok := strings.Cut(why, ": "); ok {
 			msg = inner
-			if inner == "can't duplicate this flag" { // an OnlyOnce flag given twice
+			switch {
+			case inner == "can't duplicate this flag": // an OnlyOnce flag given twice
 				msg = fmt.Sprintf("--%s is given more than once; pass it once", name)
+			case !strings.HasPrefix(inner, "--"):
+				value, err := strconv.Unquote(strings.TrimPrefix(head, "invalid value "))
+				if err != nil {
+					value = strings.TrimPrefix(head, "invalid value ")
+				}
+				msg = fmt.Sprintf("'%s' is not a value --%s takes", state.Printable(value), name)
 			}
 		}
 	}
