@@ -294,6 +294,13 @@ func (t *Tmux) AgentState(ctx context.Context, ep Endpoint) Observation {
 
 // classify decides what runs in one pane already found.
 func (t *Tmux) classify(ctx context.Context, info paneInfo) Observation {
+	if info.dead {
+		// tmux's own word: no process holds the pane's terminal, so none
+		// takes its keys. A killed agent can still sit on the terminal's
+		// foreground for a moment, and the process table would call it
+		// alive.
+		return Observation{State: StateDead, Detail: "the pane is dead (tmux keeps it for remain-on-exit)", CurrentPath: info.path}
+	}
 	if obs, _, ok := t.agentUnder(ctx, info.pid); ok {
 		obs.CurrentPath = info.path
 		return obs

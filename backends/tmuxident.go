@@ -33,7 +33,8 @@ var (
 // paneInfo is one pane as tmux reports it.
 type paneInfo struct {
 	window, windowID, session, pane, tty, command, path string
-	pid                                                 int // the pane's first process (its shell)
+	pid                                                 int  // the pane's first process (its shell)
+	dead                                                bool // tmux closed the pane's terminal (remain-on-exit keeps it)
 }
 
 // where names a pane for a person: `%N in session:window`.
@@ -41,15 +42,15 @@ func (p paneInfo) where() string { return p.pane + " in " + p.session + ":" + p.
 
 // paneFormat is the one format every lookup reads; the path comes last
 // because it alone may hold a tab.
-const paneFormat = "#{window_name}\t#{pane_id}\t#{pane_pid}\t#{pane_tty}\t#{pane_current_command}\t#{window_id}\t#{session_name}\t#{pane_current_path}"
+const paneFormat = "#{window_name}\t#{pane_id}\t#{pane_pid}\t#{pane_tty}\t#{pane_current_command}\t#{window_id}\t#{session_name}\t#{pane_dead}\t#{pane_current_path}"
 
 func parsePaneLine(line string) (paneInfo, bool) {
 	f := strings.Split(line, "\t")
-	if len(f) < 8 {
+	if len(f) < 9 {
 		return paneInfo{}, false
 	}
 	pid, _ := strconv.Atoi(f[2])
-	return paneInfo{window: f[0], pane: f[1], pid: pid, tty: f[3], command: f[4], windowID: f[5], session: f[6], path: strings.Join(f[7:], "\t")}, true
+	return paneInfo{window: f[0], pane: f[1], pid: pid, tty: f[3], command: f[4], windowID: f[5], session: f[6], dead: f[7] == "1", path: strings.Join(f[8:], "\t")}, true
 }
 
 // lookupErr says why an endpoint could not be resolved.

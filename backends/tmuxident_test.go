@@ -42,11 +42,11 @@ func TestTmuxLookupByRecordedPaneID(t *testing.T) {
 		detail string
 		calls  int
 	}{
-		{"in place", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\tfmses\t/w/t1"}, StateDead, "", 1},
-		{"window renamed", idTmux{pane: "other\t%3\t0\t\tbash\t@1\tfmses\t/w/t1"}, StateDrifted, "%3 in fmses:other", 1},
-		{"window moved", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\telsewhere\t/w/t1"}, StateDrifted, "%3 in elsewhere:fm-t1", 1},
-		{"pane gone, label lives on", idTmux{windows: "fm-t1\t%8\t0\t\tbash\t@6\tfmses\t/w\n"}, StateDrifted, "%8 in fmses:fm-t1", 2},
-		{"pane and label gone", idTmux{windows: "fm-t2\t%4\t0\t\tbash\t@2\tfmses\t/w\n"}, StateMissing, "no window is named fm-t1", 2},
+		{"in place", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}, StateDead, "", 1},
+		{"window renamed", idTmux{pane: "other\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}, StateDrifted, "%3 in fmses:other", 1},
+		{"window moved", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\telsewhere\t0\t/w/t1"}, StateDrifted, "%3 in elsewhere:fm-t1", 1},
+		{"pane gone, label lives on", idTmux{windows: "fm-t1\t%8\t0\t\tbash\t@6\tfmses\t0\t/w\n"}, StateDrifted, "%8 in fmses:fm-t1", 2},
+		{"pane and label gone", idTmux{windows: "fm-t2\t%4\t0\t\tbash\t@2\tfmses\t0\t/w\n"}, StateMissing, "no window is named fm-t1", 2},
 		{"no server", idTmux{stderr: "no server running on /tmp/tmux-0/x"}, StateUnreadable, "unreachable", 1},
 		{"wrong socket", idTmux{stderr: "error connecting to /tmp/tmux-0/y (No such file or directory)"}, StateUnreadable, "unreachable", 1},
 		{"other failure", idTmux{stderr: "server exited unexpectedly"}, StateUnreadable, "server exited", 1},
@@ -145,8 +145,8 @@ func TestTmuxCreateRefusesAnUnreadableServer(t *testing.T) {
 }
 
 func TestTmuxClaimRenamesTheWindowBackOrRefuses(t *testing.T) {
-	renamed := "other\t%3\t0\t\tclaude\t@1\ts\t/w\n"
-	sr := &scriptRunner{replies: map[string][]reply{"display-message": {{out: renamed}}, "list-windows": {{out: "home\t%0\t0\t\tbash\t@0\ts\t/\n"}}}}
+	renamed := "other\t%3\t0\t\tclaude\t@1\ts\t0\t/w\n"
+	sr := &scriptRunner{replies: map[string][]reply{"display-message": {{out: renamed}}, "list-windows": {{out: "home\t%0\t0\t\tbash\t@0\ts\t0\t/\n"}}}}
 	tm := NewTmux(sr, TmuxOptions{Procs: &fixedProcs{}})
 	fields, err := tm.Claim(context.Background(), Pane{ID: "%3"}, "fm-t1")
 	if err != nil || fields[0].Value != "s:fm-t1" || fields[2].Value != "@1" {
@@ -155,7 +155,7 @@ func TestTmuxClaimRenamesTheWindowBackOrRefuses(t *testing.T) {
 	if sr.calls[len(sr.calls)-1] != "rename-window -t @1 fm-t1" {
 		t.Fatalf("last call %q, want the window renamed back by its id", sr.calls[len(sr.calls)-1])
 	}
-	taken := &scriptRunner{replies: map[string][]reply{"display-message": {{out: renamed}}, "list-windows": {{out: "fm-t1\t%9\t0\t\tbash\t@9\ts\t/\n"}}}}
+	taken := &scriptRunner{replies: map[string][]reply{"display-message": {{out: renamed}}, "list-windows": {{out: "fm-t1\t%9\t0\t\tbash\t@9\ts\t0\t/\n"}}}}
 	if _, err := NewTmux(taken, TmuxOptions{Procs: &fixedProcs{}}).Claim(context.Background(), Pane{ID: "%3"}, "fm-t1"); err == nil || !strings.Contains(err.Error(), "already has a window named fm-t1") {
 		t.Fatalf("Claim over a taken label: %v (calls %q)", err, taken.calls)
 	}

@@ -34,8 +34,8 @@ func pane(session string, active bool, window, id, cmd string) string {
 	if active {
 		a = "1"
 	}
-	// active, then paneFormat: window, pane, pid, tty, command, window id, session, path
-	return fmt.Sprintf("%s\t%s\t%s\t0\t\t%s\t@%s\t%s\t/w/%s\n", a, window, id, cmd, id[1:], session, window)
+	// active, then paneFormat: window, pane, pid, tty, command, window id, session, dead, path
+	return fmt.Sprintf("%s\t%s\t%s\t0\t\t%s\t@%s\t%s\t0\t/w/%s\n", a, window, id, cmd, id[1:], session, window)
 }
 
 func TestAgentStatesReadsTwentyEndpointsInOneCall(t *testing.T) {

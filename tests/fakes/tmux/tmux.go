@@ -417,6 +417,7 @@ func format(f string, s *Session, p *Pane) string {
 		"#{pane_pid}", "",
 		"#{pane_current_command}", p.Command,
 		"#{pane_current_path}", p.Cwd,
+		"#{pane_dead}", "0",
 		"#{session_name}", s.Name,
 		"#{cursor_y}", fmt.Sprint(cursor),
 		"#{cursor_x}", fmt.Sprint(cursorX(p)),
