@@ -98,7 +98,15 @@ func Install(h harness.Harness, t Task, w harness.WiringTarget) error {
 // Retire removes h's per-task wiring files. A merged settings file loses
 // only fmctl's entries, and is deleted only when nothing else is left.
 // Nothing is deleted through a symlinked component.
-func Retire(h harness.Harness, t Task) error {
+func Retire(h harness.Harness, t Task) error { return retire(h, t, false) }
+
+// CheckRetire makes Retire's refusals (a symlinked or non-directory
+// component, a merged settings file fmctl cannot rewrite) and changes
+// nothing, so a relaunch refuses before it stops the agent whose wiring
+// it would find it cannot retire.
+func CheckRetire(h harness.Harness, t Task) error { return retire(h, t, true) }
+
+func retire(h harness.Harness, t Task, dry bool) error {
 	tel, hasTel := h.Telemetry()
 	merged := ""
 	if hasTel && tel.MergesSettings() {
@@ -108,13 +116,16 @@ func Retire(h harness.Harness, t Task) error {
 		if err := state.NoSymlinkUnder(t.root(p), p); err != nil {
 			return fmt.Errorf("%s: %w; nothing was deleted", p, err)
 		}
-		if err := state.Fault("retire:" + p); err != nil {
+		if err := state.Fault("retire:" + p); err != nil && !dry {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 		if p == merged {
-			if err := unmerge(p); err != nil {
+			if err := unmerge(p, dry); err != nil {
 				return err
 			}
+			continue
+		}
+		if dry {
 			continue
 		}
 		if err := state.RemoveIfExists(p); err != nil {
@@ -124,7 +135,7 @@ func Retire(h harness.Harness, t Task) error {
 	return nil
 }
 
-func unmerge(p string) error {
+func unmerge(p string, dry bool) error {
 	existing, err := state.ReadSmallFile(p, state.MaxRecordBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -139,6 +150,9 @@ func unmerge(p string) error {
 	data, empty, err := harness.HookSettingsBytes(doc)
 	if err != nil {
 		return fmt.Errorf("%s: %w", p, err)
+	}
+	if dry {
+		return nil
 	}
 	if empty {
 		return state.RemoveIfExists(p)

@@ -52,7 +52,7 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 		return Result{}, err
 	}
 	if err := t.RetireWiring(); err != nil {
-		return Result{}, cli.Failed("could not retire %s wiring %v and the record is unchanged", t.Harness.Name, err)
+		return Result{}, retireRefusal(t, err)
 	}
 	if err := publish(t, &rec, r, inc.Gen); err != nil {
 		return Result{}, err
@@ -74,12 +74,16 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 
 // CheckReplacement makes Relaunch's refusals that do not wait on the stop:
 // fm-control relaunch calls it before it stops the agent, so a missing
-// brief, a bad config/fm.toml or model, or another agent working in the
-// worktree is refused while the agent still runs. The launch line it
+// brief, a bad config/fm.toml or model, prior wiring that cannot be
+// retired (a symlinked .claude) or another agent working in the worktree
+// is refused while the agent still runs. The launch line it
 // builds is thrown away.
 func (l Launcher) CheckReplacement(ctx context.Context, t *task.Target, r Replacement) error {
 	if _, _, err := l.prepareReplacement(t, r); err != nil {
 		return err
+	}
+	if err := t.CheckRetireWiring(); err != nil {
+		return retireRefusal(t, err)
 	}
 	ignore, err := l.RefuseSharedWorktree(ctx, t.Store, t.ID, t.Endpoint.Worktree, true)
 	if err != nil {
@@ -88,6 +92,10 @@ func (l Launcher) CheckReplacement(ctx context.Context, t *task.Target, r Replac
 	// The task's own agent is the one the relaunch stops.
 	ignore[state.Label(t.ID)] = true
 	return RefuseOccupied(ctx, t.Backend, t.ID, t.Endpoint.Worktree, ignore)
+}
+
+func retireRefusal(t *task.Target, err error) error {
+	return cli.Failed("could not retire %s wiring %v and the record is unchanged", t.Harness.Name, err)
 }
 
 // prepareReplacement builds the replacement's launch line before the old

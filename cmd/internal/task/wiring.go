@@ -9,5 +9,18 @@ func (t *Target) RetireWiring() error {
 	if !t.HasHarness {
 		return nil
 	}
-	return wiring.Retire(t.Harness, wiring.Task{Worktree: t.Endpoint.Worktree, StateDir: t.Store.Dir, ID: t.ID})
+	return wiring.Retire(t.Harness, t.wiringTask())
+}
+
+// CheckRetireWiring refuses as RetireWiring would, changing nothing: a
+// relaunch calls it before it stops the agent.
+func (t *Target) CheckRetireWiring() error {
+	if !t.HasHarness {
+		return nil
+	}
+	return wiring.CheckRetire(t.Harness, t.wiringTask())
+}
+
+func (t *Target) wiringTask() wiring.Task {
+	return wiring.Task{Worktree: t.Endpoint.Worktree, StateDir: t.Store.Dir, ID: t.ID}
 }
