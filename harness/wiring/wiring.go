@@ -58,6 +58,17 @@ func FMControl() (string, error) {
 // it) writes nothing.
 func Install(h harness.Harness, t Task, w harness.WiringTarget) error {
 	_ = state.RemoveIfExists(filepath.Join(t.StateDir, t.ID+".agent-state"))
+	return install(h, t, w, false)
+}
+
+// CheckInstall makes Install's refusals (a symlinked component, settings
+// fmctl cannot merge into) and writes nothing, so a relaunch refuses before
+// it stops the agent.
+func CheckInstall(h harness.Harness, t Task, w harness.WiringTarget) error {
+	return install(h, t, w, true)
+}
+
+func install(h harness.Harness, t Task, w harness.WiringTarget, dry bool) error {
 	tel, ok := h.Telemetry()
 	if !ok || tel.File == "" {
 		return nil
@@ -84,6 +95,9 @@ func Install(h harness.Harness, t Task, w harness.WiringTarget) error {
 	case harness.MechPiExtension:
 		data = harness.RenderPiExtension(tel, w)
 	default:
+		return nil
+	}
+	if dry {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -55,12 +55,19 @@ func (l Launcher) Prepare(home config.Home, f config.File, a Agent) (Incarnation
 }
 
 // Install writes the incarnation's telemetry files.
-func (inc Incarnation) Install(h harness.Harness) error {
+func (inc Incarnation) Install(h harness.Harness) error { return inc.wireUp(h, wiring.Install) }
+
+// CheckInstall refuses as Install would, writing nothing.
+func (inc Incarnation) CheckInstall(h harness.Harness) error {
+	return inc.wireUp(h, wiring.CheckInstall)
+}
+
+func (inc Incarnation) wireUp(h harness.Harness, install func(harness.Harness, wiring.Task, harness.WiringTarget) error) error {
 	w := inc.wire
 	if w.target.FMControl == "" {
 		return nil
 	}
-	if err := wiring.Install(h, w.task, w.target); err != nil {
+	if err := install(h, w.task, w.target); err != nil {
 		return cli.Failed("could not wire %s's telemetry: %v", h.Name, err)
 	}
 	return nil

@@ -74,16 +74,20 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 
 // CheckReplacement makes Relaunch's refusals that do not wait on the stop:
 // fm-control relaunch calls it before it stops the agent, so a missing
-// brief, a bad config/fm.toml or model, prior wiring that cannot be
-// retired (a symlinked .claude) or another agent working in the worktree
+// brief, a bad config/fm.toml or model, wiring that cannot be retired or
+// installed (a symlinked .claude) or another agent working in the worktree
 // is refused while the agent still runs. The launch line it
 // builds is thrown away.
 func (l Launcher) CheckReplacement(ctx context.Context, t *task.Target, r Replacement) error {
-	if _, _, err := l.prepareReplacement(t, r); err != nil {
+	inc, _, err := l.prepareReplacement(t, r)
+	if err != nil {
 		return err
 	}
 	if err := t.CheckRetireWiring(); err != nil {
 		return retireRefusal(t, err)
+	}
+	if err := inc.CheckInstall(r.Harness); err != nil {
+		return err
 	}
 	ignore, err := l.RefuseSharedWorktree(ctx, t.Store, t.ID, t.Endpoint.Worktree, true)
 	if err != nil {
