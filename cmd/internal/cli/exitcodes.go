@@ -26,7 +26,7 @@ var exitCodes = []ExitCode{
 	{CodeDone, "done", "it happened: the verb proved its postcondition (fm-send: the submit was confirmed)"},
 	{CodeFailed, "failed", "refused or failed; nothing may be assumed done (the error line says what, and what to do next)"},
 	{CodeUsage, "usage", "the command line is wrong (unknown verb or flag, a flag without its value, a missing id or message); nothing was done"},
-	{CodeUnconfirmed, "unconfirmed", "it was done but not proven (fm-send: typed and Enter sent, submit unconfirmed; fm-control exit: a turn may still run in the harness's daemon); look before retrying"},
+	{CodeUnconfirmed, "unconfirmed", "it was done but not proven (fm-send: typed and Enter sent, submit unconfirmed, or a key whose call timed out; fm-control exit: a turn may still run in the harness's daemon); look before retrying"},
 	{CodeTimeout, "timeout", "fm-control wait: the timeout passed before the condition held"},
 }
 

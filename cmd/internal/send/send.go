@@ -4,6 +4,7 @@ package send
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -151,6 +152,13 @@ func gatedKey(ctx context.Context, t *task.Target, key harness.Key) error {
 			return err
 		}
 		err = t.Backend.SendKey(ctx, t.Endpoint, key)
+	}
+	// A call that timed out may still have been taken (tmux can run the
+	// key before the timeout ends its client): not "not sent" (exit 1,
+	// nothing done), but unconfirmed.
+	var te *backends.TimeoutError
+	if errors.As(err, &te) {
+		return cli.Unconfirmed("key '%s' to %s: %v, so whether it reached the agent is unknown; look at the pane before sending it again", key, t.Endpoint.Target, te)
 	}
 	if err != nil {
 		return cli.Failed("key '%s' not sent to %s (%s send failed: %v)", key, t.Endpoint.Target, t.BackendName, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
