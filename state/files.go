@@ -34,6 +34,25 @@ func ReadSmallFile(path string, limit int64) ([]byte, error) {
 		}
 		return nil, err
 	}
+	return readRegular(f, path, limit)
+}
+
+// ReadUserFile reads a file the user named on a command line (fm-spawn's
+// --brief). It is the user's file, not one of fmctl's records, so a symlink
+// to it is followed; but, as with ReadSmallFile, it must be a regular file of
+// at most limit bytes, and it is opened without blocking, so a FIFO or a
+// device is refused rather than waited on or read without end.
+func ReadUserFile(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	return readRegular(f, path, limit)
+}
+
+// readRegular reads the open file f, closing it, if it is a regular file
+// of at most limit bytes.
+func readRegular(f *os.File, path string, limit int64) ([]byte, error) {
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
@@ -43,14 +62,14 @@ func ReadSmallFile(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is not a regular file (%s)", path, describeMode(info.Mode()))
 	}
 	if info.Size() > limit {
-		return nil, fmt.Errorf("%s is %d bytes, larger than the %d a record may hold", path, info.Size(), limit)
+		return nil, fmt.Errorf("%s is %d bytes, larger than the %d fmctl reads from it", path, info.Size(), limit)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s grew past the %d bytes a record may hold", path, limit)
+		return nil, fmt.Errorf("%s grew past the %d bytes fmctl reads from it", path, limit)
 	}
 	return data, nil
 }

@@ -106,7 +106,7 @@ var Codes = []CodeRow{
 	{ETaskExists, CodeFailed, nil, "fm-spawn: the task already has a record; relaunch it instead"},
 	{EWorktreeInUse, CodeFailed, nil, "fm-spawn: another task or agent already works in the worktree"},
 	{EBadWorktree, CodeFailed, nil, "the worktree or project is missing, not a git worktree root, dirty, or not the recorded one"},
-	{ENoBrief, CodeFailed, nil, "the task's brief (`data/<id>/brief.md` or `--brief`) is missing"},
+	{ENoBrief, CodeFailed, nil, "the task's brief (`data/<id>/brief.md` or `--brief`) is missing, or `--brief` is not a regular file of at most 4 MiB"},
 	{ENoteRequired, CodeFailed, nil, "fm-control relaunch of a ship or scout needs `--note` or `--note-file`"},
 	{ELaunchFailed, CodeFailed, nil, "the agent could not be launched, or did not come up (the published fact says whether its record was written)"},
 	{ERelaunchFailed, CodeFailed, nil, "fm-control relaunch failed in a phase (phase and rollback facts say where and what was undone)"},

@@ -33,8 +33,14 @@ type fresh struct {
 
 	where string // the container the endpoint goes into
 	prior []byte // the record a launch goes over, put back if it fails
-	brief string
-	inc   launch.Incarnation
+	brief string // data/<id>/brief.md
+	// briefText is --brief's contents, read before anything is made;
+	// priorBrief the brief it goes over (if hadBrief), put back if the
+	// launch fails.
+	briefText  []byte
+	priorBrief []byte
+	hadBrief   bool
+	inc        launch.Incarnation
 }
 
 // Fresh launches a new agent for a task: it creates the endpoint, publishes
@@ -63,7 +69,14 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	// The intent goes once this spawn ends either way: a launched task has
 	// its record, a failed one had its endpoint removed.
 	defer func() { _ = state.RemoveIfExists(f.store.SpawnIntentPath(req.ID)) }()
-	return s.place(ctx, f)
+	if err := f.placeBrief(); err != nil {
+		return Result{}, err
+	}
+	res, err := s.place(ctx, f)
+	if err != nil {
+		f.restoreBrief()
+	}
+	return res, err
 }
 
 // decide settles everything a fresh launch needs before it takes the task's
@@ -95,6 +108,10 @@ func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
 			return nil, err
 		}
 	}
+	f.brief = home.BriefPath(req.ID)
+	if f.briefText, err = readBrief(f.brief, home, req); err != nil {
+		return nil, err
+	}
 	if err := s.openBackend(f); err != nil {
 		return nil, err
 	}
@@ -123,8 +140,8 @@ func (s Spawner) openBackend(f *fresh) error {
 }
 
 // prepare, under the task's lock, proves no second agent can result, keeps
-// any record the launch goes over, places the brief and builds the launch
-// line; it creates nothing.
+// any record the launch goes over and builds the launch line; it creates
+// nothing.
 func (s Spawner) prepare(ctx context.Context, f *fresh) error {
 	var err error
 	id := f.req.ID
@@ -142,9 +159,6 @@ func (s Spawner) prepare(ctx context.Context, f *fresh) error {
 	f.prior, err = state.ReadSmallFile(f.store.MetaPath(id), state.MaxRecordBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return cli.Failed("task %s's existing record cannot be read: %v", id, err).Coded(cli.EBadRecord).Coded(cli.EBadRecord)
-	}
-	if f.brief, err = placeBrief(f.home, f.req); err != nil {
-		return err
 	}
 	f.inc, err = s.launcher().Prepare(f.home, f.file, launch.Agent{Harness: f.prof.Harness, ID: id, Kind: f.kind, Worktree: f.plan.Dir, Brief: f.brief, Model: f.prof.Model, Effort: f.prof.Effort})
 	return err
@@ -253,29 +267,57 @@ func (s Spawner) refuseDuplicate(ctx context.Context, home config.Home, store st
 	return cli.Failed("task %s already has a record whose %s endpoint %s is %s; refusing a duplicate launch (use fm-spawn %s --relaunch, or fm-control relaunch %s)", id, name, task.Record.Window(), obs.State, id, id).Coded(cli.ETaskExists)
 }
 
-// placeBrief copies --brief into data/<id>/brief.md, or requires that file.
-func placeBrief(home config.Home, req Request) (string, error) {
-	path := home.BriefPath(req.ID)
-	if req.Brief != "" {
-		data, err := os.ReadFile(req.Brief)
-		if err != nil {
-			return "", cli.Failed("--brief '%s' cannot be read: %v", state.Printable(req.Brief), err).Coded(cli.ENoBrief)
+// readBrief reads --brief, or checks that the home holds the task's brief
+// (path), before anything is made: a first spawn refused for its brief
+// leaves the home as it found it.
+func readBrief(path string, home config.Home, req Request) ([]byte, error) {
+	if req.Brief == "" {
+		if err := state.RegularUnder(home.Data, path); err != nil {
+			return nil, cli.Failed("no brief at %s (%v); write the task's instructions there or pass --brief FILE", path, err).Coded(cli.ENoBrief)
 		}
-		if err := state.NoSymlinkUnder(home.Data, path); err != nil {
-			return "", cli.Failed("the brief cannot be placed at %s: %v", path, err)
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return "", cli.Failed("create %s: %v", filepath.Dir(path), err)
-		}
-		if err := state.WriteAtomic(path, data); err != nil {
-			return "", cli.Failed("%w", err)
-		}
-		return path, nil
+		return nil, nil
 	}
-	if err := state.RegularUnder(home.Data, path); err != nil {
-		return "", cli.Failed("no brief at %s (%v); write the task's instructions there or pass --brief FILE", path, err).Coded(cli.ENoBrief)
+	data, err := state.ReadUserFile(req.Brief, state.MaxBriefBytes)
+	if err != nil {
+		return nil, cli.Failed("--brief '%s' cannot be used (%v); pass --brief FILE naming a regular file of the task's instructions", state.Printable(req.Brief), err).Coded(cli.ENoBrief)
 	}
-	return path, nil
+	return data, nil
+}
+
+// placeBrief copies --brief into data/<id>/brief.md, keeping the brief it
+// goes over.
+func (f *fresh) placeBrief() error {
+	if f.req.Brief == "" {
+		return nil // the home's own, checked by readBrief
+	}
+	if err := state.NoSymlinkUnder(f.home.Data, f.brief); err != nil {
+		return cli.Failed("the brief cannot be placed at %s: %v", f.brief, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(f.brief), 0o755); err != nil {
+		return cli.Failed("create %s: %v", filepath.Dir(f.brief), err)
+	}
+	prior, err := state.ReadSmallFile(f.brief, state.MaxBriefBytes)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return cli.Failed("task %s's existing brief cannot be kept: %v; move it aside, then spawn again", f.req.ID, err).Coded(cli.ENoBrief)
+	}
+	if err := state.WriteAtomic(f.brief, f.briefText); err != nil {
+		return cli.Failed("%w", err)
+	}
+	f.priorBrief, f.hadBrief = prior, err == nil
+	return nil
+}
+
+// restoreBrief undoes placeBrief for a launch that failed: the brief it
+// went over is put back, and one it made is removed.
+func (f *fresh) restoreBrief() {
+	switch {
+	case f.req.Brief == "":
+	case f.hadBrief:
+		_ = state.WriteAtomic(f.brief, f.priorBrief)
+	default:
+		_ = state.RemoveIfExists(f.brief)
+		_ = os.Remove(filepath.Dir(f.brief)) // only if empty
+	}
 }
 
 // newRecord lays a fresh record out in the original toolkit's key order.
