@@ -107,6 +107,9 @@ func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
 		if err := refuseOthersHome(f.plan.Dir, req.ID); err != nil {
 			return nil, err
 		}
+		if err := refuseFirstmateHome(home, f.plan.Dir, req.ID); err != nil {
+			return nil, err
+		}
 	}
 	f.brief = home.BriefPath(req.ID)
 	if f.briefText, err = readBrief(f.brief, home, req); err != nil {

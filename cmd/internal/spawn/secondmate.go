@@ -109,3 +109,32 @@ func refuseOthersHome(dir, id string) error {
 	}
 	return nil
 }
+
+// refuseFirstmateHome refuses a secondmate home that is the home fm-spawn
+// runs in, or lies in its state/, data/ or config/: the secondmate runs with
+// FM_HOME set to it, so it would take the firstmate's records (its own
+// among them) for its own, and its marker would claim the firstmate's home.
+func refuseFirstmateHome(home config.Home, dir, id string) error {
+	at := resolved(dir)
+	for _, d := range []string{home.Root, home.State, home.Data, home.Config} {
+		rel, err := filepath.Rel(resolved(d), at)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || (d == home.Root && rel != ".") {
+			continue
+		}
+		return cli.Failed("secondmate %s's home '%s' is the firstmate home '%s' or inside its records; give it a worktree of its own (fm-spawn %s --kind secondmate --project REPO)", id, dir, home.Root, id).Coded(cli.EBadWorktree)
+	}
+	return nil
+}
+
+// resolved is path with its symlinks resolved; of a path that does not
+// exist yet (a worktree fm-spawn is about to add), its nearest existing
+// parent is.
+func resolved(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	if parent := filepath.Dir(path); parent != path {
+		return filepath.Join(resolved(parent), filepath.Base(path))
+	}
+	return path
+}
