@@ -44,17 +44,21 @@ func (s Spawner) freshProfile(home config.Home, req Request, kind harness.Kind) 
 			}
 		}
 	}
+	crewPath, fromCrew := filepath.Join(home.Config, "crew-harness"), false
 	if name == "" {
 		crew, err := home.CrewHarness()
 		if err != nil {
 			return p, cli.Failed("the crew harness cannot be read: %v", err).Coded(cli.EBadPin)
 		}
-		name = crew
+		name, fromCrew = crew, true
 	}
 	if name == "" {
-		return p, cli.Usage("fm-spawn needs a harness: pass --harness H, or name a default in %s (one of %s)", filepath.Join(home.Config, "crew-harness"), strings.Join(harness.Names(), ", "))
+		return p, cli.Usage("fm-spawn needs a harness: pass --harness H, or name a default in %s (one of %s)", crewPath, strings.Join(harness.Names(), ", "))
 	}
 	h, ok := harness.Lookup(name)
+	if !ok && fromCrew {
+		return p, cli.Failed("the crew harness '%s' (%s) is not verified; fix it or pass --harness (verified: %s)", state.Printable(name), crewPath, strings.Join(harness.Names(), ", ")).Coded(cli.EBadPin)
+	}
 	if !ok {
 		return p, cli.Failed("unknown harness '%s'; fmctl launches verified harnesses only: %s", state.Printable(name), strings.Join(harness.Names(), ", ")).Coded(cli.EUnverifiedHarness)
 	}
