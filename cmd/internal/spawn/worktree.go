@@ -196,7 +196,10 @@ func (s Spawner) planNewWorktree(ctx context.Context, home config.Home, f config
 		}
 	}
 	if plan.BaseSHA, err = git("rev-parse", "--verify", "-q", base+"^{commit}"); err != nil {
-		return worktreePlan{}, cli.Failed("--base '%s' names no commit in '%s'", state.Printable(base), project).Coded(cli.EBadWorktree)
+		if req.Base == "" {
+			return worktreePlan{}, cli.Failed("--project '%s' has no commit to start the task's worktree from; commit there first (git -C '%s' commit), or pass --base REF", project, project).Coded(cli.EBadWorktree)
+		}
+		return worktreePlan{}, cli.Failed("--base '%s' names no commit in '%s'; pass a branch, tag or commit of that repository", state.Printable(base), project).Coded(cli.EBadWorktree)
 	}
 	if up, err := git("rev-parse", "--verify", "-q", base+"@{upstream}^{commit}"); err == nil {
 		plan.Upstream = up
