@@ -68,14 +68,14 @@ func FuzzRecordWrite(f *testing.F) {
 	f.Fuzz(func(t *testing.T, k1, v1, k2, v2, k3, v3 string) {
 		var r Record
 		for _, kv := range [][2]string{{k1, v1}, {k2, v2}, {k3, v3}} {
-			if checkKey(kv[0]) != nil || checkValue(kv[1]) != nil {
+			if checkKey(kv[0]) != nil || CheckValue(kv[1]) != nil {
 				continue
 			}
 			r.Entries = append(r.Entries, Entry{Key: kv[0], Value: kv[1]})
 		}
 		b, err := r.Bytes()
 		if err != nil {
-			t.Fatalf("Bytes refused entries that passed checkKey/checkValue: %+v: %v", r.Entries, err)
+			t.Fatalf("Bytes refused entries that passed checkKey/CheckValue: %+v: %v", r.Entries, err)
 		}
 		back, err := ParseRecord(b)
 		if err != nil {

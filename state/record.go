@@ -40,7 +40,7 @@ func ParseRecord(data []byte) (Record, error) {
 		if err := checkKey(k); err != nil {
 			return Record{}, fmt.Errorf("line %d: %w", i+1, err)
 		}
-		if err := checkValue(v); err != nil {
+		if err := CheckValue(v); err != nil {
 			return Record{}, fmt.Errorf("line %d (%s): %w", i+1, k, err)
 		}
 		r.Entries = append(r.Entries, Entry{Key: k, Value: v})
@@ -62,7 +62,9 @@ func checkKey(k string) error {
 	return nil
 }
 
-func checkValue(v string) error {
+// CheckValue refuses what no record line can hold; a caller refuses such a
+// value before anything is made from it.
+func CheckValue(v string) error {
 	if strings.ContainsAny(v, "\n\r\x00") {
 		return fmt.Errorf("value holds a newline, carriage return or NUL")
 	}
@@ -76,7 +78,7 @@ func (r Record) Bytes() ([]byte, error) {
 		if err := checkKey(e.Key); err != nil {
 			return nil, err
 		}
-		if err := checkValue(e.Value); err != nil {
+		if err := CheckValue(e.Value); err != nil {
 			return nil, fmt.Errorf("%s: %w", e.Key, err)
 		}
 		b.WriteString(e.Key)

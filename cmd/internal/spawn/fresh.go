@@ -103,6 +103,11 @@ func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
 	if f.plan, err = s.planWorktree(ctx, home, f.file, req, f.kind); err != nil {
 		return nil, err
 	}
+	for _, dir := range []string{f.plan.Dir, f.plan.Project} {
+		if err := state.CheckValue(dir); err != nil {
+			return nil, cli.Failed("the path '%s' cannot be recorded (its %v); rename the directory, or pass one without such a character", state.Printable(dir), err).Coded(cli.EBadWorktree)
+		}
+	}
 	if f.kind == harness.KindSecondmate {
 		if err := refuseOthersHome(f.plan.Dir, req.ID); err != nil {
 			return nil, err
