@@ -1,6 +1,7 @@
 package state
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -110,6 +111,14 @@ func (s Store) BusyStatePath(id string) string {
 	return filepath.Join(s.Dir, id+".busy-state")
 }
 func (s Store) BusyGenPath(id string) string { return filepath.Join(s.Dir, id+".busy-gen") }
+
+// WorktreeLockPath is the lock a fresh launch holds on the worktree dir
+// (resolved by the caller), named by a hash of it, since a path can be
+// longer than a file name may be.
+func (s Store) WorktreeLockPath(dir string) string {
+	sum := sha256.Sum256([]byte(dir))
+	return filepath.Join(s.Dir, fmt.Sprintf(".worktree-%x.lock", sum[:8]))
+}
 
 // SpawnIntentPath is where a fresh spawn notes, before creating an
 // endpoint, what it is about to create.

@@ -1,6 +1,7 @@
 package realtmux
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -317,6 +318,44 @@ func TestConcurrentSpawnsIntoAMissingSession(t *testing.T) {
 	}
 	if got := len(splitLines(r.tmux("list-windows", "-t", "=fresh", "-F", "#{window_name}"))); got != 5 {
 		t.Fatalf("session fresh has %d windows, want 5:\n%s", got, r.panes())
+	}
+}
+
+// Two fm-spawn of different tasks into one worktree at once start one
+// agent: the second waits on the first's worktree lock, then sees its agent
+// and refuses. Without the lock both passed the guards (5 of 5 rounds).
+func TestConcurrentSpawnsIntoOneWorktreeStartOneAgent(t *testing.T) {
+	t.Parallel()
+	r := newSpawnRig(t)
+	for round := range 3 {
+		a, b := fmt.Sprintf("wa%d", round), fmt.Sprintf("wb%d", round)
+		wt := r.worktree(a)
+		r.worktree(b) // b's brief; b is pointed at a's worktree
+		results := make([]result, 2)
+		var wg sync.WaitGroup
+		for i, id := range []string{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i] = r.fm(nil, "fm-spawn", id, "--harness", "claude", "--worktree", wt)
+			}()
+		}
+		wg.Wait()
+		ok, refused := 0, 0
+		for _, res := range results {
+			switch {
+			case res.code == 0:
+				ok++
+			case res.code == 1 && strings.Contains(res.stderr, "is already used by live task"):
+				refused++
+			}
+		}
+		if ok != 1 || refused != 1 {
+			t.Fatalf("round %d: %d launched and %d refused, want 1 and 1:\n%s\n%s\n%s", round, ok, refused, results[0], results[1], r.panes())
+		}
+		if got := r.startsAfter(round + 1); got != round+1 {
+			t.Fatalf("round %d: %d agents started in all, want %d:\n%s", round, got, round+1, r.panes())
+		}
 	}
 }
 

@@ -2,9 +2,11 @@ package launch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
@@ -42,6 +44,24 @@ func RefuseOccupied(ctx context.Context, be backends.Backend, id, wt string, ign
 		return nil
 	}
 	return cli.Failed("an agent already runs in task %s's worktree %s: %s; refusing to start a second one. If it is %s's own agent whose endpoint was renamed or moved, re-point the record with fm-control rebind %s", id, wt, strings.Join(busy, ", "), id, id).Coded(cli.EWorktreeInUse)
+}
+
+// LockWorktree takes the lock a fresh launch holds on its worktree from its
+// guards until its agent is up, and waits for another launch holding it.
+// The guards read records and panes, so two launches of different tasks
+// into one worktree at once would each pass them before the other's agent
+// ran, and both start; the second instead sees the first's agent. The
+// holder keeps it for at most its launch wait, and a margin covers the rest.
+func (l Launcher) LockWorktree(store state.Store, id, wt string) (*state.Lock, error) {
+	wait := l.launchWait() + 30*time.Second
+	lock, err := state.WaitLock(store.WorktreeLockPath(backends.SameDirKey(wt)), wait)
+	if errors.Is(err, state.ErrLockHeld) {
+		return nil, state.Errorf(state.ErrLockHeld, "another launch into worktree %s was still under way after %s; see which task it was (fm-control list), then launch %s again", wt, wait.Round(time.Second), id)
+	}
+	if err != nil {
+		return nil, cli.Failed("task %s's worktree lock cannot be taken: %v; nothing was launched", id, err)
+	}
+	return lock, nil
 }
 
 // RefuseSharedWorktree refuses a worktree a live task in this home already

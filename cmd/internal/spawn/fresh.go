@@ -60,6 +60,11 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	defer lock.Release()
+	wtLock, err := s.launcher().LockWorktree(f.store, req.ID, f.plan.Dir)
+	if err != nil {
+		return Result{}, err
+	}
+	defer wtLock.Release()
 	if err := s.prepare(ctx, f); err != nil {
 		return Result{}, err
 	}
