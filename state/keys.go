@@ -19,6 +19,9 @@ const (
 	KeyBusyGen           = "busy_gen"
 	KeyRemoteHost        = "remote_host"
 	KeyControlRelaunchTx = "control_relaunch_tx"
+	// KeySharedWorktree=yes: the task joined its worktree with
+	// --shared-worktree, so the task already there relaunches beside it.
+	KeySharedWorktree = "shared_worktree"
 	// The tmux adapter's stable pane and window ids, kept beside window= so
 	// a renamed window can be found again (backends/tmuxident.go).
 	KeyTmuxPane    = "tmux_pane_id"
@@ -30,7 +33,7 @@ const (
 func MetaKeys() []string {
 	return []string{
 		KeyWindow, KeyEndpointTaskID, KeyBackend, KeyHarness, KeyKind, KeyWorktree, KeyProject,
-		KeyModel, KeyEffort, KeySpawnGen, KeyBusyGen, KeyRemoteHost, KeyControlRelaunchTx,
+		KeyModel, KeyEffort, KeySpawnGen, KeyBusyGen, KeyRemoteHost, KeyControlRelaunchTx, KeySharedWorktree,
 		KeyTmuxPane, KeyTmuxPanePID, KeyTmuxWindow,
 	}
 }
@@ -71,6 +74,12 @@ func (r Record) SpawnGen() string { return r.Get(KeySpawnGen) }
 
 // RemoteHost is set for a remotely placed secondmate.
 func (r Record) RemoteHost() string { return r.Get(KeyRemoteHost) }
+
+// SharedWorktree says the task joined its worktree on purpose.
+func (r Record) SharedWorktree() bool { return r.Get(KeySharedWorktree) == Yes }
+
+// Yes is a record's word for a true flag.
+const Yes = "yes"
 
 // ControlRelaunchTx is the relaunch transaction that wrote the record, if any.
 func (r Record) ControlRelaunchTx() string { return r.Get(KeyControlRelaunchTx) }

@@ -65,37 +65,51 @@ func (l Launcher) LockWorktree(store state.Store, id, wt string) (*state.Lock, e
 }
 
 // RefuseSharedWorktree refuses a worktree a live task in this home already
-// uses, unless the caller said the sharing is deliberate. It returns the
-// sharers' labels, which RefuseOccupied then leaves alone.
-func (l Launcher) RefuseSharedWorktree(ctx context.Context, store state.Store, id, wt string, shared bool) (map[string]bool, error) {
+// uses, unless the caller said the sharing is deliberate (shared:
+// --shared-worktree, or a relaunched record that says it joined one). A
+// relaunch also leaves alone a sharer whose own record says it joined on
+// purpose; one that joined while this task's agent was gone asked nobody.
+// It returns the sharers' labels, which RefuseOccupied then leaves alone.
+func (l Launcher) RefuseSharedWorktree(ctx context.Context, store state.Store, id, wt string, shared, relaunch bool) (map[string]bool, error) {
 	live, err := l.liveSharers(ctx, store, id, wt)
 	if err != nil {
 		return nil, err
 	}
-	if len(live) > 0 && !shared {
-		var names []string
-		for _, v := range live {
-			names = append(names, v)
+	ignore := map[string]bool{}
+	var names []string
+	for label, s := range live {
+		if shared || (relaunch && s.joined) {
+			ignore[label] = true
+		} else {
+			names = append(names, s.desc)
 		}
+	}
+	switch {
+	case len(names) > 0 && relaunch:
+		return nil, cli.Failed("worktree %s is also used by live task %s, which did not join it with --shared-worktree; refusing to relaunch %s beside its agent. Stop that agent first (fm-control exit <id>), or give one of the tasks its own worktree", wt, strings.Join(names, ", "), id).Coded(cli.EWorktreeInUse)
+	case len(names) > 0:
 		return nil, cli.Failed("worktree %s is already used by live task %s; give task %s its own worktree, or pass --shared-worktree if two tasks are meant to work in one copy", wt, strings.Join(names, ", "), id).Coded(cli.EWorktreeInUse)
 	}
-	ignore := map[string]bool{}
-	for label := range live {
-		ignore[label] = true
-	}
 	return ignore, nil
+}
+
+// sharer is another live task in a worktree: how to name it, and whether
+// its record says it joined the worktree on purpose.
+type sharer struct {
+	desc   string
+	joined bool
 }
 
 // liveSharers returns the other tasks in this home whose record names the
 // same worktree and whose endpoint still exists with something in it that
 // is not a bare shell, keyed by their label.
-func (l Launcher) liveSharers(ctx context.Context, store state.Store, id, wt string) (map[string]string, error) {
+func (l Launcher) liveSharers(ctx context.Context, store state.Store, id, wt string) (map[string]sharer, error) {
 	entries, err := os.ReadDir(store.Dir)
 	if err != nil {
 		return nil, cli.Failed("cannot read %s to check which tasks use %s: %v", store.Dir, wt, err)
 	}
 	want := backends.SameDirKey(wt)
-	live := map[string]string{}
+	live := map[string]sharer{}
 	for _, e := range entries {
 		other, ok := strings.CutSuffix(e.Name(), ".meta")
 		if !ok || other == id || !state.ValidTaskID(other) {
@@ -107,7 +121,7 @@ func (l Launcher) liveSharers(ctx context.Context, store state.Store, id, wt str
 		}
 		obs := l.Observe(ctx, task)
 		if obs.State != backends.StateMissing && obs.State != backends.StateDead {
-			live[state.Label(other)] = fmt.Sprintf("%s (%s, %s)", other, task.Record.Window(), obs.State)
+			live[state.Label(other)] = sharer{desc: fmt.Sprintf("%s (%s, %s)", other, task.Record.Window(), obs.State), joined: task.Record.SharedWorktree()}
 		}
 	}
 	return live, nil

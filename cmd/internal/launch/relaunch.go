@@ -159,7 +159,7 @@ func (l Launcher) adoptEndpoint(ctx context.Context, t *task.Target, rec *state.
 		// an agent in the worktree either (a renamed window under an old
 		// record reads missing, while its agent runs on).
 		// Tasks spawned with --shared-worktree keep their agents there.
-		sharers, err := l.RefuseSharedWorktree(ctx, t.Store, t.ID, ep.Worktree, true)
+		sharers, err := l.RefuseSharedWorktree(ctx, t.Store, t.ID, ep.Worktree, t.Task.Record.SharedWorktree(), true)
 		if err != nil {
 			return ep, err
 		}

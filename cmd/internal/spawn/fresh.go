@@ -188,6 +188,10 @@ func (s Spawner) place(ctx context.Context, f *fresh) (Result, error) {
 		return Result{}, err
 	}
 	rec := newRecord(id, fields, wt, f.plan.Project, h.Name, f.kind, f.prof.Model, f.prof.Effort, f.backend, f.inc.Gen)
+	if f.req.SharedWorktree {
+		// so that the task it joined may relaunch beside it
+		rec.Set(state.KeySharedWorktree, state.Yes)
+	}
 	ep := backends.Endpoint{Backend: f.backend, Target: rec.Window(), TaskID: id, Worktree: wt, Fields: rec.Map()}
 	removed := "the endpoint and record were removed"
 	if f.prior != nil {

@@ -39,7 +39,7 @@ func (s Spawner) guardFresh(ctx context.Context, home config.Home, store state.S
 			s.noteIntent(req.ID, act, window)
 		}
 	}
-	sharers, err := s.launcher().RefuseSharedWorktree(ctx, store, req.ID, wt, req.SharedWorktree)
+	sharers, err := s.launcher().RefuseSharedWorktree(ctx, store, req.ID, wt, req.SharedWorktree, false)
 	if err != nil {
 		return err
 	}
