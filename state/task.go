@@ -112,7 +112,7 @@ func (s Store) BusyStatePath(id string) string {
 }
 func (s Store) BusyGenPath(id string) string { return filepath.Join(s.Dir, id+".busy-gen") }
 
-// WorktreeLockPath is the lock a fresh launch holds on the worktree dir
+// WorktreeLockPath is the lock a launch holds on the worktree dir
 // (resolved by the caller), named by a hash of it, since a path can be
 // longer than a file name may be.
 func (s Store) WorktreeLockPath(dir string) string {

@@ -321,6 +321,30 @@ func TestConcurrentSpawnsIntoAMissingSession(t *testing.T) {
 	}
 }
 
+// twoTasks makes tasks <p>a<round> and <p>b<round>, each with its brief,
+// and returns a's worktree, where both are to be launched.
+func (r *spawnRig) twoTasks(p string, round int) (a, b, wt string) {
+	a, b = fmt.Sprintf("%sa%d", p, round), fmt.Sprintf("%sb%d", p, round)
+	wt = r.worktree(a)
+	r.worktree(b)
+	return a, b, wt
+}
+
+// spawnsAtOnce runs one fm-spawn per argument list, all at once.
+func (r *spawnRig) spawnsAtOnce(argLists ...[]string) []result {
+	results := make([]result, len(argLists))
+	var wg sync.WaitGroup
+	for i, args := range argLists {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = r.fm(nil, "fm-spawn", args...)
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
 // Two fm-spawn of different tasks into one worktree at once start one
 // agent: the second waits on the first's worktree lock, then sees its agent
 // and refuses. Without the lock both passed the guards (5 of 5 rounds).
@@ -328,19 +352,8 @@ func TestConcurrentSpawnsIntoOneWorktreeStartOneAgent(t *testing.T) {
 	t.Parallel()
 	r := newSpawnRig(t)
 	for round := range 3 {
-		a, b := fmt.Sprintf("wa%d", round), fmt.Sprintf("wb%d", round)
-		wt := r.worktree(a)
-		r.worktree(b) // b's brief; b is pointed at a's worktree
-		results := make([]result, 2)
-		var wg sync.WaitGroup
-		for i, id := range []string{a, b} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				results[i] = r.fm(nil, "fm-spawn", id, "--harness", "claude", "--worktree", wt)
-			}()
-		}
-		wg.Wait()
+		a, b, wt := r.twoTasks("w", round)
+		results := r.spawnsAtOnce([]string{a, "--harness", "claude", "--worktree", wt}, []string{b, "--harness", "claude", "--worktree", wt})
 		ok, refused := 0, 0
 		for _, res := range results {
 			switch {
@@ -356,6 +369,33 @@ func TestConcurrentSpawnsIntoOneWorktreeStartOneAgent(t *testing.T) {
 		if got := r.startsAfter(round + 1); got != round+1 {
 			t.Fatalf("round %d: %d agents started in all, want %d:\n%s", round, got, round+1, r.panes())
 		}
+	}
+}
+
+// A relaunch into an agent-free worktree and a fresh fm-spawn of another
+// task into it at once start one agent: both guard and launch under the
+// worktree's lock (without it in the relaunch, both launched).
+func TestRelaunchAndSpawnIntoOneWorktreeStartOneAgent(t *testing.T) {
+	t.Parallel()
+	r := newSpawnRig(t)
+	for round := range 3 {
+		a, b, wt := r.twoTasks("r", round)
+		r.spawn(a, wt)
+		wantCode(t, r.fm([]string{"FM_CONTROL_EXIT_WAIT=10"}, "fm-control", "exit", a), 0, "exit "+a)
+		before := r.startsAfter(2*round + 1)
+		results := r.spawnsAtOnce([]string{a, "--relaunch"}, []string{b, "--harness", "claude", "--worktree", wt})
+		if (results[0].code == 0) == (results[1].code == 0) {
+			t.Fatalf("round %d: want exactly one launch:\n%s\n%s\n%s", round, results[0], results[1], r.panes())
+		}
+		if got := r.startsAfter(before + 1); got != before+1 {
+			t.Fatalf("round %d: %d agents started, want 1:\n%s", round, got-before, r.panes())
+		}
+		// the round's agent goes, so the next round starts from none
+		winner := a
+		if results[1].code == 0 {
+			winner = b
+		}
+		wantCode(t, r.fm([]string{"FM_CONTROL_EXIT_WAIT=10"}, "fm-control", "exit", winner), 0, "exit "+winner)
 	}
 }
 

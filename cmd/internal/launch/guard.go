@@ -46,8 +46,9 @@ func RefuseOccupied(ctx context.Context, be backends.Backend, id, wt string, ign
 	return cli.Failed("an agent already runs in task %s's worktree %s: %s; refusing to start a second one. If it is %s's own agent whose endpoint was renamed or moved, re-point the record with fm-control rebind %s", id, wt, strings.Join(busy, ", "), id, id).Coded(cli.EWorktreeInUse)
 }
 
-// LockWorktree takes the lock a fresh launch holds on its worktree from its
-// guards until its agent is up, and waits for another launch holding it.
+// LockWorktree takes the lock a launch (fresh or a relaunch) holds on its
+// worktree from its guards until its agent is up, and waits for another
+// launch holding it.
 // The guards read records and panes, so two launches of different tasks
 // into one worktree at once would each pass them before the other's agent
 // ran, and both start; the second instead sees the first's agent. The

@@ -39,6 +39,13 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 		return Result{}, err
 	}
 	defer release()
+	// A fresh launch into the worktree guards and launches under this lock
+	// too, so the two cannot both find it agent-free.
+	wtLock, err := l.LockWorktree(t.Store, t.ID, wt)
+	if err != nil {
+		return Result{}, err
+	}
+	defer wtLock.Release()
 	rec := t.Task.Record.Clone()
 	ep, err := l.adoptEndpoint(ctx, t, &rec)
 	if err != nil {
