@@ -41,6 +41,8 @@ type fresh struct {
 	priorBrief []byte
 	hadBrief   bool
 	inc        launch.Incarnation
+	// unprovision takes back a secondmate home provisionHome made.
+	unprovision func()
 }
 
 // Fresh launches a new agent for a task: it creates the endpoint, publishes
@@ -94,7 +96,7 @@ func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
 	if len(req.extra) > 0 {
 		return nil, cli.Usage("unexpected argument '%s'; fm-spawn takes one task id", state.Printable(req.extra[0]))
 	}
-	f := &fresh{req: req, home: home, store: state.Store{Dir: home.State}}
+	f := &fresh{req: req, home: home, store: state.Store{Dir: home.State}, unprovision: func() {}}
 	var ok bool
 	if f.kind, ok = harness.ParseKind(req.Kind); !ok {
 		return nil, cli.Usage("--kind must be %s", cli.OrList(harness.KindNames()))
@@ -235,13 +237,16 @@ func (s Spawner) createEndpoint(ctx context.Context, f *fresh) ([]backends.Field
 		return nil, err
 	}
 	if f.kind == harness.KindSecondmate {
-		if err := provisionHome(wt, id, f.brief); err != nil {
+		var err error
+		if f.unprovision, err = provisionHome(wt, id, f.brief); err != nil {
+			f.unprovision()
 			s.remove(ctx, f.plan)
 			return nil, err
 		}
 	}
 	fields, err := f.be.Create(ctx, backends.CreateSpec{TaskID: id, Label: state.Label(id), Dir: wt, Container: f.where})
 	if err != nil {
+		f.unprovision()
 		s.remove(ctx, f.plan)
 		return nil, cli.Failed("could not create the endpoint for task %s on %s: %v", id, f.backend, backends.StderrOf(err)).Coded(cli.ELaunchFailed)
 	}
@@ -253,6 +258,7 @@ func (s Spawner) createEndpoint(ctx context.Context, f *fresh) ([]backends.Field
 func (s Spawner) undo(ctx context.Context, f *fresh, ep backends.Endpoint, cause error) error {
 	_ = f.be.Kill(ctx, ep)
 	f.inc.Retire(f.prof.Harness)
+	f.unprovision()
 	s.remove(ctx, f.plan)
 	if f.prior != nil {
 		_ = state.WriteAtomic(f.store.MetaPath(f.req.ID), f.prior)

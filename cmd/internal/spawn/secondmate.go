@@ -1,6 +1,8 @@
 package spawn
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,28 +81,46 @@ const secondmateMarker = ".fm-secondmate-home"
 // provisionHome makes a secondmate's worktree its own home: state/, data/
 // and config/, the marker naming it, and its charter (data/charter.md, a
 // copy of its brief). An existing charter is never rewritten, and a home
-// marked as another secondmate's is refused.
-func provisionHome(dir, id, brief string) error {
-	if err := refuseOthersHome(dir, id); err != nil {
-		return err
+// marked as another secondmate's is refused. undo takes back what it made,
+// for a launch that fails in a worktree fm-spawn adopted.
+func provisionHome(dir, id, brief string) (undo func(), err error) {
+	var made []string // in the order made; undo removes them in reverse
+	undo = func() {
+		for i := len(made) - 1; i >= 0; i-- {
+			_ = os.Remove(made[i]) // a directory only while empty
+		}
 	}
+	missing := func(names ...string) {
+		for _, p := range names {
+			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+				made = append(made, p)
+			}
+		}
+	}
+	if err := refuseOthersHome(dir, id); err != nil {
+		return undo, err
+	}
+	missing(filepath.Join(dir, "state"), filepath.Join(dir, "data"), filepath.Join(dir, "config"))
 	if err := config.MakeHomeDirs(dir); err != nil {
-		return cli.Failed("provision secondmate %s's home: %v", id, err)
+		return undo, cli.Failed("provision secondmate %s's home: %v", id, err)
 	}
 	charter := filepath.Join(dir, "data", "charter.md")
 	if _, err := os.Lstat(charter); err != nil {
 		text, err := os.ReadFile(brief)
 		if err != nil {
-			return cli.Failed("secondmate %s's charter cannot be read from %s: %v", id, brief, err)
+			return undo, cli.Failed("secondmate %s's charter cannot be read from %s: %v", id, brief, err)
 		}
 		if err := state.WriteAtomic(charter, text); err != nil {
-			return cli.Failed("write secondmate %s's charter: %v", id, err)
+			return undo, cli.Failed("write secondmate %s's charter: %v", id, err)
 		}
+		made = append(made, charter)
 	}
-	if err := state.WriteAtomic(filepath.Join(dir, secondmateMarker), []byte(id+"\n")); err != nil {
-		return cli.Failed("mark secondmate %s's home: %v", id, err)
+	marker := filepath.Join(dir, secondmateMarker)
+	missing(marker)
+	if err := state.WriteAtomic(marker, []byte(id+"\n")); err != nil {
+		return undo, cli.Failed("mark secondmate %s's home: %v", id, err)
 	}
-	return nil
+	return undo, nil
 }
 
 // refuseOthersHome refuses a directory marked as another secondmate's home.
