@@ -314,7 +314,7 @@ func (f *fresh) placeBrief() error {
 		return nil // the home's own, checked by readBrief
 	}
 	if err := state.NoSymlinkUnder(f.home.Data, f.brief); err != nil {
-		return cli.Failed("the brief cannot be placed at %s: %v", f.brief, err)
+		return cli.Failed("the brief cannot be placed at %s: %v; move that aside (fmctl makes data/<id>/ a directory of its own), then spawn again", f.brief, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(f.brief), 0o755); err != nil {
 		return cli.Failed("create %s: %v", filepath.Dir(f.brief), err)

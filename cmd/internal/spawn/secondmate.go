@@ -31,7 +31,7 @@ func (s Spawner) freshProfile(home config.Home, req Request, kind harness.Kind) 
 	if name == "" && kind == harness.KindSecondmate {
 		pin, ok, err := home.SecondmatePin()
 		if err != nil {
-			return p, cli.Failed("the secondmate harness pin cannot be read: %v", err).Coded(cli.EBadPin)
+			return p, cli.Failed("the secondmate harness pin cannot be read: %v; make it a file holding one line '<harness> [model] [effort]', or pass --harness", err).Coded(cli.EBadPin)
 		}
 		if ok {
 			if pin, err = pin.Verified(s.Print.Warn); err != nil {
@@ -50,7 +50,7 @@ func (s Spawner) freshProfile(home config.Home, req Request, kind harness.Kind) 
 	if name == "" {
 		crew, err := home.CrewHarness()
 		if err != nil {
-			return p, cli.Failed("the crew harness cannot be read: %v", err).Coded(cli.EBadPin)
+			return p, cli.Failed("the crew harness cannot be read: %v; make it a file holding one harness name, or pass --harness", err).Coded(cli.EBadPin)
 		}
 		name, fromCrew = crew, true
 	}
