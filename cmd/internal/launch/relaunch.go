@@ -96,7 +96,7 @@ func (l Launcher) CheckReplacement(ctx context.Context, t *task.Target, r Replac
 	if err := inc.CheckInstall(r.Harness); err != nil {
 		return err
 	}
-	ignore, err := l.RefuseSharedWorktree(ctx, t.Store, t.ID, t.Endpoint.Worktree, true)
+	ignore, err := l.RefuseSharedWorktree(ctx, t.Store, t.ID, t.Endpoint.Worktree, t.Task.Record.SharedWorktree(), true)
 	if err != nil {
 		return err
 	}
