@@ -3,15 +3,26 @@ package config
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"fmctl/state"
 )
+
+// maxConfigBytes bounds a config file: they hold a line or a short table.
+const maxConfigBytes = 1 << 20
+
+// readConfig reads a config file as a user's file (a symlink into a
+// dotfiles repository is followed) that must be a regular file: a FIFO in
+// its place would otherwise hang every verb that reads it.
+func readConfig(path string) ([]byte, error) {
+	return state.ReadUserFile(path, maxConfigBytes)
+}
 
 // firstLine is the first line of path, trimmed, that is neither blank nor
 // a comment; a missing file is "".
 func firstLine(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil

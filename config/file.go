@@ -55,11 +55,15 @@ type HarnessOverride struct {
 func (h Home) LoadFile() (File, error) {
 	var f File
 	path := filepath.Join(h.Config, "fm.toml")
-	md, err := toml.DecodeFile(path, &f)
+	data, err := readConfig(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return File{}, nil
 		}
+		return File{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	md, err := toml.Decode(string(data), &f)
+	if err != nil {
 		return File{}, fmt.Errorf("config %s: %w", path, err)
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
