@@ -19,12 +19,18 @@ import (
 // harness that runs as an interpreter's script (gemini under node) has no
 // process of its name to emulate.
 func IsAgent(cmd string) bool {
+	h, ok := launchedBy(cmd)
+	return ok && h.ArgvScript == ""
+}
+
+// launchedBy is the harness whose launch binary cmd is.
+func launchedBy(cmd string) (harness.Harness, bool) {
 	for _, h := range harness.Harnesses() {
-		if h.ArgvScript == "" && h.Launch.Binary == cmd {
-			return true
+		if cmd != "" && h.Launch.Binary == cmd {
+			return h, true
 		}
 	}
-	return false
+	return harness.Harness{}, false
 }
 
 // IsShell reports whether cmd is a shell, which runs what is submitted to it.
@@ -83,7 +89,7 @@ func Command(line string) (name string, args []string) {
 func LaunchedAgent(line string) (string, bool) {
 	name, _ := Command(line)
 	name = path.Base(name)
-	return name, name != "" && IsAgent(name)
+	return name, IsAgent(name)
 }
 
 // LaunchedBinary is LaunchedAgent for a multiplexer that names a script's
@@ -97,12 +103,8 @@ func LaunchedBinary(line string) (string, bool) {
 
 // IsLaunchBinary reports whether cmd is any harness's launch binary.
 func IsLaunchBinary(cmd string) bool {
-	for _, h := range harness.Harnesses() {
-		if cmd != "" && h.Launch.Binary == cmd {
-			return true
-		}
-	}
-	return false
+	_, ok := launchedBy(cmd)
+	return ok
 }
 
 // ShellWords splits a line the way a shell would for simple input: blanks
@@ -158,12 +160,8 @@ func ShellWords(line string) []string {
 // runs as an interpreter's script (gemini under node), whose process a
 // multiplexer names by the interpreter.
 func RunsAsScript(cmd string) bool {
-	for _, h := range harness.Harnesses() {
-		if cmd != "" && h.Launch.Binary == cmd && h.ArgvScript != "" {
-			return true
-		}
-	}
-	return false
+	h, ok := launchedBy(cmd)
+	return ok && h.ArgvScript != ""
 }
 
 // CollapsesPasteByLines reports whether the harness named name draws a long
