@@ -14,10 +14,16 @@ const (
 
 // ReplaceReadmeTable returns readme with the generated table between the markers.
 func ReplaceReadmeTable(readme string) (string, error) {
-	i := strings.Index(readme, ReadmeBegin)
-	j := strings.Index(readme, ReadmeEnd)
+	return ReplaceReadmeBlock(readme, ReadmeBegin, ReadmeEnd, Text())
+}
+
+// ReplaceReadmeBlock returns readme with body between the begin and end
+// markers of a generated block, which must both be there in that order.
+func ReplaceReadmeBlock(readme, begin, end, body string) (string, error) {
+	i := strings.Index(readme, begin)
+	j := strings.Index(readme, end)
 	if i < 0 || j < i {
-		return "", fmt.Errorf("README.md has no %q ... %q block", ReadmeBegin, ReadmeEnd)
+		return "", fmt.Errorf("README.md has no %q ... %q block", begin, end)
 	}
-	return readme[:i+len(ReadmeBegin)] + "\n" + Text() + readme[j:], nil
+	return readme[:i+len(begin)] + "\n" + body + readme[j:], nil
 }

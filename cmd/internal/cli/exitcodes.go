@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"strings"
+
+	"fmctl/harness"
 )
 
 // The exit codes every binary shares. They are the rows of exitCodes, the one
@@ -63,10 +65,5 @@ func ExitCodesMarkdown() string {
 // ReplaceReadmeExitCodes returns readme with the generated table between the
 // markers.
 func ReplaceReadmeExitCodes(readme string) (string, error) {
-	i := strings.Index(readme, ReadmeExitBegin)
-	j := strings.Index(readme, ReadmeExitEnd)
-	if i < 0 || j < i {
-		return "", fmt.Errorf("README.md has no %q ... %q block", ReadmeExitBegin, ReadmeExitEnd)
-	}
-	return readme[:i+len(ReadmeExitBegin)] + "\n" + ExitCodesMarkdown() + readme[j:], nil
+	return harness.ReplaceReadmeBlock(readme, ReadmeExitBegin, ReadmeExitEnd, ExitCodesMarkdown())
 }
