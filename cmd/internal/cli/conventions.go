@@ -43,9 +43,12 @@ func Run(cmd *ucli.Command, args []string, d Deps) int {
 // flag, or, when parsing stopped at an error before reaching it, a --json
 // word anywhere before "--", so a usage error is JSON too.
 func jsonRequested(cmd *ucli.Command, args []string) bool {
-	if cmd.Bool("json") {
-		return true
-	}
+	return cmd.Bool("json") || AsksJSON(args)
+}
+
+// AsksJSON reports whether a command line (args[0] is the program) has a
+// --json word before any "--".
+func AsksJSON(args []string) bool {
 	for _, a := range args[min(1, len(args)):] {
 		switch a {
 		case "--":

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"fmctl/cmd/internal/cli"
 	"fmctl/tests/jsonschema"
 )
 
@@ -49,7 +50,7 @@ type jsonRun struct {
 func recordJSON(main func() int) func() int {
 	return func() int {
 		logPath := os.Getenv(jsonLogEnv)
-		if logPath == "" || os.Getenv(jsonTeeEnv) != "" || !asksJSON(os.Args) || printsNoOutcome(os.Args) {
+		if logPath == "" || os.Getenv(jsonTeeEnv) != "" || !cli.AsksJSON(os.Args) || printsNoOutcome(os.Args) {
 			return main()
 		}
 		var out, errOut bytes.Buffer
@@ -324,18 +325,4 @@ func schemaFiles() ([]string, error) {
 		}
 	}
 	return names, nil
-}
-
-// asksJSON reports whether a command line has --json before any "--", as
-// the binaries' own printer decides it.
-func asksJSON(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--json" || a == "--json=true" {
-			return true
-		}
-	}
-	return false
 }
