@@ -158,13 +158,7 @@ func TestTextRightAfterAnEscapeKeyIsNotReadAsAlt(t *testing.T) {
 // reaches the shell (whose readline here runs a command on C-u).
 func TestTheClearAfterAnEscapeNeverReachesTheShell(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	marker, inputrc := filepath.Join(dir, "shell-read-C-u"), filepath.Join(dir, "inputrc")
-	if err := os.WriteFile(inputrc, []byte(`"\C-u": "touch `+marker+`\n"`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := newServer(t, "INPUTRC="+inputrc)
-	a := s.startAgent("t1", "muse", agentEnv("FAKEAGENT_INTERRUPT_EXITS=1"))
+	s, a, marker := museEndedByEscape(t)
 	r := s.run("", nil, "fm-send", "t1", "--key", "Escape")
 	wantCode(t, r, 1, "fm-send --key Escape to a muse the Escape ends")
 	if !strings.Contains(r.stderr, "Escape reached") || !strings.Contains(r.stderr, "has no agent, only a shell") {
@@ -179,13 +173,7 @@ func TestTheClearAfterAnEscapeNeverReachesTheShell(t *testing.T) {
 // shell that took the pane back.
 func TestAnInterruptsClearNeverReachesTheShell(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	marker, inputrc := filepath.Join(dir, "shell-read-C-u"), filepath.Join(dir, "inputrc")
-	if err := os.WriteFile(inputrc, []byte(`"\C-u": "touch `+marker+`\n"`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := newServer(t, "INPUTRC="+inputrc)
-	a := s.startAgent("t1", "muse", agentEnv("FAKEAGENT_INTERRUPT_EXITS=1"))
+	s, a, marker := museEndedByEscape(t)
 	r := s.run("", nil, "fm-control", "interrupt", "t1")
 	waitFor(t, 10*time.Second, "the pane to return to bash", func() bool { return a.command() == "bash" }, a.state)
 	a.assertShellNeverRan(marker)
@@ -193,4 +181,17 @@ func TestAnInterruptsClearNeverReachesTheShell(t *testing.T) {
 	if !strings.Contains(r.stderr, "task t1's agent is 'dead' after its interrupt key") {
 		t.Fatalf("stderr = %q, want it to say the agent is dead after its interrupt key", r.stderr)
 	}
+}
+
+// museEndedByEscape starts t1, a muse that exits on Escape, on a server
+// whose shells run a command on C-u (muse's clear key), so a C-u that
+// reaches the shell leaves the returned marker file.
+func museEndedByEscape(t *testing.T) (*server, *agent, string) {
+	dir := t.TempDir()
+	marker, inputrc := filepath.Join(dir, "shell-read-C-u"), filepath.Join(dir, "inputrc")
+	if err := os.WriteFile(inputrc, []byte(`"\C-u": "touch `+marker+`\n"`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(t, "INPUTRC="+inputrc)
+	return s, s.startAgent("t1", "muse", agentEnv("FAKEAGENT_INTERRUPT_EXITS=1")), marker
 }
