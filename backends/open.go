@@ -16,15 +16,23 @@ type Env func(string) string
 // Every call the adapter makes is bounded by FM_MUX_TIMEOUT (a Go duration or
 // seconds; DefaultMuxTimeout when unset or invalid).
 func Open(name string, r Runner, env Env) (Backend, error) {
-	r = Bounded{Inner: r, Timeout: MuxTimeout(env)}
 	switch name {
 	case "tmux":
-		return NewTmux(r, TmuxOptions{
-			Binary:     orDefault(env("FM_TMUX_BIN"), "tmux"),
+		bin := orDefault(env("FM_TMUX_BIN"), "tmux")
+		// The wire replaces tmux client processes only; a test's scripted
+		// runner, and FM_TMUX_WIRE=0, keep every call a process.
+		if er, ok := r.(*ExecRunner); ok && env("FM_TMUX_WIRE") != "0" {
+			r = &TmuxWire{Exec: er, Binary: bin, TracePath: er.TracePath}
+		}
+		return NewTmux(Bounded{Inner: r, Timeout: MuxTimeout(env)}, TmuxOptions{
+			Binary:     bin,
 			Socket:     env("FM_TMUX_SOCKET"),
 			SocketPath: env("FM_TMUX_SOCKET_PATH"),
 			Control:    env("FM_TMUX_CONTROL") == "1",
 		}), nil
+	}
+	r = Bounded{Inner: r, Timeout: MuxTimeout(env)}
+	switch name {
 	case "herdr":
 		return NewHerdr(r, HerdrOptions{
 			Binary:         orDefault(env("FM_HERDR_BIN"), "herdr"),

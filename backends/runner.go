@@ -159,8 +159,12 @@ func without(env, names []string) []string {
 	return out
 }
 
-func (r *ExecRunner) trace(c Cmd, d time.Duration) {
-	f, err := os.OpenFile(r.TracePath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+func (r *ExecRunner) trace(c Cmd, d time.Duration) { appendTrace(r.TracePath, c, d) }
+
+// appendTrace appends one call to the trace at path: elapsed microseconds,
+// the program and its argv, tab-separated.
+func appendTrace(path string, c Cmd, d time.Duration) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return
 	}

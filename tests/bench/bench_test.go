@@ -5,7 +5,8 @@
 // commands carried over a control client and the other processes the
 // operation started (from its runner trace, FM_RUNNER_TRACE), and the peak
 // RSS of the fmctl process. Rows cover 1 and 500 windows on the server,
-// per-process tmux calls and FM_TMUX_CONTROL=1, and 10 B / 64 KB / 1 MB
+// the wire (the default), per-process tmux calls (FM_TMUX_WIRE=0) and
+// FM_TMUX_CONTROL=1, and 10 B / 64 KB / 1 MB
 // messages (the large ones twice in a row, each checked to arrive whole).
 //
 //	make bench   (go test -run '^$' -bench . -benchtime 1x ./tests/bench/)
@@ -158,7 +159,10 @@ type mode struct {
 	env  []string
 }
 
-var modes = []mode{{"per-process", nil}, {"control", []string{"FM_TMUX_CONTROL=1"}}}
+// wire is the default: tmux's client protocol spoken in-process on the
+// server's socket (backends.TmuxWire); per-process starts a tmux client per
+// call, as before it; control carries the calls over one control client.
+var modes = []mode{{"wire", nil}, {"per-process", []string{"FM_TMUX_WIRE=0"}}, {"control", []string{"FM_TMUX_WIRE=0", "FM_TMUX_CONTROL=1"}}}
 
 func env(m mode, trace string) []string {
 	e := append(os.Environ(), "FM_HOME="+home, "FM_TMUX_SOCKET="+socket, "TMUX=")
@@ -210,7 +214,7 @@ func runBin(m mode, trace string, stdin []byte, name string, args ...string) run
 }
 
 // counts are what one traced invocation started.
-type counts struct{ tmuxProcs, ctlCmds, other int }
+type counts struct{ tmuxProcs, wireCalls, ctlCmds, other int }
 
 func traced(m mode, stdin []byte, name string, args ...string) (counts, run, error) {
 	f, err := os.CreateTemp("", "fmbench-trace-")
@@ -233,6 +237,8 @@ func traced(m mode, stdin []byte, name string, args ...string) (counts, run, err
 		switch filepath.Base(parts[1]) {
 		case "tmux":
 			c.tmuxProcs++
+		case "tmux (wire)":
+			c.wireCalls++
 		case "tmux -C":
 			c.ctlCmds++
 		default:
@@ -335,8 +341,8 @@ func measure(b *testing.B, m mode, windows int, o op) string {
 	if rss > 0 {
 		peak = fmt.Sprintf("%.1f MB", float64(rss)/1024)
 	}
-	return fmt.Sprintf("| %s | %s | %d | %s ms | %.2f× | %d | %d | %d | %s | %s |",
-		o.label, m.name, windows, ms(mo), float64(mo)/float64(mb), c.tmuxProcs, c.ctlCmds, c.other, peak, outcome)
+	return fmt.Sprintf("| %s | %s | %d | %s ms | %.2f× | %d | %d | %d | %d | %s | %s |",
+		o.label, m.name, windows, ms(mo), float64(mo)/float64(mb), c.tmuxProcs, c.wireCalls, c.ctlCmds, c.other, peak, outcome)
 }
 
 // arrivedWhole reports whether the agent's last submit is exactly text.
@@ -386,8 +392,8 @@ func BenchmarkTable(b *testing.B) {
 		{label: "`fm-control --version` (start-up)", name: "fm-control", args: []string{"--version"}, n: *iters},
 	}
 	rows := []string{
-		"| operation | mode | windows | median | ratio to one bare tmux call | tmux processes | control commands | other processes | peak RSS | exit codes |",
-		"|---|---|---|---|---|---|---|---|---|---|",
+		"| operation | mode | windows | median | ratio to one bare tmux call | tmux processes | wire calls | control commands | other processes | peak RSS | exit codes |",
+		"|---|---|---|---|---|---|---|---|---|---|---|",
 	}
 	b.ResetTimer()
 	for _, windows := range []int{1, 500} {
@@ -405,9 +411,11 @@ func BenchmarkTable(b *testing.B) {
 			label string
 			n     int
 		}{{"64 KB", 64 << 10}, {"1 MB", 1_000_000}} {
-			freshAgent(b)
-			o := op{label: "`fm-send t1 -` (" + size.label + ", twice in a row)", name: "fm-send", args: []string{"t1", "-"}, text: message(size.n, size.label), n: 2}
-			rows = append(rows, measure(b, modes[0], 500, o))
+			for _, m := range modes[:2] {
+				freshAgent(b)
+				o := op{label: "`fm-send t1 -` (" + size.label + ", twice in a row)", name: "fm-send", args: []string{"t1", "-"}, text: message(size.n, size.label), n: 2}
+				rows = append(rows, measure(b, m, 500, o))
+			}
 		}
 	}
 	b.StopTimer()

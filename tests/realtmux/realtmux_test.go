@@ -311,7 +311,9 @@ func (s *server) traceFile(name string) string {
 }
 
 // traceCounts reads an FM_RUNNER_TRACE file (one `micros\tprogram\targv`
-// line per runner call) and returns the tmux calls and all calls.
+// line per runner call) and returns the tmux calls and all calls. A tmux
+// call is one tmux client: a tmux process, or one carried over the wire
+// (backends.TmuxWire, traced as "tmux (wire)").
 func traceCounts(t *testing.T, path string) (tmux, all int, lines []string) {
 	t.Helper()
 	lines = splitLines(readFile(path))
@@ -320,7 +322,7 @@ func traceCounts(t *testing.T, path string) (tmux, all int, lines []string) {
 		if len(f) < 2 {
 			t.Fatalf("trace line %q is not micros<TAB>program<TAB>argv", l)
 		}
-		if filepath.Base(f[1]) == "tmux" {
+		if p := filepath.Base(f[1]); p == "tmux" || p == "tmux (wire)" {
 			tmux++
 		}
 	}

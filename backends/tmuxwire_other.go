@@ -1,0 +1,18 @@
+//go:build !linux
+
+package backends
+
+import (
+	"errors"
+	"os"
+)
+
+// peerPID: only Linux names a socket's peer here, so elsewhere every tmux
+// call is a tmux client.
+func peerPID(*os.File) (int, error) {
+	return 0, errors.New("no peer credentials on this system")
+}
+
+func connectUnix(string) (int, error) {
+	return -1, errors.New("the tmux wire runs on Linux only")
+}

@@ -1,0 +1,243 @@
+package backends
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"fmctl/harness"
+)
+
+// privateTmux starts a tmux server on a private socket under a private
+// TMUX_TMPDIR, with one session "s" whose window "fm-a" runs cat, and
+// returns its label and the pane's id. The server is killed at cleanup.
+func privateTmux(t *testing.T) (sock, pane string) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	buf := make([]byte, 6)
+	rand.Read(buf)
+	sock = "fmwire-" + hex.EncodeToString(buf)
+	t.Setenv("TMUX_TMPDIR", t.TempDir())
+	t.Setenv("TMUX", "")
+	out, err := exec.Command("tmux", "-L", sock, "-f", "/dev/null", "new-session", "-d", "-P", "-F", "#{pane_id}",
+		"-s", "s", "-n", "fm-a", "-x", "90", "-y", "20", "cat").CombinedOutput()
+	if err != nil {
+		t.Fatalf("start tmux: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "-L", sock, "kill-server").Run() })
+	return sock, strings.TrimSpace(string(out))
+}
+
+// traceCount is how many lines of the trace at path name program.
+func traceCount(t *testing.T, path, program string) int {
+	t.Helper()
+	data, _ := os.ReadFile(path)
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.SplitN(line, "\t", 3); len(f) == 3 && f[1] == program {
+			n++
+		}
+	}
+	return n
+}
+
+// Every kind of call fmctl makes answers over the wire exactly as a tmux
+// client answers it: output, errors, exit codes, a paste's input, and the
+// if-shell gate's printed markers; and none of them starts a tmux process.
+func TestTmuxWireAnswersAsTheTmuxClient(t *testing.T) {
+	sock, pane := privateTmux(t)
+	trace := filepath.Join(t.TempDir(), "trace")
+	wire := &TmuxWire{Exec: &ExecRunner{TracePath: trace}, Binary: "tmux", TracePath: trace}
+	plain := &ExecRunner{}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	cases := []struct {
+		name  string
+		args  []string
+		stdin []byte
+	}{
+		{"format", []string{"display-message", "-p", "-t", pane, "#{pane_id}\t#{window_name}\t#{session_name} #{pane_dead} é│"}, nil},
+		{"two commands", []string{"display-message", "-p", "-t", pane, "#{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", pane}, nil},
+		{"list", []string{"list-windows", "-a", "-F", "#{session_name}:#{window_name} #{pane_id}"}, nil},
+		{"absent pane", []string{"display-message", "-p", "-t", "%999", "#{pane_id}"}, nil},
+		{"unknown command", []string{"no-such-command"}, nil},
+		{"bad flag", []string{"send-keys", "-Z"}, nil},
+		{"gate refused", []string{"if-shell", "-F", "-t", pane, "#{==:#{window_name},other}", "send-keys -t " + pane + " Escape ; display-message -p " + gateSent, "display-message -p " + gateRefused}, nil},
+		{"typed", []string{"send-keys", "-t", pane, "-l", "--", "héllo; it's"}, nil},
+		{"paste", []string{"load-buffer", "-b", "fmwire", "-", ";", "show-buffer", "-b", "fmwire", ";", "delete-buffer", "-b", "fmwire"}, bytes.Repeat([]byte("line of a long paste\n"), 3000)},
+		{"empty input", []string{"load-buffer", "-b", "fmwire2", "-"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"-u", "-L", sock}, c.args...)
+			want, wantErr := plain.Run(ctx, Cmd{Path: "tmux", Args: args, Stdin: c.stdin})
+			got, gotErr := wire.Run(ctx, Cmd{Path: "tmux", Args: args, Stdin: c.stdin})
+			if (wantErr == nil) != (gotErr == nil) || want.ExitCode != got.ExitCode {
+				t.Fatalf("wire: exit %d err %v; tmux client: exit %d err %v", got.ExitCode, gotErr, want.ExitCode, wantErr)
+			}
+			if !bytes.Equal(got.Stdout, want.Stdout) {
+				t.Errorf("stdout over the wire %q, from a tmux client %q", got.Stdout, want.Stdout)
+			}
+			if !bytes.Equal(got.Stderr, want.Stderr) {
+				t.Errorf("stderr over the wire %q, from a tmux client %q", got.Stderr, want.Stderr)
+			}
+			if gotErr != nil && StderrOf(gotErr) != StderrOf(wantErr) {
+				t.Errorf("error over the wire %q, from a tmux client %q", StderrOf(gotErr), StderrOf(wantErr))
+			}
+		})
+	}
+	if n := traceCount(t, trace, "tmux"); n != 0 {
+		t.Errorf("the wire started %d tmux processes, want 0", n)
+	}
+	if n := traceCount(t, trace, wireTraceName); n != len(cases) {
+		t.Errorf("the trace names %d wire calls, want %d", n, len(cases))
+	}
+	// The typed text reached the pane (cat echoes it) once per runner.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out, _ := plain.Run(ctx, Cmd{Path: "tmux", Args: []string{"-L", sock, "capture-pane", "-p", "-t", pane}})
+		if strings.Count(string(out.Stdout), "héllo; it's") == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pane shows %q, want the typed text twice", out.Stdout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The adapter's own operations run over the wire with no tmux process.
+func TestTmuxAdapterOverTheWire(t *testing.T) {
+	sock, pane := privateTmux(t)
+	trace := filepath.Join(t.TempDir(), "trace")
+	t.Setenv("FM_RUNNER_TRACE", trace)
+	be, err := Open("tmux", NewExecRunner(), func(k string) string {
+		if k == "FM_TMUX_SOCKET" {
+			return sock
+		}
+		return os.Getenv(k)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := be.(*Tmux)
+	ctx := context.Background()
+	ep := Endpoint{Target: "s:fm-a", Fields: map[string]string{KeyTmuxPane: pane}}
+	if err := tm.SendText(ctx, ep, "a paste\nof two lines"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tm.SendKey(ctx, ep, harness.KeyEnter); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s, err := tm.Capture(ctx, ep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(strings.Join(s.Lines, "\n"), "of two lines") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the paste never showed: %q", s.Lines)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := traceCount(t, trace, "tmux"); n != 0 {
+		t.Errorf("%d tmux processes, want 0", n)
+	}
+	if n := traceCount(t, trace, wireTraceName); n < 3 {
+		t.Errorf("%d wire calls, want at least 3", n)
+	}
+}
+
+// A server the wire has not proven gets a tmux client: one whose binary is
+// not the tmux on PATH (a shim, a fake), or none at all.
+func TestTmuxWireLeavesUnprovenServersToTheClient(t *testing.T) {
+	sock, pane := privateTmux(t)
+	dir := t.TempDir()
+	shim := filepath.Join(dir, "tmux")
+	real, _ := exec.LookPath("tmux")
+	if err := os.WriteFile(shim, []byte("#!/bin/sh\nexec "+real+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(dir, "trace")
+	ctx := context.Background()
+	args := []string{"-u", "-L", sock, "display-message", "-p", "-t", pane, "#{pane_id}"}
+
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	w := &TmuxWire{Exec: &ExecRunner{TracePath: trace}, Binary: "tmux", TracePath: trace}
+	out, err := w.Run(ctx, Cmd{Path: "tmux", Args: args})
+	if err != nil || strings.TrimSpace(string(out.Stdout)) != pane {
+		t.Fatalf("through the shim: %q %v", out.Stdout, err)
+	}
+	if n := traceCount(t, trace, wireTraceName); n != 0 {
+		t.Errorf("a server that does not run the tmux on PATH took %d wire calls", n)
+	}
+
+	absent := []string{"-u", "-L", sock + "-none", "display-message", "-p", "x"}
+	_, err = (&TmuxWire{Exec: &ExecRunner{}, Binary: "tmux"}).Run(ctx, Cmd{Path: "tmux", Args: absent})
+	if err == nil || !strings.Contains(StderrOf(err), "error connecting to") {
+		t.Errorf("no server: %v, want the tmux client's own refusal", err)
+	}
+}
+
+func TestWireVersionSupported(t *testing.T) {
+	for v, want := range map[string]bool{
+		"3.2": true, "3.3a\n": true, "3.5a": true, "3.7c": true,
+		"3.1c": false, "3.8": false, "next-3.8": false, "openbsd-7.6": false, "2.9a": false, "3.3ab": false, "": false,
+	} {
+		if got := wireVersionSupported(v); got != want {
+			t.Errorf("wireVersionSupported(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+func TestWireSocket(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMUX_TMPDIR", dir)
+	real, _ := filepath.EvalSymlinks(dir)
+	uid := "tmux-" + strconv.Itoa(os.Getuid())
+	if err := os.Mkdir(filepath.Join(real, uid), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := os.Environ()
+	for _, c := range []struct {
+		args  []string
+		env   []string
+		sock  string
+		label bool
+		ok    bool
+	}{
+		{[]string{"-u", "-L", "x", "list-sessions"}, nil, filepath.Join(real, uid, "x"), true, true},
+		{[]string{"-u", "-S", "/run/s", "list-sessions"}, nil, "/run/s", false, true},
+		{[]string{"-u", "list-sessions"}, []string{"TMUX=/run/t,12,0"}, "/run/t", false, true},
+		{[]string{"-u", "list-sessions"}, []string{"TMUX="}, filepath.Join(real, uid, "default"), true, true},
+		{[]string{"-u", "-L", "x", "list-sessions"}, []string{"TMUX=/run/t,12,0"}, filepath.Join(real, uid, "x"), true, true},
+		{[]string{"-f", "/dev/null", "list-sessions"}, nil, "", false, false},
+		{[]string{"-L", "a/b", "list-sessions"}, nil, "", false, false},
+	} {
+		sock, label, rest, ok := wireSocket(c.args, append(env, c.env...))
+		if ok != c.ok || sock != c.sock || label != c.label || (ok && rest[0] != "list-sessions") {
+			t.Errorf("wireSocket(%q, %q) = %q %v %q %v, want %q %v", c.args, c.env, sock, label, rest, ok, c.sock, c.label)
+		}
+	}
+	// A socket directory open to others is refused, as tmux refuses it.
+	if err := os.Chmod(filepath.Join(real, uid), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, ok := wireSocket([]string{"-L", "x", "ls"}, env); ok {
+		t.Error("a world-writable socket directory was taken")
+	}
+}
