@@ -475,7 +475,14 @@ func readReplies(conn *wireConn, stdin []byte) (Output, error) {
 				// version, the command among them.
 				return result(), fmt.Errorf("%w: the tmux server speaks protocol %d", errWireNotSent, binary.NativeEndian.Uint32(buf[8:])&0xff)
 			}
-			reply, done, err := answer(typ, body, streams, &stdout, &stderr, &out, stdin)
+			if typ == msgReadOpen {
+				if err := feedInput(conn, body, stdin); err != nil {
+					return result(), err
+				}
+				buf = buf[n:]
+				continue
+			}
+			reply, done, err := answer(typ, body, streams, &stdout, &stderr, &out)
 			if err != nil {
 				return result(), err
 			}
@@ -505,7 +512,7 @@ func readReplies(conn *wireConn, stdin []byte) (Output, error) {
 
 // answer handles one message from the server: the reply to write, and
 // whether the client is done.
-func answer(typ uint32, body []byte, streams map[int32]int32, stdout, stderr *bytes.Buffer, out *Output, stdin []byte) ([]byte, bool, error) {
+func answer(typ uint32, body []byte, streams map[int32]int32, stdout, stderr *bytes.Buffer, out *Output) ([]byte, bool, error) {
 	word := func(i int) int32 { return int32(binary.NativeEndian.Uint32(body[4*i:])) }
 	switch typ {
 	case msgExit, msgShutdown:
@@ -549,26 +556,6 @@ func answer(typ uint32, body []byte, streams map[int32]int32, stdout, stderr *by
 			stderr.Write(body[4:])
 		}
 		return nil, false, nil
-	case msgReadOpen:
-		if len(body) < 8 {
-			return nil, false, fmt.Errorf("tmux server sent a read-open of %d bytes", len(body))
-		}
-		stream, fd := word(0), word(1)
-		path := strings.TrimRight(string(body[8:]), "\x00")
-		var r []byte
-		errno := int32(0)
-		if fd != 0 || (path != "" && path != "-") {
-			errno = int32(syscall.EBADF)
-		} else {
-			for data := stdin; len(data) > 0; {
-				n := min(len(data), wireMaxMessage-wireHeaderSize-4)
-				r = appendMessage(r, msgRead, append(binary.NativeEndian.AppendUint32(nil, uint32(stream)), data[:n]...))
-				data = data[n:]
-			}
-		}
-		done := binary.NativeEndian.AppendUint32(nil, uint32(stream))
-		done = binary.NativeEndian.AppendUint32(done, uint32(errno))
-		return appendMessage(r, msgReadDone, done), false, nil
 	case msgOldStderr, msgOldStdout:
 		return nil, false, errors.New("the tmux server is older than tmux 3.1's protocol")
 	case msgDetach, msgDetachKill, msgReady, msgShell, msgLock, msgSuspend, msgExec:
@@ -578,4 +565,39 @@ func answer(typ uint32, body []byte, streams map[int32]int32, stdout, stderr *by
 	// cancelled after all of stdin went, and messages of later releases
 	// ask nothing of a command client; tmux's client ignores unknown ones.
 	return nil, false, nil
+}
+
+// feedInput answers a read of the client's input (load-buffer -): stdin in
+// messages of at most the protocol's size, written one at a time from one
+// buffer (a megabyte is not copied whole), then the end of the input. A
+// read of anything but the client's input is refused.
+func feedInput(conn *wireConn, body, stdin []byte) error {
+	if len(body) < 8 {
+		return fmt.Errorf("tmux server sent a read-open of %d bytes", len(body))
+	}
+	stream := binary.NativeEndian.Uint32(body[0:])
+	fd := int32(binary.NativeEndian.Uint32(body[4:]))
+	path := strings.TrimRight(string(body[8:]), "\x00")
+	errno := uint32(0)
+	if fd != 0 || (path != "" && path != "-") {
+		errno = uint32(syscall.EBADF)
+		stdin = nil
+	}
+	msg := make([]byte, 0, wireMaxMessage)
+	for len(stdin) > 0 {
+		n := min(len(stdin), wireMaxMessage-wireHeaderSize-4)
+		msg = appendMessage(msg[:0], msgRead, binary.NativeEndian.AppendUint32(nil, stream))
+		msg = append(msg, stdin[:n]...)
+		binary.NativeEndian.PutUint32(msg[4:], uint32(len(msg)))
+		if _, err := conn.Write(msg); err != nil {
+			return fmt.Errorf("send input to the tmux server: %w", err)
+		}
+		stdin = stdin[n:]
+	}
+	done := binary.NativeEndian.AppendUint32(nil, stream)
+	done = binary.NativeEndian.AppendUint32(done, errno)
+	if _, err := conn.Write(appendMessage(msg[:0], msgReadDone, done)); err != nil {
+		return fmt.Errorf("send input to the tmux server: %w", err)
+	}
+	return nil
 }

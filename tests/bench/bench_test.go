@@ -34,9 +34,9 @@ var (
 	binDir     string
 	socket     string
 	home       string
-	events     string
-	pane       string                           // the fake agent's pane id
-	agentCmd   string                           // the pane's command: the fake agent, then a shell
+	claude     task                             // t1: the fake agent as claude, the main rows
+	codex      task                             // t2: as codex, which has no paste settle
+	pane       string                           // t1's pane id, the bare call's target
 	timeBin, _ = exec.LookPath("/usr/bin/time") // GNU time, for peak RSS; "" reports none
 	iters      = flag.Int("bench.iters", 20, "iterations of each small operation")
 	large      = flag.Bool("bench.large", true, "include the 64 KB and 1 MB messages")
@@ -73,6 +73,7 @@ func setup(m *testing.M) (int, error) {
 		return 0, err
 	}
 	for _, b := range [][2]string{{"./cmd/...", binDir + "/"}, {"./tests/fakeagent", filepath.Join(dir, "agents", "claude")}} {
+		// The binaries are built as make builds them.
 		cmd := exec.Command("go", "build", "-o", b[1], b[0])
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -90,59 +91,92 @@ func setup(m *testing.M) (int, error) {
 		return 0, err
 	}
 	socket = fmt.Sprintf("fmbench-%d-%d", os.Getpid(), rand.IntN(1<<20))
-	events = filepath.Join(dir, "events.log")
-	agent := filepath.Join(dir, "agents", "claude")
-	shell := "bash --norc --noprofile"
-	agentCmd = shell + " -c '" + agent + "; exec " + shell + "'"
-	out, err := exec.Command("tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-P", "-F", "#{pane_id} #{window_id} #{pane_pid}",
-		"-s", "fmses", "-n", "fm-t1", "-x", "200", "-y", "50", "-c", wt, "-e", "FAKEAGENT_EVENTS="+events,
-		agentCmd).Output()
-	if err != nil {
-		return 0, fmt.Errorf("start tmux: %w", err)
+	claude = task{id: "t1", harness: "claude", bin: filepath.Join(dir, "agents", "claude"), events: filepath.Join(dir, "events-t1.log")}
+	codex = task{id: "t2", harness: "codex", bin: filepath.Join(dir, "agents", "codex"), events: filepath.Join(dir, "events-t2.log")}
+	if err := copyFile(claude.bin, codex.bin); err != nil {
+		return 0, err
+	}
+	if err := claude.start(wt, true); err != nil {
+		return 0, err
 	}
 	defer exec.Command("tmux", "-L", socket, "kill-server").Run()
-	ids := strings.Fields(string(out))
-	if len(ids) != 3 {
-		return 0, fmt.Errorf("new-session printed %q, not a pane id, window id and pid", out)
-	}
-	pane = ids[0]
-	// The record names the pane's ids and its shell's pid, as fm-spawn
-	// writes it.
-	meta := fmt.Sprintf("window=fmses:fm-t1\ntmux_pane_id=%s\ntmux_window_id=%s\ntmux_pane_pid=%s\nendpoint_task_id=t1\nworktree=%s\nproject=%s\nharness=claude\nkind=ship\nmodel=default\neffort=default\n", ids[0], ids[1], ids[2], wt, wt)
-	if err := os.WriteFile(filepath.Join(home, "state", "t1.meta"), []byte(meta), 0o644); err != nil {
+	if err := codex.start(wt, false); err != nil {
 		return 0, err
 	}
-	if err := awaitStart(1); err != nil {
-		return 0, err
-	}
+	pane = claude.pane
 	return m.Run(), nil
 }
 
+// task is one fake agent in its own window with its record.
+type task struct {
+	id, harness string
+	bin         string // the fake agent, named as its harness
+	events      string // FAKEAGENT_EVENTS
+	pane        string
+	cmd         string // the pane's command: the fake agent, then a shell
+}
+
+// start opens the task's window (the session's first when first is set),
+// writes its record naming the pane's ids and its shell's pid, as fm-spawn
+// writes it, and waits for the agent.
+func (k *task) start(wt string, first bool) error {
+	shell := "bash --norc --noprofile"
+	// The events path is part of the command, so a respawn keeps it.
+	k.cmd = shell + " -c 'FAKEAGENT_EVENTS=" + k.events + " " + k.bin + "; exec " + shell + "'"
+	args := []string{"-L", socket, "-f", "/dev/null", "new-window", "-d", "-P", "-F", "#{pane_id} #{window_id} #{pane_pid}", "-t", "=fmses:"}
+	if first {
+		args = []string{"-L", socket, "-f", "/dev/null", "new-session", "-d", "-P", "-F", "#{pane_id} #{window_id} #{pane_pid}", "-s", "fmses", "-x", "200", "-y", "50"}
+	}
+	args = append(args, "-n", "fm-"+k.id, "-c", wt, k.cmd)
+	out, err := exec.Command("tmux", args...).Output()
+	if err != nil {
+		return fmt.Errorf("start tmux window for %s: %w", k.id, err)
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) != 3 {
+		return fmt.Errorf("tmux printed %q, not a pane id, window id and pid", out)
+	}
+	k.pane = ids[0]
+	meta := fmt.Sprintf("window=fmses:fm-%s\ntmux_pane_id=%s\ntmux_window_id=%s\ntmux_pane_pid=%s\nendpoint_task_id=%s\nworktree=%s\nproject=%s\nharness=%s\nkind=ship\nmodel=default\neffort=default\n", k.id, ids[0], ids[1], ids[2], k.id, wt, wt, k.harness)
+	if err := os.WriteFile(filepath.Join(home, "state", k.id+".meta"), []byte(meta), 0o644); err != nil {
+		return err
+	}
+	return k.awaitStart(1)
+}
+
 // awaitStart waits for the fake agent's n-th start event.
-func awaitStart(n int) error {
+func (k *task) awaitStart(n int) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if data, _ := os.ReadFile(events); strings.Count(string(data), "start claude") >= n {
+		if data, _ := os.ReadFile(k.events); strings.Count(string(data), "start "+k.harness) >= n {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the fake agent did not start")
+			return fmt.Errorf("the fake %s did not start", k.harness)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// freshAgent restarts the fake agent in the same pane (same pane id), so a
-// row starts from an empty composer and transcript.
-func freshAgent(b *testing.B) {
-	data, _ := os.ReadFile(events)
-	starts := strings.Count(string(data), "start claude")
-	if err := exec.Command("tmux", "-L", socket, "respawn-pane", "-k", "-t", pane, agentCmd).Run(); err != nil {
-		b.Fatalf("respawn the fake agent: %v", err)
+// fresh restarts the fake agent in the same pane (same pane id), so a row
+// starts from an empty composer and transcript.
+func (k *task) fresh(b *testing.B) {
+	data, _ := os.ReadFile(k.events)
+	starts := strings.Count(string(data), "start "+k.harness)
+	if err := exec.Command("tmux", "-L", socket, "respawn-pane", "-k", "-t", k.pane, k.cmd).Run(); err != nil {
+		b.Fatalf("respawn the fake %s: %v", k.harness, err)
 	}
-	if err := awaitStart(starts + 1); err != nil {
+	if err := k.awaitStart(starts + 1); err != nil {
 		b.Fatal(err)
 	}
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o755)
 }
 
 func moduleRoot() (string, error) {
@@ -271,7 +305,8 @@ type op struct {
 	label string
 	name  string
 	args  []string
-	text  []byte // sent on stdin (fm-send t1 -), checked to arrive whole
+	text  []byte // sent on stdin (fm-send <id> -), checked to arrive whole
+	to    *task  // the task text goes to
 	n     int
 	// spaced: the operation ends with an Escape, after which the task's
 	// next input waits out the 200 ms press gap (recorded in its input
@@ -320,7 +355,7 @@ func measure(b *testing.B, m mode, windows int, o op) string {
 				firstErr = firstErr[:160] + "…"
 			}
 		}
-		if o.text != nil && arrivedWhole(o.text) {
+		if o.text != nil && arrivedWhole(o.to, o.text) {
 			whole++
 		}
 	}
@@ -345,9 +380,9 @@ func measure(b *testing.B, m mode, windows int, o op) string {
 		o.label, m.name, windows, ms(mo), float64(mo)/float64(mb), c.tmuxProcs, c.wireCalls, c.ctlCmds, c.other, peak, outcome)
 }
 
-// arrivedWhole reports whether the agent's last submit is exactly text.
-func arrivedWhole(text []byte) bool {
-	data, err := os.ReadFile(events)
+// arrivedWhole reports whether k's agent's last submit is exactly text.
+func arrivedWhole(k *task, text []byte) bool {
+	data, err := os.ReadFile(k.events)
 	if err != nil {
 		return false
 	}
@@ -411,10 +446,16 @@ func BenchmarkTable(b *testing.B) {
 			label string
 			n     int
 		}{{"64 KB", 64 << 10}, {"1 MB", 1_000_000}} {
-			for _, m := range modes[:2] {
-				freshAgent(b)
-				o := op{label: "`fm-send t1 -` (" + size.label + ", twice in a row)", name: "fm-send", args: []string{"t1", "-"}, text: message(size.n, size.label), n: 2}
-				rows = append(rows, measure(b, m, 500, o))
+			// claude both ways, and codex, whose row is the same
+			// machinery without claude's 150 ms paste settle.
+			for _, run := range []struct {
+				k *task
+				m mode
+			}{{&claude, modes[0]}, {&claude, modes[1]}, {&codex, modes[0]}} {
+				run.k.fresh(b)
+				o := op{label: fmt.Sprintf("`fm-send %s -` to %s (%s, twice in a row)", run.k.id, run.k.harness, size.label), name: "fm-send",
+					args: []string{run.k.id, "-"}, text: message(size.n, size.label), to: run.k, n: 2}
+				rows = append(rows, measure(b, run.m, 500, o))
 			}
 		}
 	}

@@ -60,10 +60,6 @@ import (
 // before it counts as the Escape key.
 const escTimeout = 30 * time.Millisecond
 
-// collapseChars: a claude paste longer than this (or of more than three
-// lines) is drawn collapsed.
-const collapseChars = 800
-
 var (
 	pasteStart = []byte("\x1b[200~")
 	pasteEnd   = []byte("\x1b[201~")
@@ -250,7 +246,7 @@ func (a *agent) finishPaste() {
 	s = strings.ReplaceAll(s, "\r", "\n")
 	a.pasteBuf = a.pasteBuf[:0]
 	a.event("paste %q", s)
-	if fakeframe.CollapsesPasteByLines(a.name) && (strings.Count(s, "\n") > 2 || len(s) > collapseChars) {
+	if _, collapsed := fakeframe.CollapsedPaste(a.name, len(a.pastes), s); collapsed {
 		a.pastes = append(a.pastes, s)
 	}
 	for _, r := range s {
@@ -339,7 +335,8 @@ func (a *agent) screen(rows int) string {
 func (a *agent) shown() string {
 	composer := string(a.composer)
 	for i, p := range a.pastes {
-		composer = strings.Replace(composer, p, fmt.Sprintf("[Pasted text #%d +%d lines]", i+1, strings.Count(p, "\n")), 1)
+		shown, _ := fakeframe.CollapsedPaste(a.name, i, p)
+		composer = strings.Replace(composer, p, shown, 1)
 	}
 	return composer
 }

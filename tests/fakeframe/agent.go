@@ -163,15 +163,3 @@ func RunsAsScript(cmd string) bool {
 	h, ok := launchedBy(cmd)
 	return ok && h.ArgvScript != ""
 }
-
-// CollapsesPasteByLines reports whether the harness named name draws a long
-// paste as a placeholder counting its lines (claude's "[Pasted text #1 +29
-// lines]"), as its screen signature says.
-func CollapsesPasteByLines(name string) bool {
-	h, ok := harness.Lookup(name)
-	if !ok {
-		return false
-	}
-	sig, ok := h.Screen()
-	return ok && sig.CollapsedLines
-}

@@ -5,6 +5,12 @@
 // (pi and gemini too). Any other name gets a bare "> " prompt.
 package fakeframe
 
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
 const rule = "────────────────────────────────────────"
 
 // Frame returns the composer row's prefix and the rows drawn above and
@@ -34,4 +40,24 @@ func Frame(name string, empty bool) (prefix, placeholder string, above, below []
 		return "  ┃  ", "", []string{"     ▣  Build · fake model", "  ┃"}, []string{"  ┃", "  ┃  Build · fake model", "  ╹▀▀▀▀▀▀▀▀", "   /wt   tab agents"}
 	}
 	return "> ", "", nil, nil
+}
+
+// CollapsedPaste is how the harness named name draws its i-th long paste p
+// in the composer, and whether it collapses p at all, as the lab saw them:
+// claude "[Pasted text #1 +29 lines]" past three lines or 800 bytes; codex
+// "[Pasted Content 2160 chars]" past 1000 characters (930 were drawn in
+// full, 2160 collapsed; codex's LARGE_PASTE_CHAR_THRESHOLD). The screen
+// signatures read these placeholders (harness.ScreenSig.Collapsed).
+func CollapsedPaste(name string, i int, p string) (string, bool) {
+	switch name {
+	case "claude":
+		if strings.Count(p, "\n") > 2 || len(p) > 800 {
+			return fmt.Sprintf("[Pasted text #%d +%d lines]", i+1, strings.Count(p, "\n")), true
+		}
+	case "codex":
+		if n := utf8.RuneCountInString(p); n > 1000 {
+			return fmt.Sprintf("[Pasted Content %d chars]", n), true
+		}
+	}
+	return p, false
 }

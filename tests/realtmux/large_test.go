@@ -25,9 +25,20 @@ func largeMessage(n int, tag string) string {
 // the same tail) are each confirmed only once the agent holds all of it:
 // every send exits 0 and its submit is exactly the message.
 func TestLargeMessagesBackToBackArriveWholeBeforeTheyAreConfirmed(t *testing.T) {
-	t.Parallel()
+	for _, h := range []string{"claude", "codex"} {
+		t.Run(h, func(t *testing.T) {
+			t.Parallel()
+			largeMessagesBackToBack(t, h)
+		})
+	}
+}
+
+// largeMessagesBackToBack sends 200 KB, then 1 MB twice with the same tail,
+// to a fake agent of harness h (each collapses a long paste into its own
+// placeholder).
+func largeMessagesBackToBack(t *testing.T, h string) {
 	s := newServer(t)
-	a := s.startAgent("t1", "claude")
+	a := s.startAgent("t1", h)
 	for i, size := range []int{200_000, 1_000_000, 1_000_000} {
 		msg := largeMessage(size, fmt.Sprintf("%d bytes", size))
 		r := s.run(msg, nil, "fm-send", "t1", "-")
