@@ -2,6 +2,7 @@ package backends
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"fmctl/config"
@@ -22,7 +23,7 @@ func Open(name string, r Runner, env Env) (Backend, error) {
 		// The wire replaces tmux client processes only; a test's scripted
 		// runner, and FM_TMUX_WIRE=0, keep every call a process.
 		if er, ok := r.(*ExecRunner); ok && env("FM_TMUX_WIRE") != "0" {
-			r = &TmuxWire{Exec: er, Binary: bin, TracePath: er.TracePath}
+			r = &TmuxWire{Exec: er, Binary: bin, TracePath: er.TracePath, CachePath: wireCachePath(env)}
 		}
 		return NewTmux(Bounded{Inner: r, Timeout: MuxTimeout(env)}, TmuxOptions{
 			Binary:     bin,
@@ -62,4 +63,19 @@ func MuxTimeout(env Env) time.Duration {
 		return d
 	}
 	return DefaultMuxTimeout
+}
+
+// wireCachePath is where the tmux wire keeps the proven tmux's version: the
+// user's cache directory ($XDG_CACHE_HOME, else ~/.cache), since the tmux
+// binary is the machine's, not one home's.
+func wireCachePath(env Env) string {
+	dir := env("XDG_CACHE_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		home := env("HOME")
+		if home == "" || !filepath.IsAbs(home) {
+			return ""
+		}
+		dir = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(dir, "fmctl", "tmux-wire")
 }

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"fmctl/state"
 	"syscall"
 	"time"
 )
@@ -41,9 +43,14 @@ type TmuxWire struct {
 	// TracePath, when set, gets one line per call carried over the wire,
 	// named wireTraceName, beside the exec runner's lines.
 	TracePath string
+	// CachePath keeps the proven tmux file's version across processes, so
+	// only the first process after tmux changes asks the server for it
+	// (a round trip, about a quarter of a call's cost); "" asks every
+	// process.
+	CachePath string
 
 	mu      sync.Mutex
-	proven  map[string]bool // socket path -> the wire may carry its calls
+	proven  map[string]bool // socket path -> the wire may carry its calls (this process)
 	binary  os.FileInfo     // the tmux on PATH, looked up once
 	binDone bool
 }
@@ -126,14 +133,16 @@ func (w *TmuxWire) Run(ctx context.Context, c Cmd) (Output, error) {
 	if !ok || len(args) == 0 {
 		return w.Exec.Run(ctx, c)
 	}
-	if !w.carries(ctx, sock, label, env) {
+	conn := w.open(ctx, sock, label, env)
+	if conn == nil {
 		return w.Exec.Run(ctx, c)
 	}
 	start := time.Now()
-	out, err := wireCall(ctx, sock, label, args, env, c.Stdin)
+	out, err := wireExchange(conn, label, args, env, c.Stdin)
+	conn.Close()
 	if errors.Is(err, errWireNotSent) {
-		// The server went away or stopped answering before the command
-		// reached it; a tmux client says the same in its own words.
+		// The server refused the messages unread (another protocol);
+		// a tmux client says so in its own words.
 		w.forget(sock)
 		return w.Exec.Run(ctx, c)
 	}
@@ -158,23 +167,41 @@ func (w *TmuxWire) Start(c Cmd) (*Started, error) {
 	return nil, errNoStarter
 }
 
-// carries proves the server on sock once per process: it must run the tmux
-// on PATH, and answer a version read over the wire with a supported
-// version.
-func (w *TmuxWire) carries(ctx context.Context, sock string, label bool, env []string) bool {
+// open returns a connection to the server on sock that the wire may carry
+// a call over, or nil when the call goes to a tmux client: the server is
+// not running (the client starts it, or says it is gone), or it was not
+// proven. A server is proven once per process (prove).
+func (w *TmuxWire) open(ctx context.Context, sock string, label bool, env []string) *wireConn {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if ok, done := w.proven[sock]; done {
-		return ok
+	ok, known := w.proven[sock]
+	if known && !ok {
+		return nil
 	}
+	conn, err := wireDial(ctx, sock)
+	if err != nil {
+		return nil
+	}
+	if known {
+		return conn
+	}
+	ok, consumed := w.prove(ctx, conn, label, env)
 	if w.proven == nil {
 		w.proven = map[string]bool{}
 	}
-	ok, final := w.prove(ctx, sock, label, env)
-	if final {
-		w.proven[sock] = ok
+	w.proven[sock] = ok
+	if !ok || consumed {
+		conn.Close()
 	}
-	return ok
+	if !ok {
+		return nil
+	}
+	if consumed {
+		if conn, err = wireDial(ctx, sock); err != nil {
+			return nil
+		}
+	}
+	return conn
 }
 
 func (w *TmuxWire) forget(sock string) {
@@ -183,37 +210,75 @@ func (w *TmuxWire) forget(sock string) {
 	w.mu.Unlock()
 }
 
-// prove reports whether the wire may carry sock's calls, and whether that
-// verdict holds for the rest of the process: a server not yet running (a
-// tmux client will start it) is asked again on the next call.
-func (w *TmuxWire) prove(ctx context.Context, sock string, label bool, env []string) (ok, final bool) {
+// prove reports whether the wire may carry calls to the server conn
+// reaches: the process listening (SO_PEERCRED) runs the very file the tmux
+// on PATH is, and that file is a supported release. Its version is read
+// from the cache (CachePath, keyed by the file's identity) or else asked
+// over conn, which is then consumed.
+func (w *TmuxWire) prove(ctx context.Context, conn *wireConn, label bool, env []string) (ok, consumed bool) {
+	bin := w.tmuxBinary()
+	if bin == nil {
+		return false, false
+	}
+	pid, err := peerPID(conn.f)
+	if err != nil {
+		return false, false
+	}
+	exe, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/exe")
+	if err != nil || !os.SameFile(exe, bin) {
+		return false, false
+	}
+	key := binaryKey(bin)
+	if v, ok := w.cachedVersion(key); ok {
+		return wireVersionSupported(v), false
+	}
+	out, err := wireExchange(conn, label, []string{"display-message", "-p", "#{version}"}, env, nil)
+	if err != nil || out.ExitCode != 0 {
+		return false, true
+	}
+	v := strings.TrimSpace(string(out.Stdout))
+	w.cacheVersion(key, v)
+	return wireVersionSupported(v), true
+}
+
+// tmuxBinary is the file the tmux on PATH names, looked up once.
+func (w *TmuxWire) tmuxBinary() os.FileInfo {
 	if !w.binDone {
 		w.binDone = true
 		if p, err := exec.LookPath(w.Binary); err == nil {
 			w.binary, _ = os.Stat(p)
 		}
 	}
-	if w.binary == nil {
-		return false, true
+	return w.binary
+}
+
+// cachedVersion is the version the cache holds for the tmux file whose
+// identity is key. The cache holds one line, "<key> <version>": the last
+// tmux a server was proven to run.
+func (w *TmuxWire) cachedVersion(key string) (string, bool) {
+	if w.CachePath == "" || key == "" {
+		return "", false
 	}
-	conn, err := wireDial(ctx, sock)
+	data, err := state.ReadSmallFile(w.CachePath, 4096)
 	if err != nil {
-		return false, false
+		return "", false
 	}
-	defer conn.Close()
-	pid, err := peerPID(conn.f)
-	if err != nil {
-		return false, true
+	line, _, _ := strings.Cut(string(data), "\n")
+	k, v, ok := strings.Cut(line, "\t")
+	return v, ok && k == key && v != ""
+}
+
+// cacheVersion records the version of the tmux file whose identity is
+// key. A cache that cannot be written only costs the next process the
+// question.
+func (w *TmuxWire) cacheVersion(key, version string) {
+	if w.CachePath == "" || key == "" || strings.ContainsAny(version, "\t\n") {
+		return
 	}
-	exe, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/exe")
-	if err != nil || !os.SameFile(exe, w.binary) {
-		return false, true
+	if err := os.MkdirAll(filepath.Dir(w.CachePath), 0o755); err != nil {
+		return
 	}
-	out, err := wireExchange(conn, label, []string{"display-message", "-p", "#{version}"}, env, nil)
-	if err != nil || out.ExitCode != 0 {
-		return false, true
-	}
-	return wireVersionSupported(string(out.Stdout)), true
+	_ = state.WriteAtomic(w.CachePath, []byte(key+"\t"+version+"\n"))
 }
 
 func (w *TmuxWire) trace(c Cmd, d time.Duration) {
@@ -342,20 +407,10 @@ func wireDial(ctx context.Context, sock string) (*wireConn, error) {
 	return &wireConn{f: f, stop: stop}, nil
 }
 
-// wireCall runs one tmux command list (argv as the tmux client takes it)
-// on the server at sock, as one client: identify, the command, then its
-// output until the server says the client may exit. stdin is what a
+// wireExchange runs one tmux command list (argv as the tmux client takes
+// it) over conn, as one client: identify, the command, then its output
+// until the server says the client may exit. stdin is what a
 // `load-buffer -` reads.
-func wireCall(ctx context.Context, sock string, label bool, args, env []string, stdin []byte) (Output, error) {
-	conn, err := wireDial(ctx, sock)
-	if err != nil {
-		return Output{}, fmt.Errorf("%w: %w", errWireNotSent, err)
-	}
-	defer conn.Close()
-	return wireExchange(conn, label, args, env, stdin)
-}
-
-// wireExchange is wireCall on a connection of its own.
 func wireExchange(conn *wireConn, label bool, args, env []string, stdin []byte) (Output, error) {
 	command, err := packCommand(args)
 	if err != nil {

@@ -1,6 +1,7 @@
 package backends
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -36,4 +37,14 @@ func connectUnix(path string) (int, error) {
 		return -1, err
 	}
 	return fd, nil
+}
+
+// binaryKey identifies a file's content as far as stat can: reinstalling or
+// rebuilding tmux changes its inode, size, modification or change time.
+func binaryKey(fi os.FileInfo) string {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d:%d:%d:%d", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano())
 }

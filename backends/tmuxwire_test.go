@@ -122,6 +122,7 @@ func TestTmuxAdapterOverTheWire(t *testing.T) {
 	sock, pane := privateTmux(t)
 	trace := filepath.Join(t.TempDir(), "trace")
 	t.Setenv("FM_RUNNER_TRACE", trace)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	be, err := Open("tmux", NewExecRunner(), func(k string) string {
 		if k == "FM_TMUX_SOCKET" {
 			return sock
@@ -240,4 +241,83 @@ func TestWireSocket(t *testing.T) {
 	if _, _, _, ok := wireSocket([]string{"-L", "x", "ls"}, env); ok {
 		t.Error("a world-writable socket directory was taken")
 	}
+}
+
+// The proven tmux's version is kept in the cache, keyed by the tmux file's
+// identity: the next process reads it instead of asking the server, a
+// version the cache holds decides (a cached unsupported one sends the call
+// to a tmux client), and an entry for another file is asked again and
+// replaced.
+func TestTmuxWireCachesTheProvenVersion(t *testing.T) {
+	sock, pane := privateTmux(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache", "tmux-wire")
+	trace := filepath.Join(dir, "trace")
+	ctx := context.Background()
+	args := []string{"-u", "-L", sock, "display-message", "-p", "-t", pane, "#{pane_id}"}
+	run := func() int {
+		t.Helper()
+		before := traceCount(t, trace, wireTraceName)
+		w := &TmuxWire{Exec: &ExecRunner{TracePath: trace}, Binary: "tmux", TracePath: trace, CachePath: cache}
+		out, err := w.Run(ctx, Cmd{Path: "tmux", Args: args})
+		if err != nil || strings.TrimSpace(string(out.Stdout)) != pane {
+			t.Fatalf("display-message: %q %v", out.Stdout, err)
+		}
+		return traceCount(t, trace, wireTraceName) - before
+	}
+	if run() != 1 {
+		t.Fatal("the first call did not go over the wire")
+	}
+	real, _ := exec.LookPath("tmux")
+	fi, _ := os.Stat(real)
+	key := binaryKey(fi)
+	version := strings.TrimSpace(string(must(exec.Command("tmux", "-V").Output())))
+	if got, want := readString(cache), key+"\t"+strings.TrimPrefix(version, "tmux ")+"\n"; got != want {
+		t.Fatalf("the cache holds %q, want %q", got, want)
+	}
+
+	if err := os.WriteFile(cache, []byte(key+"\t3.1c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if run() != 0 {
+		t.Error("a cached 3.1c still took the wire")
+	}
+
+	if err := os.WriteFile(cache, []byte("1:2:3:4:5\t3.1c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if run() != 1 {
+		t.Error("an entry for another tmux file decided")
+	}
+	if got := readString(cache); !strings.HasPrefix(got, key+"\t") {
+		t.Errorf("the cache holds %q after the server was asked, want %s's entry", got, key)
+	}
+
+	// A symlink in the cache's place is neither read nor replaced.
+	decoy := filepath.Join(dir, "decoy")
+	if err := os.WriteFile(decoy, []byte(key+"\t3.1c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(cache)
+	if err := os.Symlink(decoy, cache); err != nil {
+		t.Fatal(err)
+	}
+	if run() != 1 {
+		t.Error("a symlinked cache was read")
+	}
+	if fi, err := os.Lstat(cache); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the symlinked cache was replaced")
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func readString(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
 }

@@ -182,7 +182,8 @@ func newServer(t *testing.T, serverEnv ...string) *server {
 	}
 	// The panes' bash must not write a history file into the user's home or
 	// read the user's rc files; PS1 keeps the prompt plain.
-	s.env = append(baseEnv(), "HISTFILE=/dev/null", "PS1=$ ", "TMUX=")
+	// XDG_CACHE_HOME: the tmux wire's version cache stays in the test.
+	s.env = append(baseEnv(), "HISTFILE=/dev/null", "PS1=$ ", "TMUX=", "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
 	start := s.cmd("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "200", "-y", "50",
 		"-n", "home", "--", bashBin, "--norc", "--noprofile")
 	start.Env = append(append([]string(nil), s.env...), serverEnv...)
