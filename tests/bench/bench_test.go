@@ -344,6 +344,12 @@ func measure(b *testing.B, m mode, windows int, o op) string {
 			r = runBin(m, "", o.text, o.name, o.args...)
 		}
 		walls = append(walls, r.wall)
+		if o.spaced {
+			// The bare call starts after the same pause as the run it is
+			// the unit of: a call after 250 ms idle meets a sleeping tmux
+			// server and cold caches, whatever made it.
+			time.Sleep(escapeGap)
+		}
 		bares = append(bares, bare())
 		if i == 0 {
 			rss = r.rssKB
