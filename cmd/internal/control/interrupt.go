@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"fmctl/backends"
@@ -139,6 +140,8 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Targe
 			return "", nil, refused
 		} else if refused != nil {
 			return "unconfirmed", &judged, nil
+		} else if unknown := keyUnknown(t, h.InterruptKey, err); unknown != nil {
+			return "", nil, unknown
 		} else if err != nil {
 			return "", nil, cli.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
 		}
@@ -158,6 +161,8 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Targe
 		time.Sleep(h.PressGap)
 		if err := send(h.ClearKey, true); refused != nil {
 			return "unconfirmed", &judged, nil
+		} else if unknown := keyUnknown(t, h.ClearKey, err); unknown != nil {
+			return "", nil, unknown
 		} else if err != nil {
 			return "", nil, cli.Failed("interrupt key %s reached task %s, but %s did not (%v); its composer may still hold the cancelled prompt, so clear it before sending anything else", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
 		}
@@ -171,6 +176,17 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Targe
 		after = &obs
 	}
 	return cancel, after, nil
+}
+
+// keyUnknown words a key whose multiplexer call timed out: the call may
+// still have been taken (tmux can run the key before the timeout ends its
+// call), so the interrupt is unconfirmed (exit 3), never "not delivered".
+func keyUnknown(t *task.Target, key harness.Key, err error) error {
+	var te *backends.TimeoutError
+	if !errors.As(err, &te) {
+		return nil
+	}
+	return cli.Unconfirmed("interrupt key %s to task %s: %v, so whether it reached the agent is unknown; look at the pane (fm-control read %s) before interrupting again", key, t.ID, te, t.ID)
 }
 
 // restoreSig is the screen signature of a harness that puts a cancelled
