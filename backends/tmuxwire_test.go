@@ -321,3 +321,56 @@ func readString(path string) string {
 	b, _ := os.ReadFile(path)
 	return string(b)
 }
+
+// A tmux replaced on disk while its server runs (an upgrade) is no longer
+// the server's file: the server keeps the old one, so the wire leaves it to
+// a tmux client, which speaks whatever the new tmux speaks.
+func TestTmuxWireLeavesAServerWhoseTmuxWasReplaced(t *testing.T) {
+	real, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux not installed")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tmux")
+	copyBinary := func() {
+		t.Helper()
+		data, err := os.ReadFile(real)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmp := bin + ".new"
+		if err := os.WriteFile(tmp, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, bin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyBinary()
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("TMUX_TMPDIR", t.TempDir())
+	t.Setenv("TMUX", "")
+	sock := "fmwire-upgrade"
+	if out, err := exec.Command(bin, "-L", sock, "-f", "/dev/null", "new-session", "-d", "-s", "s", "cat").CombinedOutput(); err != nil {
+		t.Fatalf("start tmux: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command(bin, "-L", sock, "kill-server").Run() })
+	trace := filepath.Join(dir, "trace")
+	call := func() int {
+		t.Helper()
+		before := traceCount(t, trace, wireTraceName)
+		w := &TmuxWire{Exec: &ExecRunner{TracePath: trace}, Binary: "tmux", TracePath: trace}
+		out, err := w.Run(context.Background(), Cmd{Path: "tmux", Args: []string{"-u", "-L", sock, "display-message", "-p", "#{session_name}"}})
+		if err != nil || strings.TrimSpace(string(out.Stdout)) != "s" {
+			t.Fatalf("display-message: %q %v", out.Stdout, err)
+		}
+		return traceCount(t, trace, wireTraceName) - before
+	}
+	if call() != 1 {
+		t.Fatal("the server running the tmux on PATH did not take the wire")
+	}
+	copyBinary()
+	if call() != 0 {
+		t.Error("the wire spoke to a server whose tmux file was replaced")
+	}
+}
