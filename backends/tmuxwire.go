@@ -595,13 +595,22 @@ func answer(typ uint32, body []byte, streams map[int32]int32, stdout, stderr *by
 	word := func(i int) int32 { return int32(binary.NativeEndian.Uint32(body[4*i:])) }
 	switch typ {
 	case msgExit, msgShutdown:
-		if len(body) >= 4 {
-			out.ExitCode = int(word(0))
-			if msg := strings.TrimRight(string(body[4:]), "\x00"); msg != "" {
-				stderr.WriteString(msg + "\n")
-			}
-		} else if len(body) != 0 {
+		// As client_dispatch_exit_message reads it: the code (the client
+		// exits with its low byte), then a message whose last byte is its
+		// NUL, printed up to its first NUL and a newline, even when empty.
+		if len(body) != 0 && len(body) < 4 {
 			return nil, false, fmt.Errorf("tmux server sent an exit of %d bytes", len(body))
+		}
+		if len(body) >= 4 {
+			out.ExitCode = int(uint8(word(0)))
+		}
+		if len(body) > 4 {
+			msg := body[4 : len(body)-1]
+			if i := bytes.IndexByte(msg, 0); i >= 0 {
+				msg = msg[:i]
+			}
+			stderr.Write(msg)
+			stderr.WriteByte('\n')
 		}
 		return nil, true, nil
 	case msgExited:
