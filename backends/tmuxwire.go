@@ -63,7 +63,9 @@ const wireTraceName = "tmux (wire)"
 // peer id (the protocol version) and pid, in host byte order; tmux before
 // 3.6 splits the length word into a 16-bit length and 16-bit flags, which
 // reads the same for every message fmctl sends (no file descriptor, so no
-// flags) or accepts.
+// flags) or accepts, on a little-endian machine. (On a big-endian one such a
+// server reads the length as 0 and drops the client, which is not fatal: the
+// version probe fails and every call gets a tmux client.)
 const (
 	wireProtocol   = 8
 	wireHeaderSize = 16
