@@ -407,3 +407,53 @@ func TestTmuxWireLeavesAServerWhoseTmuxWasReplaced(t *testing.T) {
 		t.Error("the wire spoke to a server whose tmux file was replaced")
 	}
 }
+
+// A cache that cannot be read or written only costs the question: a cache
+// directory that is a file, an oversized or foreign file, and writers
+// racing each other leave one whole entry or none, never a wrong one.
+func TestTmuxWireCacheSurvivesHostileFiles(t *testing.T) {
+	dir := t.TempDir()
+	const key = "1:2:3:4:5"
+	blocked := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocked, []byte(key+"\t3.3a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := &TmuxWire{CachePath: filepath.Join(blocked, "tmux-wire")}
+	w.cacheVersion(key, "3.3a")
+	if v, ok := w.cachedVersion(key); ok {
+		t.Errorf("a cache under a file gave %q", v)
+	}
+
+	w.CachePath = filepath.Join(dir, "tmux-wire")
+	for contents, want := range map[string]string{
+		key + "\t3.3a\r\n":                     "3.3a\r", // still 3.3a to wireVersionSupported
+		key + "\t3.3a":                         "3.3a",
+		key + "\t\n":                           "",
+		key + "3.3a\n":                         "",
+		"\n" + key + "\t3.3a\n":                "",
+		key + "\t" + strings.Repeat("3", 5000): "", // over the size read
+	} {
+		if err := os.WriteFile(w.CachePath, []byte(contents), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := w.cachedVersion(key); v != want || ok != (want != "") {
+			t.Errorf("cache %.40q: %q %v, want %q", contents, v, ok, want)
+		}
+	}
+
+	done := make(chan struct{})
+	for i := range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 20 {
+				(&TmuxWire{CachePath: w.CachePath}).cacheVersion(key, "3."+strconv.Itoa(2+i%6))
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	if v, ok := w.cachedVersion(key); !ok || !wireVersionSupported(v) {
+		t.Errorf("after racing writers the cache gives %q %v", v, ok)
+	}
+}
