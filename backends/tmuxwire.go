@@ -63,7 +63,9 @@ const wireTraceName = "tmux (wire)"
 // peer id (the protocol version) and pid, in host byte order; tmux before
 // 3.6 splits the length word into a 16-bit length and 16-bit flags, which
 // reads the same for every message fmctl sends (no file descriptor, so no
-// flags) or accepts.
+// flags) or accepts, on a little-endian machine. (On a big-endian one such a
+// server reads the length as 0 and drops the client, which is not fatal: the
+// version probe fails and every call gets a tmux client.)
 const (
 	wireProtocol   = 8
 	wireHeaderSize = 16
@@ -291,37 +293,46 @@ func (w *TmuxWire) trace(c Cmd, d time.Duration) {
 // Tmux.server writes (-u, then -L name or -S path) and env: -S, else -L,
 // else the socket named first in $TMUX, else the label "default", under
 // $TMUX_TMPDIR or /tmp as tmux resolves them. label is whether the socket
-// came from a label (tmux's CLIENT_DEFAULTSOCKET). Any other option leaves
-// the call to a tmux client.
+// came from a label (tmux's CLIENT_DEFAULTSOCKET). A call without -u (the
+// identify flags are -u's: the server prints to a client without
+// CLIENT_UTF8 differently), with an empty -L or -S (tmux takes those as
+// given, and $TMUX or "default" would name another server), or with any
+// other option is left to a tmux client.
 func wireSocket(args []string, env []string) (sock string, label bool, rest []string, ok bool) {
 	var name, path string
+	var utf8, named, pathed bool
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch {
 		case args[0] == "-u":
+			utf8 = true
 			args = args[1:]
-		case (args[0] == "-L" || args[0] == "-S") && len(args) > 1 && name == "" && path == "":
+		case (args[0] == "-L" || args[0] == "-S") && len(args) > 1 && !named && !pathed:
 			if args[0] == "-L" {
-				name = args[1]
+				name, named = args[1], true
 			} else {
-				path = args[1]
+				path, pathed = args[1], true
 			}
 			args = args[2:]
 		default:
 			return "", false, nil, false
 		}
 	}
-	if path == "" && name == "" {
+	if !utf8 {
+		return "", false, nil, false
+	}
+	if !named && !pathed {
 		if t := envValue(env, "TMUX"); t != "" && t[0] != ',' {
 			path, _, _ = strings.Cut(t, ",")
+			pathed = true
 		}
 	}
-	if path != "" {
-		return path, false, args, true
+	if pathed {
+		return path, false, args, path != ""
 	}
-	if name == "" {
+	if !named {
 		name = "default"
 	}
-	if strings.Contains(name, "/") {
+	if name == "" || strings.Contains(name, "/") {
 		return "", false, nil, false
 	}
 	dir, ok := tmuxSocketDir(env)
@@ -337,13 +348,11 @@ func wireSocket(args []string, env []string) (sock string, label bool, rest []st
 func tmuxSocketDir(env []string) (string, bool) {
 	var base string
 	if d := envValue(env, "TMUX_TMPDIR"); d != "" {
-		if r, err := filepath.EvalSymlinks(d); err == nil && filepath.IsAbs(r) {
-			base = r
-		}
+		base, _ = realPath(d)
 	}
 	if base == "" {
-		r, err := filepath.EvalSymlinks("/tmp")
-		if err != nil {
+		r, ok := realPath("/tmp")
+		if !ok {
 			return "", false
 		}
 		base = r
@@ -357,6 +366,23 @@ func tmuxSocketDir(env []string) (string, bool) {
 		return "", false
 	}
 	return dir, true
+}
+
+// realPath is realpath(3): the absolute path with every symlink resolved;
+// a relative path is taken from the working directory, as tmux takes a
+// relative $TMUX_TMPDIR.
+func realPath(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", false
+		}
+		// Joined without cleaning: EvalSymlinks resolves each ".." against
+		// the directory it is really in, as realpath does.
+		p = wd + string(filepath.Separator) + p
+	}
+	r, err := filepath.EvalSymlinks(p)
+	return r, err == nil && filepath.IsAbs(r)
 }
 
 func envValue(env []string, name string) string {
@@ -571,13 +597,22 @@ func answer(typ uint32, body []byte, streams map[int32]int32, stdout, stderr *by
 	word := func(i int) int32 { return int32(binary.NativeEndian.Uint32(body[4*i:])) }
 	switch typ {
 	case msgExit, msgShutdown:
-		if len(body) >= 4 {
-			out.ExitCode = int(word(0))
-			if msg := strings.TrimRight(string(body[4:]), "\x00"); msg != "" {
-				stderr.WriteString(msg + "\n")
-			}
-		} else if len(body) != 0 {
+		// As client_dispatch_exit_message reads it: the code (the client
+		// exits with its low byte), then a message whose last byte is its
+		// NUL, printed up to its first NUL and a newline, even when empty.
+		if len(body) != 0 && len(body) < 4 {
 			return nil, false, fmt.Errorf("tmux server sent an exit of %d bytes", len(body))
+		}
+		if len(body) >= 4 {
+			out.ExitCode = int(uint8(word(0)))
+		}
+		if len(body) > 4 {
+			msg := body[4 : len(body)-1]
+			if i := bytes.IndexByte(msg, 0); i >= 0 {
+				msg = msg[:i]
+			}
+			stderr.Write(msg)
+			stderr.WriteByte('\n')
 		}
 		return nil, true, nil
 	case msgExited:

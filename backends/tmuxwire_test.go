@@ -226,19 +226,52 @@ func TestWireSocket(t *testing.T) {
 		{[]string{"-u", "list-sessions"}, []string{"TMUX=/run/t,12,0"}, "/run/t", false, true},
 		{[]string{"-u", "list-sessions"}, []string{"TMUX="}, filepath.Join(real, uid, "default"), true, true},
 		{[]string{"-u", "-L", "x", "list-sessions"}, []string{"TMUX=/run/t,12,0"}, filepath.Join(real, uid, "x"), true, true},
-		{[]string{"-f", "/dev/null", "list-sessions"}, nil, "", false, false},
-		{[]string{"-L", "a/b", "list-sessions"}, nil, "", false, false},
+		{[]string{"-u", "-f", "/dev/null", "list-sessions"}, nil, "", false, false},
+		{[]string{"-u", "-L", "a/b", "list-sessions"}, nil, "", false, false},
+		// Without -u the server prints to the client differently than to
+		// the UTF-8 client the wire identifies as.
+		{[]string{"-L", "x", "list-sessions"}, nil, "", false, false},
+		// An empty label or path is tmux's socket as given (a directory,
+		// nothing), never $TMUX's server or the default one.
+		{[]string{"-u", "-L", "", "list-sessions"}, []string{"TMUX=/run/t,12,0"}, "", false, false},
+		{[]string{"-u", "-L", "", "list-sessions"}, []string{"TMUX="}, "", false, false},
+		{[]string{"-u", "-S", "", "list-sessions"}, []string{"TMUX=/run/t,12,0"}, "", false, false},
+		{[]string{"-u", "list-sessions"}, []string{"TMUX=,12,0"}, filepath.Join(real, uid, "default"), true, true},
+		{[]string{"-u", "list-sessions"}, []string{"TMUX=/run/t"}, "/run/t", false, true},
 	} {
 		sock, label, rest, ok := wireSocket(c.args, append(env, c.env...))
 		if ok != c.ok || sock != c.sock || label != c.label || (ok && rest[0] != "list-sessions") {
 			t.Errorf("wireSocket(%q, %q) = %q %v %q %v, want %q %v", c.args, c.env, sock, label, rest, ok, c.sock, c.label)
 		}
 	}
+	// A relative $TMUX_TMPDIR is taken from the working directory, as
+	// tmux's realpath takes it, through symlinks and "..".
+	t.Chdir(dir)
+	deep := filepath.Join(real, "a", "b")
+	if err := os.MkdirAll(deep, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(real, "a", uid), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(deep, filepath.Join(real, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range map[string]string{
+		".":       filepath.Join(real, uid, "x"),
+		"a/b/../": filepath.Join(real, "a", uid, "x"),
+		"link/..": filepath.Join(real, "a", uid, "x"), // the link's target's parent
+	} {
+		sock, _, _, ok := wireSocket([]string{"-u", "-L", "x", "ls"}, append(env, "TMUX_TMPDIR="+rel))
+		if !ok || sock != want {
+			t.Errorf("TMUX_TMPDIR=%s: %q %v, want %q", rel, sock, ok, want)
+		}
+	}
 	// A socket directory open to others is refused, as tmux refuses it.
 	if err := os.Chmod(filepath.Join(real, uid), 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, ok := wireSocket([]string{"-L", "x", "ls"}, env); ok {
+	if _, _, _, ok := wireSocket([]string{"-u", "-L", "x", "ls"}, env); ok {
 		t.Error("a world-writable socket directory was taken")
 	}
 }
@@ -372,5 +405,55 @@ func TestTmuxWireLeavesAServerWhoseTmuxWasReplaced(t *testing.T) {
 	copyBinary()
 	if call() != 0 {
 		t.Error("the wire spoke to a server whose tmux file was replaced")
+	}
+}
+
+// A cache that cannot be read or written only costs the question: a cache
+// directory that is a file, an oversized or foreign file, and writers
+// racing each other leave one whole entry or none, never a wrong one.
+func TestTmuxWireCacheSurvivesHostileFiles(t *testing.T) {
+	dir := t.TempDir()
+	const key = "1:2:3:4:5"
+	blocked := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocked, []byte(key+"\t3.3a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := &TmuxWire{CachePath: filepath.Join(blocked, "tmux-wire")}
+	w.cacheVersion(key, "3.3a")
+	if v, ok := w.cachedVersion(key); ok {
+		t.Errorf("a cache under a file gave %q", v)
+	}
+
+	w.CachePath = filepath.Join(dir, "tmux-wire")
+	for contents, want := range map[string]string{
+		key + "\t3.3a\r\n":                     "3.3a\r", // still 3.3a to wireVersionSupported
+		key + "\t3.3a":                         "3.3a",
+		key + "\t\n":                           "",
+		key + "3.3a\n":                         "",
+		"\n" + key + "\t3.3a\n":                "",
+		key + "\t" + strings.Repeat("3", 5000): "", // over the size read
+	} {
+		if err := os.WriteFile(w.CachePath, []byte(contents), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := w.cachedVersion(key); v != want || ok != (want != "") {
+			t.Errorf("cache %.40q: %q %v, want %q", contents, v, ok, want)
+		}
+	}
+
+	done := make(chan struct{})
+	for i := range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 20 {
+				(&TmuxWire{CachePath: w.CachePath}).cacheVersion(key, "3."+strconv.Itoa(2+i%6))
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	if v, ok := w.cachedVersion(key); !ok || !wireVersionSupported(v) {
+		t.Errorf("after racing writers the cache gives %q %v", v, ok)
 	}
 }
