@@ -102,7 +102,7 @@ var Codes = []CodeRow{
 	{EDeliveryFailed, CodeFailed, nil, "the backend failed to deliver text or a key"},
 	{ENotStopped, CodeFailed, nil, "fm-control exit: the agent did not stop within the wait"},
 	{ENoSignal, CodeFailed, nil, "fm-control wait: the harness reports no activity the condition could be read from"},
-	{EInterrupted, CodeFailed, nil, "the verb was interrupted by a signal"},
+	{EInterrupted, CodeFailed, nil, "a verb that waits was interrupted by SIGINT or SIGTERM (the others end by the signal)"},
 	{ETaskExists, CodeFailed, nil, "fm-spawn: the task already has a record; relaunch it instead"},
 	{EWorktreeInUse, CodeFailed, nil, "fm-spawn: another task or agent already works in the worktree"},
 	{EBadWorktree, CodeFailed, nil, "the worktree or project is missing, not a git worktree root, dirty, or not the recorded one"},

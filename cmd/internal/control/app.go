@@ -120,7 +120,9 @@ func lifecycleCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 		Usage:       v.Purpose,
 		UsageText:   "fm-control " + v.Name + " " + synopsis,
 		Description: verbExamples[v.Name] + "\n\nPostcondition: " + v.Postcondition,
-		Action: func(ctx context.Context, cmd *ucli.Command) error {
+		// Every lifecycle verb may wait (an interrupt's acknowledgement or
+		// restored prompt, an exit, a relaunch's new agent).
+		Action: cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
 			id, err := taskArg(d.Env, cmd)
 			if err != nil {
 				return err
@@ -132,7 +134,7 @@ func lifecycleCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 				}
 			}
 			return NewController(d.Env, d.Runner, d.Printer(cmd.Bool("json"))).Lifecycle(ctx, v.Name, id, opts)
-		},
+		}),
 	}
 	if v.Name == "relaunch" {
 		cmd.Flags = relaunchFlags()

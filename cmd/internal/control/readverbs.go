@@ -85,6 +85,8 @@ func readCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 			case "list":
 				return ctl.List(ctx)
 			case "wait":
+				ctx, stop := cli.SignalContext(ctx)
+				defer stop()
 				return ctl.Wait(ctx, inv.ID, inv.For, inv.Timeout)
 			}
 			return ctl.Read(ctx, inv.ID, inv.Lines)

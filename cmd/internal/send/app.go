@@ -70,6 +70,13 @@ func App(d cli.Deps) *ucli.Command {
 			if err != nil {
 				return err
 			}
+			if req.Key == "" {
+				// A text send waits for its submit to be confirmed; a
+				// key is one call, which a signal ends as well unwatched.
+				var stop context.CancelFunc
+				ctx, stop = cli.SignalContext(ctx)
+				defer stop()
+			}
 			if req.FromStdin {
 				data, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdinText+1))
 				if err != nil {

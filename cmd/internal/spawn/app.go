@@ -68,7 +68,7 @@ func App(d cli.Deps) *ucli.Command {
 		UsageText:   usageText(),
 		Description: description,
 		Flags:       flags(),
-		Action: func(ctx context.Context, cmd *ucli.Command) error {
+		Action: cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
 			req, err := request(cmd)
 			if err != nil {
 				return err
@@ -80,7 +80,7 @@ func App(d cli.Deps) *ucli.Command {
 				return cli.Usage("fm-spawn needs a task id: fm-spawn <id> [flags] (see fm-spawn --help)")
 			}
 			return spawn(ctx, d, req)
-		},
+		}),
 	}
 	cli.Conventions(cli.TaskCommand(app, d.Env, nil), d)
 	return app
