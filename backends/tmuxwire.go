@@ -166,7 +166,7 @@ func (w *TmuxWire) prove(ctx context.Context, conn *wireConn, label bool, env []
 	if bin == nil {
 		return false, false
 	}
-	pid, err := peerPID(conn.f)
+	pid, err := peerPID(conn.fd)
 	if err != nil {
 		return false, false
 	}

@@ -6,33 +6,28 @@ import (
 	"syscall"
 )
 
-// peerPID is the pid of the process that listens on the socket f is
+// peerPID is the pid of the process that listens on the socket fd is
 // connected to (SO_PEERCRED).
-func peerPID(f *os.File) (int, error) {
-	raw, err := f.SyscallConn()
+func peerPID(fd int) (int, error) {
+	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
 	if err != nil {
 		return 0, err
-	}
-	var cred *syscall.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	}); err != nil {
-		return 0, err
-	}
-	if credErr != nil {
-		return 0, credErr
 	}
 	return int(cred.Pid), nil
 }
 
-// connectUnix connects a non-blocking stream socket to path.
+// connectUnix connects a stream socket to path without blocking (a full
+// backlog fails at once), and returns it blocking.
 func connectUnix(path string) (int, error) {
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
 	}
 	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+		syscall.Close(fd)
+		return -1, err
+	}
+	if err := syscall.SetNonblock(fd, false); err != nil {
 		syscall.Close(fd)
 		return -1, err
 	}

@@ -9,7 +9,7 @@ import (
 
 // peerPID: only Linux names a socket's peer here, so elsewhere every tmux
 // call is a tmux client.
-func peerPID(*os.File) (int, error) {
+func peerPID(int) (int, error) {
 	return 0, errors.New("no peer credentials on this system")
 }
 

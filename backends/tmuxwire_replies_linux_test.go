@@ -2,6 +2,7 @@ package backends
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -245,5 +246,30 @@ func TestWireIdentifiesAsTheTmuxClient(t *testing.T) {
 	}
 	if long != 1 {
 		t.Errorf("%d of the long environment entries were sent, want 1", long)
+	}
+}
+
+// A call whose context is cancelled (a signal reached a verb that waits)
+// ends at once, not at its deadline: the blocked read is shut down.
+func TestWireCancelEndsABlockedCall(t *testing.T) {
+	sock := fakeServer(t, true, func(f *fakeConn) {
+		f.command()
+		f.waitEOF()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := wireDial(ctx, sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err = wireExchange(conn, false, []string{"display-message", "x"}, os.Environ(), nil)
+	if err == nil {
+		t.Fatal("a cancelled call succeeded")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("a cancelled call took %v to end, want about 100 ms", d)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -65,26 +66,93 @@ const (
 	clientDefaultSocket = 0x8000000
 )
 
-// wireConn is a connection to a tmux server that ctx bounds. It is a raw
-// socket under an *os.File (which the runtime's poller serves, deadlines
-// and all), not a net.Conn: the net package links the C resolver into the
-// binaries, which costs every invocation about a millisecond of start-up.
+// wireConn is a connection to a tmux server that ctx bounds: a raw
+// blocking socket whose reads and writes are bounded by socket timeouts set
+// to what is left of ctx's deadline, and cut short (shutdown) when ctx is
+// cancelled. Not a net.Conn: the net package links the C resolver into the
+// binaries, which costs every start about a millisecond; and not the
+// runtime's poller either, whose set-up and park-and-wake cost a call more
+// than the blocking read it replaces.
 type wireConn struct {
-	f    *os.File
-	stop func() bool
+	fd       int
+	deadline time.Time // zero: none
+	stop     func() bool
+	mu       sync.Mutex // guards fd against a cancel racing Close
+	closed   bool
 }
 
-func (c *wireConn) Read(b []byte) (int, error)  { return c.f.Read(b) }
-func (c *wireConn) Write(b []byte) (int, error) { return c.f.Write(b) }
+// errWireTimeout is a read or write that met the call's deadline.
+var errWireTimeout = fmt.Errorf("the tmux server did not answer in time: %w", os.ErrDeadlineExceeded)
+
+func (c *wireConn) Read(b []byte) (int, error) {
+	for {
+		if err := c.arm(syscall.SO_RCVTIMEO); err != nil {
+			return 0, err
+		}
+		n, err := syscall.Read(c.fd, b)
+		switch {
+		case err == nil && n == 0 && len(b) > 0:
+			return 0, io.EOF
+		case err == nil:
+			return n, nil
+		case err == syscall.EINTR, err == syscall.EAGAIN && !c.expired():
+			continue // a signal, or the timeout fired a hair early
+		case err == syscall.EAGAIN:
+			return 0, errWireTimeout
+		}
+		return 0, err
+	}
+}
+
+func (c *wireConn) Write(b []byte) (int, error) {
+	written := 0
+	for written < len(b) {
+		if err := c.arm(syscall.SO_SNDTIMEO); err != nil {
+			return written, err
+		}
+		n, err := syscall.Write(c.fd, b[written:])
+		if n > 0 {
+			written += n
+		}
+		switch {
+		case err == nil, err == syscall.EINTR, err == syscall.EAGAIN && !c.expired():
+			continue
+		case err == syscall.EAGAIN:
+			return written, errWireTimeout
+		}
+		return written, err
+	}
+	return written, nil
+}
+
+// arm sets the socket timeout opt to what is left of the deadline.
+func (c *wireConn) arm(opt int) error {
+	if c.deadline.IsZero() {
+		return nil
+	}
+	left := time.Until(c.deadline)
+	if left <= 0 {
+		return errWireTimeout
+	}
+	tv := syscall.NsecToTimeval(max(left.Nanoseconds(), int64(time.Microsecond)))
+	return syscall.SetsockoptTimeval(c.fd, syscall.SOL_SOCKET, opt, &tv)
+}
+
+func (c *wireConn) expired() bool {
+	return !c.deadline.IsZero() && !time.Now().Before(c.deadline)
+}
 
 func (c *wireConn) Close() error {
 	c.stop()
-	return c.f.Close()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	return syscall.Close(c.fd)
 }
 
-// wireDial connects to the server's socket within ctx. The socket is
-// non-blocking from the start, so a server too stalled to accept (a full
-// backlog) fails the connect at once instead of hanging it.
+// wireDial connects to the server's socket within ctx. The connect itself
+// does not block (a server too stalled to accept, with a full backlog,
+// fails it at once); the connection then blocks, bounded by ctx.
 func wireDial(ctx context.Context, sock string) (*wireConn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -93,14 +161,21 @@ func wireDial(ctx context.Context, sock string) (*wireConn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %w", sock, err)
 	}
-	f := os.NewFile(uintptr(fd), sock)
-	if dl, ok := ctx.Deadline(); ok {
-		_ = f.SetDeadline(dl)
-	}
-	// A cancelled call ends its reads and writes at once; Close ends the
-	// watch.
-	stop := context.AfterFunc(ctx, func() { _ = f.SetDeadline(time.Now()) })
-	return &wireConn{f: f, stop: stop}, nil
+	c := &wireConn{fd: fd}
+	c.deadline, _ = ctx.Deadline()
+	// A cancelled call (a signal) ends its reads and writes at once; the
+	// deadline is the socket timeouts' to keep, as errWireTimeout.
+	c.stop = context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if !c.closed {
+			_ = syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+		}
+	})
+	return c, nil
 }
 
 // wireExchange runs one tmux command list (argv as the tmux client takes
