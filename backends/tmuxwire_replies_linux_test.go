@@ -226,6 +226,12 @@ func TestWireIdentifiesAsTheTmuxClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, got := <-client, <-wire
+	// tmux 3.5's client sends its flags as LONGFLAGS twice where 3.2-3.4
+	// send FLAGS (the low 32 bits) then LONGFLAGS, which the wire does;
+	// every allowed server reads both the same.
+	if len(want) > 1 && want[0].typ == msgIdentifyLongFlags && want[1].typ == msgIdentifyLongFlags && len(want[0].body) == 8 {
+		want[0] = message{msgIdentifyFlags, want[0].body[:4]}
+	}
 	for i := 0; i < max(len(want), len(got)); i++ {
 		var w, g message
 		if i < len(want) {
