@@ -22,11 +22,12 @@ import (
 //
 // It speaks only to a server it has proven: one that runs the very binary
 // fmctl would otherwise start (the same file as the tmux on PATH), and that
-// answered a harmless read over the wire with a version whose protocol
-// fmctl was written against (wireVersionSupported). Every other call, and
-// every call that cannot connect (no server yet: the tmux client starts
-// one), goes to Exec unchanged. A call that fails after its command was
-// sent is never retried: the command may have run.
+// answered a harmless read over the wire (once per tmux file, then kept in
+// CachePath) with a version whose protocol fmctl follows
+// (wireVersionSupported). Every other call, and every call that cannot
+// connect (no server yet: the tmux client starts one), goes to Exec
+// unchanged. A call that fails after its command was sent is never
+// retried: the command may have run.
 //
 // The messages are the ones tmux's own client sends for one command, with
 // the same sizes: a server that reads a malformed one exits (fatalx), and
@@ -58,9 +59,10 @@ const wireTraceName = "tmux (wire)"
 // the server, so Exec may run it.
 var errWireNotSent = errors.New("tmux wire: command not sent")
 
-// wireVersionSupported: the tmux releases whose client protocol this file
-// follows (read from their source, run here against 3.3a). A newer or
-// unknown server gets a tmux client.
+// wireVersionSupported: the tmux releases whose client protocol the wire
+// follows (read from their source; scripts/wire-versions.sh runs the wire
+// against 3.2a, 3.4, 3.5a, 3.6b and 3.7c, the machine's tmux is 3.3a). A
+// newer or unknown server gets a tmux client.
 func wireVersionSupported(v string) bool {
 	major, rest, ok := strings.Cut(strings.TrimSpace(v), ".")
 	if !ok || major != "3" || rest == "" || rest[0] < '2' || rest[0] > '7' {
@@ -131,7 +133,7 @@ func (w *TmuxWire) open(ctx context.Context, sock string, label bool, env []stri
 	if known {
 		return conn
 	}
-	ok, consumed := w.prove(ctx, conn, label, env)
+	ok, consumed := w.prove(conn, label, env)
 	if w.proven == nil {
 		w.proven = map[string]bool{}
 	}
@@ -161,7 +163,7 @@ func (w *TmuxWire) forget(sock string) {
 // on PATH is, and that file is a supported release. Its version is read
 // from the cache (CachePath, keyed by the file's identity) or else asked
 // over conn, which is then consumed.
-func (w *TmuxWire) prove(ctx context.Context, conn *wireConn, label bool, env []string) (ok, consumed bool) {
+func (w *TmuxWire) prove(conn *wireConn, label bool, env []string) (ok, consumed bool) {
 	bin := w.tmuxBinary()
 	if bin == nil {
 		return false, false
