@@ -212,7 +212,7 @@ func identify(label bool, env []string) []byte {
 	b = appendMessage(b, msgIdentifyFeatures, binary.NativeEndian.AppendUint32(nil, 0))
 	b = appendMessage(b, msgIdentifyTTYName, cString(""))
 	b = appendMessage(b, msgIdentifyCWD, cString(clientCWD(env)))
-	b = appendMessage(b, msgIdentifyClientPID, binary.NativeEndian.AppendUint32(nil, uint32(os.Getpid())))
+	b = appendMessage(b, msgIdentifyClientPID, binary.NativeEndian.AppendUint32(nil, uint32(wirePID())))
 	for _, kv := range env {
 		// tmux's client skips an entry too long for one message, and one
 		// holding a NUL cannot be a C string at all.
@@ -264,11 +264,16 @@ func packCommand(args []string) ([]byte, error) {
 	return b, nil
 }
 
+// wirePID is this process's pid, which every message header carries: read
+// once, since os.Getpid is a system call and a call's identify is some
+// fifty messages.
+var wirePID = sync.OnceValue(os.Getpid)
+
 func appendMessage(b []byte, typ uint32, body []byte) []byte {
 	b = binary.NativeEndian.AppendUint32(b, typ)
 	b = binary.NativeEndian.AppendUint32(b, uint32(wireHeaderSize+len(body)))
 	b = binary.NativeEndian.AppendUint32(b, wireProtocol)
-	b = binary.NativeEndian.AppendUint32(b, uint32(os.Getpid()))
+	b = binary.NativeEndian.AppendUint32(b, uint32(wirePID()))
 	return append(b, body...)
 }
 
