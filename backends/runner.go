@@ -329,6 +329,14 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("%s timed out after %s", e.Call, e.After)
 }
 
+// MayHaveRun returns the timeout of a call that failed by timing out: the
+// multiplexer can carry out a key before the timeout ends its client, so a
+// key or Enter behind it is unconfirmed, never "not sent".
+func MayHaveRun(err error) (*TimeoutError, bool) {
+	var te *TimeoutError
+	return te, errors.As(err, &te)
+}
+
 // Bounded runs every call under a timeout, so a multiplexer that never
 // answers ends the call (its process group killed by the runner) instead of
 // hanging a verb that holds the task's locks.

@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"fmctl/backends"
@@ -178,12 +177,12 @@ func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Targe
 	return cancel, after, nil
 }
 
-// keyUnknown words a key whose multiplexer call timed out: the call may
-// still have been taken (tmux can run the key before the timeout ends its
-// call), so the interrupt is unconfirmed (exit 3), never "not delivered".
+// keyUnknown words a key whose multiplexer call may have run
+// (backends.MayHaveRun): the interrupt is unconfirmed (exit 3), never "not
+// delivered".
 func keyUnknown(t *task.Target, key harness.Key, err error) error {
-	var te *backends.TimeoutError
-	if !errors.As(err, &te) {
+	te, ok := backends.MayHaveRun(err)
+	if !ok {
 		return nil
 	}
 	return cli.Unconfirmed("interrupt key %s to task %s: %v, so whether it reached the agent is unknown; look at the pane (fm-control read %s) before interrupting again", key, t.ID, te, t.ID)

@@ -2,7 +2,6 @@ package deliver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -123,11 +122,8 @@ func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, t
 				return res
 			}
 		} else if err := b.SendKey(ctx, ep, harness.KeyEnter); err != nil {
-			// An Enter that timed out may still have been taken (the
-			// multiplexer can run it before its client is ended): the
-			// typed text may be submitted, so that is unconfirmed.
-			var te *backends.TimeoutError
-			if errors.As(err, &te) {
+			// The typed text may be submitted: unconfirmed.
+			if _, ok := backends.MayHaveRun(err); ok {
 				res.Enters++
 				res.Verdict = Unproven
 				return res

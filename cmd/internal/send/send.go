@@ -4,7 +4,6 @@ package send
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -153,11 +152,7 @@ func gatedKey(ctx context.Context, t *task.Target, key harness.Key) error {
 		}
 		err = t.Backend.SendKey(ctx, t.Endpoint, key)
 	}
-	// A call that timed out may still have been taken (tmux can run the
-	// key before the timeout ends its client): not "not sent" (exit 1,
-	// nothing done), but unconfirmed.
-	var te *backends.TimeoutError
-	if errors.As(err, &te) {
+	if te, ok := backends.MayHaveRun(err); ok {
 		return cli.Unconfirmed("key '%s' to %s: %v, so whether it reached the agent is unknown; look at the pane before sending it again", key, t.Endpoint.Target, te)
 	}
 	if err != nil {
