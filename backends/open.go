@@ -17,30 +17,29 @@ type Env func(string) string
 // Every call the adapter makes is bounded by FM_MUX_TIMEOUT (a Go duration or
 // seconds; DefaultMuxTimeout when unset or invalid).
 func Open(name string, r Runner, env Env) (Backend, error) {
+	timeout := MuxTimeout(env)
 	switch name {
 	case "tmux":
 		bin := orDefault(env("FM_TMUX_BIN"), "tmux")
 		// The wire replaces tmux client processes only; a test's scripted
-		// runner, and FM_TMUX_WIRE=0, keep every call a process.
+		// runner, and FM_TMUX_WIRE=0, keep every call a process. It runs
+		// inside the bound, which ends a wire call as it kills a process.
 		if er, ok := r.(*ExecRunner); ok && env("FM_TMUX_WIRE") != "0" {
 			r = &TmuxWire{Exec: er, Binary: bin, TracePath: er.TracePath, CachePath: wireCachePath(env)}
 		}
-		return NewTmux(Bounded{Inner: r, Timeout: MuxTimeout(env)}, TmuxOptions{
+		return NewTmux(Bounded{Inner: r, Timeout: timeout}, TmuxOptions{
 			Binary:     bin,
 			Socket:     env("FM_TMUX_SOCKET"),
 			SocketPath: env("FM_TMUX_SOCKET_PATH"),
 			Control:    env("FM_TMUX_CONTROL") == "1",
 		}), nil
-	}
-	r = Bounded{Inner: r, Timeout: MuxTimeout(env)}
-	switch name {
 	case "herdr":
-		return NewHerdr(r, HerdrOptions{
+		return NewHerdr(Bounded{Inner: r, Timeout: timeout}, HerdrOptions{
 			Binary:         orDefault(env("FM_HERDR_BIN"), "herdr"),
 			DefaultSession: orDefault(env("HERDR_SESSION"), "default"),
 		}), nil
 	case "zellij":
-		return NewZellij(r, ZellijOptions{
+		return NewZellij(Bounded{Inner: r, Timeout: timeout}, ZellijOptions{
 			Binary:         orDefault(env("FM_ZELLIJ_BIN"), "zellij"),
 			DefaultSession: orDefault(env("FM_ZELLIJ_SESSION"), "firstmate"),
 		}), nil
