@@ -1,49 +1,66 @@
 // Package stubmodel is a loopback stand-in for the model APIs the real agent
-// CLIs call. The CLIs stay real; only the far end of their HTTP calls is ours,
-// so a test decides whether a turn ends at once or stays busy until it is
-// interrupted, instead of waiting out each CLI's offline retry schedule.
+// CLIs call. The CLIs stay real; only the far end of their HTTP calls is
+// ours. It speaks each CLI's own wire dialect, streamed as the real APIs
+// stream: Anthropic Messages (claude, and opencode and pi as the tier
+// configures them), OpenAI Responses (codex) and Gemini's generateContent
+// (gemini-cli).
 //
-// A request whose newest user message contains HangWord is held open until
-// the client goes away (a real busy turn to interrupt); any other POST is
-// answered at once with a 400 that the Anthropic, OpenAI and Gemini clients
-// all read as a non-retryable error, so the turn ends and the agent is idle
-// again. Only the newest user message counts because every CLI resends the
-// whole conversation: one hang prompt would otherwise hold every later turn.
+// A word in the newest user prompt picks the turn (scenario.go): a plain
+// reply by default; a long streamed answer; tool calls the CLI must run; a
+// rate limit, an overload or a 5xx before a later attempt succeeds; a stream
+// cut mid-answer; the API unreachable for a while; or a request held open
+// until the client goes away. Only the newest prompt counts because every
+// CLI resends the whole conversation.
 package stubmodel
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
 
-// HangWord in a prompt keeps its turn busy until the agent cancels it.
-const HangWord = "fmhang"
-
-// errorBody carries every field the three API dialects read an error from.
-const errorBody = `{"type":"error","error":{"type":"invalid_request_error","code":400,"status":"INVALID_ARGUMENT","message":"fmctl stub model: no model is reachable from the test tier"}}`
-
 // Request is one call the stub received.
 type Request struct {
 	Method, Path string
+	Query        string
+	Header       http.Header
 	Body         []byte
-	Held         bool      // held open as a busy turn
+	Dialect      string    // anthropic, responses, gemini; "" for other calls
+	Prompt       string    // the newest user prompt the dialect read
+	Scenario     Kind      // what the prompt asked for
+	Outcome      string    // how it was answered: reply, tool-call, 429, reset, held, ...
+	Held         bool      // held open as a busy turn (hang)
 	At           time.Time // when it arrived
 }
 
 // Server is a running stub.
 type Server struct {
 	URL  string // http://127.0.0.1:port, no trailing slash
+	addr string
 	srv  *http.Server
-	mu   sync.Mutex
-	reqs []Request
-	open int // held requests still in flight
+
+	mu        sync.Mutex
+	ln        net.Listener
+	reqs      []Request
+	open      int            // POSTs still being answered
+	attempts  map[string]int // failing scenarios: attempts per prompt
+	downUntil time.Time
+	nextID    int
+
 	stop chan struct{}
+}
+
+// dialect is one API's request and reply shapes.
+type dialect interface {
+	parse(body []byte) (Turn, error)
+	fail(w http.ResponseWriter, k Kind)
+	reply(w http.ResponseWriter, t Turn, id string) out
 }
 
 // Start listens on a loopback port.
@@ -52,39 +69,231 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), stop: make(chan struct{})}
+	s := &Server{URL: "http://" + ln.Addr().String(), addr: ln.Addr().String(), ln: ln,
+		attempts: map[string]int{}, stop: make(chan struct{})}
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
 	go s.srv.Serve(ln)
 	return s, nil
 }
 
+// route names the dialect of a model call by its path; ok=false for the
+// other calls a CLI makes (listings, token counts, health checks).
+func route(method, path string) (d dialect, name string, ok bool) {
+	if method != http.MethodPost {
+		return nil, "", false
+	}
+	switch {
+	case strings.HasSuffix(path, "/messages"):
+		return anthropic{}, "anthropic", true
+	case strings.HasSuffix(path, "/responses"):
+		return responses{}, "responses", true
+	case strings.HasSuffix(path, ":streamGenerateContent"):
+		return gemini{stream: true}, "gemini", true
+	case strings.HasSuffix(path, ":generateContent"):
+		return gemini{}, "gemini", true
+	}
+	return nil, "", false
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	hold := r.Method == http.MethodPost && bytes.Contains(newestUserMessage(body), []byte(HangWord))
-	s.mu.Lock()
-	s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Body: body, Held: hold, At: time.Now()})
-	s.mu.Unlock()
-	if r.Method != http.MethodPost {
-		// Model listings and health checks: an empty list, so nothing is
-		// offered and nothing retries.
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"object":"list","data":[],"models":[]}`)
+	req := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body, At: time.Now()}
+	idx := s.record(req)
+	if s.isDown() {
+		// A connection kept alive from before the API went away.
+		s.setOutcome(idx, "reset")
+		reset(w)
 		return
 	}
-	if hold {
+	d, name, ok := route(r.Method, r.URL.Path)
+	if !ok {
+		s.setOutcome(idx, "other")
+		answerOther(w, r)
+		return
+	}
+	turn, err := d.parse(body)
+	if err != nil {
+		s.setOutcome(idx, "unreadable")
+		writeJSON(w, http.StatusBadRequest, map[string]any{"type": "error", "error": map[string]any{
+			"type": "invalid_request_error", "message": fmt.Sprintf("fmctl stub model: unreadable request: %v", err)}})
+		return
+	}
+	sc := ParseScenario(turn.Prompt)
+	s.mu.Lock()
+	s.reqs[idx].Dialect, s.reqs[idx].Prompt, s.reqs[idx].Scenario = name, turn.Prompt, sc.Kind
+	s.open++
+	s.nextID++
+	id := fmt.Sprintf("fmstub%06d", s.nextID)
+	attempt := 0
+	if sc.Kind >= RateLimit && sc.Kind <= Down {
+		key := fmt.Sprintf("%s\x00%s\x00%d", name, turn.Prompt, turn.ToolResults)
+		s.attempts[key]++
+		attempt = s.attempts[key]
+	}
+	s.mu.Unlock()
+	defer func() { s.mu.Lock(); s.open--; s.mu.Unlock() }()
+	s.setOutcome(idx, s.answer(w, r.Context(), d, turn, sc, attempt, id, idx))
+}
+
+// answer serves one model call as its scenario says and returns how.
+func (s *Server) answer(w http.ResponseWriter, ctx context.Context, d dialect, turn Turn, sc Scenario, attempt int, id string, idx int) string {
+	switch sc.Kind {
+	case Hang:
 		s.mu.Lock()
-		s.open++
+		s.reqs[idx].Held = true
 		s.mu.Unlock()
-		defer func() { s.mu.Lock(); s.open--; s.mu.Unlock() }()
 		select {
-		case <-r.Context().Done():
+		case <-ctx.Done():
 		case <-s.stop:
 		}
+		return "held"
+	case RateLimit, Overload, ServerError:
+		if attempt <= sc.Failures {
+			d.fail(w, sc.Kind)
+			return sc.Kind.String()
+		}
+	case Down:
+		if attempt == 1 {
+			s.goDown(sc.Duration)
+			reset(w)
+			return "down"
+		}
+	case Cut:
+		if attempt <= sc.Failures {
+			o := d.reply(w, turn, id)
+			if o.begin() == nil && o.text("This answer is cut ") == nil {
+				o.text("short by the fmctl stub model")
+			}
+			reset(w)
+			return "cut"
+		}
+	}
+	o := d.reply(w, turn, id)
+	if err := o.begin(); err != nil {
+		return "gone"
+	}
+	if sc.Kind == ToolCalls {
+		if call, ok := nextCall(turn, sc); ok {
+			if o.text("Running a tool for fmctl's test. ") != nil || o.call(call) != nil || o.end() != nil {
+				return "gone"
+			}
+			return "tool-call"
+		}
+	}
+	if sc.Kind == Long && turn.Stream {
+		if !s.streamFor(ctx, o, sc.Duration) {
+			return "gone"
+		}
+	}
+	for _, chunk := range []string{"fmctl ", "stub ", "model: ", "done."} {
+		if o.text(chunk) != nil {
+			return "gone"
+		}
+	}
+	if o.end() != nil {
+		return "gone"
+	}
+	return "reply"
+}
+
+// streamFor streams a line every 200 ms for d, or until the client goes
+// away; false if it went away.
+func (s *Server) streamFor(ctx context.Context, o out, d time.Duration) bool {
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(d)
+	for n := 1; ; n++ {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-s.stop:
+			return false
+		case <-deadline:
+			return true
+		case <-tick.C:
+			if o.text(fmt.Sprintf("Streaming line %d of a long answer.\n", n)) != nil {
+				return false
+			}
+		}
+	}
+}
+
+// answerOther answers what is not a model call: token counts get a count,
+// listings an empty list, so nothing is offered and nothing retries.
+func answerOther(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/count_tokens"):
+		writeJSON(w, http.StatusOK, map[string]any{"input_tokens": 10})
+	case strings.HasSuffix(r.URL.Path, ":countTokens"):
+		writeJSON(w, http.StatusOK, map[string]any{"totalTokens": 10})
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{}, "models": []any{}})
+	}
+}
+
+// reset ends the connection under w with a TCP reset, as a dropped
+// connection does.
+func reset(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
-	io.WriteString(w, errorBody)
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		tcp.SetLinger(0)
+	}
+	conn.Close()
+}
+
+// goDown closes the listener for d, so connections are refused, then
+// listens again on the same address.
+func (s *Server) goDown(d time.Duration) {
+	s.mu.Lock()
+	s.downUntil = time.Now().Add(d)
+	ln := s.ln
+	s.ln = nil
+	s.mu.Unlock()
+	if ln != nil {
+		ln.Close()
+	}
+	s.srv.SetKeepAlivesEnabled(false)
+	go func() {
+		select {
+		case <-time.After(d):
+		case <-s.stop:
+			return
+		}
+		for i := 0; i < 50; i++ {
+			ln, err := net.Listen("tcp", s.addr)
+			if err == nil {
+				s.mu.Lock()
+				s.ln = ln
+				s.mu.Unlock()
+				s.srv.SetKeepAlivesEnabled(true)
+				go s.srv.Serve(ln)
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+}
+
+func (s *Server) isDown() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Now().Before(s.downUntil)
+}
+
+func (s *Server) record(r Request) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, r)
+	return len(s.reqs) - 1
+}
+
+func (s *Server) setOutcome(idx int, outcome string) {
+	s.mu.Lock()
+	s.reqs[idx].Outcome = outcome
+	s.mu.Unlock()
 }
 
 // Requests returns every call received so far, oldest first.
@@ -94,7 +303,8 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.reqs...)
 }
 
-// Held reports how many busy turns are still held open.
+// Held reports how many model calls are still being answered: a held
+// request or a long stream is a turn still running at the model.
 func (s *Server) Held() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -106,44 +316,26 @@ func (s *Server) Close() error {
 	close(s.stop)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	return s.srv.Shutdown(ctx)
+	err := s.srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return s.srv.Close()
+	}
+	return err
 }
 
-// newestUserMessage finds the last user turn in a request of any of the
-// three dialects (Anthropic and OpenAI chat "messages", OpenAI Responses
-// "input", Gemini "contents") and returns it as JSON; a body it cannot read
-// counts whole.
-func newestUserMessage(body []byte) []byte {
-	var req map[string]json.RawMessage
-	if json.Unmarshal(body, &req) != nil {
-		return body
-	}
-	for _, key := range []string{"messages", "input", "contents"} {
-		var turns []json.RawMessage
-		if json.Unmarshal(req[key], &turns) != nil || len(turns) == 0 {
-			continue
-		}
-		for i := len(turns) - 1; i >= 0; i-- {
-			var turn struct {
-				Role    string
-				Content json.RawMessage
-				Parts   []json.RawMessage
-			}
-			if json.Unmarshal(turns[i], &turn) != nil || turn.Role != "user" {
-				continue
-			}
-			// claude merges consecutive user turns into one message of
-			// several blocks (an interrupted prompt, its marker, the next
-			// prompt): only the last block is the newest prompt.
-			var blocks []json.RawMessage
-			if json.Unmarshal(turn.Content, &blocks) == nil && len(blocks) > 0 {
-				return blocks[len(blocks)-1]
-			}
-			if len(turn.Parts) > 0 {
-				return turn.Parts[len(turn.Parts)-1]
-			}
-			return turns[i]
+// toolID is a stable id for the i-th item of reply id.
+func toolID(id string, i int) string { return fmt.Sprintf("%s_%d", id, i) }
+
+// CallsFor returns the model calls whose newest prompt contains word (a
+// scenario's unique nonce), oldest first.
+func (s *Server) CallsFor(word string) []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Request
+	for _, r := range s.reqs {
+		if r.Dialect != "" && strings.Contains(r.Prompt, word) {
+			out = append(out, r)
 		}
 	}
-	return body
+	return out
 }
