@@ -18,8 +18,9 @@ const codexAPIKey = "sk-fmctl-test-dummy-key-0123456789abcdef"
 // runs a launch-line prompt at once. Re-verified for this version:
 //   - OPENAI_BASE_URL is not enough: turns go to the Responses WebSocket of
 //     the built-in provider and retry "waiting for network" for minutes. A
-//     provider of our own in config.toml, without websockets and retries,
-//     POSTs <ModelURL>/v1/responses and shows the stub's 400 at once;
+//     provider of our own in config.toml, without websockets, POSTs
+//     <ModelURL>/v1/responses (its retries are left at codex's defaults,
+//     so a rate limit or a cut stream meets codex's own back-off);
 //   - with that provider's env_key, OPENAI_API_KEY is the whole login: no
 //     "codex login" is needed and no sign-in menu appears;
 //   - without the project's trust_level the "Trust this folder?" dialog
@@ -40,8 +41,6 @@ base_url = %q
 wire_api = "responses"
 env_key = "OPENAI_API_KEY"
 supports_websockets = false
-request_max_retries = 0
-stream_max_retries = 0
 
 [projects.%q]
 trust_level = "trusted"
