@@ -18,6 +18,12 @@ const (
 	Unknown ComposerState = iota // the screen does not show either way
 	Holding                      // the composer still holds the text
 	Cleared                      // the text was seen, and the composer let go of it
+	// HoldingBusy: the composer still draws the text while a turn runs. An
+	// agent that queues what is submitted during a turn may have taken the
+	// first Enter and not redrawn yet (gemini, running its hooks between
+	// turns, drew the text for over 400 ms after queueing it): another Enter
+	// would queue it twice.
+	HoldingBusy
 )
 
 const tailRunes = 8

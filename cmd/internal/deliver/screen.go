@@ -50,12 +50,15 @@ func collapsedLines(s string) int {
 
 // sigClassify reads the composer after Enter by the harness's signatures:
 // empty again is Cleared (the caller saw the text drawn first), still
-// holding the text is Holding, anything else (a dialog, other text) Unknown.
+// holding the text is Holding (HoldingBusy while a turn runs), anything else
+// (a dialog, other text) Unknown.
 func sigClassify(sig harness.ScreenSig, s backends.Screen, tail string, newlines int) ComposerState {
 	st := sig.ReadScreen(s.Lines)
 	switch {
 	case st.Dialog == "" && st.Composer == harness.ComposerEmpty:
 		return Cleared
+	case holdsTail(sig, st, tail, newlines) && st.Busy:
+		return HoldingBusy
 	case holdsTail(sig, st, tail, newlines):
 		return Holding
 	}

@@ -1,6 +1,7 @@
 package deliver
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,5 +91,55 @@ func TestSettleBeforeEnterFollowsHowTheTextWasSent(t *testing.T) {
 	if claude.PasteSettle == 0 || gemini.TypedSettle == 0 || claude.TypedSettle != 0 {
 		t.Errorf("settles: claude paste %v typed %v, gemini typed %v; want claude's paste and gemini's typed set, claude's typed none",
 			claude.PasteSettle, claude.TypedSettle, gemini.TypedSettle)
+	}
+}
+
+// geminiFrame is a fake agent drawn as gemini draws itself: a real capture
+// whose composer row shows what the fake's composer holds.
+type geminiFrame struct {
+	*fakeComposer
+	frame []string // a capture; the composer row is replaced
+}
+
+func (g *geminiFrame) Capture(context.Context, backends.Endpoint) (backends.Screen, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	lines := append([]string(nil), g.frame...)
+	for i, l := range lines {
+		if prompt := l[:min(len(l), 5)]; prompt == " *   " || prompt == " >   " {
+			if g.composer != "" {
+				lines[i] = prompt + g.composer
+			}
+			return backends.Screen{Lines: lines, CursorY: i, CursorX: 5 + len(g.composer), Cursor: true}, nil
+		}
+	}
+	return backends.Screen{Lines: lines}, nil
+}
+
+// An Enter pressed while gemini runs a turn (or its hooks between turns)
+// is queued, and gemini may draw the text for a while after: the submit
+// presses no second Enter there, which would queue the text twice (the
+// real-agent tier saw "X\n\nX" recorded), and leaves it unconfirmed. At an
+// idle frame a held text still gets its retried Enters.
+func TestNoSecondEnterBehindARunningTurn(t *testing.T) {
+	sig, busy := realScreen(t, "gemini", "yolo-busy")
+	_, idle := realScreen(t, "gemini", "composer-empty")
+	for _, c := range []struct {
+		name       string
+		frame      []string
+		want       Verdict
+		wantEnters int
+	}{
+		{"busy", busy.Lines, Unproven, 1},
+		{"idle", idle.Lines, Pending, 1 + fastOptions().Retries},
+	} {
+		f := &geminiFrame{fakeComposer: &fakeComposer{}, frame: c.frame}
+		o := fastOptions()
+		o.Screen = &sig
+		o.BusyRedraw = 50 * time.Millisecond
+		res := Submit(context.Background(), f, backends.Endpoint{Target: "s:fm-t1"}, "message 3 of five 66647a", o)
+		if res.Verdict != c.want || f.enters != c.wantEnters {
+			t.Errorf("%s: verdict %s after %d Enters, want %s after %d", c.name, res.Verdict, f.enters, c.want, c.wantEnters)
+		}
 	}
 }

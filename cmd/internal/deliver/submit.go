@@ -25,6 +25,11 @@ const (
 type Options struct {
 	Retries     int           // extra Enter presses while the text is provably still held
 	ConfirmWait time.Duration // how long each Enter gets to show its effect
+	// BusyRedraw is how much longer an Enter pressed during a turn gets to
+	// show its effect before the submit is left unconfirmed: an agent busy
+	// with a turn redraws late, and a second Enter could queue the text
+	// twice.
+	BusyRedraw time.Duration
 	EchoWait    time.Duration // longest wait for the typed text to show before Enter
 	SlashWait   time.Duration // longest wait for a slash command's completion popup to settle
 	Poll        time.Duration // screen poll interval
@@ -45,7 +50,7 @@ type Options struct {
 // DefaultOptions match the original toolkit's budgets; they are upper bounds,
 // not sleeps.
 func DefaultOptions() Options {
-	return Options{Retries: 3, ConfirmWait: 400 * time.Millisecond, EchoWait: 300 * time.Millisecond,
+	return Options{Retries: 3, ConfirmWait: 400 * time.Millisecond, BusyRedraw: 2 * time.Second, EchoWait: 300 * time.Millisecond,
 		SlashWait: 1200 * time.Millisecond, Poll: 10 * time.Millisecond}
 }
 
@@ -144,6 +149,14 @@ func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, t
 			s, err := b.Capture(ctx, ep)
 			return classify(s), err == nil
 		})
+		if state == HoldingBusy {
+			// No second Enter behind a running turn: give the first one
+			// longer to show, then leave it unconfirmed.
+			state = waitState(ctx, o.BusyRedraw, o.Poll, func() (ComposerState, bool) {
+				s, err := b.Capture(ctx, ep)
+				return classify(s), err == nil
+			})
+		}
 		switch state {
 		case Cleared:
 			res.Verdict = Submitted
