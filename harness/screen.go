@@ -103,7 +103,14 @@ type ScreenSig struct {
 	// reads a fast typed burst as a paste too (gemini); claude submits an
 	// Enter right after typed text (15 of 15), so it has none.
 	TypedSettle time.Duration `json:"typed_settle_ms,omitempty"`
-	Source      string        `json:"source"`
+	// OneEnter: never press Enter twice for one text. gemini takes an Enter
+	// and runs its hooks (fmctl's telemetry among them) before it redraws
+	// the composer, over 400 ms on a loaded machine, and an Enter pressed
+	// again in that time submitted the text twice ("X\n\nX" in its log,
+	// twice in the real-agent tier); after its typed settle no Enter of its
+	// was seen lost. Its submit waits longer instead, then is unconfirmed.
+	OneEnter bool   `json:"one_enter,omitempty"`
+	Source   string `json:"source"`
 
 	// CollapsedLines: the Collapsed placeholder counts the paste's lines
 	// past its first (claude: 30 lines drew "[Pasted text #1 +29 lines]"),

@@ -102,6 +102,7 @@ var screens = map[string]ScreenSig{
 		// come in one burst.
 		PasteSettle: 150 * time.Millisecond,
 		TypedSettle: 150 * time.Millisecond,
+		OneEnter:    true,
 		Source:      "tests/captures/gemini-0.61.0; tests/captures/notes-opencode-pi-gemini.md",
 	},
 }

@@ -169,6 +169,9 @@ func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, 
 	if settle > 0 && backends.Sleep(ctx, settle) != nil {
 		return Result{Verdict: Unproven}
 	}
+	if sig.OneEnter {
+		o.Retries, o.ConfirmWait = 0, o.ConfirmWait+o.BusyRedraw
+	}
 	return pressEnter(ctx, b, ep, text, o, left-settle, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {
 		return sigClassify(sig, s, tail, newlines)
 	}))

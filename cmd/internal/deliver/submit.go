@@ -30,10 +30,10 @@ type Options struct {
 	// with a turn redraws late, and a second Enter could queue the text
 	// twice.
 	BusyRedraw time.Duration
-	EchoWait    time.Duration // longest wait for the typed text to show before Enter
-	SlashWait   time.Duration // longest wait for a slash command's completion popup to settle
-	Poll        time.Duration // screen poll interval
-	Popup       bool          // the text opens a completion popup (slash command)
+	EchoWait   time.Duration // longest wait for the typed text to show before Enter
+	SlashWait  time.Duration // longest wait for a slash command's completion popup to settle
+	Poll       time.Duration // screen poll interval
+	Popup      bool          // the text opens a completion popup (slash command)
 	// Screen: the harness's verified screen signatures. With them the
 	// composer is read by signature: Enter only once the text is drawn in
 	// it (after the harness's paste settle), and submitted only once it
