@@ -64,7 +64,10 @@ func Text() string {
 		}
 		verified := "-"
 		if h.Verified != nil {
-			verified = h.Verified.Package + " " + h.Verified.Version
+			verified = h.Verified.Package + " " + h.Verified.Range()
+			if h.Verified.Range() != h.Verified.Version {
+				verified += " (CI: " + h.Verified.Version + ")"
+			}
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", h.Name, h.InterruptKey, h.Repeat,
 			dash(string(h.ClearKey)), h.Ack, h.ExitCommand, strings.Join(kinds, ", "), dash(h.Launch.ModelFlag), dash(h.Launch.EffortFlag), verified)

@@ -125,15 +125,37 @@ type Harness struct {
 	// SkillPrefix opens the harness's skill popup as "/" opens every
 	// harness's command popup (codex's $skill); see OpensPopup.
 	SkillPrefix string `json:"skill_prefix,omitempty"`
-	// Verified is the release of the CLI the real-agent tier (tests/agents)
+	// Verified is the releases of the CLI the real-agent tier (tests/agents)
 	// ran every scenario against; nil where no real CLI could be run here.
 	Verified *Release `json:"verified,omitempty"`
 }
 
-// Release is one published version of a harness's CLI.
+// Release is the published versions of a harness's CLI the real-agent tier
+// passed on.
 type Release struct {
 	Package string `json:"package"` // the npm package the CLI installs from
+	// Version is the release CI's tier runs (pinned in tests/agents/npm).
 	Version string `json:"version"`
+	// Oldest and Newest bound the releases the whole tier passed on (make
+	// test-agents AGENTS=oldest and AGENTS=latest); empty is Version.
+	Oldest string `json:"oldest,omitempty"`
+	Newest string `json:"newest,omitempty"`
+}
+
+// Range is the releases the tier passed on, oldest..newest, or the one
+// version where it ran on one.
+func (r Release) Range() string {
+	oldest, newest := r.Oldest, r.Newest
+	if oldest == "" {
+		oldest = r.Version
+	}
+	if newest == "" {
+		newest = r.Version
+	}
+	if oldest == newest {
+		return oldest
+	}
+	return oldest + ".." + newest
 }
 
 // OpensPopup reports whether typing text opens a completion popup the
