@@ -34,14 +34,17 @@ lint: vet
 test: vet
 	$(GO) test -count=1 ./...
 
-# The real agent CLIs (pinned in tests/agents/npm) on private tmux servers:
-# installs them into AGENTS_DIR once, then every scenario of tests/agents,
-# refreshing the screen captures under tests/captures/<harness>-<version>/.
-AGENTS_DIR ?= $(CURDIR)/.cache/agents
+# The real agent CLIs on private tmux servers: installs them into AGENTS_DIR
+# once, then every scenario of tests/agents, refreshing the screen captures
+# under tests/captures/<harness>-<version>/. AGENTS picks the versions:
+# pinned (tests/agents/npm, what CI runs), latest (the newest on the registry
+# today) or oldest (tests/agents/npm/oldest, the oldest fmctl claims).
+AGENTS ?= pinned
+AGENTS_DIR ?= $(CURDIR)/.cache/agents$(if $(filter-out pinned,$(AGENTS)),-$(AGENTS))
 test-agents:
-	./scripts/agents-install.sh "$(AGENTS_DIR)"
-	FM_AGENTS_DIR="$(AGENTS_DIR)" FM_AGENTS_REPORT="$(AGENTS_DIR)/report.md" FM_AGENTS_CAPTURES="$(CURDIR)/tests/captures" \
-		$(GO) test -count=1 -timeout 20m -parallel 2 -v ./tests/agents/
+	./scripts/agents-install.sh "$(AGENTS_DIR)" "$(AGENTS)"
+	FM_AGENTS_DIR="$(AGENTS_DIR)" FM_AGENTS_CHANNEL="$(AGENTS)" FM_AGENTS_REPORT="$(AGENTS_DIR)/report.md" FM_AGENTS_CAPTURES="$(CURDIR)/tests/captures" \
+		$(GO) test -count=1 -timeout 35m -parallel 2 -v ./tests/agents/
 
 # Short runs of the fuzzers over their committed seed corpora.
 fuzz:

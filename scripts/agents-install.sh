@@ -1,24 +1,67 @@
 #!/usr/bin/env bash
-# Installs the real agent CLIs pinned in tests/agents/npm (exact versions in
-# package.json, the whole tree in package-lock.json; npm ci is not used because
-# opencode-ai declares optional platform packages npm ci cannot reconcile)
-# into a cache directory (git ignores it) and reuses the cache while the lock
-# is unchanged. An npm failure fails the run with npm's own error.
+# Installs the real agent CLIs into a cache directory (git ignores it) for the
+# real-agent tier, from one of three channels:
+#   pinned  the versions in tests/agents/npm (exact versions in package.json,
+#           the whole tree in package-lock.json; npm ci is not used because
+#           opencode-ai declares optional platform packages npm ci cannot
+#           reconcile); the cache is reused while the lock is unchanged.
+#   latest  the newest version of each of those packages on the registry,
+#           resolved now (users upgrade daily); reused while every newest
+#           version is the one installed.
+#   oldest  the oldest versions fmctl claims to support,
+#           tests/agents/npm/oldest/package.json.
+# An npm failure fails the run with npm's own error.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:?usage: agents-install.sh CACHE_DIR}
-lock="$root/tests/agents/npm/package-lock.json"
-want=$(sha256sum "$lock" | cut -d' ' -f1)
+dir=${1:?usage: agents-install.sh CACHE_DIR [pinned|latest|oldest]}
+channel=${2:-pinned}
+npmdir="$root/tests/agents/npm"
+bins=(claude codex opencode pi gemini)
+packages=$(node -e 'console.log(Object.keys(require(process.argv[1]).dependencies).join(" "))' "$npmdir/package.json")
+
+case "$channel" in
+pinned)
+	manifest="$npmdir/package.json"
+	lock="$npmdir/package-lock.json"
+	want=$(sha256sum "$lock" | cut -d' ' -f1)
+	;;
+latest)
+	# One registry look-up per package: the newest version, pinned exactly
+	# in a manifest of this run's own.
+	manifest=$(mktemp)
+	trap 'rm -f "$manifest"' EXIT
+	deps=""
+	for p in $packages; do
+		v=$(npm view "$p" version)
+		deps="$deps\"$p\": \"$v\","
+	done
+	printf '{"name":"fmctl-real-agents-latest","private":true,"dependencies":{%s}}\n' "${deps%,}" >"$manifest"
+	lock=""
+	want=$(sha256sum "$manifest" | cut -d' ' -f1)
+	;;
+oldest)
+	manifest="$npmdir/oldest/package.json"
+	lock=""
+	want=$(sha256sum "$manifest" | cut -d' ' -f1)
+	;;
+*)
+	echo "agents: unknown channel '$channel' (pinned, latest or oldest)" >&2
+	exit 2
+	;;
+esac
+
 if [ -f "$dir/.installed" ] && [ "$(cat "$dir/.installed")" = "$want" ]; then
-	echo "agents: reusing $dir"
+	echo "agents: reusing $dir ($channel)"
 	exit 0
 fi
 mkdir -p "$dir"
-rm -f "$dir/.installed"
-cp "$root/tests/agents/npm/package.json" "$lock" "$dir/"
-echo "agents: npm install (pinned by the lock) into $dir"
+rm -f "$dir/.installed" "$dir/package-lock.json"
+cp "$manifest" "$dir/package.json"
+[ -n "$lock" ] && cp "$lock" "$dir/"
+echo "agents: npm install ($channel) into $dir"
 (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
-for bin in claude codex opencode pi gemini; do
+for bin in "${bins[@]}"; do
 	[ -x "$dir/node_modules/.bin/$bin" ] || { echo "agents: $bin is missing from $dir/node_modules/.bin after npm install" >&2; exit 1; }
 done
+node -e 'const d=require(process.argv[1]).dependencies; for (const p of Object.keys(d)) console.log("agents:", p, require(process.argv[2]+"/node_modules/"+p+"/package.json").version)' "$dir/package.json" "$dir"
 echo "$want" >"$dir/.installed"
