@@ -17,10 +17,11 @@ const (
 // scen is one running scenario: it collects the verdicts of fmctl's claims
 // and the facts behind them.
 type scen struct {
-	l       *lab
-	name    string
-	verdict Verdict
-	notes   []string
+	l           *lab
+	name        string
+	verdict     Verdict
+	notes       []string
+	ineffective bool // an honest claim that did not achieve the verb's purpose
 }
 
 // errStop ends a scenario early once it cannot go on.
@@ -33,6 +34,13 @@ func (s *scen) mark(v Verdict, format string, args ...any) {
 		s.verdict = v
 	}
 	s.note(format, args...)
+}
+
+// missed records an outcome that was honest but did not do what the verb is
+// for (a turn that survived an interrupt, a message never taken).
+func (s *scen) missed(format string, args ...any) {
+	s.ineffective = true
+	s.note("INEFFECTIVE: "+format, args...)
 }
 
 func (s *scen) note(format string, args ...any) {
@@ -65,7 +73,7 @@ func (l *lab) scenario(name string, body func(s *scen)) Verdict {
 	if s.verdict == "" {
 		s.mark(Broken, "the scenario checked no claim")
 	}
-	o := outcome{harness: l.p.name, scenario: name, verdict: s.verdict, notes: s.notes}
+	o := outcome{harness: l.p.name, scenario: name, verdict: s.verdict, notes: s.notes, ineffective: s.ineffective}
 	if s.verdict == False || s.verdict == Broken {
 		if gap, ok := knownGaps[l.p.name+"/"+name]; ok {
 			o.known = gap
@@ -111,19 +119,26 @@ func clip(s string) string {
 // a duplicated or altered delivery is still false.
 func (s *scen) send(text string) result {
 	s.l.t.Helper()
+	return s.sendWithin(text, recordLag)
+}
+
+// sendWithin is send for an agent that may take the message later (queued
+// behind a running turn or a retry back-off): exit 0 is judged after lag.
+func (s *scen) sendWithin(text string, lag time.Duration) result {
+	s.l.t.Helper()
 	r := s.l.fm("fm-send", s.l.id, text)
 	s.l.capture(s.name + "-sent")
-	s.judgeDelivery(r, text)
+	s.judgeDelivery(r, text, lag)
 	return r
 }
 
-func (s *scen) judgeDelivery(r result, text string) {
+func (s *scen) judgeDelivery(r result, text string, lag time.Duration) {
 	l := s.l
 	switch r.code {
 	case 0:
 		var exact int
 		var altered string
-		poll(recordLag, func() bool { exact, altered = count(l.messages(), text); return exact > 0 })
+		poll(lag, func() bool { exact, altered = count(l.messages(), text); return exact > 0 })
 		switch {
 		case exact == 1 && altered == "":
 			s.mark(Backed, "exit 0, record holds %s once", clip(text))
@@ -142,6 +157,9 @@ func (s *scen) judgeDelivery(r result, text string) {
 			s.mark(False, "exit 3, and the record holds %d exact copies, altered %s", exact, clip(altered))
 		default:
 			s.mark(Honest, "exit 3 (unconfirmed); the record holds it %d times", exact)
+			if exact == 0 {
+				s.missed("the message never reached the record")
+			}
 		}
 	default:
 		time.Sleep(absenceWait)

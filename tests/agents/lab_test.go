@@ -89,7 +89,10 @@ func newLab(t *testing.T, p profile, group string, also ...profile) *lab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h, ok := harness.Lookup(p.name); ok && h.Verified != nil && h.Verified.Version != version {
+	// The pinned channel is what the capability table was verified on; the
+	// latest and oldest channels run the same tier on other versions to
+	// find out whether they pass.
+	if h, ok := harness.Lookup(p.name); ok && h.Verified != nil && h.Verified.Version != version && agentsChannel == "pinned" {
 		t.Fatalf("%s %s is installed, but the capability table says %s was verified against %s; run scripts/agents-install.sh", p.pkg, version, p.name, h.Verified.Version)
 	}
 	dir, err := os.MkdirTemp("", "fmagents-"+p.name+"-")
@@ -176,8 +179,27 @@ func (l *lab) close() {
 	if !l.t.Failed() {
 		os.RemoveAll(l.dir)
 	} else {
+		l.keepRequests()
 		l.t.Logf("lab kept for inspection: %s", l.dir)
 	}
+}
+
+// keepRequests writes what the model stub was asked and how it answered,
+// with each request's body, into the kept lab.
+func (l *lab) keepRequests() {
+	if l.stub == nil {
+		return
+	}
+	dir := filepath.Join(l.dir, "stub-requests")
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	var index strings.Builder
+	for i, r := range l.stub.Requests() {
+		fmt.Fprintf(&index, "%03d %s %s %s %s scenario=%s outcome=%s prompt=%q\n", i, r.At.Format("15:04:05.000"), r.Method, r.Path, r.Dialect, r.Scenario, r.Outcome, r.Prompt)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%03d.json", i)), r.Body, 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "index.txt"), []byte(index.String()), 0o644)
 }
 
 // killHomeProcesses ends the processes whose environment names this lab's

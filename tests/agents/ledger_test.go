@@ -29,6 +29,7 @@ type outcome struct {
 	verdict           Verdict
 	notes             []string // what fmctl printed and what the record said
 	known             string   // the known gap this matches, when it is one
+	ineffective       bool     // honest, but the verb's purpose was not achieved
 }
 
 // ledger collects every scenario's outcome for the closing table.
@@ -63,6 +64,9 @@ func (l *ledger) print(w io.Writer) {
 	counts := map[Verdict]int{}
 	for _, o := range rows {
 		mark := string(o.verdict)
+		if o.ineffective {
+			mark += " ineffective"
+		}
 		if o.known != "" {
 			mark += " (known gap: " + o.known + ")"
 		}
@@ -79,8 +83,50 @@ func (l *ledger) print(w io.Writer) {
 			fmt.Fprintf(w, "real-agent tier: %s %s/%s: %s\n", o.verdict, o.harness, o.scenario, strings.Join(o.notes, "; "))
 		}
 	}
-	fmt.Fprintf(w, "real-agent tier: %d backed, %d honest, %d false, %d broken\n",
-		counts[Backed], counts[Honest], counts[False], counts[Broken])
+	ineffective := 0
+	for _, o := range rows {
+		if o.ineffective {
+			ineffective++
+			fmt.Fprintf(w, "real-agent tier: ineffective %s/%s: %s\n", o.harness, o.scenario, strings.Join(o.notes, "; "))
+		}
+	}
+	l.printMatrix(w, rows)
+	fmt.Fprintf(w, "real-agent tier: %d backed, %d honest, %d false, %d broken, %d ineffective\n",
+		counts[Backed], counts[Honest], counts[False], counts[Broken], ineffective)
+}
+
+// printMatrix writes one line per harness: its verdicts and ineffective
+// outcomes, counted over every scenario it ran.
+func (l *ledger) printMatrix(w io.Writer, rows []outcome) {
+	type tally struct{ backed, honest, false_, broken, ineffective int }
+	per := map[string]*tally{}
+	var names []string
+	for _, o := range rows {
+		t := per[o.harness]
+		if t == nil {
+			t = &tally{}
+			per[o.harness] = t
+			names = append(names, o.harness)
+		}
+		switch o.verdict {
+		case Backed:
+			t.backed++
+		case Honest:
+			t.honest++
+		case False:
+			t.false_++
+		case Broken:
+			t.broken++
+		}
+		if o.ineffective {
+			t.ineffective++
+		}
+	}
+	fmt.Fprintf(w, "real-agent tier: %-9s %6s %6s %6s %6s %11s\n", "harness", "backed", "honest", "FALSE", "broken", "ineffective")
+	for _, n := range names {
+		t := per[n]
+		fmt.Fprintf(w, "real-agent tier: %-9s %6d %6d %6d %6d %11d\n", n, t.backed, t.honest, t.false_, t.broken, t.ineffective)
+	}
 }
 
 // markdown renders the table for a report file.
@@ -89,6 +135,9 @@ func (l *ledger) markdown() string {
 	b.WriteString("| harness | scenario | verdict | facts |\n|---|---|---|---|\n")
 	for _, o := range l.sorted() {
 		v := string(o.verdict)
+		if o.ineffective {
+			v += " ineffective"
+		}
 		if o.known != "" {
 			v += " (known: " + o.known + ")"
 		}

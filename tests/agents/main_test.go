@@ -22,16 +22,22 @@ import (
 var (
 	agentsBin string // node_modules/.bin of the installed CLIs
 	agentsDir string // FM_AGENTS_DIR
-	fmBin     string // the built fm-send, fm-control and fm-spawn
-	tmuxBin   string
-	bashBin   string
-	theLedger = newLedger()
+	// agentsChannel is which versions are installed (FM_AGENTS_CHANNEL:
+	// pinned, latest or oldest; scripts/agents-install.sh).
+	agentsChannel string
+	fmBin         string // the built fm-send, fm-control and fm-spawn
+	tmuxBin       string
+	bashBin       string
+	theLedger     = newLedger()
 )
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 
 func runMain(m *testing.M) int {
 	agentsDir = os.Getenv("FM_AGENTS_DIR")
+	if agentsChannel = os.Getenv("FM_AGENTS_CHANNEL"); agentsChannel == "" {
+		agentsChannel = "pinned"
+	}
 	if agentsDir == "" {
 		return m.Run() // every test skips, naming make test-agents
 	}
