@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -208,10 +209,11 @@ func printableVerb(s string) string {
 func capabilitiesCommand(d cli.Deps) *ucli.Command {
 	return &ucli.Command{
 		Name:      "capabilities",
-		Usage:     "print the capability table (verbs, harness mechanics, backend abilities)",
+		Usage:     "print the capability table (verbs, harness mechanics, backend abilities) and the FM_* tunables",
 		UsageText: "fm-control capabilities [--json]",
 		Description: `The single owner of every interrupt key, repeat count, composer clear, exit
-command, supported kind, launch flag and backend ability the binaries use.
+command, supported kind, launch flag and backend ability the binaries use, and
+every FM_* variable they read: its unit, default and value in this run.
 
 Examples:
    fm-control capabilities
@@ -220,21 +222,28 @@ Examples:
 			if cmd.NArg() > 0 {
 				return cli.Usage("unexpected argument '%s': fm-control capabilities takes no task id", state.Printable(cmd.Args().First()))
 			}
-			return printCapabilities(d.Stdout, cmd.Bool("json"))
+			return printCapabilities(d.Stdout, d.Tunables, cmd.Bool("json"))
 		},
 	}
 }
 
-func printCapabilities(w io.Writer, asJSON bool) error {
+// capabilities is the capability table and the tunables with their values
+// in this run, as --json prints them.
+type capabilities struct {
+	harness.Table
+	Tunables []config.Setting `json:"tunables"`
+}
+
+func printCapabilities(w io.Writer, tun config.Tunables, asJSON bool) error {
 	if asJSON {
-		data, err := harness.JSON()
+		data, err := json.MarshalIndent(capabilities{harness.Snapshot(), tun.Settings()}, "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = w.Write(append(data, '\n'))
 		return err
 	}
-	_, err := io.WriteString(w, harness.Text())
+	_, err := io.WriteString(w, harness.Text()+"\n"+config.Markdown(tun.Settings(), true))
 	return err
 }
 
