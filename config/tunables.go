@@ -123,10 +123,10 @@ var table = []Tunable{
 	{Name: "FM_SEND_READY_WAIT", Unit: UnitDuration, Default: "20s", Doc: "fm-send's wait for a starting agent's composer to be ready", field: func(t *Tunables) any { return &t.Send.ReadyWait }},
 	{Name: "FM_SEND_SLEEP", Unit: UnitDuration, Default: "0.4s", Doc: "how long each Enter gets to show its effect on the composer", field: func(t *Tunables) any { return &t.Send.Sleep }},
 	{Name: "FM_SEND_RETRIES", Unit: UnitCount, Default: "3", Doc: "extra Enter presses while the sent text is provably still held", field: func(t *Tunables) any { return &t.Send.Retries }},
-	{Name: "FM_SEND_POLL", Unit: UnitDuration, Default: "0.01s", Doc: "the first interval of a delivery's screen polls, which back off to 100 ms", field: func(t *Tunables) any { return &t.Send.Poll }},
+	{Name: "FM_SEND_POLL", Unit: UnitDuration, Default: "0.01s", Doc: "the poll while fm-send waits for a ready composer, and the cap of a submit's polls (which start at 10 ms and double) when above 100 ms", field: func(t *Tunables) any { return &t.Send.Poll }},
 
 	{Name: "FM_CONTROL_POLL", Unit: UnitDuration, Default: "0.1s", Doc: "the cap of the state poll interval, which starts at 10 ms and doubles", field: func(t *Tunables) any { return &t.Control.Poll }},
-	{Name: "FM_CONTROL_SETTLE_WAIT", Unit: UnitDuration, Default: "5s", Doc: "the watch for an adapter's acknowledgement of an interrupt", field: func(t *Tunables) any { return &t.Control.SettleWait }},
+	{Name: "FM_CONTROL_SETTLE_WAIT", Unit: UnitDuration, Default: "5s", Doc: "how long an interrupt watches for the agent to acknowledge it (its turn ending)", field: func(t *Tunables) any { return &t.Control.SettleWait }},
 	{Name: "FM_CONTROL_EXIT_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long an exit command gets to stop the agent", field: func(t *Tunables) any { return &t.Control.ExitWait }},
 	{Name: "FM_CONTROL_EXIT_RETRIES", Unit: UnitCount, Default: "3", Doc: "Enter retries for the exit command", field: func(t *Tunables) any { return &t.Control.ExitRetries }},
 	{Name: "FM_CONTROL_LAUNCH_WAIT", Unit: UnitDuration, Default: "90s", Doc: "how long a relaunched agent gets to come up ready", field: func(t *Tunables) any { return &t.Control.LaunchWait }},
