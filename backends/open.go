@@ -19,7 +19,7 @@ func Open(name string, r Runner, env Env, m config.MuxVars) (Backend, error) {
 	timeout := m.Timeout
 	switch name {
 	case "tmux":
-		bin := m.TmuxBin
+		bin := orDefault(m.TmuxBin, "tmux")
 		// The wire replaces tmux client processes only; a test's scripted
 		// runner, and FM_TMUX_WIRE=0, keep every call a process. It runs
 		// inside the bound, which ends a wire call as it kills a process.
@@ -34,12 +34,12 @@ func Open(name string, r Runner, env Env, m config.MuxVars) (Backend, error) {
 		}), nil
 	case "herdr":
 		return NewHerdr(Bounded{Inner: r, Timeout: timeout}, HerdrOptions{
-			Binary:         m.HerdrBin,
+			Binary:         orDefault(m.HerdrBin, "herdr"),
 			DefaultSession: orDefault(env("HERDR_SESSION"), "default"),
 		}), nil
 	case "zellij":
 		return NewZellij(Bounded{Inner: r, Timeout: timeout}, ZellijOptions{
-			Binary:         m.ZellijBin,
+			Binary:         orDefault(m.ZellijBin, "zellij"),
 			DefaultSession: orDefault(m.ZellijSession, "firstmate"),
 		}), nil
 	}

@@ -84,7 +84,7 @@ type SpawnVars struct {
 // `fm-control capabilities --json`.
 type Tunable struct {
 	Name    string
-	Default string // in the form Format prints; "" is none
+	Default string // in the form Value prints; "" is none
 	Unit    Unit
 	Doc     string // what it bounds or chooses
 	// NonZero: 0 keeps the default too, since an unbounded call is what the
@@ -109,13 +109,13 @@ var table = []Tunable{
 
 	{Name: "FM_BACKEND", Unit: UnitName, Doc: "the backend a new task runs on (tmux, herdr or zellij) when --backend names none; wins over config/", field: func(t *Tunables) any { return &t.Spawn.Backend }},
 	{Name: "FM_MUX_TIMEOUT", Unit: UnitDuration, Default: "5s", NonZero: true, Doc: "one multiplexer call; 0 keeps the default", field: func(t *Tunables) any { return &t.Mux.Timeout }},
-	{Name: "FM_TMUX_BIN", Unit: UnitPath, Default: "tmux", Doc: "the tmux executable", field: func(t *Tunables) any { return &t.Mux.TmuxBin }},
+	{Name: "FM_TMUX_BIN", Unit: UnitPath, Doc: "the tmux executable; unset, the one on PATH", field: func(t *Tunables) any { return &t.Mux.TmuxBin }},
 	{Name: "FM_TMUX_SOCKET", Unit: UnitName, Doc: "the tmux server's socket name (tmux -L)", field: func(t *Tunables) any { return &t.Mux.TmuxSocket }},
 	{Name: "FM_TMUX_SOCKET_PATH", Unit: UnitPath, Doc: "the tmux server's socket path (tmux -S)", field: func(t *Tunables) any { return &t.Mux.TmuxSocketPath }},
 	{Name: "FM_TMUX_SESSION", Unit: UnitName, Doc: "the tmux session new task windows go into; wins over [tmux] session, which wins over the caller's session, then firstmate", field: func(t *Tunables) any { return &t.Mux.TmuxSession }},
 	{Name: "FM_TMUX_WIRE", Unit: UnitMode, Doc: "tmux calls over the wire instead of a tmux process each: unset automatic, 0 off, 1 opt in", field: func(t *Tunables) any { return &t.Mux.TmuxWire }},
-	{Name: "FM_HERDR_BIN", Unit: UnitPath, Default: "herdr", Doc: "the herdr executable", field: func(t *Tunables) any { return &t.Mux.HerdrBin }},
-	{Name: "FM_ZELLIJ_BIN", Unit: UnitPath, Default: "zellij", Doc: "the zellij executable", field: func(t *Tunables) any { return &t.Mux.ZellijBin }},
+	{Name: "FM_HERDR_BIN", Unit: UnitPath, Doc: "the herdr executable; unset, the one on PATH", field: func(t *Tunables) any { return &t.Mux.HerdrBin }},
+	{Name: "FM_ZELLIJ_BIN", Unit: UnitPath, Doc: "the zellij executable; unset, the one on PATH", field: func(t *Tunables) any { return &t.Mux.ZellijBin }},
 	{Name: "FM_ZELLIJ_SESSION", Unit: UnitName, Doc: "the zellij session new task tabs go into; wins over [zellij] session, which wins over firstmate", field: func(t *Tunables) any { return &t.Mux.ZellijSession }},
 	{Name: "FM_GIT_TIMEOUT", Unit: UnitDuration, Default: "60s", NonZero: true, Doc: "one git call (a fetch over a slow network is the longest); 0 keeps the default", field: func(t *Tunables) any { return &t.GitTimeout }},
 
@@ -139,9 +139,6 @@ var table = []Tunable{
 	{Name: "FM_RUNNER_TRACE", Unit: UnitPath, Doc: "a file every external command and wire call is appended to, with its duration (diagnostics, benchmarks)", field: func(t *Tunables) any { return &t.RunnerTrace }},
 	{Name: CompletionVar, Unit: UnitBool, Default: "0", Doc: "set to 1 by the shell completion scripts: the last word --generate-shell-completion asks for completions", field: func(t *Tunables) any { return &t.Completion }},
 }
-
-// Table returns the rows of every FM_* variable, in documentation order.
-func Table() []Tunable { return append([]Tunable(nil), table...) }
 
 // ReadTunables reads every FM_* variable from env, once; a variable unset,
 // or set to a value its unit refuses, takes the table's default.
@@ -182,7 +179,7 @@ func (row Tunable) read(t *Tunables, raw string) {
 func (row Tunable) Value(t Tunables) string {
 	switch p := row.field(&t).(type) {
 	case *time.Duration:
-		return FormatWait(*p)
+		return formatWait(*p)
 	case *int:
 		return strconv.Itoa(*p)
 	case *bool:
@@ -196,8 +193,8 @@ func (row Tunable) Value(t Tunables) string {
 	return ""
 }
 
-// FormatWait writes a wait as seconds, the form the table's defaults use.
-func FormatWait(d time.Duration) string {
+// formatWait writes a wait as seconds, the form the table's defaults use.
+func formatWait(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
 }
 

@@ -104,7 +104,7 @@ func TestReadTunablesCountsAndWords(t *testing.T) {
 		}
 	}
 	tun := ReadTunables(envOf(map[string]string{"FM_TMUX_BIN": "/opt/tmux", "FM_COMPLETION": "1", "FM_TMUX_WIRE": "0"}))
-	if tun.Mux.TmuxBin != "/opt/tmux" || !tun.Completion || tun.Mux.TmuxWire != "0" || tun.Mux.HerdrBin != "herdr" {
+	if tun.Mux.TmuxBin != "/opt/tmux" || !tun.Completion || tun.Mux.TmuxWire != "0" || tun.Mux.HerdrBin != "" {
 		t.Errorf("tunables = %+v", tun.Mux)
 	}
 	if d := DefaultTunables(); d.Completion || d.Mux.TmuxWire != "" || d.Control.Wait != "30s" {
@@ -115,7 +115,7 @@ func TestReadTunablesCountsAndWords(t *testing.T) {
 func TestValueIsTheEffectiveValue(t *testing.T) {
 	tun := ReadTunables(envOf(map[string]string{"FM_SEND_LOCK_WAIT": "250ms", "FM_CONTROL_EXIT_RETRIES": "7"}))
 	got := map[string]string{}
-	for _, row := range Table() {
+	for _, row := range table {
 		got[row.Name] = row.Value(tun)
 	}
 	if got["FM_SEND_LOCK_WAIT"] != "0.25s" || got["FM_CONTROL_EXIT_RETRIES"] != "7" || got["FM_SPAWN_WAIT"] != "30s" {
