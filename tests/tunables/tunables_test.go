@@ -21,6 +21,9 @@ const root = "../.."
 // tableFile owns every FM_* name a binary reads.
 const tableFile = "config/tunables.go"
 
+// edgeFile is where a binary reads its FM_* variables, once (cli.OSDeps).
+const edgeFile = "cmd/internal/cli/cliapp.go"
+
 // retiring are variables another change is deleting, read until it lands.
 // Each says why; the entry goes with the read.
 var retiring = map[string]string{
@@ -41,7 +44,8 @@ var (
 // name reaches a reader indirectly. A name inside a longer string (a
 // message, "FM_HOME=" on a launch line) is not a read. Files built only
 // with -tags fmfault hold the test build's fault seams, which release
-// binaries lack (tests/faults proves it) and which are no tunable.
+// binaries lack (tests/faults proves it) and which are no tunable. And only
+// the binaries' edge calls config.ReadTunables.
 func TestNoFMVariableReadOutsideTheTable(t *testing.T) {
 	files := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -68,6 +72,9 @@ func TestNoFMVariableReadOutsideTheTable(t *testing.T) {
 			return nil
 		}
 		files++
+		if rel != edgeFile && callsReadTunables(f) {
+			t.Errorf("%s calls config.ReadTunables; the environment is read once, in %s, and the values passed down", rel, edgeFile)
+		}
 		for _, r := range reads(fset, f) {
 			if why, ok := retiring[r.name]; ok {
 				t.Logf("%s reads %s, allowed while %s", rel, r.name, why)
@@ -130,6 +137,18 @@ func reads(fset *token.FileSet, f *ast.File) []read {
 		return true
 	})
 	return out
+}
+
+// callsReadTunables reports whether f reads the environment into Tunables.
+func callsReadTunables(f *ast.File) bool {
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && callName(c.Fun) == "ReadTunables" {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 func callName(fun ast.Expr) string {
