@@ -2,8 +2,11 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X fmctl/cmd/internal/cli.Version=$(VERSION)
 # No build tags: urfave/cli v3 has no man/markdown generators to drop (v2 needed
 # urfave_cli_no_docs), and its urfave_cli_no_template would drop the help
-# templates that print the exit-code table.
+# templates that print the exit-code table. The tests build with -tags fmfault,
+# which adds the fault seams (state/fault_on.go) release binaries must not have;
+# tests/faults proves the binaries of `make build` lack them.
 BINARIES := fm-send fm-control fm-spawn
+BINDIR ?= bin
 GO ?= go
 
 .PHONY: all build install demo test test-agents vet lint fuzz bench readme-table clean
@@ -11,7 +14,7 @@ GO ?= go
 all: build
 
 build:
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BINDIR)/ ./cmd/...
 
 install:
 	$(GO) install -trimpath -ldflags "$(LDFLAGS)" ./cmd/...
@@ -22,6 +25,7 @@ demo: build
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags fmfault ./...
 
 # staticcheck, pinned, installed once into .cache/bin.
 STATICCHECK := $(CURDIR)/.cache/bin/staticcheck
@@ -30,9 +34,10 @@ lint: vet
 	@[ -x "$(STATICCHECK)" ] && "$(STATICCHECK)" -version | grep -q "$(STATICCHECK_VERSION:v%=%)" || \
 		GOBIN=$(CURDIR)/.cache/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	"$(STATICCHECK)" ./...
+	"$(STATICCHECK)" -tags fmfault ./...
 
 test: vet
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -tags fmfault ./...
 
 # The real agent CLIs on private tmux servers: installs them into AGENTS_DIR
 # once, then every scenario of tests/agents, refreshing the screen captures

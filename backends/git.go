@@ -4,26 +4,16 @@ import (
 	"context"
 	"strings"
 	"time"
-
-	"fmctl/config"
 )
-
-// DefaultGitTimeout bounds one git call when FM_GIT_TIMEOUT is unset. A
-// fetch over a slow network is the longest call fmctl makes.
-const DefaultGitTimeout = 60 * time.Second
 
 // gitLocationEnv are the variables that would point git at another
 // repository than the directory it is asked about (an agent's shell or a
 // hook may have exported them).
 var gitLocationEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES"}
 
-// Git runs `git -C dir args...` through r, bounded by FM_GIT_TIMEOUT, with
-// the repository-location variables dropped, and returns trimmed stdout.
-func Git(ctx context.Context, r Runner, env Env, dir string, args ...string) (string, error) {
-	limit := config.Duration(config.Env(env), "FM_GIT_TIMEOUT", DefaultGitTimeout)
-	if limit <= 0 {
-		limit = DefaultGitTimeout
-	}
+// Git runs `git -C dir args...` through r, bounded by limit (FM_GIT_TIMEOUT),
+// with the repository-location variables dropped, and returns trimmed stdout.
+func Git(ctx context.Context, r Runner, limit time.Duration, dir string, args ...string) (string, error) {
 	b := Bounded{Inner: r, Timeout: limit}
 	out, err := b.Run(ctx, Cmd{Path: "git", Args: append([]string{"-C", dir}, args...), Unset: gitLocationEnv})
 	if err != nil {

@@ -3,7 +3,6 @@ package backends
 import (
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"fmctl/config"
 )
@@ -11,37 +10,37 @@ import (
 // Env reads an environment variable.
 type Env func(string) string
 
-// Open returns the adapter for a backend name, configured from the
-// environment (the tmux socket a private server uses, herdr's session, ...).
+// Open returns the adapter for a backend name, configured from m (the tmux
+// socket a private server uses, zellij's session, ...) and env (herdr's
+// session, the cache directory).
 //
-// Every call the adapter makes is bounded by FM_MUX_TIMEOUT (a Go duration or
-// seconds; DefaultMuxTimeout when unset or invalid).
-func Open(name string, r Runner, env Env) (Backend, error) {
-	timeout := MuxTimeout(env)
+// Every call the adapter makes is bounded by m.Timeout (FM_MUX_TIMEOUT).
+func Open(name string, r Runner, env Env, m config.MuxVars) (Backend, error) {
+	timeout := m.Timeout
 	switch name {
 	case "tmux":
-		bin := orDefault(env("FM_TMUX_BIN"), "tmux")
+		bin := orDefault(m.TmuxBin, "tmux")
 		// The wire replaces tmux client processes only; a test's scripted
 		// runner, and FM_TMUX_WIRE=0, keep every call a process. It runs
 		// inside the bound, which ends a wire call as it kills a process.
-		if er, ok := r.(*ExecRunner); ok && env("FM_TMUX_WIRE") != "0" {
+		if er, ok := r.(*ExecRunner); ok && m.TmuxWire != "0" {
 			r = &TmuxWire{Exec: er, Binary: bin, TracePath: er.TracePath, CachePath: wireCachePath(env)}
 		}
 		return NewTmux(Bounded{Inner: r, Timeout: timeout}, TmuxOptions{
 			Binary:     bin,
-			Socket:     env("FM_TMUX_SOCKET"),
-			SocketPath: env("FM_TMUX_SOCKET_PATH"),
+			Socket:     m.TmuxSocket,
+			SocketPath: m.TmuxSocketPath,
 			Control:    env("FM_TMUX_CONTROL") == "1",
 		}), nil
 	case "herdr":
 		return NewHerdr(Bounded{Inner: r, Timeout: timeout}, HerdrOptions{
-			Binary:         orDefault(env("FM_HERDR_BIN"), "herdr"),
+			Binary:         orDefault(m.HerdrBin, "herdr"),
 			DefaultSession: orDefault(env("HERDR_SESSION"), "default"),
 		}), nil
 	case "zellij":
 		return NewZellij(Bounded{Inner: r, Timeout: timeout}, ZellijOptions{
-			Binary:         orDefault(env("FM_ZELLIJ_BIN"), "zellij"),
-			DefaultSession: orDefault(env("FM_ZELLIJ_SESSION"), "firstmate"),
+			Binary:         orDefault(m.ZellijBin, "zellij"),
+			DefaultSession: orDefault(m.ZellijSession, "firstmate"),
 		}), nil
 	}
 	return nil, fmt.Errorf("fmctl has no adapter for backend '%s'", name)
@@ -52,16 +51,6 @@ func orDefault(v, def string) string {
 		return v
 	}
 	return def
-}
-
-// MuxTimeout reads FM_MUX_TIMEOUT: seconds ("2.5") or a Go duration ("500ms").
-// A malformed or zero value keeps the default: an unbounded call is exactly
-// what this setting exists to prevent.
-func MuxTimeout(env Env) time.Duration {
-	if d := config.Duration(config.Env(env), "FM_MUX_TIMEOUT", DefaultMuxTimeout); d > 0 {
-		return d
-	}
-	return DefaultMuxTimeout
 }
 
 // wireCachePath is where the tmux wire keeps the proven tmux's version: the

@@ -23,21 +23,21 @@ func Detect(env Env) (name, variable string) {
 // ConfiguredContainer is where a fresh endpoint on backend name goes when
 // the caller names none: the backend's session variable, else its
 // config/fm.toml section; "" = the adapter's own default.
-func ConfiguredContainer(name string, env Env, f config.File) string {
+func ConfiguredContainer(name string, env Env, m config.MuxVars, f config.File) string {
 	var variable string
 	var section config.SessionConfig
 	switch name {
 	case harness.BackendTmux:
-		variable, section = "FM_TMUX_SESSION", f.Tmux
+		variable, section = m.TmuxSession, f.Tmux
 	case harness.BackendHerdr:
-		variable, section = "HERDR_SESSION", f.Herdr
+		variable, section = env("HERDR_SESSION"), f.Herdr
 	case harness.BackendZellij:
-		variable, section = "FM_ZELLIJ_SESSION", f.Zellij
+		variable, section = m.ZellijSession, f.Zellij
 	default:
 		return ""
 	}
-	if v := env(variable); v != "" {
-		return v
+	if variable != "" {
+		return variable
 	}
 	return section.Session
 }

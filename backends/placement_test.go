@@ -30,9 +30,10 @@ func TestDetectPrefersTheInnermostMultiplexer(t *testing.T) {
 func TestConfiguredContainerEnvBeforeFile(t *testing.T) {
 	var f config.File
 	f.Tmux.Session, f.Herdr.Session, f.Zellij.Session = "tf", "hf", "zf"
-	env := envOf(map[string]string{"FM_TMUX_SESSION": "te"})
+	env := envOf(nil)
+	m := config.MuxVars{TmuxSession: "te"}
 	for name, want := range map[string]string{harness.BackendTmux: "te", harness.BackendHerdr: "hf", harness.BackendZellij: "zf", harness.BackendOrca: ""} {
-		if got := ConfiguredContainer(name, env, f); got != want {
+		if got := ConfiguredContainer(name, env, m, f); got != want {
 			t.Errorf("ConfiguredContainer(%s) = %q, want %q", name, got, want)
 		}
 	}

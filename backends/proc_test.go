@@ -229,7 +229,7 @@ func TestProcFSAndPSAgreeOnARealTTY(t *testing.T) {
 	}
 	ctx := context.Background()
 	procfs := ProcFS{Root: "/proc"}
-	ps := PSTable{Runner: NewExecRunner()}
+	ps := PSTable{Runner: NewExecRunner("")}
 	var a, b []Process
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -96,10 +96,10 @@ type ExecRunner struct {
 	TracePath string
 }
 
-// NewExecRunner returns the production runner; FM_RUNNER_TRACE names an
-// optional trace file.
-func NewExecRunner() *ExecRunner {
-	return &ExecRunner{TracePath: os.Getenv("FM_RUNNER_TRACE")}
+// NewExecRunner returns the production runner; tracePath (FM_RUNNER_TRACE)
+// names an optional trace file.
+func NewExecRunner(tracePath string) *ExecRunner {
+	return &ExecRunner{TracePath: tracePath}
 }
 
 func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
@@ -315,9 +315,6 @@ func (b *Backoff) Next() time.Duration {
 	b.next = min(2*d, max(b.Max, d))
 	return d
 }
-
-// DefaultMuxTimeout bounds one multiplexer call when FM_MUX_TIMEOUT is unset.
-const DefaultMuxTimeout = 5 * time.Second
 
 // TimeoutError is a call that did not finish within its bound.
 type TimeoutError struct {

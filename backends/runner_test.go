@@ -65,16 +65,6 @@ func TestCallNameSkipsServerOptions(t *testing.T) {
 	}
 }
 
-func TestMuxTimeoutReadsSecondsOrDurations(t *testing.T) {
-	cases := map[string]time.Duration{"": DefaultMuxTimeout, "2": 2 * time.Second, "0.5": 500 * time.Millisecond,
-		"750ms": 750 * time.Millisecond, "0": DefaultMuxTimeout, "-1": DefaultMuxTimeout, "soon": DefaultMuxTimeout}
-	for v, want := range cases {
-		if got := MuxTimeout(func(string) string { return v }); got != want {
-			t.Errorf("FM_MUX_TIMEOUT=%q: %v, want %v", v, got, want)
-		}
-	}
-}
-
 // A poll starts at 10 ms and doubles to its cap; a cap below 10 ms polls at
 // the cap throughout (FM_CONTROL_POLL=5ms keeps meaning 5 ms).
 func TestBackoffStartsAtMinPollAndDoublesToItsCap(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"fmctl/config"
 	"fmctl/harness"
 )
 
@@ -127,14 +128,10 @@ func TestTmuxWireAnswersAsTheTmuxClient(t *testing.T) {
 func TestTmuxAdapterOverTheWire(t *testing.T) {
 	sock, pane := privateTmux(t)
 	trace := filepath.Join(t.TempDir(), "trace")
-	t.Setenv("FM_RUNNER_TRACE", trace)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	be, err := Open("tmux", NewExecRunner(), func(k string) string {
-		if k == "FM_TMUX_SOCKET" {
-			return sock
-		}
-		return os.Getenv(k)
-	})
+	m := config.DefaultTunables().Mux
+	m.TmuxSocket = sock
+	be, err := Open("tmux", NewExecRunner(trace), os.Getenv, m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"fmctl/state"
 )
@@ -15,6 +14,9 @@ import (
 func envOf(m map[string]string) Env {
 	return func(k string) string { return m[k] }
 }
+
+// homeOf is the home's variables as a binary reads them from env m.
+func homeOf(m map[string]string) HomeVars { return ReadTunables(envOf(m)).Home }
 
 func newHome(t *testing.T) string {
 	t.Helper()
@@ -44,7 +46,7 @@ func wantRefusal(t *testing.T, err error, parts ...string) {
 }
 
 func TestResolveHomeUnset(t *testing.T) {
-	_, err := ResolveHome("fm-control", envOf(nil))
+	_, err := ResolveHome("fm-control", homeOf(nil))
 	wantRefusal(t, err, "FM_HOME is not set", "fm-control refuses to resolve a task without an explicit firstmate home")
 }
 
@@ -52,24 +54,24 @@ func TestResolveHomeNotADirectory(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "plain")
 	os.WriteFile(file, nil, 0o644)
 	for _, root := range []string{file, filepath.Join(t.TempDir(), "absent")} {
-		_, err := ResolveHome("fm-send", envOf(map[string]string{"FM_HOME": root}))
+		_, err := ResolveHome("fm-send", homeOf(map[string]string{"FM_HOME": root}))
 		wantRefusal(t, err, "FM_HOME '"+root+"' is not a directory")
 	}
 }
 
 func TestResolveHomeMissingStateDir(t *testing.T) {
 	root := t.TempDir()
-	_, err := ResolveHome("fm-control", envOf(map[string]string{"FM_HOME": root}))
+	_, err := ResolveHome("fm-control", homeOf(map[string]string{"FM_HOME": root}))
 	wantRefusal(t, err, "state dir '"+filepath.Join(root, "state")+"' is missing", "FM_HOME '"+root+"'")
 	// a file where the state dir should be is no state dir either
 	os.WriteFile(filepath.Join(root, "state"), nil, 0o644)
-	_, err = ResolveHome("fm-control", envOf(map[string]string{"FM_HOME": root}))
+	_, err = ResolveHome("fm-control", homeOf(map[string]string{"FM_HOME": root}))
 	wantRefusal(t, err, "state dir")
 }
 
 func TestResolveHomeDefaults(t *testing.T) {
 	root := newHome(t)
-	h, err := ResolveHome("fm-control", envOf(map[string]string{"FM_HOME": root}))
+	h, err := ResolveHome("fm-control", homeOf(map[string]string{"FM_HOME": root}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +93,7 @@ func TestResolveHomeOverrides(t *testing.T) {
 		"FM_DATA_OVERRIDE":   "/elsewhere/data",
 		"FM_CONFIG_OVERRIDE": "/elsewhere/config",
 	}
-	h, err := ResolveHome("fm-control", envOf(env))
+	h, err := ResolveHome("fm-control", homeOf(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +101,7 @@ func TestResolveHomeOverrides(t *testing.T) {
 		t.Errorf("home = %+v", h)
 	}
 	env["FM_STATE_OVERRIDE"] = filepath.Join(other, "nope")
-	_, err = ResolveHome("fm-control", envOf(env))
+	_, err = ResolveHome("fm-control", homeOf(env))
 	wantRefusal(t, err, "state dir '"+filepath.Join(other, "nope")+"' is missing")
 }
 
@@ -162,42 +164,6 @@ func TestSecondmatePinUnreadableIsAnError(t *testing.T) {
 	}
 	if _, ok, err := h.SecondmatePin(); err == nil || ok {
 		t.Errorf("a directory as the pin file: ok=%v err=%v, want an error", ok, err)
-	}
-}
-
-func TestDuration(t *testing.T) {
-	const def = 7 * time.Second
-	cases := map[string]time.Duration{
-		"0.5":    500 * time.Millisecond,
-		"5":      5 * time.Second,
-		"0":      0,
-		" 2 ":    2 * time.Second,
-		"250ms":  250 * time.Millisecond,
-		"1m30s":  90 * time.Second,
-		"":       def,
-		"   ":    def,
-		"-1":     def,
-		"-0.5":   def,
-		"-250ms": def,
-		"junk":   def,
-		"5 s":    def,
-		"1e-3":   time.Millisecond,
-	}
-	for in, want := range cases {
-		if got := Duration(envOf(map[string]string{"W": in}), "W", def); got != want {
-			t.Errorf("Duration(%q) = %v, want %v", in, got, want)
-		}
-	}
-	if got := Duration(envOf(nil), "UNSET", def); got != def {
-		t.Errorf("unset = %v, want default", got)
-	}
-}
-
-func TestInt(t *testing.T) {
-	for in, want := range map[string]int{"3": 3, "0": 0, " 4 ": 4, "": 9, "-1": 9, "x": 9, "1.5": 9} {
-		if got := Int(envOf(map[string]string{"N": in}), "N", 9); got != want {
-			t.Errorf("Int(%q) = %d, want %d", in, got, want)
-		}
 	}
 }
 
@@ -280,12 +246,7 @@ func TestResolveHomeMakesARelativeHomeAbsolute(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	h, err := ResolveHome("fm-test", func(k string) string {
-		if k == "FM_HOME" {
-			return "home"
-		}
-		return ""
-	})
+	h, err := ResolveHome("fm-test", HomeVars{Root: "home"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +261,7 @@ func TestResolveHomeMakesARelativeHomeAbsolute(t *testing.T) {
 func TestSetUpMakesTheHomesDirsOnly(t *testing.T) {
 	root := t.TempDir()
 	other := filepath.Join(t.TempDir(), "data-elsewhere")
-	env := envOf(map[string]string{"FM_HOME": root, "FM_DATA_OVERRIDE": other})
+	env := homeOf(map[string]string{"FM_HOME": root, "FM_DATA_OVERRIDE": other})
 	h, err := LocateHome("fm-spawn", env)
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +290,7 @@ func TestSetUpRefusesAFileWhereADirGoes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "config"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := envOf(map[string]string{"FM_HOME": root})
+	env := homeOf(map[string]string{"FM_HOME": root})
 	h, err := LocateHome("fm-spawn", env)
 	if err != nil {
 		t.Fatal(err)

@@ -1,5 +1,6 @@
-// Package config resolves the home (FM_HOME and its directories), reads the
-// secondmate harness pin, the optional TOML config and the tunable waits.
+// Package config owns every FM_* variable (the table in tunables.go, read
+// once into Tunables), resolves the home (FM_HOME and its directories), and
+// reads the secondmate harness pin and the optional TOML config.
 // Nothing here runs unless a verb asks for it, so start-up stays cheap.
 package config
 
@@ -13,6 +14,8 @@ import (
 )
 
 // Env reads environment variables; tests pass a map, binaries os.Getenv.
+// FM_* variables are read once, into Tunables (ReadTunables); Env is for
+// the context the binaries are run in (TMUX, HERDR_ENV, NO_COLOR, ...).
 type Env func(string) string
 
 // Home is a firstmate home and the directories inside it.
@@ -25,19 +28,19 @@ type Home struct {
 
 // ResolveHome finds the home named by FM_HOME. It never falls back to a
 // guess: an unset FM_HOME or one that is not a directory is refused.
-func ResolveHome(tool string, env Env) (Home, error) {
-	h, err := LocateHome(tool, env)
+func ResolveHome(tool string, v HomeVars) (Home, error) {
+	h, err := LocateHome(tool, v)
 	if err != nil {
 		return Home{}, err
 	}
-	return h, h.checkState(tool, env)
+	return h, h.checkState(tool, v)
 }
 
 // LocateHome is ResolveHome without requiring the state dir: fm-spawn reads
 // a new home's config and checks its whole command line before SetUp makes
 // anything, so a refused spawn leaves the home as it found it.
-func LocateHome(tool string, env Env) (Home, error) {
-	root := env("FM_HOME")
+func LocateHome(tool string, v HomeVars) (Home, error) {
+	root := v.Root
 	if root == "" {
 		return Home{}, state.Errorf(ErrNoHome, "FM_HOME is not set; %s refuses to resolve a task without an explicit firstmate home: export FM_HOME=/path/to/home (an existing directory), then %s", tool, FirstSpawn)
 	}
@@ -54,20 +57,20 @@ func LocateHome(tool string, env Env) (Home, error) {
 	root = abs
 	return Home{
 		Root:   root,
-		State:  orDefault(env("FM_STATE_OVERRIDE"), filepath.Join(root, "state")),
-		Data:   orDefault(env("FM_DATA_OVERRIDE"), filepath.Join(root, "data")),
-		Config: orDefault(env("FM_CONFIG_OVERRIDE"), filepath.Join(root, "config")),
+		State:  orDefault(v.StateOverride, filepath.Join(root, "state")),
+		Data:   orDefault(v.DataOverride, filepath.Join(root, "data")),
+		Config: orDefault(v.ConfigOverride, filepath.Join(root, "config")),
 	}, nil
 }
 
 // checkState refuses a home without its state dir, naming the next step.
-func (h Home) checkState(tool string, env Env) error {
+func (h Home) checkState(tool string, v HomeVars) error {
 	root := h.Root
 	if info, err := os.Stat(h.State); err != nil || !info.IsDir() {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return state.Errorf(ErrNoHome, "state dir '%s' cannot be read: %w", h.State, err)
 		}
-		if env("FM_STATE_OVERRIDE") != "" {
+		if v.StateOverride != "" {
 			return state.Errorf(ErrNoHome, "state dir '%s' is missing; %s cannot resolve tasks for FM_HOME '%s' (FM_STATE_OVERRIDE names it: create it or unset FM_STATE_OVERRIDE)", h.State, tool, root)
 		}
 		return state.Errorf(ErrNoHome, "state dir '%s' is missing; %s cannot resolve tasks for FM_HOME '%s', where no task was ever spawned: run %s first", h.State, tool, root, FirstSpawn)
@@ -88,7 +91,7 @@ const FirstSpawn = "fm-spawn <id> --harness H --project REPO"
 // trusted as given but nothing below it is reached through a symlink: a
 // linked state/ would put every record, journal and lock somewhere fmctl
 // never chose.
-func (h Home) SetUp(tool string, env Env) error {
+func (h Home) SetUp(tool string, v HomeVars) error {
 	var names []string
 	for _, dir := range []string{h.State, h.Data, h.Config} {
 		if filepath.Dir(dir) == h.Root { // not an override's directory
@@ -98,7 +101,7 @@ func (h Home) SetUp(tool string, env Env) error {
 	if err := makeHomeDirs(h.Root, names); err != nil {
 		return err
 	}
-	return h.checkState(tool, env)
+	return h.checkState(tool, v)
 }
 
 // MakeHomeDirs makes root a home's shape: state/, data/ and config/, by the

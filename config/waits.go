@@ -10,22 +10,8 @@ import (
 // maxWaitSeconds bounds a wait (a day): longer is a typo, not a wait.
 const maxWaitSeconds = 24 * 60 * 60
 
-// Duration reads an env wait: plain seconds ("0.5", the original toolkit's
-// form) or a Go duration ("500ms"). A bad or negative value falls back to def.
-func Duration(env Env, name string, def time.Duration) time.Duration {
-	v := strings.TrimSpace(env(name))
-	if v == "" {
-		return def
-	}
-	d, err := ParseWait(v)
-	if err != nil {
-		return def
-	}
-	return d
-}
-
-// ParseWait reads a wait given on a command line: seconds or a Go duration,
-// at least zero and at most a day.
+// ParseWait reads a wait: seconds ("0.5", the original toolkit's form) or a
+// Go duration ("500ms"), at least zero and at most a day.
 func ParseWait(v string) (time.Duration, error) {
 	v = strings.TrimSpace(v)
 	if f, err := strconv.ParseFloat(v, 64); err == nil {
@@ -40,17 +26,4 @@ func ParseWait(v string) (time.Duration, error) {
 		return d, nil
 	}
 	return 0, fmt.Errorf("not a wait: give seconds (2.5) or a Go duration (500ms, 1m30s) up to 24h")
-}
-
-// Int reads a non-negative integer env value, or def.
-func Int(env Env, name string, def int) int {
-	v := strings.TrimSpace(env(name))
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return def
-	}
-	return n
 }

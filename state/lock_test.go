@@ -192,6 +192,7 @@ func TestWriteAtomicReplacesContentAndKeepsPermissions(t *testing.T) {
 }
 
 func TestWriteAtomicInjectedFaultLeavesTheOldFile(t *testing.T) {
+	needFaults(t)
 	path := filepath.Join(t.TempDir(), "t1.meta")
 	if err := os.WriteFile(path, []byte("old=1\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -210,6 +211,7 @@ func TestWriteAtomicInjectedFaultLeavesTheOldFile(t *testing.T) {
 }
 
 func TestWriteAtomicCrashBeforeRenameLeavesTheOldFileWhole(t *testing.T) {
+	needFaults(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t1.meta")
 	old := []byte("window=fmses:fm-t1\nendpoint_task_id=t1\nharness=claude\n")

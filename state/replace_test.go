@@ -20,6 +20,7 @@ func TestReplaceRecordKeepsThePriorOnlyUntilTheWriteCommits(t *testing.T) {
 	if _, err := os.Lstat(path + ".prior"); !os.IsNotExist(err) {
 		t.Fatalf("the prior record was left behind after a committed write: %v", err)
 	}
+	needFaults(t)
 	t.Setenv("FM_TEST_FAULT", "write:t1.meta")
 	if err := ReplaceRecord(path, []byte("window=o:fm-t1\n"), []byte("window=x:fm-t1\n")); err == nil {
 		t.Fatal("ReplaceRecord reported success for a failed write")

@@ -1,12 +1,15 @@
 package docpaths
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
 	"testing"
 
 	"fmctl/config"
+	"fmctl/harness"
 )
 
 // tomlKeys lists every key a struct decodes, dotted, with a map's keys as <name>.
@@ -49,4 +52,36 @@ func TestConfigDocListsEveryKey(t *testing.T) {
 			t.Errorf("docs/config.md documents %s, which config.File does not read", k)
 		}
 	}
+}
+
+// The generated block of docs/config.md's FM_* table.
+const (
+	tunablesBegin = "<!-- tunables:begin -->"
+	tunablesEnd   = "<!-- tunables:end -->"
+)
+
+// TestConfigDocListsEveryVariable keeps docs/config.md's FM_* table the
+// table in config/tunables.go, rendered: a variable added, dropped or
+// reworded in the code fails here until the doc is regenerated
+// (UPDATE_DOCS=1 rewrites it).
+func TestConfigDocListsEveryVariable(t *testing.T) {
+	path := filepath.Join(root, "docs", "config.md")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := harness.ReplaceReadmeBlock(string(data), tunablesBegin, tunablesEnd, config.Markdown(config.DefaultTunables().Settings(), false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want == string(data) {
+		return
+	}
+	if os.Getenv("UPDATE_DOCS") == "1" {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("docs/config.md's FM_* table differs from config/tunables.go; run UPDATE_DOCS=1 go test ./tests/docpaths -run TestConfigDocListsEveryVariable")
 }

@@ -51,15 +51,19 @@ func BuildVersion() string {
 
 // Deps are a binary's side-effect edges, injected so tests can fake them.
 type Deps struct {
-	Env    config.Env
-	Runner backends.Runner
-	Stdout io.Writer
-	Stderr io.Writer
+	// Env reads the context the binary runs in (TMUX, HERDR_ENV, NO_COLOR);
+	// the FM_* variables are read once, into Tunables.
+	Env      config.Env
+	Tunables config.Tunables
+	Runner   backends.Runner
+	Stdout   io.Writer
+	Stderr   io.Writer
 }
 
-// OSDeps are the real process's edges.
+// OSDeps are the real process's edges, and its FM_* variables read once.
 func OSDeps() Deps {
-	return Deps{Env: os.Getenv, Runner: backends.NewExecRunner(), Stdout: os.Stdout, Stderr: os.Stderr}
+	tun := config.ReadTunables(os.Getenv)
+	return Deps{Env: os.Getenv, Tunables: tun, Runner: backends.NewExecRunner(tun.RunnerTrace), Stdout: os.Stdout, Stderr: os.Stderr}
 }
 
 // Printer returns the outcome printer for the chosen output form.

@@ -15,17 +15,18 @@ import (
 	"fmctl/state"
 )
 
-// CompletionEnv is set by the scripts --completion prints. urfave answers a
-// command line ending in --generate-shell-completion with completions; only
-// when the shell's script asks, so that word typed by anyone else is an
-// unknown flag (or, after "--", message text) instead of a silent exit 0.
-const CompletionEnv = "FM_COMPLETION"
+// CompletionEnv (FM_COMPLETION) is set by the scripts --completion prints.
+// urfave answers a command line ending in --generate-shell-completion with
+// completions; only when the shell's script asks, so that word typed by
+// anyone else is an unknown flag (or, after "--", message text) instead of
+// a silent exit 0.
+const CompletionEnv = config.CompletionVar
 
 // errCompletionPrinted ends a run that only printed a completion script.
 var errCompletionPrinted = errors.New("completion script printed")
 
 func enableCompletion(root *ucli.Command, d Deps) {
-	root.EnableShellCompletion = d.Env(CompletionEnv) == "1"
+	root.EnableShellCompletion = d.Tunables.Completion
 	// urfave adds a "completion" command; fmctl prints its scripts with
 	// --completion (fm-send's first word is a task id, and may be
 	// "completion"), so the command gets a name no word can reach: a word
@@ -89,7 +90,7 @@ compdef %[1]s %[2]s
 // a flag's values from the capability table after it, and nothing where
 // message text goes.
 type Completer struct {
-	Env config.Env
+	Home config.HomeVars
 	// IDs is how many leading positional words are task ids (0 or 1).
 	IDs int
 	// Values are the values of the command's own value flags (--for),
@@ -125,7 +126,7 @@ func (c Completer) Complete(ctx context.Context, cmd *ucli.Command) {
 	}
 	switch {
 	case len(args) < c.IDs:
-		printLines(w, TaskIDs(c.Env))
+		printLines(w, TaskIDs(c.Home))
 	case len(args) == 0:
 		for _, sub := range cmd.VisibleCommands() {
 			fmt.Fprintln(w, sub.Name)
@@ -214,8 +215,8 @@ func flagValues(flag string) ([]string, bool) {
 }
 
 // TaskIDs returns the ids of the records in the home's state dir.
-func TaskIDs(env config.Env) []string {
-	home, err := config.ResolveHome("fmctl", env)
+func TaskIDs(v config.HomeVars) []string {
+	home, err := config.ResolveHome("fmctl", v)
 	if err != nil {
 		return nil
 	}

@@ -156,8 +156,8 @@ const idFirstKey = "fmctl.id-first"
 // offers the home's ids there (and values, beside the table's, for the
 // command's own value flags), and a single-dash word there is checked as an
 // id. It returns cmd.
-func TaskCommand(cmd *ucli.Command, env config.Env, values map[string][]string) *ucli.Command {
-	cmd.ShellComplete = Completer{Env: env, IDs: 1, Values: values}.Complete
+func TaskCommand(cmd *ucli.Command, home config.HomeVars, values map[string][]string) *ucli.Command {
+	cmd.ShellComplete = Completer{Home: home, IDs: 1, Values: values}.Complete
 	cmd.Metadata = map[string]any{idFirstKey: true}
 	return cmd
 }

@@ -34,9 +34,9 @@ Events: ` + strings.Join(state.AgentEventNames(), ", ") + `.`,
 			&ucli.StringFlag{Name: "notify-payload", Hidden: true},
 		},
 		Action: func(_ context.Context, cmd *ucli.Command) error {
-			return recordAgentEvent(d.Env, agentEventArgs{gen: cmd.String("gen")}, cmd.Args().Slice(), time.Now())
+			return recordAgentEvent(d.Tunables.Home, agentEventArgs{gen: cmd.String("gen")}, cmd.Args().Slice(), time.Now())
 		},
-	}, d.Env, nil)
+	}, d.Tunables.Home, nil)
 }
 
 // agentEventArgs are the parsed arguments.
@@ -56,11 +56,11 @@ func (a *agentEventArgs) positional(args []string) error {
 }
 
 // recordAgentEvent validates and records one event.
-func recordAgentEvent(env config.Env, a agentEventArgs, args []string, now time.Time) error {
+func recordAgentEvent(vars config.HomeVars, a agentEventArgs, args []string, now time.Time) error {
 	if err := a.positional(args); err != nil {
 		return err
 	}
-	home, err := task.Opener{Tool: "fm-control", Env: env}.Begin(a.id)
+	home, err := task.Opener{Tool: "fm-control", Tunables: config.Tunables{Home: vars}}.Begin(a.id)
 	if err != nil {
 		return err
 	}

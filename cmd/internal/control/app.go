@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -77,19 +78,19 @@ Examples:
    fm-control relaunch t1 --harness codex --note "continue from the failing test"
    fm-control help relaunch`,
 		Flags:         []ucli.Flag{&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"}},
-		ShellComplete: cli.Completer{Env: d.Env}.Complete,
+		ShellComplete: cli.Completer{Home: d.Tunables.Home}.Complete,
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			if cmd.NArg() == 0 {
 				return ucli.ShowRootCommandHelp(cmd)
 			}
-			return unknownVerb(d.Env, cmd.Args().First())
+			return unknownVerb(d.Tunables.Home, cmd.Args().First())
 		},
 		// A flag in the verb position (`fm-control --key Escape t1`) is a
 		// request for something outside the allowlist, so it is refused
 		// as a non-verb, listing the verbs, not as a flag-parsing slip.
 		OnUsageError: func(ctx context.Context, cmd *ucli.Command, err error, _ bool) error {
 			if flag, ok := cli.UnknownFlag(ctx, err); ok {
-				return unknownVerb(d.Env, flag)
+				return unknownVerb(d.Tunables.Home, flag)
 			}
 			return cli.UsageError(ctx, cmd, err, false)
 		},
@@ -123,7 +124,7 @@ func lifecycleCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 		// Every lifecycle verb may wait (an interrupt's acknowledgement or
 		// restored prompt, an exit, a relaunch's new agent).
 		Action: cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
-			id, err := taskArg(d.Env, cmd)
+			id, err := taskArg(d.Tunables.Home, cmd)
 			if err != nil {
 				return err
 			}
@@ -133,19 +134,19 @@ func lifecycleCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 					return err
 				}
 			}
-			return NewController(d.Env, d.Runner, d.Printer(cmd.Bool("json"))).Lifecycle(ctx, v.Name, id, opts)
+			return NewController(d.Env, d.Tunables, d.Runner, d.Printer(cmd.Bool("json"))).Lifecycle(ctx, v.Name, id, opts)
 		}),
 	}
 	if v.Name == "relaunch" {
 		cmd.Flags = relaunchFlags()
 	}
-	return cli.TaskCommand(cmd, d.Env, nil)
+	return cli.TaskCommand(cmd, d.Tunables.Home, nil)
 }
 
 // taskArg returns a verb's one task id. The home is checked first: without
 // one nothing else can be looked at, so it is the first thing to fix.
-func taskArg(env config.Env, cmd *ucli.Command) (string, error) {
-	if _, err := config.ResolveHome("fm-control", env); err != nil {
+func taskArg(home config.HomeVars, cmd *ucli.Command) (string, error) {
+	if _, err := config.ResolveHome("fm-control", home); err != nil {
 		return "", err
 	}
 	args := cmd.Args().Slice()
@@ -160,8 +161,8 @@ func taskArg(env config.Env, cmd *ucli.Command) (string, error) {
 
 // unknownVerb refuses anything outside the allowlist, listing it. resume
 // gets its own explanation because it is the verb people reach for.
-func unknownVerb(env config.Env, verb string) error {
-	if _, err := config.ResolveHome("fm-control", env); err != nil {
+func unknownVerb(home config.HomeVars, verb string) error {
+	if _, err := config.ResolveHome("fm-control", home); err != nil {
 		return err
 	}
 	var lifecycle []string
@@ -208,10 +209,11 @@ func printableVerb(s string) string {
 func capabilitiesCommand(d cli.Deps) *ucli.Command {
 	return &ucli.Command{
 		Name:      "capabilities",
-		Usage:     "print the capability table (verbs, harness mechanics, backend abilities)",
+		Usage:     "print the capability table (verbs, harness mechanics, backend abilities) and the FM_* tunables",
 		UsageText: "fm-control capabilities [--json]",
 		Description: `The single owner of every interrupt key, repeat count, composer clear, exit
-command, supported kind, launch flag and backend ability the binaries use.
+command, supported kind, launch flag and backend ability the binaries use, and
+every FM_* variable they read: its unit, default and value in this run.
 
 Examples:
    fm-control capabilities
@@ -220,21 +222,28 @@ Examples:
 			if cmd.NArg() > 0 {
 				return cli.Usage("unexpected argument '%s': fm-control capabilities takes no task id", state.Printable(cmd.Args().First()))
 			}
-			return printCapabilities(d.Stdout, cmd.Bool("json"))
+			return printCapabilities(d.Stdout, d.Tunables, cmd.Bool("json"))
 		},
 	}
 }
 
-func printCapabilities(w io.Writer, asJSON bool) error {
+// capabilities is the capability table and the tunables with their values
+// in this run, as --json prints them.
+type capabilities struct {
+	harness.Table
+	Tunables []config.Setting `json:"tunables"`
+}
+
+func printCapabilities(w io.Writer, tun config.Tunables, asJSON bool) error {
 	if asJSON {
-		data, err := harness.JSON()
+		data, err := json.MarshalIndent(capabilities{harness.Snapshot(), tun.Settings()}, "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = w.Write(append(data, '\n'))
 		return err
 	}
-	_, err := io.WriteString(w, harness.Text())
+	_, err := io.WriteString(w, harness.Text()+"\n"+config.Markdown(tun.Settings(), true))
 	return err
 }
 

@@ -104,5 +104,5 @@ func checkSecondmateHome(t *task.Target, home string) (int, error) {
 // git runs one git command in dir, bounded and with the repository-location
 // variables dropped (backends.Git).
 func (c *Controller) git(ctx context.Context, dir string, args ...string) (string, error) {
-	return backends.Git(ctx, c.runner, backends.Env(c.env), dir, args...)
+	return backends.Git(ctx, c.runner, c.tun.GitTimeout, dir, args...)
 }

@@ -5,7 +5,6 @@ package control
 
 import (
 	"context"
-	"time"
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
@@ -18,20 +17,21 @@ import (
 // Controller runs verbs for one invocation.
 type Controller struct {
 	env    config.Env
+	tun    config.Tunables
 	runner backends.Runner
 	print  cli.Printer
 	waits  Waits
 }
 
 // NewController builds a controller from the process edges.
-func NewController(env config.Env, r backends.Runner, p cli.Printer) *Controller {
-	return &Controller{env: env, runner: r, print: p, waits: readWaits(env)}
+func NewController(env config.Env, tun config.Tunables, r backends.Runner, p cli.Printer) *Controller {
+	return &Controller{env: env, tun: tun, runner: r, print: p, waits: readWaits(tun.Control)}
 }
 
 // lockDelivery takes the task's input lock (see state.LockInput) while keys
 // or text are sent, so a concurrent fm-send cannot interleave with them.
 func (c *Controller) lockDelivery(t *task.Target) (*state.Lock, error) {
-	return t.Store.LockInput(t.ID, config.Duration(c.env, "FM_SEND_LOCK_WAIT", 60*time.Second))
+	return t.Store.LockInput(t.ID, c.tun.Send.LockWait)
 }
 
 // lifecycleRun is the body of one lifecycle verb, run once the task is
@@ -57,7 +57,7 @@ var lifecycleRuns = map[string]lifecycleRun{
 
 // tasks opens tasks for fm-control's verbs.
 func (c *Controller) tasks() task.Opener {
-	return task.Opener{Tool: "fm-control", Env: c.env, Runner: c.runner}
+	return task.Opener{Tool: "fm-control", Env: c.env, Tunables: c.tun, Runner: c.runner}
 }
 
 // Lifecycle runs one lifecycle verb on task id, in the spec's refusal order:

@@ -34,7 +34,7 @@ type listRow struct {
 // Endpoints are classified per backend in one batch where the adapter can
 // (tmux: one list-panes call for all of them).
 func (c *Controller) List(ctx context.Context) error {
-	home, err := config.ResolveHome("fm-control", c.env)
+	home, err := config.ResolveHome("fm-control", c.tun.Home)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,6 @@ type readInvocation struct {
 const (
 	defaultReadLines = 50
 	maxReadLines     = 10000
-	defaultWait      = 30 * time.Second
 )
 
 // waitConditions are what `wait --for` accepts.
@@ -47,10 +46,10 @@ func readFlags(verb string) []ucli.Flag {
 // parseReadArgs reads a read-only verb's parsed command line. Every mistake
 // is a usage error (exit 2): these verbs act on nothing, so there is no
 // refusal to make, only a command line to correct.
-func parseReadArgs(cmd *ucli.Command, env config.Env) (readInvocation, error) {
+func parseReadArgs(cmd *ucli.Command, tun config.Tunables) (readInvocation, error) {
 	inv := readInvocation{Lines: defaultReadLines, JSON: cmd.Bool("json")}
 	if cmd.Name == "list" {
-		if _, err := config.ResolveHome("fm-control", env); err != nil {
+		if _, err := config.ResolveHome("fm-control", tun.Home); err != nil {
 			return inv, err
 		}
 		if cmd.NArg() > 0 {
@@ -58,7 +57,7 @@ func parseReadArgs(cmd *ucli.Command, env config.Env) (readInvocation, error) {
 		}
 		return inv, nil
 	}
-	id, err := taskArg(env, cmd)
+	id, err := taskArg(tun.Home, cmd)
 	if err != nil {
 		return inv, err
 	}
@@ -71,14 +70,16 @@ func parseReadArgs(cmd *ucli.Command, env config.Env) (readInvocation, error) {
 	}
 	switch cmd.Name {
 	case "wait":
-		err = inv.waitFlags(values, env)
+		err = inv.waitFlags(values, tun.Control.Wait)
 	case "read":
 		err = inv.readFlags(values)
 	}
 	return inv, err
 }
 
-func (inv *readInvocation) waitFlags(values map[string]string, env config.Env) error {
+// waitFlags reads wait's flags; envWait is FM_CONTROL_WAIT, which
+// --timeout overrides.
+func (inv *readInvocation) waitFlags(values map[string]string, envWait string) error {
 	inv.For = values["--for"]
 	if inv.For == "" {
 		return cli.Usage("fm-control wait needs --for %s", strings.Join(waitConditions, "|"))
@@ -86,17 +87,16 @@ func (inv *readInvocation) waitFlags(values map[string]string, env config.Env) e
 	if !validCondition(inv.For) {
 		return cli.Usage("--for '%s' is not a condition; use one of %s", state.Printable(inv.For), strings.Join(waitConditions, ", "))
 	}
-	inv.Timeout = defaultWait
-	source, v := "FM_CONTROL_WAIT", env("FM_CONTROL_WAIT")
+	v, refusal := envWait, "FM_CONTROL_WAIT '%s' is %v"
 	if t, ok := values["--timeout"]; ok {
-		source, v = "--timeout", t
+		v, refusal = t, "--timeout '%s' is %v"
 	}
 	if strings.TrimSpace(v) == "" {
-		return nil
+		v = config.DefaultTunables().Control.Wait
 	}
 	d, err := config.ParseWait(v)
 	if err != nil {
-		return cli.Usage("%s '%s' is %v", source, state.Printable(v), err)
+		return cli.Usage(refusal, state.Printable(v), err)
 	}
 	inv.Timeout = d
 	return nil

@@ -76,11 +76,11 @@ func readCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 		Description: readExamples[name] + "\n\nPostcondition: " + v.Postcondition,
 		Flags:       readFlags(name),
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
-			inv, err := parseReadArgs(cmd, d.Env)
+			inv, err := parseReadArgs(cmd, d.Tunables)
 			if err != nil {
 				return err
 			}
-			ctl := NewController(d.Env, d.Runner, d.Printer(inv.JSON))
+			ctl := NewController(d.Env, d.Tunables, d.Runner, d.Printer(inv.JSON))
 			switch name {
 			case "list":
 				return ctl.List(ctx)
@@ -93,8 +93,8 @@ func readCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 		},
 	}
 	if name == "list" {
-		cmd.ShellComplete = cli.Completer{Env: d.Env}.Complete
+		cmd.ShellComplete = cli.Completer{Home: d.Tunables.Home}.Complete
 		return cmd
 	}
-	return cli.TaskCommand(cmd, d.Env, map[string][]string{"--for": waitConditions})
+	return cli.TaskCommand(cmd, d.Tunables.Home, map[string][]string{"--for": waitConditions})
 }

@@ -120,7 +120,7 @@ func (c *Controller) recoverSpawn(ctx context.Context, store state.Store, id str
 		return cli.Failed("a lifecycle action still holds task %s's lock, so its spawn is not interrupted; recover only settles a spawn whose process has died", id).Coded(cli.ELockHeld)
 	}
 	defer lock.Release()
-	sp := spawn.Spawner{Env: c.env, Runner: c.runner, Print: c.print}
+	sp := spawn.Spawner{Env: c.env, Tunables: c.tun, Runner: c.runner, Print: c.print}
 	action, window, err := sp.SettleIntent(ctx, store, id)
 	if err != nil {
 		return err

@@ -200,7 +200,7 @@ func (x *relaunchTx) replace(ctx context.Context) (launch.Result, error) {
 
 // launcher launches the replacement; the caller holds the input lock.
 func (c *Controller) launcher() launch.Launcher {
-	return launch.Launcher{Tool: "fm-control", Env: c.env, Runner: c.runner, Print: c.print, LaunchWait: c.waits.Launch, InputHeld: true}
+	return launch.Launcher{Tool: "fm-control", Env: c.env, Tunables: c.tun, Runner: c.runner, Print: c.print, LaunchWait: c.waits.Launch, InputHeld: true}
 }
 
 func journalHeader(t *task.Target, p profile) state.Record {

@@ -48,15 +48,15 @@ Examples:
 	}
 	// list, wait and read: the read-only verbs of the capability table.
 	for _, c := range cmds {
-		cli.TaskCommand(c, d.Env, nil)
+		cli.TaskCommand(c, d.Tunables.Home, nil)
 	}
 	return append(cmds, readCommands(d)...)
 }
 
 func runTool(d cli.Deps, cmd *ucli.Command, fn func(*Controller, string) error) error {
-	id, err := taskArg(d.Env, cmd)
+	id, err := taskArg(d.Tunables.Home, cmd)
 	if err != nil {
 		return err
 	}
-	return fn(NewController(d.Env, d.Runner, d.Printer(cmd.Bool("json"))), id)
+	return fn(NewController(d.Env, d.Tunables, d.Runner, d.Printer(cmd.Bool("json"))), id)
 }

@@ -16,10 +16,11 @@ import (
 
 // Launcher launches agents for one invocation of Tool.
 type Launcher struct {
-	Tool   string // the binary the user ran, named in refusals
-	Env    config.Env
-	Runner backends.Runner
-	Print  cli.Printer
+	Tool     string // the binary the user ran, named in refusals
+	Env      config.Env
+	Tunables config.Tunables
+	Runner   backends.Runner
+	Print    cli.Printer
 	// LaunchWait bounds the wait for the new agent to come up; zero reads
 	// FM_SPAWN_WAIT.
 	LaunchWait time.Duration
@@ -44,7 +45,7 @@ func (l Launcher) LockInput(store state.Store, id string) (release func(), err e
 	if l.InputHeld {
 		return func() {}, nil
 	}
-	lock, err := store.LockInput(id, config.Duration(l.Env, "FM_SEND_LOCK_WAIT", 60*time.Second))
+	lock, err := store.LockInput(id, l.Tunables.Send.LockWait)
 	if err != nil {
 		return nil, err
 	}
@@ -55,16 +56,16 @@ func (l Launcher) launchWait() time.Duration {
 	if l.LaunchWait > 0 {
 		return l.LaunchWait
 	}
-	return config.Duration(l.Env, "FM_SPAWN_WAIT", 30*time.Second)
+	return l.Tunables.Spawn.Wait
 }
 
 func (l Launcher) poll() time.Duration {
-	return config.Duration(l.Env, "FM_CONTROL_POLL", 100*time.Millisecond)
+	return l.Tunables.Control.Poll
 }
 
 // pathWait bounds how long the endpoint's shell gets to report its directory.
 func (l Launcher) pathWait() time.Duration {
-	return config.Duration(l.Env, "FM_SPAWN_PATH_WAIT", 5*time.Second)
+	return l.Tunables.Spawn.PathWait
 }
 
 // Spawned is the outcome line of a launched agent, fresh or relaunched.

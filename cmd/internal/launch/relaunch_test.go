@@ -7,6 +7,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/task"
+	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/state"
 )
@@ -44,7 +45,7 @@ func TestRelaunchRefusalNamesTheCallingTool(t *testing.T) {
 			ID: "t1", Kind: harness.KindShip, Task: &state.Task{ID: "t1"}, Store: state.Store{Dir: t.TempDir()},
 			BackendName: "tmux", Backend: be, Endpoint: backends.Endpoint{Backend: "tmux", Target: "s:fm-t1", TaskID: "t1", Worktree: t.TempDir()},
 		}
-		l := Launcher{Tool: tool, Env: func(string) string { return "" }, InputHeld: true}
+		l := Launcher{Tool: tool, Env: func(string) string { return "" }, Tunables: config.DefaultTunables(), InputHeld: true}
 		_, err := l.Relaunch(context.Background(), target, Replacement{Harness: h})
 		if err == nil {
 			t.Fatalf("%s: a relaunch into an endpoint that runs an agent was not refused", tool)

@@ -13,6 +13,7 @@ import (
 	"fmctl/cmd/internal/control"
 	"fmctl/cmd/internal/send"
 	"fmctl/cmd/internal/spawn"
+	"fmctl/config"
 	"fmctl/harness"
 )
 
@@ -141,7 +142,7 @@ func TestExitClasses(t *testing.T) {
 
 // controlCommands lists fm-control's commands, hidden ones included.
 func controlCommands(t *testing.T) []string {
-	app := control.App(cli.Deps{Env: func(string) string { return "" }})
+	app := control.App(cli.Deps{Env: func(string) string { return "" }, Tunables: config.DefaultTunables()})
 	var names []string
 	for _, c := range app.Commands {
 		names = append(names, c.Name)

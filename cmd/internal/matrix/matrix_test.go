@@ -20,6 +20,7 @@ import (
 	"fmctl/cmd/internal/control"
 	"fmctl/cmd/internal/send"
 	"fmctl/cmd/internal/spawn"
+	"fmctl/config"
 	"fmctl/harness"
 )
 
@@ -93,10 +94,12 @@ func newWorld(t *testing.T) *world {
 
 func (w *world) run(app func(cli.Deps) *ucli.Command, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
+	env := func(k string) string { return w.env[k] }
 	d := cli.Deps{
-		Env:    func(k string) string { return w.env[k] },
-		Runner: backends.NewExecRunner(),
-		Stdout: &out, Stderr: &errOut,
+		Env:      env,
+		Tunables: config.ReadTunables(env),
+		Runner:   backends.NewExecRunner(""),
+		Stdout:   &out, Stderr: &errOut,
 	}
 	code := cli.Run(app(d), args, d)
 	return code, out.String(), errOut.String()

@@ -89,10 +89,10 @@ func App(d cli.Deps) *ucli.Command {
 				// as LF: a CR left behind would be refused as a control byte.
 				req.Text = strings.TrimRight(string(data), "\r\n")
 			}
-			return Sender{Env: d.Env, Runner: d.Runner, Print: d.Printer(req.JSON)}.Run(ctx, req)
+			return Sender{Env: d.Env, Tunables: d.Tunables, Runner: d.Runner, Print: d.Printer(req.JSON)}.Run(ctx, req)
 		},
 	}
-	cli.Conventions(cli.TaskCommand(app, d.Env, nil), d)
+	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
 	return app
 }
 

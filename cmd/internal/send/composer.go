@@ -11,20 +11,14 @@ import (
 	"fmctl/harness"
 )
 
-// readyWait bounds how long fm-send waits for a starting agent's composer.
-func readyWait(env config.Env) time.Duration {
-	return config.Duration(env, "FM_SEND_READY_WAIT", 20*time.Second)
-}
-
 // prepareComposer makes the composer of a harness with verified screen
 // signatures fit to type into: it waits (bounded by FM_SEND_READY_WAIT) for
 // the agent to be ready instead of typing into a half-drawn TUI, refuses at
 // a blocking dialog (text typed there goes to the dialog: gemini stores it
 // as its API key), and empties held text with the harness's verified clear,
 // proving it empty, or refuses naming it. It reports whether it cleared.
-func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig, env config.Env) (bool, error) {
-	poll := config.Duration(env, "FM_SEND_POLL", 10*time.Millisecond)
-	limit := readyWait(env)
+func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars) (bool, error) {
+	poll, limit := v.Poll, v.ReadyWait
 	st, ready := deliver.WaitReady(ctx, t.Backend, t.Endpoint, sig, limit, poll)
 	facts := []string{"id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target}
 	if st.Dialog != "" {

@@ -29,14 +29,15 @@ type Request struct {
 
 // Sender runs fm-send requests.
 type Sender struct {
-	Env    config.Env
-	Runner backends.Runner
-	Print  cli.Printer
+	Env      config.Env
+	Tunables config.Tunables
+	Runner   backends.Runner
+	Print    cli.Printer
 }
 
 // Run executes one request.
 func (s Sender) Run(ctx context.Context, req Request) error {
-	tasks := task.Opener{Tool: "fm-send", Env: s.Env, Runner: s.Runner}
+	tasks := task.Opener{Tool: "fm-send", Env: s.Env, Tunables: s.Tunables, Runner: s.Runner}
 	home, err := tasks.Begin(req.ID)
 	if err != nil {
 		return err
@@ -77,8 +78,8 @@ func keyList() string {
 // lockDelivery takes the task's input lock, then passes the gate: under the
 // lock, nothing can stop or replace the agent between the gate's read and
 // the keys typed after it.
-func lockDelivery(ctx context.Context, t *task.Target, env config.Env) (*state.Lock, error) {
-	l, err := lockInput(t, env)
+func lockDelivery(ctx context.Context, t *task.Target, v config.SendVars) (*state.Lock, error) {
+	l, err := lockInput(t, v)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +103,7 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key) er
 			return cli.Failed("harness %s needs %s after Escape to clear its composer, which the %s backend cannot deliver; nothing was sent", t.Harness.Name, clear, t.BackendName).Coded(cli.EKeyUnsupported)
 		}
 	}
-	lock, err := lockInput(t, s.Env)
+	lock, err := lockInput(t, s.Tunables.Send)
 	if err != nil {
 		return err
 	}
@@ -130,8 +131,8 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key) er
 	return nil
 }
 
-func lockInput(t *task.Target, env config.Env) (*state.Lock, error) {
-	return t.Store.LockInput(t.ID, config.Duration(env, "FM_SEND_LOCK_WAIT", 60*time.Second))
+func lockInput(t *task.Target, v config.SendVars) (*state.Lock, error) {
+	return t.Store.LockInput(t.ID, v.LockWait)
 }
 
 // gatedKey sends a key past the gate, under the task's input lock. A
@@ -173,12 +174,10 @@ func refuseKey(t *task.Target, key harness.Key) error {
 	return cli.Failed("the %s backend cannot deliver key %s; nothing was sent", t.BackendName, key).Coded(cli.EKeyUnsupported)
 }
 
-// submitOptions reads the tunable submit budgets.
-func submitOptions(env config.Env) deliver.Options {
+// submitOptions are the submit budgets, with the tunable ones from v.
+func submitOptions(v config.SendVars) deliver.Options {
 	o := deliver.DefaultOptions()
-	o.Retries = config.Int(env, "FM_SEND_RETRIES", o.Retries)
-	o.ConfirmWait = config.Duration(env, "FM_SEND_SLEEP", o.ConfirmWait)
-	o.Poll = config.Duration(env, "FM_SEND_POLL", o.Poll)
+	o.Retries, o.ConfirmWait, o.Poll = v.Retries, v.Sleep, v.Poll
 	return o
 }
 
@@ -186,20 +185,20 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 	if t.Kind == harness.KindSecondmate {
 		text = deliver.Mark(text)
 	}
-	o := submitOptions(s.Env)
+	o := submitOptions(s.Tunables.Send)
 	// Enter waits until a completion popup has settled so it cannot be swallowed.
 	o.Popup = t.Harness.OpensPopup(text)
 	// A retried Enter passes the gate again: the first may have ended the
 	// agent (a sent /exit).
 	o.EnterAgain = func(ctx context.Context) error { return gatedKey(ctx, t, harness.KeyEnter) }
-	lock, err := lockDelivery(ctx, t, s.Env)
+	lock, err := lockDelivery(ctx, t, s.Tunables.Send)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
 	cleared := false
 	if sig, ok := t.Harness.Screen(); ok && t.HasHarness {
-		if cleared, err = prepareComposer(ctx, t, sig, s.Env); err != nil {
+		if cleared, err = prepareComposer(ctx, t, sig, s.Tunables.Send); err != nil {
 			return err
 		}
 		o.Screen = &sig

@@ -82,16 +82,16 @@ func App(d cli.Deps) *ucli.Command {
 			return spawn(ctx, d, req)
 		}),
 	}
-	cli.Conventions(cli.TaskCommand(app, d.Env, nil), d)
+	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
 	return app
 }
 
 func spawn(ctx context.Context, d cli.Deps, req Request) error {
-	s := Spawner{Env: d.Env, Runner: d.Runner, Print: d.Printer(req.JSON)}
+	s := Spawner{Env: d.Env, Tunables: d.Tunables, Runner: d.Runner, Print: d.Printer(req.JSON)}
 	var res Result
 	var err error
 	if req.Relaunch {
-		req.TxID = d.Env("FM_CONTROL_RELAUNCH_TX")
+		req.TxID = d.Tunables.Spawn.RelaunchTx
 		res, err = s.Relaunch(ctx, req)
 	} else {
 		res, err = s.Fresh(ctx, req)

@@ -18,7 +18,7 @@ func (s Spawner) chooseBackend(home config.Home, f config.File, flag string) (na
 	if flag != "" {
 		return flag, "", nil
 	}
-	if v := s.Env("FM_BACKEND"); v != "" {
+	if v := s.Tunables.Spawn.Backend; v != "" {
 		return v, "", nil
 	}
 	file, err := home.BackendFile()
@@ -49,7 +49,7 @@ func (s Spawner) tmuxSession(ctx context.Context, be backends.Backend, configure
 	}
 	// A named socket is a server of its own; the caller's session lives on
 	// the server $TMUX points at.
-	if s.Env("TMUX") == "" || s.Env("FM_TMUX_SOCKET") != "" || s.Env("FM_TMUX_SOCKET_PATH") != "" {
+	if s.Env("TMUX") == "" || s.Tunables.Mux.TmuxSocket != "" || s.Tunables.Mux.TmuxSocketPath != "" {
 		return backends.DefaultTmuxSession, nil
 	}
 	t, ok := be.(*backends.Tmux)

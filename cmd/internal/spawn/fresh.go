@@ -53,7 +53,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	// The command line is checked, so a first spawn may set the home up.
-	if err := f.home.SetUp("fm-spawn", s.Env); err != nil {
+	if err := f.home.SetUp("fm-spawn", s.Tunables.Home); err != nil {
 		return Result{}, err
 	}
 	// A torn relaunch's rollback would act on the new task's record and brief.
@@ -146,7 +146,7 @@ func (s Spawner) openBackend(f *fresh) error {
 	if !known || !ability.Adapter {
 		return cli.Failed("backend '%s' has no adapter in fmctl (use %s)", state.Printable(name), cli.OrList(harness.AdapterBackendNames())).Coded(cli.ENoAdapter)
 	}
-	be, err := backends.Open(name, s.Runner, backends.Env(s.Env))
+	be, err := backends.Open(name, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
 	if err != nil {
 		return cli.Failed("%w", err)
 	}
@@ -160,7 +160,7 @@ func (s Spawner) openBackend(f *fresh) error {
 func (s Spawner) prepare(ctx context.Context, f *fresh) error {
 	var err error
 	id := f.req.ID
-	f.where = backends.ConfiguredContainer(f.backend, backends.Env(s.Env), f.file)
+	f.where = backends.ConfiguredContainer(f.backend, backends.Env(s.Env), s.Tunables.Mux, f.file)
 	if f.backend == harness.BackendTmux {
 		if f.where, err = s.tmuxSession(ctx, f.be, f.where); err != nil {
 			return err
@@ -279,7 +279,7 @@ func (s Spawner) refuseDuplicate(ctx context.Context, home config.Home, store st
 		return err
 	}
 	name := task.Record.Backend()
-	be, err := backends.Open(name, s.Runner, backends.Env(s.Env))
+	be, err := backends.Open(name, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
 	if err != nil {
 		return cli.Failed("task %s already has a record (%s) on backend %s, which fmctl cannot inspect; refusing a duplicate launch", id, store.MetaPath(id), name).Coded(cli.ETaskExists)
 	}

@@ -43,7 +43,7 @@ func (s Spawner) SettleIntent(ctx context.Context, store state.Store, id string)
 	if task, err := store.LoadTask("fm-spawn", id); err == nil && task.Record.Window() == window {
 		return IntentAdopted, window, removeIntent(store, id)
 	}
-	be, err := backends.Open(backend, s.Runner, backends.Env(s.Env))
+	be, err := backends.Open(backend, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
 	if err != nil {
 		return "", "", cli.Failed("%w", err)
 	}

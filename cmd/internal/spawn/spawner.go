@@ -13,9 +13,10 @@ import (
 
 // Spawner runs fm-spawn requests.
 type Spawner struct {
-	Env    config.Env
-	Runner backends.Runner
-	Print  cli.Printer
+	Env      config.Env
+	Tunables config.Tunables
+	Runner   backends.Runner
+	Print    cli.Printer
 }
 
 // Result is what a launch achieved.
@@ -23,10 +24,10 @@ type Result = launch.Result
 
 // launcher launches fm-spawn's agents.
 func (s Spawner) launcher() launch.Launcher {
-	return launch.Launcher{Tool: "fm-spawn", Env: s.Env, Runner: s.Runner, Print: s.Print}
+	return launch.Launcher{Tool: "fm-spawn", Env: s.Env, Tunables: s.Tunables, Runner: s.Runner, Print: s.Print}
 }
 
 // tasks opens tasks for fm-spawn.
 func (s Spawner) tasks() task.Opener {
-	return task.Opener{Tool: "fm-spawn", Env: s.Env, Runner: s.Runner}
+	return task.Opener{Tool: "fm-spawn", Env: s.Env, Tunables: s.Tunables, Runner: s.Runner}
 }

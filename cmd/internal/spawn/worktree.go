@@ -48,7 +48,7 @@ func (s Spawner) planWorktree(ctx context.Context, home config.Home, f config.Fi
 
 // gitRoot returns the worktree root containing dir, or why there is none.
 func (s Spawner) gitRoot(ctx context.Context, dir string) (string, error) {
-	top, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), dir, "rev-parse", "--show-toplevel")
+	top, err := backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", errors.New(backends.StderrOf(err))
 	}
@@ -97,7 +97,7 @@ func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Ki
 	}
 	// Every untracked file is listed so fmctl's own wiring (a previous
 	// incarnation's hooks or plugin) can be told from the user's work.
-	status, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), wt, "status", "--porcelain", "--untracked-files=all")
+	status, err := backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, wt, "status", "--porcelain", "--untracked-files=all")
 	if err != nil {
 		return worktreePlan{}, cli.Failed("--worktree '%s': its status cannot be read (%s)", wt, backends.StderrOf(err)).Coded(cli.EBadWorktree)
 	}
@@ -127,7 +127,7 @@ func (s Spawner) projectRoot(ctx context.Context, project string) (string, error
 // sameRepository refuses a worktree of another repository than project's.
 func (s Spawner) sameRepository(ctx context.Context, req Request, wt, project string) error {
 	common := func(dir string) string {
-		c, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+		c, err := backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
 		if err != nil {
 			return ""
 		}
@@ -168,7 +168,7 @@ func (s Spawner) planNewWorktree(ctx context.Context, home config.Home, f config
 		return worktreePlan{}, err
 	}
 	git := func(args ...string) (string, error) {
-		return backends.Git(ctx, s.Runner, backends.Env(s.Env), project, args...)
+		return backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, project, args...)
 	}
 	plan := worktreePlan{Dir: filepath.Join(worktreesDir(home, f, project), req.ID), Project: project, Branch: req.Branch, New: true}
 	if plan.Branch == "" {
@@ -216,14 +216,14 @@ func (s Spawner) create(ctx context.Context, plan worktreePlan) error {
 	if err := os.MkdirAll(filepath.Dir(plan.Dir), 0o755); err != nil {
 		return cli.Failed("create the worktrees directory %s: %v", filepath.Dir(plan.Dir), err)
 	}
-	if _, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), plan.Project, "worktree", "add", "--quiet", "-b", plan.Branch, plan.Dir, plan.BaseSHA); err != nil {
+	if _, err := backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, plan.Project, "worktree", "add", "--quiet", "-b", plan.Branch, plan.Dir, plan.BaseSHA); err != nil {
 		return cli.Failed("git worktree add '%s' on branch %s failed: %s", plan.Dir, plan.Branch, backends.StderrOf(err))
 	}
 	for _, want := range []string{plan.BaseSHA, plan.Upstream} {
 		if want == "" {
 			continue
 		}
-		if _, err := backends.Git(ctx, s.Runner, backends.Env(s.Env), plan.Dir, "merge-base", "--is-ancestor", want, "HEAD"); err != nil {
+		if _, err := backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, plan.Dir, "merge-base", "--is-ancestor", want, "HEAD"); err != nil {
 			s.remove(ctx, plan)
 			return cli.Failed("the new worktree's head does not descend from %s (its base or the base's upstream), so the base is behind; update it (git -C '%s' pull --ff-only) or pass --base naming the upstream. The worktree was removed", want, plan.Project).Coded(cli.EBadWorktree)
 		}
@@ -236,9 +236,9 @@ func (s Spawner) remove(ctx context.Context, plan worktreePlan) {
 	if !plan.New {
 		return
 	}
-	env := backends.Env(s.Env)
-	_, _ = backends.Git(ctx, s.Runner, env, plan.Project, "worktree", "remove", "--force", plan.Dir)
-	_, _ = backends.Git(ctx, s.Runner, env, plan.Project, "branch", "-D", plan.Branch)
+	limit := s.Tunables.GitTimeout
+	_, _ = backends.Git(ctx, s.Runner, limit, plan.Project, "worktree", "remove", "--force", plan.Dir)
+	_, _ = backends.Git(ctx, s.Runner, limit, plan.Project, "branch", "-D", plan.Branch)
 }
 
 // withoutWiring drops git status lines that name fmctl's own wiring files.

@@ -14,9 +14,10 @@ import (
 // order (home, id shape, lock, record, identity, kind, backend), each
 // naming Tool, the binary the user ran.
 type Opener struct {
-	Tool   string
-	Env    config.Env
-	Runner backends.Runner
+	Tool     string
+	Env      config.Env
+	Tunables config.Tunables
+	Runner   backends.Runner
 }
 
 // Begin resolves the home and checks id's shape: the refusals every verb
@@ -32,8 +33,8 @@ func (o Opener) BeginNew(id string) (config.Home, error) {
 	return o.begin(config.LocateHome, id, state.CheckNewTaskID)
 }
 
-func (o Opener) begin(locate func(string, config.Env) (config.Home, error), id string, check func(tool, id string) error) (config.Home, error) {
-	home, err := locate(o.Tool, o.Env)
+func (o Opener) begin(locate func(string, config.HomeVars) (config.Home, error), id string, check func(tool, id string) error) (config.Home, error) {
+	home, err := locate(o.Tool, o.Tunables.Home)
 	if err != nil {
 		return config.Home{}, err
 	}

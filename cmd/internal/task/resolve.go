@@ -63,7 +63,7 @@ func (o Opener) Load(home config.Home, id string) (*Target, error) {
 	if !ability.Adapter {
 		return t, cli.Failed("task %s runs on the %s backend, for which fmctl ships no adapter; drive it with that backend's own tools", id, name).Coded(cli.ENoAdapter)
 	}
-	be, err := backends.Open(name, o.Runner, backends.Env(o.Env))
+	be, err := backends.Open(name, o.Runner, backends.Env(o.Env), o.Tunables.Mux)
 	if err != nil {
 		return nil, cli.Failed("%w", err)
 	}

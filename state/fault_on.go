@@ -1,3 +1,5 @@
+//go:build fmfault
+
 package state
 
 import (
@@ -7,14 +9,13 @@ import (
 	"syscall"
 )
 
-// The fault seams let tests fail or kill a process at a named step of a
-// transaction. FM_TEST_FAULT=<step> makes that step return an error;
-// FM_TEST_CRASH=<step> kills the process with SIGKILL there, as a power cut
-// or an OOM kill would. Steps are named by the code that calls them
-// ("journal:stopping", "write:t1.meta", "launch", ...). Unset in production.
+// FaultsBuilt says this build has the fault seams (-tags fmfault).
+const FaultsBuilt = true
 
 // Fault returns an injected error if FM_TEST_FAULT names step, and kills
-// the process if FM_TEST_CRASH names it.
+// the process if FM_TEST_CRASH names it (see fault_off.go). These two are
+// read here, not in config's table: they are a test build's seams, never a
+// setting of a release binary.
 func Fault(step string) error {
 	crashPoint(step)
 	return faultPoint(step)

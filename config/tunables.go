@@ -1,0 +1,206 @@
+package config
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Unit says how a variable's value is read.
+type Unit string
+
+const (
+	// UnitDuration is seconds ("2.5", the original toolkit's form) or a Go
+	// duration ("500ms"), from 0 to 24h; a bad value keeps the default.
+	UnitDuration Unit = "duration"
+	// UnitCount is a non-negative integer; a bad value keeps the default.
+	UnitCount Unit = "count"
+	// UnitBool is on when the value is "1".
+	UnitBool Unit = "bool"
+	// UnitPath is a file or directory, taken as given.
+	UnitPath Unit = "path"
+	// UnitName is a word: a backend, a session, a socket, an id.
+	UnitName Unit = "name"
+	// UnitMode is one of the values the variable's doc lists.
+	UnitMode Unit = "mode"
+)
+
+// Tunables are every FM_* variable's value for one run of a binary, read
+// once at its edge (ReadTunables) and passed down; no other code reads an
+// FM_* variable. Each field is bound by exactly one row of the table.
+type Tunables struct {
+	Home    HomeVars
+	Mux     MuxVars
+	Send    SendVars
+	Control ControlVars
+	Spawn   SpawnVars
+	// GitTimeout bounds one git call.
+	GitTimeout time.Duration
+	// RunnerTrace names a file every external command is logged to.
+	RunnerTrace string
+	// Completion is set by the shell completion scripts fmctl prints.
+	Completion bool
+}
+
+// HomeVars name the home and the directories that replace its own.
+type HomeVars struct {
+	Root, StateOverride, DataOverride, ConfigOverride string
+}
+
+// MuxVars configure the multiplexer adapters.
+type MuxVars struct {
+	Timeout                             time.Duration
+	TmuxBin, TmuxSocket, TmuxSocketPath string
+	TmuxSession                         string
+	// TmuxWire is FM_TMUX_WIRE as given: "" automatic, "0" off, "1" opt-in.
+	TmuxWire                 string
+	HerdrBin                 string
+	ZellijBin, ZellijSession string
+}
+
+// SendVars bound a delivery (fm-send, and the keys fm-control sends).
+type SendVars struct {
+	LockWait, Sleep, Poll, ReadyWait time.Duration
+	Retries                          int
+}
+
+// ControlVars bound fm-control's verbs.
+type ControlVars struct {
+	Poll, SettleWait, ExitWait, LaunchWait time.Duration
+	ExitRetries                            int
+	// Wait is FM_CONTROL_WAIT as given: a bad value is refused by the wait
+	// verb, naming the variable, rather than silently replaced.
+	Wait string
+}
+
+// SpawnVars configure fm-spawn.
+type SpawnVars struct {
+	Backend        string
+	Wait, PathWait time.Duration
+	RelaunchTx     string
+}
+
+// Tunable is one FM_* variable: its row in docs/config.md and in
+// `fm-control capabilities --json`.
+type Tunable struct {
+	Name    string
+	Default string // in the form Value prints; "" is none
+	Unit    Unit
+	Doc     string // what it bounds or chooses
+	// NonZero: 0 keeps the default too, since an unbounded call is what the
+	// variable exists to prevent.
+	NonZero bool
+	// field is where the value is read into: a *time.Duration, *int,
+	// *string or *bool inside a Tunables.
+	field func(*Tunables) any
+}
+
+// CompletionVar is named in the completion scripts fmctl prints, which set it.
+const CompletionVar = "FM_COMPLETION"
+
+// table is every FM_* variable fmctl reads. The fault seams of a test build
+// (FM_TEST_FAULT, FM_TEST_CRASH, state/fault_on.go) are not here: release
+// binaries do not have them.
+var table = []Tunable{
+	{Name: "FM_HOME", Unit: UnitPath, Doc: "the firstmate home: its state/, data/ and config/; required", field: func(t *Tunables) any { return &t.Home.Root }},
+	{Name: "FM_STATE_OVERRIDE", Unit: UnitPath, Doc: "the state directory (records, journals, locks) in place of $FM_HOME/state", field: func(t *Tunables) any { return &t.Home.StateOverride }},
+	{Name: "FM_DATA_OVERRIDE", Unit: UnitPath, Doc: "the data directory (briefs) in place of $FM_HOME/data", field: func(t *Tunables) any { return &t.Home.DataOverride }},
+	{Name: "FM_CONFIG_OVERRIDE", Unit: UnitPath, Doc: "the config directory in place of $FM_HOME/config", field: func(t *Tunables) any { return &t.Home.ConfigOverride }},
+
+	{Name: "FM_BACKEND", Unit: UnitName, Doc: "the backend a new task runs on (tmux, herdr or zellij) when --backend names none; wins over config/", field: func(t *Tunables) any { return &t.Spawn.Backend }},
+	{Name: "FM_MUX_TIMEOUT", Unit: UnitDuration, Default: "5s", NonZero: true, Doc: "one multiplexer call; 0 keeps the default", field: func(t *Tunables) any { return &t.Mux.Timeout }},
+	{Name: "FM_TMUX_BIN", Unit: UnitPath, Doc: "the tmux executable; unset, the one on PATH", field: func(t *Tunables) any { return &t.Mux.TmuxBin }},
+	{Name: "FM_TMUX_SOCKET", Unit: UnitName, Doc: "the tmux server's socket name (tmux -L)", field: func(t *Tunables) any { return &t.Mux.TmuxSocket }},
+	{Name: "FM_TMUX_SOCKET_PATH", Unit: UnitPath, Doc: "the tmux server's socket path (tmux -S)", field: func(t *Tunables) any { return &t.Mux.TmuxSocketPath }},
+	{Name: "FM_TMUX_SESSION", Unit: UnitName, Doc: "the tmux session new task windows go into; wins over [tmux] session, which wins over the caller's session, then firstmate", field: func(t *Tunables) any { return &t.Mux.TmuxSession }},
+	{Name: "FM_TMUX_WIRE", Unit: UnitMode, Doc: "tmux calls over the wire instead of a tmux process each: unset automatic, 0 off, 1 opt in", field: func(t *Tunables) any { return &t.Mux.TmuxWire }},
+	{Name: "FM_HERDR_BIN", Unit: UnitPath, Doc: "the herdr executable; unset, the one on PATH", field: func(t *Tunables) any { return &t.Mux.HerdrBin }},
+	{Name: "FM_ZELLIJ_BIN", Unit: UnitPath, Doc: "the zellij executable; unset, the one on PATH", field: func(t *Tunables) any { return &t.Mux.ZellijBin }},
+	{Name: "FM_ZELLIJ_SESSION", Unit: UnitName, Doc: "the zellij session new task tabs go into; wins over [zellij] session, which wins over firstmate", field: func(t *Tunables) any { return &t.Mux.ZellijSession }},
+	{Name: "FM_GIT_TIMEOUT", Unit: UnitDuration, Default: "60s", NonZero: true, Doc: "one git call (a fetch over a slow network is the longest); 0 keeps the default", field: func(t *Tunables) any { return &t.GitTimeout }},
+
+	{Name: "FM_SEND_LOCK_WAIT", Unit: UnitDuration, Default: "60s", Doc: "the wait for a task's input lock, held by another delivery or lifecycle verb", field: func(t *Tunables) any { return &t.Send.LockWait }},
+	{Name: "FM_SEND_READY_WAIT", Unit: UnitDuration, Default: "20s", Doc: "fm-send's wait for a starting agent's composer to be ready", field: func(t *Tunables) any { return &t.Send.ReadyWait }},
+	{Name: "FM_SEND_SLEEP", Unit: UnitDuration, Default: "0.4s", Doc: "how long each Enter gets to show its effect on the composer", field: func(t *Tunables) any { return &t.Send.Sleep }},
+	{Name: "FM_SEND_RETRIES", Unit: UnitCount, Default: "3", Doc: "extra Enter presses while the sent text is provably still held", field: func(t *Tunables) any { return &t.Send.Retries }},
+	{Name: "FM_SEND_POLL", Unit: UnitDuration, Default: "0.01s", Doc: "the poll while fm-send waits for a ready composer, and the cap of a submit's polls (which start at 10 ms and double) when above 100 ms", field: func(t *Tunables) any { return &t.Send.Poll }},
+
+	{Name: "FM_CONTROL_POLL", Unit: UnitDuration, Default: "0.1s", Doc: "the cap of the state poll interval, which starts at 10 ms and doubles", field: func(t *Tunables) any { return &t.Control.Poll }},
+	{Name: "FM_CONTROL_SETTLE_WAIT", Unit: UnitDuration, Default: "5s", Doc: "how long an interrupt watches for the agent to acknowledge it (its turn ending)", field: func(t *Tunables) any { return &t.Control.SettleWait }},
+	{Name: "FM_CONTROL_EXIT_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long an exit command gets to stop the agent", field: func(t *Tunables) any { return &t.Control.ExitWait }},
+	{Name: "FM_CONTROL_EXIT_RETRIES", Unit: UnitCount, Default: "3", Doc: "Enter retries for the exit command", field: func(t *Tunables) any { return &t.Control.ExitRetries }},
+	{Name: "FM_CONTROL_LAUNCH_WAIT", Unit: UnitDuration, Default: "90s", Doc: "how long a relaunched agent gets to come up ready", field: func(t *Tunables) any { return &t.Control.LaunchWait }},
+	{Name: "FM_CONTROL_WAIT", Unit: UnitDuration, Default: "30s", Doc: "fm-control wait's limit when --timeout is not given; a bad value is refused", field: func(t *Tunables) any { return &t.Control.Wait }},
+	{Name: "FM_CONTROL_RELAUNCH_TX", Unit: UnitName, Doc: "the relaunch transaction an fm-spawn --relaunch belongs to, published in the new record", field: func(t *Tunables) any { return &t.Spawn.RelaunchTx }},
+
+	{Name: "FM_SPAWN_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long a spawned agent gets to come up ready", field: func(t *Tunables) any { return &t.Spawn.Wait }},
+	{Name: "FM_SPAWN_PATH_WAIT", Unit: UnitDuration, Default: "5s", Doc: "how long a new endpoint's shell gets to report its directory", field: func(t *Tunables) any { return &t.Spawn.PathWait }},
+
+	{Name: "FM_RUNNER_TRACE", Unit: UnitPath, Doc: "a file every external command and wire call is appended to, with its duration (diagnostics, benchmarks)", field: func(t *Tunables) any { return &t.RunnerTrace }},
+	{Name: CompletionVar, Unit: UnitBool, Default: "0", Doc: "set to 1 by the shell completion scripts: the last word --generate-shell-completion asks for completions", field: func(t *Tunables) any { return &t.Completion }},
+}
+
+// ReadTunables reads every FM_* variable from env, once; a variable unset,
+// or set to a value its unit refuses, takes the table's default.
+func ReadTunables(env Env) Tunables {
+	var t Tunables
+	for _, row := range table {
+		row.read(&t, env(row.Name))
+	}
+	return t
+}
+
+// DefaultTunables are the values with no FM_* variable set.
+func DefaultTunables() Tunables {
+	return ReadTunables(func(string) string { return "" })
+}
+
+func (row Tunable) read(t *Tunables, raw string) {
+	switch p := row.field(t).(type) {
+	case *time.Duration:
+		*p, _ = ParseWait(row.Default)
+		if d, err := ParseWait(raw); err == nil && strings.TrimSpace(raw) != "" && (d > 0 || !row.NonZero) {
+			*p = d
+		}
+	case *int:
+		*p, _ = strconv.Atoi(row.Default)
+		if n, err := strconv.Atoi(strings.TrimSpace(raw)); err == nil && n >= 0 {
+			*p = n
+		}
+	case *bool:
+		*p = orValue(raw, row.Default) == "1"
+	case *string:
+		*p = orValue(raw, row.Default)
+	}
+}
+
+// Value is the effective value of row in t, in the form its Default is
+// written.
+func (row Tunable) Value(t Tunables) string {
+	switch p := row.field(&t).(type) {
+	case *time.Duration:
+		return formatWait(*p)
+	case *int:
+		return strconv.Itoa(*p)
+	case *bool:
+		if *p {
+			return "1"
+		}
+		return "0"
+	case *string:
+		return *p
+	}
+	return ""
+}
+
+// formatWait writes a wait as seconds, the form the table's defaults use.
+func formatWait(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}
+
+func orValue(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
