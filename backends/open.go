@@ -31,7 +31,6 @@ func Open(name string, r Runner, env Env) (Backend, error) {
 			Binary:     bin,
 			Socket:     env("FM_TMUX_SOCKET"),
 			SocketPath: env("FM_TMUX_SOCKET_PATH"),
-			Control:    env("FM_TMUX_CONTROL") == "1",
 		}), nil
 	case "herdr":
 		return NewHerdr(Bounded{Inner: r, Timeout: timeout}, HerdrOptions{

@@ -107,14 +107,6 @@ func (w *TmuxWire) Run(ctx context.Context, c Cmd) (Output, error) {
 	return out, nil
 }
 
-// Start leaves a program running through Exec (a control-mode client).
-func (w *TmuxWire) Start(c Cmd) (*Started, error) {
-	if s, ok := w.Exec.(Starter); ok {
-		return s.Start(c)
-	}
-	return nil, errNoStarter
-}
-
 // open returns a connection to the server on sock that the wire may carry
 // a call over, or nil when the call goes to a tmux client: the server is
 // not running (the client starts it, or says it is gone), or it was not
