@@ -22,14 +22,15 @@ func Open(name string, r Runner, env Env) (Backend, error) {
 	switch name {
 	case "tmux":
 		bin := orDefault(env("FM_TMUX_BIN"), "tmux")
+		wireSetting := env("FM_TMUX_WIRE") // "0" off, "1" opted in, else the default
 		// The wire replaces tmux client processes only; a test's scripted
 		// runner, and FM_TMUX_WIRE=0, keep every call a process. It runs
 		// inside the bound, which ends a wire call as it kills a process.
 		// It decides per call whether the server may take it: by default
 		// only a tested release that cannot die of a bad message (3.7c);
 		// FM_TMUX_WIRE=1 opens it to 3.2 to 3.7, at the risk of the server.
-		if er, ok := r.(*ExecRunner); ok && env("FM_TMUX_WIRE") != "0" {
-			wire := &tmuxwire.Wire{Binary: bin, OptIn: env("FM_TMUX_WIRE") == "1", CachePath: wireCachePath(env)}
+		if er, ok := r.(*ExecRunner); ok && wireSetting != "0" {
+			wire := &tmuxwire.Wire{Binary: bin, OptIn: wireSetting == "1", CachePath: wireCachePath(env)}
 			r = &TmuxWire{Exec: er, Binary: bin, Carrier: wire, TracePath: er.TracePath}
 		}
 		return NewTmux(Bounded{Inner: r, Timeout: timeout}, TmuxOptions{
