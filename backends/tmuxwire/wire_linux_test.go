@@ -105,6 +105,21 @@ func TestTheVersionIsTmuxsOwnAndDecides(t *testing.T) {
 	}
 }
 
+// A call to a socket with no server behind it (fm-spawn's first
+// new-session, a fake tmux's world) goes to a tmux client without running
+// tmux -V: a fake tmux logs every call it gets.
+func TestNoServerAsksNothing(t *testing.T) {
+	bin, asked := selfAsTmux(t, "3.7c")
+	sock := filepath.Join(t.TempDir(), "none")
+	_, err := (&Wire{Binary: bin}).Run(context.Background(), []string{"-u", "-S", sock, "new-session", "-d"}, os.Environ(), nil)
+	if !errors.Is(err, ErrNotSent) {
+		t.Fatalf("no server: %v, want ErrNotSent", err)
+	}
+	if n := lines(asked); n != 0 {
+		t.Errorf("tmux -V ran %d times for a call to no server", n)
+	}
+}
+
 // The version is kept per tmux file (its identity) in this process and in
 // the cache, so a process asks `tmux -V` once and the next none; a cached
 // version decides (even against what -V would say now), an entry for
