@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"fmctl/backends/tmuxwire"
 	"fmctl/config"
 )
 
@@ -23,14 +24,17 @@ func Open(name string, r Runner, env Env, m config.MuxVars) (Backend, error) {
 		// The wire replaces tmux client processes only; a test's scripted
 		// runner, and FM_TMUX_WIRE=0, keep every call a process. It runs
 		// inside the bound, which ends a wire call as it kills a process.
+		// It decides per call whether the server may take it: by default
+		// only a tested release that cannot die of a bad message (3.7c);
+		// FM_TMUX_WIRE=1 opens it to 3.2 to 3.7, at the risk of the server.
 		if er, ok := r.(*ExecRunner); ok && m.TmuxWire != "0" {
-			r = &TmuxWire{Exec: er, Binary: bin, TracePath: er.TracePath, CachePath: wireCachePath(env)}
+			wire := &tmuxwire.Wire{Binary: bin, OptIn: m.TmuxWire == "1", CachePath: wireCachePath(env)}
+			r = &TmuxWire{Exec: er, Binary: bin, Carrier: wire, TracePath: er.TracePath}
 		}
 		return NewTmux(Bounded{Inner: r, Timeout: timeout}, TmuxOptions{
 			Binary:     bin,
 			Socket:     m.TmuxSocket,
 			SocketPath: m.TmuxSocketPath,
-			Control:    env("FM_TMUX_CONTROL") == "1",
 		}), nil
 	case "herdr":
 		return NewHerdr(Bounded{Inner: r, Timeout: timeout}, HerdrOptions{
@@ -53,7 +57,7 @@ func orDefault(v, def string) string {
 	return def
 }
 
-// wireCachePath is where the tmux wire keeps the proven tmux's version: the
+// wireCachePath is where the tmux wire keeps the tmux file's version: the
 // user's cache directory ($XDG_CACHE_HOME, else ~/.cache), since the tmux
 // binary is the machine's, not one home's.
 func wireCachePath(env Env) string {

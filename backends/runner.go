@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,67 +171,6 @@ func appendTrace(path string, c Cmd, d time.Duration) {
 	fmt.Fprintf(f, "%d\t%s\t%q\n", d.Microseconds(), c.Path, c.Args)
 }
 
-// Started is a program left running for a conversation over its standard
-// input and output (a tmux control-mode client), so one process carries
-// every command of an operation.
-type Started struct {
-	Stdin  io.WriteCloser
-	Stdout io.Reader
-	// Timeout bounds each exchange (FM_MUX_TIMEOUT); 0 leaves it unbounded.
-	Timeout time.Duration
-	// Trace records one exchange as a trace line naming program, the way
-	// ExecRunner records a process; nil when no trace is kept.
-	Trace func(program string, args []string, d time.Duration)
-	// Stop kills the program's process group and reaps it.
-	Stop func()
-}
-
-// Starter is an optional Runner ability: start a program and leave it
-// running. Runners without it (counting and scripted test runners) keep
-// every call a process of its own.
-type Starter interface {
-	Start(c Cmd) (*Started, error)
-}
-
-// Start runs c in its own process group with pipes to its standard input
-// and output; its standard error is discarded. The start is traced as one
-// process.
-func (r *ExecRunner) Start(c Cmd) (*Started, error) {
-	cmd := exec.Command(c.Path, c.Args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if len(c.Env) > 0 || len(c.Unset) > 0 {
-		cmd.Env = append(without(os.Environ(), c.Unset), c.Env...)
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, &RunError{Cmd: c, ExitCode: -1, Err: err}
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, &RunError{Cmd: c, ExitCode: -1, Err: err}
-	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, &RunError{Cmd: c, ExitCode: -1, Err: err}
-	}
-	s := &Started{Stdin: stdin, Stdout: stdout}
-	var once sync.Once
-	s.Stop = func() {
-		once.Do(func() {
-			_ = stdin.Close()
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			_ = cmd.Wait()
-		})
-	}
-	if r.TracePath != "" {
-		r.trace(c, time.Since(start))
-		s.Trace = func(program string, args []string, d time.Duration) {
-			r.trace(Cmd{Path: program, Args: args}, d)
-		}
-	}
-	return s, nil
-}
-
 // CountingRunner wraps a Runner and counts invocations per program.
 type CountingRunner struct {
 	Inner Runner
@@ -355,23 +293,6 @@ func (b Bounded) Run(ctx context.Context, c Cmd) (Output, error) {
 	}
 	return out, err
 }
-
-// Start starts c through the inner runner when it can, with this bound on
-// each exchange.
-func (b Bounded) Start(c Cmd) (*Started, error) {
-	st, ok := b.Inner.(Starter)
-	if !ok {
-		return nil, errNoStarter
-	}
-	s, err := st.Start(c)
-	if err != nil {
-		return nil, err
-	}
-	s.Timeout = b.Timeout
-	return s, nil
-}
-
-var errNoStarter = errors.New("the runner cannot leave a program running")
 
 // callName is the program and its subcommand, past the server-selection
 // options (tmux -L/-S/-f, zellij --session S): "tmux list-windows",

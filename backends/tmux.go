@@ -2,7 +2,6 @@ package backends
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -19,12 +18,6 @@ type TmuxOptions struct {
 	Socket     string // -L name (FM_TMUX_SOCKET); tests use a private one
 	SocketPath string // -S path (FM_TMUX_SOCKET_PATH)
 	Procs      ProcTable
-	// Control carries every call of an invocation over one control-mode
-	// client (FM_TMUX_CONTROL=1) instead of a tmux process per call. It is
-	// off by default: tmux 3.3a's server segfaults when control clients
-	// attach and detach at once, even one invocation's client attaching
-	// while the previous one's detaches (docs/performance.md).
-	Control bool
 }
 
 // Tmux drives tmux. An endpoint is `session:window` by window name; every
@@ -37,10 +30,6 @@ type Tmux struct {
 	o    TmuxOptions
 	mu   sync.Mutex
 	pane map[string]string // target -> pane id from the latest lookup
-	// ctl carries every command once an endpoint lookup started it;
-	// ctlTried keeps a failed start from being retried.
-	ctl      *tmuxControl
-	ctlTried bool
 }
 
 // NewTmux returns a tmux adapter.
@@ -75,51 +64,9 @@ func (t *Tmux) cmd(args ...string) Cmd {
 	return Cmd{Path: t.o.Binary, Args: append(t.server(), args...)}
 }
 
-// run makes one tmux call: over the control client when one is running
-// (a line of its input cannot hold a newline), else as a process.
+// run makes one tmux call.
 func (t *Tmux) run(ctx context.Context, args ...string) (Output, error) {
-	t.mu.Lock()
-	ctl := t.ctl
-	t.mu.Unlock()
-	if ctl != nil && !slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "\n") }) {
-		out, err := ctl.run(ctx, args)
-		if !errors.Is(err, errControlGone) {
-			return out, err
-		}
-		t.mu.Lock()
-		t.ctl = nil
-		t.mu.Unlock()
-	}
 	return t.r.Run(ctx, t.cmd(args...))
-}
-
-// attach starts the control client, attached to the endpoint's session,
-// the first time an endpoint is looked up, when it is enabled and the
-// runner can leave a program running. Failing that, every call is a
-// process of its own.
-func (t *Tmux) attach(session string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.ctlTried || !t.o.Control {
-		return
-	}
-	t.ctlTried = true
-	if s, ok := t.r.(Starter); ok {
-		if ctl, err := startControl(s, t.o.Binary, t.server(), session); err == nil {
-			t.ctl = ctl
-		}
-	}
-}
-
-// Close ends the control client, if one runs.
-func (t *Tmux) Close() {
-	t.mu.Lock()
-	ctl := t.ctl
-	t.ctl = nil
-	t.mu.Unlock()
-	if ctl != nil {
-		ctl.close()
-	}
 }
 
 // SplitTmuxTarget splits `session:window`.
@@ -174,16 +121,9 @@ func (t *Tmux) sendText(ctx context.Context, ep Endpoint, text string, capture b
 	} else {
 		args = append(args, "send-keys", "-t", pane, "-l", "--", escapeTmuxArg(text))
 	}
-	var out Output
-	if stdin == nil {
-		out, err = t.run(ctx, args...)
-	} else {
-		// load-buffer reads the text from the process's own input, which a
-		// control client's input cannot carry.
-		c := t.cmd(args...)
-		c.Stdin = stdin
-		out, err = t.r.Run(ctx, c)
-	}
+	c := t.cmd(args...)
+	c.Stdin = stdin // load-buffer - reads the paste from the client's input
+	out, err := t.r.Run(ctx, c)
 	if err != nil {
 		return Screen{}, fmt.Errorf("tmux type into %s (%s): %w", ep.Target, pane, err)
 	}

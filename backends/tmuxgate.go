@@ -32,10 +32,7 @@ func (t *Tmux) SendKeyGated(ctx context.Context, ep Endpoint, key harness.Key, k
 	if !ok {
 		return GatedResult{}, fmt.Errorf("tmux adapter has no mapping for key %s", key)
 	}
-	// Over a control client (FM_TMUX_CONTROL=1) the commands if-shell runs
-	// answer outside its own reply, so the markers cannot be read there;
-	// that mode already costs one tmux process, and takes the full read.
-	if g, ok := gateOf(ep); ok && !t.o.Control {
+	if g, ok := gateOf(ep); ok {
 		if obs, leader, alive := t.agentUnder(ctx, g.pid); alive && k.Gate(obs) == nil {
 			g.command = foregroundName(leader)
 			res, sent, err := t.sendIf(ctx, ep, g, name, k)

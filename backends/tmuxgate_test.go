@@ -124,21 +124,6 @@ func TestSendKeyGatedRefusalIsTheFullReads(t *testing.T) {
 	}
 }
 
-// With FM_TMUX_CONTROL=1 the gated call is not made: tmux answers the
-// commands if-shell runs outside its own reply there.
-func TestSendKeyGatedTakesTheFullReadInControlMode(t *testing.T) {
-	tm, cr := gatedRig(gateSent+"\n", claudeLeader)
-	tm.o.Control = true
-	if _, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, GatedKey{Gate: acceptClaude}); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cr.Log() {
-		if slices.Contains(c.Args, "if-shell") {
-			t.Fatalf("control mode made the gated call: %q", cr.Log())
-		}
-	}
-}
-
 // The foreground check names the agent as tmux's #{pane_current_command}
 // does, and only where tmux names the agent at all: when it leads its own
 // process group.

@@ -92,7 +92,6 @@ func (t *Tmux) lookup(ctx context.Context, ep Endpoint) (paneInfo, error) {
 	if err != nil {
 		return paneInfo{}, &lookupErr{state: StateUnreadable, msg: err.Error()}
 	}
-	t.attach(session)
 	var info paneInfo
 	if id := ep.Field(KeyTmuxPane); id != "" {
 		info, err = t.lookupByID(ctx, ep.Target, session, window, id)

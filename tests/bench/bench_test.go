@@ -2,11 +2,11 @@
 // fake agent, side by side with one bare tmux call measured in the same run.
 // For each operation it reports the median wall time, its ratio to the
 // median of one bare `tmux display-message`, the tmux client processes, the
-// commands carried over a control client and the other processes the
-// operation started (from its runner trace, FM_RUNNER_TRACE), and the peak
-// RSS of the fmctl process. Rows cover 1 and 500 windows on the server,
-// the wire (the default), per-process tmux calls (FM_TMUX_WIRE=0) and
-// FM_TMUX_CONTROL=1, and 10 B / 64 KB / 1 MB
+// calls carried over the wire and the other processes the operation started
+// (from its runner trace, FM_RUNNER_TRACE), and the peak RSS of the fmctl
+// process. Rows cover 1 and 500 windows on the server, the wire
+// (FM_TMUX_WIRE=1) and per-process tmux calls (FM_TMUX_WIRE=0), and
+// 10 B / 64 KB / 1 MB
 // messages (the large ones twice in a row, each checked to arrive whole).
 //
 //	make bench   (go test -run '^$' -bench . -benchtime 1x ./tests/bench/)
@@ -193,10 +193,11 @@ type mode struct {
 	env  []string
 }
 
-// wire is the default: tmux's client protocol spoken in-process on the
-// server's socket (backends.TmuxWire); per-process starts a tmux client per
-// call, as before it; control carries the calls over one control client.
-var modes = []mode{{"wire", nil}, {"per-process", []string{"FM_TMUX_WIRE=0"}}, {"control", []string{"FM_TMUX_WIRE=0", "FM_TMUX_CONTROL=1"}}}
+// wire is tmux's client protocol spoken in-process on the server's socket
+// (backends/tmuxwire), asked for explicitly since it is on by default only
+// on the releases it may not kill (3.7c); per-process starts a tmux client
+// per call, the default everywhere else.
+var modes = []mode{{"wire", []string{"FM_TMUX_WIRE=1"}}, {"per-process", []string{"FM_TMUX_WIRE=0"}}}
 
 func env(m mode, trace string) []string {
 	e := append(os.Environ(), "FM_HOME="+home, "FM_TMUX_SOCKET="+socket, "TMUX=")
@@ -248,7 +249,7 @@ func runBin(m mode, trace string, stdin []byte, name string, args ...string) run
 }
 
 // counts are what one traced invocation started.
-type counts struct{ tmuxProcs, wireCalls, ctlCmds, other int }
+type counts struct{ tmuxProcs, wireCalls, other int }
 
 func traced(m mode, stdin []byte, name string, args ...string) (counts, run, error) {
 	f, err := os.CreateTemp("", "fmbench-trace-")
@@ -273,8 +274,6 @@ func traced(m mode, stdin []byte, name string, args ...string) (counts, run, err
 			c.tmuxProcs++
 		case "tmux (wire)":
 			c.wireCalls++
-		case "tmux -C":
-			c.ctlCmds++
 		default:
 			c.other++
 		}
@@ -382,8 +381,8 @@ func measure(b *testing.B, m mode, windows int, o op) string {
 	if rss > 0 {
 		peak = fmt.Sprintf("%.1f MB", float64(rss)/1024)
 	}
-	return fmt.Sprintf("| %s | %s | %d | %s ms | %.2f× | %d | %d | %d | %d | %s | %s |",
-		o.label, m.name, windows, ms(mo), float64(mo)/float64(mb), c.tmuxProcs, c.wireCalls, c.ctlCmds, c.other, peak, outcome)
+	return fmt.Sprintf("| %s | %s | %d | %s ms | %.2f× | %d | %d | %d | %s | %s |",
+		o.label, m.name, windows, ms(mo), float64(mo)/float64(mb), c.tmuxProcs, c.wireCalls, c.other, peak, outcome)
 }
 
 // arrivedWhole reports whether k's agent's last submit is exactly text.
@@ -433,8 +432,8 @@ func BenchmarkTable(b *testing.B) {
 		{label: "`fm-control --version` (start-up)", name: "fm-control", args: []string{"--version"}, n: *iters},
 	}
 	rows := []string{
-		"| operation | mode | windows | median | ratio to one bare tmux call | tmux processes | wire calls | control commands | other processes | peak RSS | exit codes |",
-		"|---|---|---|---|---|---|---|---|---|---|---|",
+		"| operation | mode | windows | median | ratio to one bare tmux call | tmux processes | wire calls | other processes | peak RSS | exit codes |",
+		"|---|---|---|---|---|---|---|---|---|---|",
 	}
 	b.ResetTimer()
 	for _, windows := range []int{1, 500} {

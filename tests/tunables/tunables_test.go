@@ -26,9 +26,7 @@ const edgeFile = "cmd/internal/cli/cliapp.go"
 
 // retiring are variables another change is deleting, read until it lands.
 // Each says why; the entry goes with the read.
-var retiring = map[string]string{
-	"FM_TMUX_CONTROL": "tmux control mode (backends/tmuxctl.go) is being deleted with its switch",
-}
+var retiring = map[string]string{}
 
 var (
 	fmName = regexp.MustCompile(`^FM_[A-Z0-9_]+$`)

@@ -1,10 +1,14 @@
-package backends
+package tmuxwire
 
 import (
 	"fmt"
 	"os"
 	"syscall"
 )
+
+// peerProof: Linux names a socket's peer (SO_PEERCRED) and its program
+// (/proc/<pid>/exe), which the wire needs to prove the server.
+const peerProof = true
 
 // peerPID is the pid of the process that listens on the socket fd is
 // connected to (SO_PEERCRED).

@@ -1,4 +1,4 @@
-package backends
+package tmuxwire
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 	"syscall"
 )
 
-// wireSocket reads the server selection tmux would make from the options
+// serverSocket reads the server selection tmux would make from the options
 // Tmux.server writes (-u, then -L name or -S path) and env: -S, else -L,
 // else the socket named first in $TMUX, else the label "default", under
 // $TMUX_TMPDIR or /tmp as tmux resolves them. label is whether the socket
@@ -17,7 +17,7 @@ import (
 // CLIENT_UTF8 differently), with an empty -L or -S (tmux takes those as
 // given, and $TMUX or "default" would name another server), or with any
 // other option is left to a tmux client.
-func wireSocket(args []string, env []string) (sock string, label bool, rest []string, ok bool) {
+func serverSocket(args []string, env []string) (sock string, label bool, rest []string, ok bool) {
 	var name, path string
 	var utf8, named, pathed bool
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {

@@ -1,14 +1,16 @@
 //go:build !linux
 
-package backends
+package tmuxwire
 
 import (
 	"errors"
 	"os"
 )
 
-// peerPID: only Linux names a socket's peer here, so elsewhere every tmux
-// call is a tmux client.
+// peerProof: only Linux names a socket's peer here, so elsewhere every
+// tmux call is a tmux client.
+const peerProof = false
+
 func peerPID(int) (int, error) {
 	return 0, errors.New("no peer credentials on this system")
 }

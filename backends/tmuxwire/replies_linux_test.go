@@ -1,4 +1,4 @@
-package backends
+package tmuxwire
 
 import (
 	"bytes"
@@ -40,11 +40,11 @@ func TestWireExitsAsTheTmuxClient(t *testing.T) {
 	}
 }
 
-// Output split anywhere, a message of exactly the largest size, a stream
+// Result split anywhere, a message of exactly the largest size, a stream
 // of its own onto the client's output (show-buffer's), and messages a
 // command client ignores arrive as the tmux client prints them.
 func TestWireReadsOutputSplitAnywhere(t *testing.T) {
-	big := bytes.Repeat([]byte("0123456789abcdef"), 1023)[:wireMaxMessage-wireHeaderSize-4]
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1023)[:maxMessage-headerSize-4]
 	var script []byte
 	script = append(script, msg(msgWriteOpen, []int32{1, 1, 0}, "")...)
 	script = append(script, msg(msgWrite, []int32{1}, "out ")...)
@@ -55,12 +55,12 @@ func TestWireReadsOutputSplitAnywhere(t *testing.T) {
 	script = append(script, msg(msgWrite, []int32{2}, "err\n")...)
 	script = append(script, msg(msgWrite, []int32{1}, "\n")...)
 	script = append(script, msg(msgExit, []int32{1}, "")...)
-	bigEnd := (wireHeaderSize + 12) + (wireHeaderSize + 4 + len("out ")) + wireMaxMessage
+	bigEnd := (headerSize + 12) + (headerSize + 4 + len("out ")) + maxMessage
 	for name, pieces := range map[string][]int{
 		"whole":               nil,
 		"header cut short":    {5, 5, 5, 5},
-		"header then body":    {wireHeaderSize, 12, wireHeaderSize},
-		"largest cut":         {wireHeaderSize + 12 + wireHeaderSize + 8, wireHeaderSize + 2, wireMaxMessage - wireHeaderSize - 3},
+		"header then body":    {headerSize, 12, headerSize},
+		"largest cut":         {headerSize + 12 + headerSize + 8, headerSize + 2, maxMessage - headerSize - 3},
 		"byte at a time":      ones(80),
 		"largest at boundary": {bigEnd, 1},
 	} {
@@ -85,17 +85,17 @@ func TestWireAnswersOpens(t *testing.T) {
 	got, err := overWire(t, 10*time.Second, stdin, func(f *fakeConn) {
 		f.command()
 		f.send(msg(msgWriteOpen, []int32{1, 1, 0}, ""))
-		f.expect(msgWriteReady, msg(0, []int32{1, 0}, "")[wireHeaderSize:])
+		f.expect(msgWriteReady, msg(0, []int32{1, 0}, "")[headerSize:])
 		f.send(msg(msgWriteOpen, []int32{3, 1, 0}, "-\x00"))
-		f.expect(msgWriteReady, msg(0, []int32{3, 0}, "")[wireHeaderSize:])
+		f.expect(msgWriteReady, msg(0, []int32{3, 0}, "")[headerSize:])
 		f.send(msg(msgWriteOpen, []int32{4, -1, int32(os.O_APPEND)}, "/tmp/x\x00"))
-		f.expect(msgWriteReady, msg(0, []int32{4, int32(syscall.EBADF)}, "")[wireHeaderSize:])
+		f.expect(msgWriteReady, msg(0, []int32{4, int32(syscall.EBADF)}, "")[headerSize:])
 		f.send(msg(msgReadOpen, []int32{5, 0}, "-\x00"))
 		var data []byte
 		for {
 			typ, body := f.read()
 			if typ == msgReadDone {
-				if !bytes.Equal(body, msg(0, []int32{5, 0}, "")[wireHeaderSize:]) {
+				if !bytes.Equal(body, msg(0, []int32{5, 0}, "")[headerSize:]) {
 					f.fail("read done %q", body)
 				}
 				break
@@ -109,7 +109,7 @@ func TestWireAnswersOpens(t *testing.T) {
 			f.fail("read %d bytes of input, want %d", len(data), len(stdin))
 		}
 		f.send(msg(msgReadOpen, []int32{6, -1}, "/etc/passwd\x00"))
-		f.expect(msgReadDone, msg(0, []int32{6, int32(syscall.EBADF)}, "")[wireHeaderSize:])
+		f.expect(msgReadDone, msg(0, []int32{6, int32(syscall.EBADF)}, "")[headerSize:])
 		f.send(msg(msgWrite, []int32{3}, "shown"))
 		f.send(msg(msgWriteClose, []int32{3}, ""))
 		f.send(msg(msgExit, []int32{0}, ""))
@@ -126,14 +126,14 @@ func TestWireRefusesMalformedReplies(t *testing.T) {
 	header := func(typ, length uint32) []byte {
 		b := binary.NativeEndian.AppendUint32(nil, typ)
 		b = binary.NativeEndian.AppendUint32(b, length)
-		b = binary.NativeEndian.AppendUint32(b, wireProtocol)
+		b = binary.NativeEndian.AppendUint32(b, protocolVersion)
 		return append(binary.NativeEndian.AppendUint32(b, 1), make([]byte, 64)...)
 	}
 	for name, reply := range map[string][]byte{
-		"too short":          header(msgWrite, wireHeaderSize-1),
-		"too long":           header(msgWrite, wireMaxMessage+1),
-		"descriptor, 3.5":    header(msgWrite, 1<<16|(wireHeaderSize+4)),
-		"descriptor, 3.6":    header(msgWrite, 1<<31|(wireHeaderSize+4)),
+		"too short":          header(msgWrite, headerSize-1),
+		"too long":           header(msgWrite, maxMessage+1),
+		"descriptor, 3.5":    header(msgWrite, 1<<16|(headerSize+4)),
+		"descriptor, 3.6":    header(msgWrite, 1<<31|(headerSize+4)),
 		"short exit":         msg(msgExit, nil, "\x01\x02"),
 		"short write-open":   msg(msgWriteOpen, []int32{1, 1}, ""),
 		"short write":        msg(msgWrite, nil, "\x01"),
@@ -149,7 +149,7 @@ func TestWireRefusesMalformedReplies(t *testing.T) {
 				f.command()
 				f.send(reply)
 			})
-			if err == nil || errors.Is(err, errWireNotSent) {
+			if err == nil || errors.Is(err, ErrNotSent) {
 				t.Fatalf("err = %v, want a failure after the command was sent", err)
 			}
 			if d := time.Since(start); d > 2*time.Second {
@@ -170,7 +170,7 @@ func TestWireProtocolMismatchAndSilence(t *testing.T) {
 		f.send(v)
 		f.waitEOF()
 	})
-	if !errors.Is(err, errWireNotSent) || !strings.Contains(err.Error(), "protocol 7") {
+	if !errors.Is(err, ErrNotSent) || !strings.Contains(err.Error(), "protocol 7") {
 		t.Errorf("protocol 7: %v, want not sent", err)
 	}
 
@@ -192,8 +192,8 @@ func TestWireProtocolMismatchAndSilence(t *testing.T) {
 // the same flags, TERM, tty name, directory and environment, an entry of
 // exactly the largest message sent and one a byte longer left out.
 func TestWireIdentifiesAsTheTmuxClient(t *testing.T) {
-	t.Setenv("FMWIRE_LONG", strings.Repeat("v", wireMaxMessage-wireHeaderSize-len("FMWIRE_LONG=")-1))
-	t.Setenv("FMWIRE_LONGER", strings.Repeat("v", wireMaxMessage-wireHeaderSize-len("FMWIRE_LONGER=")))
+	t.Setenv("FMWIRE_LONG", strings.Repeat("v", maxMessage-headerSize-len("FMWIRE_LONG=")-1))
+	t.Setenv("FMWIRE_LONGER", strings.Repeat("v", maxMessage-headerSize-len("FMWIRE_LONGER=")))
 	type message struct {
 		typ  uint32
 		body string
@@ -264,14 +264,14 @@ func TestWireCancelEndsABlockedCall(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	conn, err := wireDial(ctx, sock)
+	conn, err := dial(ctx, sock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
-	_, err = wireExchange(conn, false, []string{"display-message", "x"}, os.Environ(), nil)
+	_, err = exchange(conn, false, []string{"display-message", "x"}, os.Environ(), nil)
 	if err == nil {
 		t.Fatal("a cancelled call succeeded")
 	}

@@ -1,4 +1,4 @@
-package backends
+package tmuxwire
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ func (f *fakeConn) fail(format string, args ...any) {
 
 // read returns the client's next message, checked as the server checks it.
 func (f *fakeConn) read() (uint32, []byte) {
-	hdr := make([]byte, wireHeaderSize)
+	hdr := make([]byte, headerSize)
 	if _, err := io.ReadFull(f.c, hdr); err != nil {
 		f.fail("read a header: %v", err)
 	}
@@ -54,13 +54,13 @@ func (f *fakeConn) read() (uint32, []byte) {
 	if flags := binary.NativeEndian.Uint16(hdr[6:]); f.strict && flags != 0 {
 		f.fail("message %d has header flags %#x", typ, flags)
 	}
-	if n < wireHeaderSize || n > wireMaxMessage {
+	if n < headerSize || n > maxMessage {
 		f.fail("message %d has length %d", typ, n)
 	}
-	if v := binary.NativeEndian.Uint32(hdr[8:]) & 0xff; v != wireProtocol {
+	if v := binary.NativeEndian.Uint32(hdr[8:]) & 0xff; v != protocolVersion {
 		f.fail("message %d has protocol %d", typ, v)
 	}
-	body := make([]byte, int(n)-wireHeaderSize)
+	body := make([]byte, int(n)-headerSize)
 	if _, err := io.ReadFull(f.c, body); err != nil {
 		f.fail("read message %d's body: %v", typ, err)
 	}
@@ -178,15 +178,15 @@ func (f *fakeConn) drained() {
 func (f *fakeConn) waitEOF() {
 	_ = f.c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	for {
-		hdr := make([]byte, wireHeaderSize)
+		hdr := make([]byte, headerSize)
 		if _, err := io.ReadFull(f.c, hdr); err != nil {
 			return
 		}
 		n := int(binary.NativeEndian.Uint16(hdr[4:]))
-		if n < wireHeaderSize {
+		if n < headerSize {
 			return
 		}
-		if _, err := io.ReadFull(f.c, make([]byte, n-wireHeaderSize)); err != nil {
+		if _, err := io.ReadFull(f.c, make([]byte, n-headerSize)); err != nil {
 			return
 		}
 	}
@@ -232,21 +232,21 @@ func fakeServer(t *testing.T, strict bool, script func(*fakeConn)) string {
 }
 
 // overWire runs args against a fake server over the wire.
-func overWire(t *testing.T, timeout time.Duration, stdin []byte, script func(*fakeConn)) (Output, error) {
+func overWire(t *testing.T, timeout time.Duration, stdin []byte, script func(*fakeConn)) (Result, error) {
 	t.Helper()
 	sock := fakeServer(t, true, script)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	conn, err := wireDial(ctx, sock)
+	conn, err := dial(ctx, sock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	return wireExchange(conn, false, []string{"display-message", "x"}, os.Environ(), stdin)
+	return exchange(conn, false, []string{"display-message", "x"}, os.Environ(), stdin)
 }
 
 // byClient runs the same against a fake server with tmux's own client.
-func byClient(t *testing.T, stdin []byte, script func(*fakeConn)) Output {
+func byClient(t *testing.T, stdin []byte, script func(*fakeConn)) Result {
 	t.Helper()
 	bin, err := exec.LookPath("tmux")
 	if err != nil {
@@ -255,17 +255,35 @@ func byClient(t *testing.T, stdin []byte, script func(*fakeConn)) Output {
 	sock := fakeServer(t, false, script)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := (&ExecRunner{}).Run(ctx, Cmd{Path: bin, Args: []string{"-u", "-S", sock, "display-message", "x"}, Stdin: stdin, Unset: []string{"TMUX"}})
-	var re *RunError
-	if err != nil && (!errors.As(err, &re) || re.ExitCode < 0) {
+	cmd := exec.CommandContext(ctx, bin, "-u", "-S", sock, "display-message", "x")
+	cmd.Env = without(os.Environ(), "TMUX")
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && (!errors.As(err, &exit) || exit.ExitCode() < 0) {
 		t.Fatalf("tmux client: %v", err)
+	}
+	return Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: cmd.ProcessState.ExitCode()}
+}
+
+// without is env with no entry for name.
+func without(env []string, name string) []string {
+	var out []string
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k != name {
+			out = append(out, kv)
+		}
 	}
 	return out
 }
 
 // sameAsClient runs script both ways and fails where the wire's output
 // differs from the tmux client's.
-func sameAsClient(t *testing.T, stdin []byte, script func(*fakeConn)) Output {
+func sameAsClient(t *testing.T, stdin []byte, script func(*fakeConn)) Result {
 	t.Helper()
 	want := byClient(t, stdin, script)
 	got, err := overWire(t, 10*time.Second, stdin, script)

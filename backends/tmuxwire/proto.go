@@ -1,4 +1,4 @@
-package backends
+package tmuxwire
 
 import (
 	"bytes"
@@ -21,11 +21,11 @@ import (
 // reads the same for every message fmctl sends (no file descriptor, so no
 // flags) or accepts, on a little-endian machine. (On a big-endian one such a
 // server reads the length as 0 and drops the client, which is not fatal: the
-// version probe fails and every call gets a tmux client.)
+// call fails. Only FM_TMUX_WIRE=1 speaks to a server before 3.7.)
 const (
-	wireProtocol   = 8
-	wireHeaderSize = 16
-	wireMaxMessage = 16384 // MAX_IMSGSIZE, header included
+	protocolVersion = 8
+	headerSize      = 16
+	maxMessage      = 16384 // MAX_IMSGSIZE, header included
 
 	msgVersion           = 12
 	msgIdentifyFlags     = 100
@@ -66,14 +66,14 @@ const (
 	clientDefaultSocket = 0x8000000
 )
 
-// wireConn is a connection to a tmux server that ctx bounds: a raw
+// serverConn is a connection to a tmux server that ctx bounds: a raw
 // blocking socket whose reads and writes are bounded by socket timeouts set
 // to what is left of ctx's deadline, and cut short (shutdown) when ctx is
 // cancelled. Not a net.Conn: the net package links the C resolver into the
 // binaries, which costs every start about a millisecond; and not the
 // runtime's poller either, whose set-up and park-and-wake cost a call more
 // than the blocking read it replaces.
-type wireConn struct {
+type serverConn struct {
 	fd       int
 	deadline time.Time // zero: none
 	stop     func() bool
@@ -81,10 +81,10 @@ type wireConn struct {
 	closed   bool
 }
 
-// errWireTimeout is a read or write that met the call's deadline.
-var errWireTimeout = fmt.Errorf("the tmux server did not answer in time: %w", os.ErrDeadlineExceeded)
+// errTimeout is a read or write that met the call's deadline.
+var errTimeout = fmt.Errorf("the tmux server did not answer in time: %w", os.ErrDeadlineExceeded)
 
-func (c *wireConn) Read(b []byte) (int, error) {
+func (c *serverConn) Read(b []byte) (int, error) {
 	for {
 		if err := c.arm(syscall.SO_RCVTIMEO); err != nil {
 			return 0, err
@@ -98,13 +98,13 @@ func (c *wireConn) Read(b []byte) (int, error) {
 		case err == syscall.EINTR, err == syscall.EAGAIN && !c.expired():
 			continue // a signal, or the timeout fired a hair early
 		case err == syscall.EAGAIN:
-			return 0, errWireTimeout
+			return 0, errTimeout
 		}
 		return 0, err
 	}
 }
 
-func (c *wireConn) Write(b []byte) (int, error) {
+func (c *serverConn) Write(b []byte) (int, error) {
 	written := 0
 	for written < len(b) {
 		if err := c.arm(syscall.SO_SNDTIMEO); err != nil {
@@ -118,7 +118,7 @@ func (c *wireConn) Write(b []byte) (int, error) {
 		case err == nil, err == syscall.EINTR, err == syscall.EAGAIN && !c.expired():
 			continue
 		case err == syscall.EAGAIN:
-			return written, errWireTimeout
+			return written, errTimeout
 		}
 		return written, err
 	}
@@ -126,23 +126,23 @@ func (c *wireConn) Write(b []byte) (int, error) {
 }
 
 // arm sets the socket timeout opt to what is left of the deadline.
-func (c *wireConn) arm(opt int) error {
+func (c *serverConn) arm(opt int) error {
 	if c.deadline.IsZero() {
 		return nil
 	}
 	left := time.Until(c.deadline)
 	if left <= 0 {
-		return errWireTimeout
+		return errTimeout
 	}
 	tv := syscall.NsecToTimeval(max(left.Nanoseconds(), int64(time.Microsecond)))
 	return syscall.SetsockoptTimeval(c.fd, syscall.SOL_SOCKET, opt, &tv)
 }
 
-func (c *wireConn) expired() bool {
+func (c *serverConn) expired() bool {
 	return !c.deadline.IsZero() && !time.Now().Before(c.deadline)
 }
 
-func (c *wireConn) Close() error {
+func (c *serverConn) Close() error {
 	c.stop()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -150,10 +150,10 @@ func (c *wireConn) Close() error {
 	return syscall.Close(c.fd)
 }
 
-// wireDial connects to the server's socket within ctx. The connect itself
+// dial connects to the server's socket within ctx. The connect itself
 // does not block (a server too stalled to accept, with a full backlog,
 // fails it at once); the connection then blocks, bounded by ctx.
-func wireDial(ctx context.Context, sock string) (*wireConn, error) {
+func dial(ctx context.Context, sock string) (*serverConn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -161,10 +161,10 @@ func wireDial(ctx context.Context, sock string) (*wireConn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %w", sock, err)
 	}
-	c := &wireConn{fd: fd}
+	c := &serverConn{fd: fd}
 	c.deadline, _ = ctx.Deadline()
 	// A cancelled call (a signal) ends its reads and writes at once; the
-	// deadline is the socket timeouts' to keep, as errWireTimeout.
+	// deadline is the socket timeouts' to keep, as errTimeout.
 	c.stop = context.AfterFunc(ctx, func() {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return
@@ -178,21 +178,21 @@ func wireDial(ctx context.Context, sock string) (*wireConn, error) {
 	return c, nil
 }
 
-// wireExchange runs one tmux command list (argv as the tmux client takes
+// exchange runs one tmux command list (argv as the tmux client takes
 // it) over conn, as one client: identify, the command, then its output
 // until the server says the client may exit. stdin is what a
 // `load-buffer -` reads.
-func wireExchange(conn *wireConn, label bool, args, env []string, stdin []byte) (Output, error) {
+func exchange(conn *serverConn, label bool, args, env []string, stdin []byte) (Result, error) {
 	command, err := packCommand(args)
 	if err != nil {
-		return Output{}, fmt.Errorf("%w: %w", errWireNotSent, err)
+		return Result{}, fmt.Errorf("%w: %w", ErrNotSent, err)
 	}
 	msgs := identify(label, env)
 	msgs = appendMessage(msgs, msgCommand, command)
 	if _, err := conn.Write(msgs); err != nil {
 		// A short write may have carried the command; only a write that
 		// failed outright (nothing sent) is safe to run again.
-		return Output{}, fmt.Errorf("write to the tmux server: %w", err)
+		return Result{}, fmt.Errorf("write to the tmux server: %w", err)
 	}
 	return readReplies(conn, stdin)
 }
@@ -212,11 +212,11 @@ func identify(label bool, env []string) []byte {
 	b = appendMessage(b, msgIdentifyFeatures, binary.NativeEndian.AppendUint32(nil, 0))
 	b = appendMessage(b, msgIdentifyTTYName, cString(""))
 	b = appendMessage(b, msgIdentifyCWD, cString(clientCWD(env)))
-	b = appendMessage(b, msgIdentifyClientPID, binary.NativeEndian.AppendUint32(nil, uint32(wirePID())))
+	b = appendMessage(b, msgIdentifyClientPID, binary.NativeEndian.AppendUint32(nil, uint32(ownPID())))
 	for _, kv := range env {
 		// tmux's client skips an entry too long for one message, and one
 		// holding a NUL cannot be a C string at all.
-		if len(kv)+1 > wireMaxMessage-wireHeaderSize || strings.IndexByte(kv, 0) >= 0 {
+		if len(kv)+1 > maxMessage-headerSize || strings.IndexByte(kv, 0) >= 0 {
 			continue
 		}
 		b = appendMessage(b, msgIdentifyEnviron, cString(kv))
@@ -258,32 +258,32 @@ func packCommand(args []string) ([]byte, error) {
 		b = append(b, a...)
 		b = append(b, 0)
 	}
-	if wireHeaderSize+len(b) > wireMaxMessage {
+	if headerSize+len(b) > maxMessage {
 		return nil, errors.New("command too long for one message")
 	}
 	return b, nil
 }
 
-// wirePID is this process's pid, which every message header carries: read
+// ownPID is this process's pid, which every message header carries: read
 // once, since os.Getpid is a system call and a call's identify is some
 // fifty messages.
-var wirePID = sync.OnceValue(os.Getpid)
+var ownPID = sync.OnceValue(os.Getpid)
 
 func appendMessage(b []byte, typ uint32, body []byte) []byte {
 	b = binary.NativeEndian.AppendUint32(b, typ)
-	b = binary.NativeEndian.AppendUint32(b, uint32(wireHeaderSize+len(body)))
-	b = binary.NativeEndian.AppendUint32(b, wireProtocol)
-	b = binary.NativeEndian.AppendUint32(b, uint32(wirePID()))
+	b = binary.NativeEndian.AppendUint32(b, uint32(headerSize+len(body)))
+	b = binary.NativeEndian.AppendUint32(b, protocolVersion)
+	b = binary.NativeEndian.AppendUint32(b, uint32(ownPID()))
 	return append(b, body...)
 }
 
 // readReplies answers the server until it ends the client: it accepts the
 // streams tmux opens onto the client's output and error, feeds stdin to a
 // read of the client's input, and refuses any other file.
-func readReplies(conn *wireConn, stdin []byte) (Output, error) {
-	var out Output
+func readReplies(conn *serverConn, stdin []byte) (Result, error) {
+	var out Result
 	var stdout, stderr bytes.Buffer
-	result := func() Output {
+	result := func() Result {
 		out.Stdout, out.Stderr = stdout.Bytes(), stderr.Bytes()
 		return out
 	}
@@ -291,20 +291,20 @@ func readReplies(conn *wireConn, stdin []byte) (Output, error) {
 	buf := make([]byte, 0, 64<<10)
 	chunk := make([]byte, 64<<10)
 	for {
-		for len(buf) >= wireHeaderSize {
+		for len(buf) >= headerSize {
 			typ := binary.NativeEndian.Uint32(buf[0:])
 			n := binary.NativeEndian.Uint32(buf[4:])
-			if n < wireHeaderSize || n > wireMaxMessage {
+			if n < headerSize || n > maxMessage {
 				return result(), fmt.Errorf("tmux server sent a message of length %#x", n)
 			}
 			if len(buf) < int(n) {
 				break
 			}
-			body := buf[wireHeaderSize:n]
+			body := buf[headerSize:n]
 			if typ == msgVersion {
 				// The server refuses every message of another protocol
 				// version, the command among them.
-				return result(), fmt.Errorf("%w: the tmux server speaks protocol %d", errWireNotSent, binary.NativeEndian.Uint32(buf[8:])&0xff)
+				return result(), fmt.Errorf("%w: the tmux server speaks protocol %d", ErrNotSent, binary.NativeEndian.Uint32(buf[8:])&0xff)
 			}
 			if typ == msgReadOpen {
 				if err := feedInput(conn, body, stdin); err != nil {
@@ -327,7 +327,7 @@ func readReplies(conn *wireConn, stdin []byte) (Output, error) {
 			}
 			buf = buf[n:]
 		}
-		if len(buf) > 0 && cap(buf)-len(buf) < wireMaxMessage {
+		if len(buf) > 0 && cap(buf)-len(buf) < maxMessage {
 			buf = append(make([]byte, 0, 64<<10), buf...)
 		}
 		m, err := conn.Read(chunk)
@@ -343,7 +343,7 @@ func readReplies(conn *wireConn, stdin []byte) (Output, error) {
 
 // answer handles one message from the server: the reply to write, and
 // whether the client is done.
-func answer(typ uint32, body []byte, streams map[int32]int32, stdout, stderr *bytes.Buffer, out *Output) ([]byte, bool, error) {
+func answer(typ uint32, body []byte, streams map[int32]int32, stdout, stderr *bytes.Buffer, out *Result) ([]byte, bool, error) {
 	word := func(i int) int32 { return int32(binary.NativeEndian.Uint32(body[4*i:])) }
 	switch typ {
 	case msgExit, msgShutdown:
@@ -411,7 +411,7 @@ func answer(typ uint32, body []byte, streams map[int32]int32, stdout, stderr *by
 // messages of at most the protocol's size, written one at a time from one
 // buffer (a megabyte is not copied whole), then the end of the input. A
 // read of anything but the client's input is refused.
-func feedInput(conn *wireConn, body, stdin []byte) error {
+func feedInput(conn *serverConn, body, stdin []byte) error {
 	if len(body) < 8 {
 		return fmt.Errorf("tmux server sent a read-open of %d bytes", len(body))
 	}
@@ -423,9 +423,9 @@ func feedInput(conn *wireConn, body, stdin []byte) error {
 		errno = uint32(syscall.EBADF)
 		stdin = nil
 	}
-	msg := make([]byte, 0, wireMaxMessage)
+	msg := make([]byte, 0, maxMessage)
 	for len(stdin) > 0 {
-		n := min(len(stdin), wireMaxMessage-wireHeaderSize-4)
+		n := min(len(stdin), maxMessage-headerSize-4)
 		msg = appendMessage(msg[:0], msgRead, binary.NativeEndian.AppendUint32(nil, stream))
 		msg = append(msg, stdin[:n]...)
 		binary.NativeEndian.PutUint32(msg[4:], uint32(len(msg)))
