@@ -410,7 +410,9 @@ func (l *lab) killAgent() {
 // scenario tests what it names rather than a start-up still under way.
 func (l *lab) settleLaunch() {
 	prompt := harness.BriefPrompt(l.briefPath())
-	poll(90*time.Second, func() bool {
+	// opencode on a loaded 2-core machine took over two minutes from its
+	// launch to its first model request; an idle one takes seconds.
+	poll(180*time.Second, func() bool {
 		n, _ := count(l.messages(), prompt)
 		return n == 1 && !l.turnRunning() && l.stub.Held() == 0
 	})
