@@ -195,7 +195,7 @@ var harnesses = []Harness{
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#claude",
 		},
 		Wiring:   []string{"wt/.claude/settings.local.json"},
-		Verified: &Release{Package: "@anthropic-ai/claude-code", Version: "2.1.197"},
+		Verified: &Release{Package: "@anthropic-ai/claude-code", Version: "2.1.197", Newest: "2.1.332"},
 	},
 	{
 		Name: "codex", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
