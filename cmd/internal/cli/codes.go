@@ -31,6 +31,7 @@ const (
 	ENoAdapter          ErrCode = "no-adapter"
 	ENoClassifier       ErrCode = "no-classifier"
 	EKeyUnsupported     ErrCode = "key-unsupported"
+	EKeyEndsAgent       ErrCode = "key-ends-agent"
 	EAgentNotRunning    ErrCode = "agent-not-running"
 	EAgentRunning       ErrCode = "agent-running"
 	EAgentSuspended     ErrCode = "agent-suspended"
@@ -87,6 +88,7 @@ var Codes = []CodeRow{
 	{ENoAdapter, CodeFailed, nil, "the task's backend is unknown or fmctl ships no adapter (or no such ability) for it"},
 	{ENoClassifier, CodeFailed, nil, "the backend cannot prove an agent-free or stopped endpoint, so the verb refuses rather than act blind"},
 	{EKeyUnsupported, CodeFailed, nil, "the backend cannot deliver a key the harness needs"},
+	{EKeyEndsAgent, CodeFailed, nil, "fm-send --key: the key quits the task's harness (the capability table's key effects); use `fm-control exit`, or `--allow-exit`"},
 	{EAgentNotRunning, CodeFailed, nil, "the endpoint holds a shell, not the task's agent"},
 	{EAgentRunning, CodeFailed, nil, "an agent already runs where an agent-free endpoint is needed"},
 	{EAgentSuspended, CodeFailed, nil, "the agent is stopped (job control); resume it with `fg` first"},
