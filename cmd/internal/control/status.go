@@ -32,7 +32,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 		out.Add("agent_status", obs.AgentStatus)
 	}
 	act := readActivity(t, obs, time.Now(), c.waits.Launch)
-	out.Add("activity", act.Word).Add("evidence", act.Evidence)
+	out.Add("activity", act.Word).Add("evidence", act.Evidence).Put(cli.Int("events_refused", t.Store.RefusedEvents(id)))
 	j, err := state.ReadJournal(t.Store.Journal(id).Journal)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
