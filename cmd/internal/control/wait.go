@@ -42,6 +42,11 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 	pause := backends.Backoff{Max: waitMaxPause}
 	for {
 		v := c.look(ctx, t)
+		// A signal cancels the read under way, which then reads unreadable:
+		// that is the wait's interruption, not the server's answer.
+		if ctx.Err() != nil {
+			return waitInterrupted(id)
+		}
 		done, err := reached(t, cond, v)
 		if err != nil {
 			return err
@@ -56,9 +61,13 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 				With("id", id, "for", cond, "state", string(v.obs.State), "activity", v.act.Word, "evidence", v.act.Evidence)
 		}
 		if err := backends.Sleep(ctx, min(pause.Next(), left)); err != nil {
-			return cli.Failed("the wait for task %s was interrupted", id).Coded(cli.EInterrupted)
+			return waitInterrupted(id)
 		}
 	}
+}
+
+func waitInterrupted(id string) error {
+	return cli.Failed("the wait for task %s was interrupted", id).Coded(cli.EInterrupted)
 }
 
 // look reads the endpoint and the agent's reports once.
@@ -99,7 +108,11 @@ func refuseWaitState(t *task.Target, cond string, obs backends.Observation) erro
 	switch obs.State {
 	case backends.StateAlive, backends.StateUnverified:
 		if t.HasHarness && !t.Attributed(obs) {
-			return cli.Failed("task %s's endpoint %s runs %s, not the task's own %s agent (state: %s), so it cannot be %s; look at the pane", id, ep, orNone(strings.Join(obs.Names, ",")), t.Harness.Name, obs.State, cond).Coded(cli.EForeignAgent)
+			runs := "shows no process of its own " + t.Harness.Name + " agent"
+			if len(obs.Names) > 0 {
+				runs = "runs " + strings.Join(obs.Names, ",") + ", not the task's own " + t.Harness.Name + " agent"
+			}
+			return cli.Failed("task %s's endpoint %s %s (state: %s), so it cannot be %s; look at the pane", id, ep, runs, obs.State, cond).Coded(cli.EForeignAgent)
 		}
 		return nil
 	case backends.StateDead:
