@@ -40,6 +40,10 @@ type Tunables struct {
 	RunnerTrace string
 	// Completion is set by the shell completion scripts fmctl prints.
 	Completion bool
+	// EventKey is the key an agent's hook presents with its event: the
+	// launch line reads it from state/<id>.event-key into the agent's
+	// environment (harness.EventKeyEnv).
+	EventKey string
 }
 
 // HomeVars name the home and the directories that replace its own.
@@ -90,6 +94,9 @@ type Tunable struct {
 	// NonZero: 0 keeps the default too, since an unbounded call is what the
 	// variable exists to prevent.
 	NonZero bool
+	// Secret: the value is a credential, never printed (Value says only
+	// whether it is set).
+	Secret bool
 	// field is where the value is read into: a *time.Duration, *int,
 	// *string or *bool inside a Tunables.
 	field func(*Tunables) any
@@ -137,6 +144,7 @@ var table = []Tunable{
 	{Name: "FM_SPAWN_PATH_WAIT", Unit: UnitDuration, Default: "5s", Doc: "how long a new endpoint's shell gets to report its directory", field: func(t *Tunables) any { return &t.Spawn.PathWait }},
 
 	{Name: "FM_RUNNER_TRACE", Unit: UnitPath, Doc: "a file every external command and wire call is appended to, with its duration (diagnostics, benchmarks)", field: func(t *Tunables) any { return &t.RunnerTrace }},
+	{Name: "FM_EVENT_KEY", Unit: UnitName, Secret: true, Doc: "the event key a task's agent presents with its hook events (agent-event); set by the launch line from state/<id>.event-key, never by hand", field: func(t *Tunables) any { return &t.EventKey }},
 	{Name: CompletionVar, Unit: UnitBool, Default: "0", Doc: "set to 1 by the shell completion scripts: the last word --generate-shell-completion asks for completions", field: func(t *Tunables) any { return &t.Completion }},
 }
 
@@ -188,6 +196,9 @@ func (row Tunable) Value(t Tunables) string {
 		}
 		return "0"
 	case *string:
+		if row.Secret && *p != "" {
+			return "(set)"
+		}
 		return *p
 	}
 	return ""

@@ -21,7 +21,16 @@ type LaunchParams struct {
 	Home string
 	// TelemetryArgs wire the agent's own events (TelemetryArgs).
 	TelemetryArgs []string
+	// EventKeyFile is the incarnation's event key (state/<id>.event-key):
+	// the pane's shell reads it into EventKeyEnv as it starts the agent, so
+	// the key is neither typed on screen nor in the shell's history, and
+	// the agent's hooks inherit it.
+	EventKeyFile string
 }
+
+// EventKeyEnv is the variable an agent's hooks present its event key in
+// (fm-control agent-event refuses an event without it).
+const EventKeyEnv = "FM_EVENT_KEY"
 
 // homeOverrides are the variables that would point a secondmate at its
 // parent's directories instead of its own home's.
@@ -57,6 +66,11 @@ func BriefPrompt(brief string) string {
 func (h Harness) LaunchLine(p LaunchParams) (string, error) {
 	l := h.Launch
 	var words []string
+	// First, so it reaches the agent through env -u as well: the shell
+	// exports a command's leading assignments to it.
+	if p.EventKeyFile != "" {
+		words = append(words, EventKeyEnv+`="$(cat `+Quote(p.EventKeyFile)+`)"`)
+	}
 	if len(l.Unset) > 0 {
 		words = append(words, "env")
 		for _, v := range l.Unset {

@@ -331,3 +331,22 @@ func TestLaunchLineSecondmateHome(t *testing.T) {
 		}
 	}
 }
+
+// The event key is read by the pane's shell from its file as the agent
+// starts, first on the line, so it reaches the agent through env -u too and
+// is never typed as a value.
+func TestLaunchLineReadsTheEventKeyFromItsFile(t *testing.T) {
+	for _, name := range []string{"claude", "cursor"} {
+		line, err := mustHarness(t, name).LaunchLine(harness.LaunchParams{EventKeyFile: "/h/state/it's.event-key", Brief: "/b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `FM_EVENT_KEY="$(cat '/h/state/it'\''s.event-key')" `
+		if !strings.HasPrefix(line, want) {
+			t.Errorf("%s: line %q does not start with %q", name, line, want)
+		}
+	}
+	if line, _ := mustHarness(t, "claude").LaunchLine(harness.LaunchParams{Brief: "/b"}); strings.Contains(line, "FM_EVENT_KEY") {
+		t.Errorf("an unwired launch names the key: %q", line)
+	}
+}

@@ -35,13 +35,14 @@ func Snapshot() Table {
 	return t
 }
 
-// MarshalJSON adds the press gap in milliseconds.
+// MarshalJSON adds the press gap in milliseconds and the key effects.
 func (h Harness) MarshalJSON() ([]byte, error) {
 	type plain Harness
 	return json.Marshal(struct {
 		plain
-		PressGapMS int64 `json:"press_gap_ms"`
-	}{plain(h), h.PressGap.Milliseconds()})
+		PressGapMS int64       `json:"press_gap_ms"`
+		KeyEffects []KeyEffect `json:"key_effects"`
+	}{plain(h), h.PressGap.Milliseconds(), h.KeyEffects()})
 }
 
 // JSON renders the table as indented JSON.
@@ -72,6 +73,16 @@ func Text() string {
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", h.Name, h.InterruptKey, h.Repeat,
 			dash(string(h.ClearKey)), h.Ack, h.ExitCommand, strings.Join(kinds, ", "), dash(h.Launch.ModelFlag), dash(h.Launch.EffortFlag), verified)
 	}
+	b.WriteString("\n| key effects (idle / busy) | " + strings.Join(KeyNames(), " | ") + " |\n|---|" + strings.Repeat("---|", len(NamedKeys)) + "\n")
+	for _, h := range harnesses {
+		fmt.Fprintf(&b, "| %s |", h.Name)
+		for _, e := range h.KeyEffects() {
+			fmt.Fprintf(&b, " %s / %s |", e.Idle, e.Busy)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nKey effects are idle / busy, on an empty composer (harness/keyeffects.go names each source); " +
+		"fm-send --key refuses a key that quits the agent in either state unless --allow-exit is given.\n")
 	b.WriteString("\n| backend | Escape | Enter | C-c | C-u | recovery-grade classifier | adapter |\n|---|---|---|---|---|---|---|\n")
 	for _, be := range backendRows {
 		fmt.Fprintf(&b, "| %s |", be.Name)

@@ -94,6 +94,16 @@ func describeMode(m fs.FileMode) string {
 // fsynced, then renamed over the old one, then the directory fsynced. A crash
 // at any point leaves either the old file whole or the new one whole.
 func WriteAtomic(path string, data []byte) error {
+	return writeAtomic(path, data, renameio.WithPermissions(0o644), renameio.WithExistingPermissions())
+}
+
+// WriteSecret is WriteAtomic for a file only its owner may read: mode 0600
+// whatever the file it replaces had.
+func WriteSecret(path string, data []byte) error {
+	return writeAtomic(path, data, renameio.WithPermissions(0o600))
+}
+
+func writeAtomic(path string, data []byte, opts ...renameio.Option) error {
 	if err := faultPoint("write:" + filepath.Base(path)); err != nil {
 		return err
 	}
@@ -103,7 +113,7 @@ func WriteAtomic(path string, data []byte) error {
 	if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%s is a symlink; fmctl never reads or writes its files through one, so remove it (nothing was written)", path)
 	}
-	pf, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o644), renameio.WithExistingPermissions())
+	pf, err := renameio.NewPendingFile(path, opts...)
 	if err != nil {
 		return fmt.Errorf("create temp file for %s: %w", path, err)
 	}

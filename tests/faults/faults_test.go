@@ -153,9 +153,23 @@ func (w *world) reportTurnEnd() {
 	must(w.t, err)
 	for _, line := range strings.Split(string(data), "\n") {
 		if gen, ok := strings.CutPrefix(line, "spawn_gen="); ok {
-			w.run("fm-control", "agent-event", id, "turn-finished", "--gen", gen)
+			key := "FM_EVENT_KEY=" + eventKey(w.t, filepath.Join(filepath.Dir(w.meta), id+".event-key"))
+			if out, errOut, err := w.exec([]string{key}, "fm-control", "agent-event", id, "turn-finished", "--gen", gen); err != nil {
+				w.t.Fatalf("fm-control agent-event: %v\n%s%s", err, out, errOut)
+			}
 		}
 	}
+}
+
+// eventKey is the incarnation's event key, as the agent's environment holds
+// it; a record the test wrote itself (no fm-spawn) gets one written here.
+func eventKey(t *testing.T, path string) string {
+	t.Helper()
+	if data, err := os.ReadFile(path); err == nil {
+		return strings.TrimSpace(string(data))
+	}
+	must(t, os.WriteFile(path, []byte("fixture-key"), 0o600))
+	return "fixture-key"
 }
 
 // paneCommand reads what the fake pane runs.

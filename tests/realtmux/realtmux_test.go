@@ -253,7 +253,8 @@ func (s *server) reportTurnEnd(id string) {
 	meta := readFile(filepath.Join(s.home, "state", id+".meta"))
 	for _, line := range strings.Split(meta, "\n") {
 		if gen, ok := strings.CutPrefix(line, "spawn_gen="); ok {
-			wantCode(s.t, s.run("", nil, "fm-control", "agent-event", id, "turn-finished", "--gen", gen), 0, "fm-control agent-event")
+			key := readFile(filepath.Join(s.home, "state", id+".event-key"))
+			wantCode(s.t, s.run("", []string{"FM_EVENT_KEY=" + key}, "fm-control", "agent-event", id, "turn-finished", "--gen", gen), 0, "fm-control agent-event")
 			return
 		}
 	}
@@ -384,7 +385,11 @@ func (s *server) startAgent(id, harnessName string, opts ...agentOpt) *agent {
 	if err := os.MkdirAll(a.wt, 0o755); err != nil {
 		s.t.Fatal(err)
 	}
-	env := []string{"FAKEAGENT_LOG=" + a.log, "FAKEAGENT_EVENTS=" + a.events}
+	// The agent's launch environment holds its incarnation's event key, as
+	// fm-spawn's launch line puts it there; the key file is the state's.
+	key := "rt-event-key-" + id
+	s.writeState(id+".event-key", key)
+	env := []string{"FAKEAGENT_LOG=" + a.log, "FAKEAGENT_EVENTS=" + a.events, "FM_EVENT_KEY=" + key}
 	if cfg.museLog {
 		a.muse = filepath.Join(dir, "muse-session.jsonl")
 		env = append(env, "FAKEAGENT_MUSE_LOG="+a.muse)

@@ -13,49 +13,51 @@ type ErrCode string
 // The codes, each a row of Codes below (the one table docs/json.md and
 // docs/schema/error.json are checked against).
 const (
-	ERefused            ErrCode = "refused"
-	EUsage              ErrCode = "usage"
-	EUnconfirmed        ErrCode = "unconfirmed"
-	ETimeout            ErrCode = "timeout"
-	ENoHome             ErrCode = "no-home"
-	EBadPin             ErrCode = "bad-pin"
-	EBadTaskID          ErrCode = "bad-task-id"
-	ENoSuchTask         ErrCode = "no-such-task"
-	EBadRecord          ErrCode = "bad-record"
-	EForeignEndpoint    ErrCode = "foreign-endpoint"
-	ELockHeld           ErrCode = "lock-held"
-	ETornRelaunch       ErrCode = "torn-relaunch"
-	ETornSpawn          ErrCode = "torn-spawn"
-	ERemoteTask         ErrCode = "remote-task"
-	EUnverifiedHarness  ErrCode = "unverified-harness"
-	ENoAdapter          ErrCode = "no-adapter"
-	ENoClassifier       ErrCode = "no-classifier"
-	EKeyUnsupported     ErrCode = "key-unsupported"
-	EAgentNotRunning    ErrCode = "agent-not-running"
-	EAgentRunning       ErrCode = "agent-running"
-	EAgentSuspended     ErrCode = "agent-suspended"
-	EForeignAgent       ErrCode = "foreign-agent"
-	EAgentUnverified    ErrCode = "agent-unverified"
-	EEndpointMissing    ErrCode = "endpoint-missing"
-	EEndpointDrifted    ErrCode = "endpoint-drifted"
-	EEndpointUnreadable ErrCode = "endpoint-unreadable"
-	ENotReady           ErrCode = "not-ready"
-	EDialog             ErrCode = "dialog"
-	EBusy               ErrCode = "busy"
-	EComposerHeld       ErrCode = "composer-held"
-	EDeliveryFailed     ErrCode = "delivery-failed"
-	ENotStopped         ErrCode = "not-stopped"
-	ENoSignal           ErrCode = "no-signal"
-	EInterrupted        ErrCode = "interrupted"
-	ETaskExists         ErrCode = "task-exists"
-	EWorktreeInUse      ErrCode = "worktree-in-use"
-	EBadWorktree        ErrCode = "bad-worktree"
-	ENoBrief            ErrCode = "no-brief"
-	ENoteRequired       ErrCode = "note-required"
-	ELaunchFailed       ErrCode = "launch-failed"
-	ERelaunchFailed     ErrCode = "relaunch-failed"
-	ENoPane             ErrCode = "no-pane"
-	EAmbiguousPane      ErrCode = "ambiguous-pane"
+	ERefused              ErrCode = "refused"
+	EUsage                ErrCode = "usage"
+	EUnconfirmed          ErrCode = "unconfirmed"
+	ETimeout              ErrCode = "timeout"
+	ENoHome               ErrCode = "no-home"
+	EBadPin               ErrCode = "bad-pin"
+	EBadTaskID            ErrCode = "bad-task-id"
+	ENoSuchTask           ErrCode = "no-such-task"
+	EBadRecord            ErrCode = "bad-record"
+	EForeignEndpoint      ErrCode = "foreign-endpoint"
+	ELockHeld             ErrCode = "lock-held"
+	ETornRelaunch         ErrCode = "torn-relaunch"
+	ETornSpawn            ErrCode = "torn-spawn"
+	ERemoteTask           ErrCode = "remote-task"
+	EUnverifiedHarness    ErrCode = "unverified-harness"
+	ENoAdapter            ErrCode = "no-adapter"
+	ENoClassifier         ErrCode = "no-classifier"
+	EKeyUnsupported       ErrCode = "key-unsupported"
+	EKeyEndsAgent         ErrCode = "key-ends-agent"
+	EAgentNotRunning      ErrCode = "agent-not-running"
+	EAgentRunning         ErrCode = "agent-running"
+	EAgentSuspended       ErrCode = "agent-suspended"
+	EForeignAgent         ErrCode = "foreign-agent"
+	EAgentUnverified      ErrCode = "agent-unverified"
+	EEndpointMissing      ErrCode = "endpoint-missing"
+	EEndpointDrifted      ErrCode = "endpoint-drifted"
+	EEndpointUnreadable   ErrCode = "endpoint-unreadable"
+	ENotReady             ErrCode = "not-ready"
+	EDialog               ErrCode = "dialog"
+	EBusy                 ErrCode = "busy"
+	EComposerHeld         ErrCode = "composer-held"
+	EDeliveryFailed       ErrCode = "delivery-failed"
+	ENotStopped           ErrCode = "not-stopped"
+	ENoSignal             ErrCode = "no-signal"
+	EInterrupted          ErrCode = "interrupted"
+	ETaskExists           ErrCode = "task-exists"
+	EWorktreeInUse        ErrCode = "worktree-in-use"
+	EBadWorktree          ErrCode = "bad-worktree"
+	ENoBrief              ErrCode = "no-brief"
+	ENoteRequired         ErrCode = "note-required"
+	ELaunchFailed         ErrCode = "launch-failed"
+	ERelaunchFailed       ErrCode = "relaunch-failed"
+	ENoPane               ErrCode = "no-pane"
+	EAmbiguousPane        ErrCode = "ambiguous-pane"
+	EEventUnauthenticated ErrCode = "event-unauthenticated"
 )
 
 // CodeRow is one error class: its code, the exit code it comes with, the
@@ -87,6 +89,7 @@ var Codes = []CodeRow{
 	{ENoAdapter, CodeFailed, nil, "the task's backend is unknown or fmctl ships no adapter (or no such ability) for it"},
 	{ENoClassifier, CodeFailed, nil, "the backend cannot prove an agent-free or stopped endpoint, so the verb refuses rather than act blind"},
 	{EKeyUnsupported, CodeFailed, nil, "the backend cannot deliver a key the harness needs"},
+	{EKeyEndsAgent, CodeFailed, nil, "fm-send --key: the key quits the task's harness (the capability table's key effects); use `fm-control exit`, or `--allow-exit`"},
 	{EAgentNotRunning, CodeFailed, nil, "the endpoint holds a shell, not the task's agent"},
 	{EAgentRunning, CodeFailed, nil, "an agent already runs where an agent-free endpoint is needed"},
 	{EAgentSuspended, CodeFailed, nil, "the agent is stopped (job control); resume it with `fg` first"},
@@ -112,6 +115,7 @@ var Codes = []CodeRow{
 	{ERelaunchFailed, CodeFailed, nil, "fm-control relaunch failed in a phase (phase and rollback facts say where and what was undone)"},
 	{ENoPane, CodeFailed, nil, "fm-control rebind: no pane proves to be the task's"},
 	{EAmbiguousPane, CodeFailed, nil, "fm-control rebind: several panes carry the task's identity"},
+	{EEventUnauthenticated, CodeFailed, nil, "fm-control agent-event: the caller did not present the task's current event key (`FM_EVENT_KEY`); nothing was recorded, and the refusal is counted"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or

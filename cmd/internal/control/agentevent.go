@@ -2,6 +2,8 @@ package control
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
+	"fmctl/harness"
 	"fmctl/state"
 )
 
@@ -26,6 +29,10 @@ func agentEventCommand(d cli.Deps) *ucli.Command {
 		UsageText: "fm-control agent-event <id> <event> --gen G",
 		Description: `Writes state/<id>.agent-state atomically when G is the record's current
 spawn_gen; an older incarnation's event is ignored (exit 0, nothing written).
+A current event must come with the incarnation's event key in ` + harness.EventKeyEnv + `
+(fm-spawn puts it in the agent's launch environment, which its hooks
+inherit); without it the event is refused (exit 1, event-unauthenticated) and
+counted in state/<id>.event-refused (status: events_refused).
 Events: ` + strings.Join(state.AgentEventNames(), ", ") + `.`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "gen", Usage: "the generation the wiring was installed with", Validator: cli.Value("gen")},
@@ -34,7 +41,8 @@ Events: ` + strings.Join(state.AgentEventNames(), ", ") + `.`,
 			&ucli.StringFlag{Name: "notify-payload", Hidden: true},
 		},
 		Action: func(_ context.Context, cmd *ucli.Command) error {
-			return recordAgentEvent(d.Tunables.Home, agentEventArgs{gen: cmd.String("gen")}, cmd.Args().Slice(), time.Now())
+			a := agentEventArgs{gen: cmd.String("gen"), key: d.Tunables.EventKey}
+			return recordAgentEvent(d.Tunables.Home, a, cmd.Args().Slice(), time.Now())
 		},
 	}, d.Tunables.Home, nil)
 }
@@ -42,6 +50,7 @@ Events: ` + strings.Join(state.AgentEventNames(), ", ") + `.`,
 // agentEventArgs are the parsed arguments.
 type agentEventArgs struct {
 	id, event, gen string
+	key            string // the event key the caller's environment presents
 }
 
 func (a *agentEventArgs) positional(args []string) error {
@@ -80,9 +89,38 @@ func recordAgentEvent(vars config.HomeVars, a agentEventArgs, args []string, now
 	if rec.SpawnGen() != a.gen {
 		return nil // a stale incarnation's late event: the current agent's state stands
 	}
+	if err := authenticateEvent(store, a, now); err != nil {
+		return err
+	}
 	st := state.AgentState{State: activity, Gen: a.gen, Event: a.event, At: now, Harness: rec.Harness()}
 	if err := state.WriteAtomic(store.AgentStatePath(a.id), st.Bytes()); err != nil {
 		return cli.Failed("task %s's agent state could not be written: %v", a.id, err)
 	}
 	return nil
+}
+
+// authenticateEvent refuses, and counts, an event that does not present the
+// current incarnation's key. The generation alone is no proof: it is in the
+// record, which every agent of the user can read, so an agent that copied
+// another task's hook command line would otherwise report for that task.
+func authenticateEvent(store state.Store, a agentEventArgs, now time.Time) error {
+	ok, err := store.CheckEventKey(a.id, a.key)
+	if ok {
+		return nil
+	}
+	reason, why := "wrong-key", "it presents another key than the task's current one"
+	switch {
+	case err != nil:
+		reason, why = "no-key-file", fmt.Sprintf("the task has no event key to check it against (%v); relaunch the task to mint one", err)
+	case a.key == "":
+		reason, why = "no-key", harness.EventKeyEnv+" is unset, so the caller is not the task's own agent or a hook it started"
+	}
+	// The caller's parent is the process that ran the command: the agent
+	// or hook runner to look at when the count grows.
+	detail := fmt.Sprintf("event=%s reason=%s caller_ppid=%d", state.Printable(a.event), reason, os.Getppid())
+	counted := ""
+	if cerr := store.CountRefusedEvent(a.id, now, detail); cerr != nil {
+		counted = fmt.Sprintf(" (and the refusal could not be counted: %v)", cerr)
+	}
+	return cli.Failed("agent-event %s for task %s refused: %s; nothing was recorded%s", state.Printable(a.event), a.id, why, counted).Coded(cli.EEventUnauthenticated)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/task"
@@ -64,11 +65,12 @@ func (c *Controller) List(ctx context.Context) error {
 		targets[i] = t
 		batches[t.BackendName] = append(batches[t.BackendName], i)
 	}
+	now := time.Now()
 	for _, idx := range batches {
 		obs := observeAll(ctx, targets, idx)
 		for k, i := range idx {
 			rows[i].State = string(obs[k].State)
-			rows[i].Activity = listActivity(targets[i], obs[k].State)
+			rows[i].Activity = readActivity(targets[i], obs[k], now, c.waits.Launch).Word
 		}
 	}
 	return c.printList(home.State, rows)
@@ -90,17 +92,6 @@ func observeAll(ctx context.Context, targets []*task.Target, idx []int) []backen
 		out[k] = be.AgentState(ctx, ep)
 	}
 	return out
-}
-
-// listActivity is what the agent's own current telemetry says it is doing. An
-// endpoint with no agent (dead, missing) is doing nothing whatever a last
-// report said.
-func listActivity(t *task.Target, s backends.AgentState) string {
-	if s == backends.StateDead || s == backends.StateMissing {
-		return state.ActivityUnknown
-	}
-	a, _ := currentActivity(t)
-	return orUnknown(a)
 }
 
 // journalPhase is the relaunch journal's phase for a list: none, complete,

@@ -19,8 +19,8 @@ var readExamples = map[string]string{
 	"list": `Reads every state/<id>.meta without taking any lock or writing anything, one
 line per task, sorted by id: harness, kind, backend, endpoint, agent state
 (alive, dead, missing, drifted, unreadable, suspended, unattributed,
-unverified), activity (busy, idle, waiting from the agent's own telemetry in
-state/<id>.agent-state; unknown without it) and relaunch journal phase (none,
+unverified), activity (starting, idle, busy, waiting, dead or unknown: see
+docs/agent-state.md; never idle without the agent's own report) and relaunch journal phase (none,
 complete, failed:<phase>, torn). A record that cannot be read is listed with
 its error. tmux tasks are classified from one list-panes call.
 
@@ -30,14 +30,17 @@ Examples:
 	"wait": `Polls (10 ms, backing off to 250 ms) until the condition holds, without any
 lock. dead: the backend classifies the endpoint agent-free (needs a
 recovery-grade classifier). ready, busy, idle, waiting: the agent's own
-telemetry (state/<id>.agent-state, current generation) says so, and the agent
-is alive; idle includes ready (no turn runs). A task whose agent has not
-reported for its current incarnation (no telemetry) has no signal for these,
-and wait says so at once (exit 1) rather than wait.
+telemetry (state/<id>.agent-state, current generation) says so, and the
+task's own agent is alive; idle includes ready (no turn runs). A freshly
+launched agent (activity=starting) is waited for; one with no report at all
+has no signal, and wait says so at once (exit 1) rather than wait. A stopped
+agent (suspended), an endpoint the multiplexer does not answer for
+(unreadable), another program there (unattributed) and a drifted or gone
+endpoint end the wait at once, exit 1, with their code.
 
 Timeout: --timeout, else FM_CONTROL_WAIT, else 30s (seconds or a Go
-duration). Exit 0 once reached; 1 refused (no signal, endpoint gone, no
-classifier); 4 the timeout passed first.
+duration). Exit 0 once reached; 1 refused (no signal, no live agent of the
+task's own, no classifier); 4 the timeout passed first.
 
 Examples:
    fm-control wait t1 --for dead --timeout 60

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"time"
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
@@ -11,8 +12,8 @@ import (
 )
 
 // Status reads a task without acting on it and without taking the
-// lifecycle lock: the record, the backend's agent state, the busy state and
-// any relaunch journal.
+// lifecycle lock: the record, the backend's agent state, the one activity
+// word with the evidence that decided it, and any relaunch journal.
 func (c *Controller) Status(ctx context.Context, id string) error {
 	t, err := c.tasks().Open(id)
 	if err != nil {
@@ -27,11 +28,11 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	if obs.State == backends.StateUnverified || !t.Ability.Classifier {
 		out.Add("classifier", "none")
 	}
-	out.Put(cli.OrNull("busy", t.Store.BusyState(id), "none"))
 	if obs.AgentStatus != "" {
 		out.Add("agent_status", obs.AgentStatus)
 	}
-	out.Add("activity", activityWord(t))
+	act := readActivity(t, obs, time.Now(), c.waits.Launch)
+	out.Add("activity", act.Word).Add("evidence", act.Evidence).Put(cli.Int("events_refused", t.Store.RefusedEvents(id)))
 	j, err := state.ReadJournal(t.Store.Journal(id).Journal)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"fmctl/backends"
@@ -18,26 +19,34 @@ const waitMaxPause = 250 * time.Millisecond
 
 // waitView is one look at a task during a wait.
 type waitView struct {
-	obs      backends.Observation
-	activity string // from current telemetry; "" when there is none
+	obs backends.Observation
+	act agentActivity
 }
 
 // Wait polls task id until cond holds or limit passes, without a lock and
-// without writing. It refuses at once what no amount of waiting can reach.
+// without writing. It refuses at once what no amount of waiting can reach,
+// and anything it cannot call the task's own live agent: a stopped agent,
+// an endpoint the multiplexer does not answer for, another program, a
+// drifted endpoint. Exit 0 means the condition held and the agent was alive.
 func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Duration) error {
 	t, err := c.tasks().Open(id)
 	if err != nil {
 		return err
 	}
-	if err := c.waitPossible(t, cond); err != nil {
-		return err
+	if cond == "dead" && !t.Ability.Classifier {
+		return cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so an agent-free endpoint cannot be proven; nothing to wait on", t.ID, t.BackendName).Coded(cli.ENoClassifier)
 	}
 	start := time.Now()
 	deadline := start.Add(limit)
 	defer c.print.Waiting(fmt.Sprintf("waiting for task %s to be %s", id, cond), deadline)()
 	pause := backends.Backoff{Max: waitMaxPause}
 	for {
-		v := look(ctx, t)
+		v := c.look(ctx, t)
+		// A signal cancels the read under way, which then reads unreadable:
+		// that is the wait's interruption, not the server's answer.
+		if ctx.Err() != nil {
+			return waitInterrupted(id)
+		}
 		done, err := reached(t, cond, v)
 		if err != nil {
 			return err
@@ -48,94 +57,84 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return cli.Timeout("task %s was not %s within %s (state=%s activity=%s)", id, cond, limit, v.obs.State, orUnknown(v.activity)).
-				With("id", id, "for", cond, "state", string(v.obs.State), "activity", orUnknown(v.activity))
+			return cli.Timeout("task %s was not %s within %s (state=%s activity=%s evidence=%s)", id, cond, limit, v.obs.State, v.act.Word, v.act.Evidence).
+				With("id", id, "for", cond, "state", string(v.obs.State), "activity", v.act.Word, "evidence", v.act.Evidence)
 		}
 		if err := backends.Sleep(ctx, min(pause.Next(), left)); err != nil {
-			return cli.Failed("the wait for task %s was interrupted", id).Coded(cli.EInterrupted)
+			return waitInterrupted(id)
 		}
 	}
 }
 
-// waitPossible refuses a condition the task has no signal for: dead needs a
-// classifier that can prove an endpoint agent-free, the others the agent's
-// own telemetry.
-func (c *Controller) waitPossible(t *task.Target, cond string) error {
-	if cond == "dead" {
-		if !t.Ability.Classifier {
-			return cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so an agent-free endpoint cannot be proven; nothing to wait on", t.ID, t.BackendName).Coded(cli.ENoClassifier)
-		}
-		return nil
-	}
-	// Until the capability table declares each harness's telemetry, a
-	// report from this incarnation is what proves its agent reports at all.
-	if _, reported := currentActivity(t); reported {
-		return nil
-	}
-	return cli.Failed("no activity signal for harness %s: it reports no telemetry (state/%s.agent-state holds nothing from this incarnation) and has no screen signature, so task %s cannot be seen %s; wait --for dead still works", orNone(oneLine(t.Family())), t.ID, t.ID, cond).Coded(cli.ENoSignal)
+func waitInterrupted(id string) error {
+	return cli.Failed("the wait for task %s was interrupted", id).Coded(cli.EInterrupted)
 }
 
-// look reads the endpoint and the current telemetry once.
-func look(ctx context.Context, t *task.Target) waitView {
+// look reads the endpoint and the agent's reports once.
+func (c *Controller) look(ctx context.Context, t *task.Target) waitView {
 	v := waitView{obs: t.Backend.AgentState(ctx, t.Endpoint)}
-	v.activity, _ = currentActivity(t)
+	v.act = readActivity(t, v.obs, time.Now(), c.waits.Launch)
 	return v
 }
 
-// reached decides cond from one look, refusing a state no wait can leave
-// (a gone or drifted endpoint, an agent that is not there for an activity).
+// reached decides cond from one look. It refuses, rather than waits out,
+// every state no wait can leave by itself or that is not the task's own
+// live agent, so exit 0 never stands for a frozen or unreadable one.
 func reached(t *task.Target, cond string, v waitView) (bool, error) {
-	switch v.obs.State {
-	case backends.StateMissing:
-		return false, cli.Failed("task %s's recorded endpoint %s is gone (state: missing), so there is nothing to wait on; reconcile the task first", t.ID, t.Endpoint.Target).Coded(cli.EEndpointMissing)
-	case backends.StateDrifted:
-		return false, cli.Failed("task %s's recorded endpoint %s drifted (%s); %s before waiting on it", t.ID, t.Endpoint.Target, v.obs.Detail, t.DriftFix()).Coded(cli.EEndpointDrifted)
+	if err := refuseWaitState(t, cond, v.obs); err != nil {
+		return false, err
+	}
+	if v.obs.State == backends.StateDead {
+		return cond == "dead", nil
+	}
+	if cond == "dead" {
+		return false, nil
+	}
+	if v.act.Evidence == evNone {
+		return false, cli.Failed("no activity signal for harness %s: it reports no telemetry (state/%s.agent-state holds nothing from this incarnation) and has no screen signature, so task %s cannot be seen %s; wait --for dead still works", orNone(oneLine(t.Family())), t.ID, t.ID, cond).Coded(cli.ENoSignal)
+	}
+	want := cond
+	if cond == "ready" { // an agent that reported itself ready: no turn runs
+		want = actIdle
+	}
+	return v.act.Word == want, nil
+}
+
+// refuseWaitState is the verdict on an endpoint state that ends a wait at
+// once: every one but an attributed live agent, an agent-free endpoint, and
+// (for dead) a live agent that may yet stop.
+func refuseWaitState(t *task.Target, cond string, obs backends.Observation) error {
+	id, ep := t.ID, state.Printable(t.Endpoint.Target)
+	switch obs.State {
+	case backends.StateAlive, backends.StateUnverified:
+		if t.HasHarness && !t.Attributed(obs) {
+			runs := "shows no process of its own " + t.Harness.Name + " agent"
+			if len(obs.Names) > 0 {
+				runs = "runs " + strings.Join(obs.Names, ",") + ", not the task's own " + t.Harness.Name + " agent"
+			}
+			return cli.Failed("task %s's endpoint %s %s (state: %s), so it cannot be %s; look at the pane", id, ep, runs, obs.State, cond).Coded(cli.EForeignAgent)
+		}
+		return nil
 	case backends.StateDead:
 		if cond != "dead" {
-			return false, cli.Failed("task %s's endpoint %s has no agent (state: dead), so it will not be %s; relaunch it first", t.ID, t.Endpoint.Target, cond).Coded(cli.EAgentNotRunning)
+			return cli.Failed("task %s's endpoint %s has no agent (state: dead), so it will not be %s; relaunch it first", id, ep, cond).Coded(cli.EAgentNotRunning)
 		}
-		return true, nil
+		return nil
+	case backends.StateMissing:
+		return cli.Failed("task %s's recorded endpoint %s is gone (state: missing), so there is nothing to wait on; reconcile the task first", id, ep).Coded(cli.EEndpointMissing)
+	case backends.StateDrifted:
+		return cli.Failed("task %s's recorded endpoint %s drifted (%s); %s before waiting on it", id, ep, obs.Detail, t.DriftFix()).Coded(cli.EEndpointDrifted)
+	case backends.StateSuspended:
+		return cli.Failed("task %s's agent is stopped (state: suspended: %s), not %s; a stopped agent changes nothing until it is resumed (fg in its pane, or kill -CONT)", id, obs.Detail, cond).Coded(cli.EAgentSuspended)
+	case backends.StateUnreadable:
+		return cli.Failed("task %s's endpoint %s could not be read (state: unreadable: %s); the %s server did not answer, so whether the agent is %s is unknown; check that server", id, ep, obs.Detail, t.BackendName, cond).Coded(cli.EEndpointUnreadable)
 	}
-	switch cond {
-	case "dead":
-		return false, nil
-	case "ready":
-		// An agent that reported itself ready, in an endpoint that is not
-		// provably something else (unverified: zellij cannot classify).
-		alive := v.obs.State == backends.StateAlive || v.obs.State == backends.StateUnverified
-		return alive && v.activity == state.ActivityIdle, nil
-	}
-	return v.activity == cond, nil
+	return cli.Failed("task %s's endpoint %s reads '%s' (%s), not the task's own agent, so it cannot be %s; look at the pane", id, ep, obs.State, obs.Detail, cond).Coded(cli.EForeignAgent)
 }
 
 func (c *Controller) printReached(t *task.Target, cond string, v waitView, waited time.Duration) {
 	out := cli.Outcome{Word: "reached", ID: t.ID}
-	out.Add("for", cond).Add("state", string(v.obs.State)).Add("activity", orUnknown(v.activity)).
+	out.Add("for", cond).Add("state", string(v.obs.State)).Add("activity", v.act.Word).Add("evidence", v.act.Evidence).
 		Put(cli.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
 	c.print.Outcome(out)
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return state.ActivityUnknown
-	}
-	return s
-}
-
-// currentActivity is what the agent's own telemetry of the incarnation the
-// record names (spawn_gen) says: busy, waiting, or idle (ready or idle: no
-// turn runs); "" for an ended session. reported is false when there is no
-// such report (none, a stale incarnation's, or unreadable).
-func currentActivity(t *task.Target) (activity string, reported bool) {
-	a, ok := t.Store.ReadAgentState(t.ID, t.Task.Record.SpawnGen())
-	if !ok {
-		return "", false
-	}
-	switch a.State {
-	case state.ActivityBusy, state.ActivityWaiting:
-		return a.State, true
-	case state.ActivityReady, state.ActivityIdle:
-		return state.ActivityIdle, true
-	}
-	return "", true
 }

@@ -10,6 +10,7 @@ import (
 	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/harness/wiring"
+	"fmctl/state"
 )
 
 // Incarnation is one agent about to be launched for a task: the generation
@@ -19,6 +20,9 @@ type Incarnation struct {
 	Gen  string
 	Line string
 	wire wired
+	// eventKey is this incarnation's secret for agent-event, minted here
+	// and written by Install; "" for an unwired harness (no hooks call).
+	eventKey string
 }
 
 // Agent is what an incarnation runs: which harness, for which task and
@@ -39,6 +43,14 @@ func (l Launcher) Prepare(home config.Home, f config.File, a Agent) (Incarnation
 	inc := Incarnation{Gen: newSpawnGen()}
 	inc.wire = l.prepareWiring(home, a.Harness, a.ID, a.Worktree, inc.Gen)
 	p := harness.LaunchParams{Model: a.Model, Effort: a.Effort, Worktree: a.Worktree, Brief: a.Brief, TelemetryArgs: inc.wire.args}
+	if inc.wire.target.FMControl != "" {
+		key, err := state.NewEventKey()
+		if err != nil {
+			return Incarnation{}, cli.Failed("%w", err)
+		}
+		inc.eventKey = key
+		p.EventKeyFile = state.Store{Dir: home.State}.EventKeyPath(a.ID)
+	}
 	if o, ok := f.Harness[a.Harness.Name]; ok {
 		p.Binary, p.ExtraArgs = o.Binary, o.Args
 	}
@@ -54,8 +66,17 @@ func (l Launcher) Prepare(home config.Home, f config.File, a Agent) (Incarnation
 	return inc, nil
 }
 
-// Install writes the incarnation's telemetry files.
-func (inc Incarnation) Install(h harness.Harness) error { return inc.wireUp(h, wiring.Install) }
+// Install writes the incarnation's event key (rotating the previous
+// incarnation's out) and its telemetry files.
+func (inc Incarnation) Install(h harness.Harness) error {
+	if inc.eventKey != "" {
+		w := inc.wire.task
+		if err := (state.Store{Dir: w.StateDir}).WriteEventKey(w.ID, inc.eventKey); err != nil {
+			return cli.Failed("could not write %s's event key: %v", w.ID, err)
+		}
+	}
+	return inc.wireUp(h, wiring.Install)
+}
 
 // CheckInstall refuses as Install would, writing nothing.
 func (inc Incarnation) CheckInstall(h harness.Harness) error {

@@ -98,8 +98,10 @@ var controlCases = map[string][]classCase{
 		{class: 2, args: []string{"--jq", "."}},
 	},
 	"agent-event": {
-		{class: 0, args: []string{"$ID", "turn-finished", "--gen", "$GEN"}},
+		{class: 0, args: []string{"$ID", "turn-finished", "--gen", "$GEN"}, setup: func(w *world, id string) { w.presentEventKey(id) }},
 		{class: 1, args: []string{"nosuch", "turn-finished", "--gen", "g1"}},
+		// without the task's event key: refused (event-unauthenticated)
+		{class: 1, args: []string{"$ID", "turn-finished", "--gen", "$GEN"}},
 		{class: 2, args: []string{"$ID", "rm-rf", "--gen", "$GEN"}},
 	},
 	// the built-in help, and `fm-control help <verb>`

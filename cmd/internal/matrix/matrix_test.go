@@ -108,7 +108,25 @@ func (w *world) run(app func(cli.Deps) *ucli.Command, args ...string) (int, stri
 // reportTurnEnd records, as the agent's wiring would, that task id's
 // current incarnation ended its turn.
 func (w *world) reportTurnEnd(id string) {
+	w.presentEventKey(id)
+	defer delete(w.env, "FM_EVENT_KEY")
 	w.run(control.App, "fm-control", "agent-event", id, "turn-finished", "--gen", w.gen(id))
+}
+
+// presentEventKey puts task id's event key in the environment, as the
+// agent's own environment holds it. A test's in-process fm-spawn wires no
+// telemetry (no fm-control binary beside it), so the key file is written
+// here when it has none, as a wired launch would have.
+func (w *world) presentEventKey(id string) {
+	path := filepath.Join(w.home, "state", id+".event-key")
+	key, err := os.ReadFile(path)
+	if err != nil {
+		key = []byte("fixture-key")
+		if err := os.WriteFile(path, key, 0o600); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	w.env["FM_EVENT_KEY"] = string(key)
 }
 
 // gen is the record's spawn_gen, which agent-event must name.

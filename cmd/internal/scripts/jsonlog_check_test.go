@@ -14,11 +14,11 @@ func TestCheckRunCatchesOutputOffItsSchema(t *testing.T) {
 		want string // "" for a valid run
 	}{
 		{"valid outcome", jsonRun{Args: []string{"fm-control", "wait", "t1", "--json"},
-			Stdout: `{"outcome":"reached","id":"t1","for":"dead","state":"dead","activity":"unknown","waited_ms":3}` + "\n"}, ""},
+			Stdout: `{"outcome":"reached","id":"t1","for":"dead","state":"dead","activity":"dead","evidence":"endpoint","waited_ms":3}` + "\n"}, ""},
 		{"valid error and a notice", jsonRun{Args: []string{"fm-send", "--json", "t9", "hi"}, Exit: 1,
 			Stderr: "notice: something\n" + errObj + "\n"}, ""},
 		{"a string count", jsonRun{Args: []string{"fm-control", "wait", "t1", "--json"},
-			Stdout: `{"outcome":"reached","id":"t1","for":"dead","state":"dead","activity":"unknown","waited_ms":"3"}`}, `is not of type integer`},
+			Stdout: `{"outcome":"reached","id":"t1","for":"dead","state":"dead","activity":"dead","evidence":"endpoint","waited_ms":"3"}`}, `is not of type integer`},
 		{"text where JSON was asked", jsonRun{Args: []string{"fm-control", "wait", "t1", "--json"},
 			Stdout: "reached t1 for=dead\n"}, "stdout is not JSON"},
 		{"a verb with no schema", jsonRun{Args: []string{"fm-control", "frobnicate", "t1", "--json"},

@@ -21,7 +21,7 @@ func usageText() string {
 	return `fm-send [--json] <id> <text...>
 fm-send <id> -            (the message is read from standard input)
 fm-send <id> -- <text...> (every word after -- is text, even --json or a lone -)
-fm-send <id> --key <` + strings.Join(harness.KeyNames(), "|") + `>`
+fm-send <id> --key <` + strings.Join(harness.KeyNames(), "|") + `> [--allow-exit]`
 }
 
 const description = `Types the text once, literally, into task <id>'s agent and presses Enter until
@@ -46,6 +46,11 @@ cleared) exits 1 and nothing may be assumed delivered; exit 3 means the text
 was typed and Enter sent but the submit stayed unconfirmed: look at the pane
 before resending.
 
+A key the capability table says quits the task's harness (C-c to an idle
+codex or opencode; see the key effects in fm-control capabilities) is refused,
+exit 1 with code key-ends-agent, naming fm-control exit, which stops an agent
+and proves it stopped; --allow-exit sends it anyway.
+
 Examples:
    fm-send t1 "please rebase on main and rerun the tests"
    fm-send t1 - < review-notes.md          # multi-line: one bracketed paste
@@ -64,6 +69,7 @@ func App(d cli.Deps) *ucli.Command {
 			&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"},
 			// OnlyOnce: a second --key would silently replace the first.
 			&ucli.StringFlag{Name: "key", Usage: "send the one named `KEY` (" + keyList() + ") instead of text", Validator: cli.Value("key"), OnlyOnce: true},
+			&ucli.BoolFlag{Name: "allow-exit", Usage: "with --key: send a key the capability table says quits the agent (codex's and opencode's C-c); prefer fm-control exit"},
 		},
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			req, err := request(ctx, cmd)
@@ -100,12 +106,15 @@ func App(d cli.Deps) *ucli.Command {
 // parsed command line. A lone "-" is standard input, unless it came after
 // "--", where every word is text.
 func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
-	req := Request{JSON: cmd.Bool("json"), Key: cmd.String("key")}
+	req := Request{JSON: cmd.Bool("json"), Key: cmd.String("key"), AllowExit: cmd.Bool("allow-exit")}
 	args := cmd.Args().Slice()
 	if len(args) == 0 {
 		return req, cli.Usage("fm-send needs a task id and a message: fm-send <id> <text...> or fm-send <id> --key <Key>")
 	}
 	req.ID, args = args[0], args[1:]
+	if req.AllowExit && !cmd.IsSet("key") {
+		return req, cli.Usage("--allow-exit applies to --key only")
+	}
 	if cmd.IsSet("key") {
 		if len(args) > 0 {
 			return req, cli.Usage("--key sends one named key and no text; send the text separately")

@@ -21,7 +21,10 @@ type Request struct {
 	ID   string
 	Text string
 	Key  string // set for --key
-	JSON bool
+	// AllowExit lets --key send a key the capability table says quits the
+	// harness (codex's C-c at idle); without it such a key is refused.
+	AllowExit bool
+	JSON      bool
 	// FromStdin: the text is read from standard input (`fm-send <id> -`),
 	// which keeps a long or multi-line message out of argv.
 	FromStdin bool
@@ -66,7 +69,7 @@ func (s Sender) Run(ctx context.Context, req Request) error {
 		return err
 	}
 	if req.Key != "" {
-		return s.sendKey(ctx, t, key)
+		return s.sendKey(ctx, t, key, req.AllowExit)
 	}
 	return s.sendText(ctx, t, text)
 }
@@ -90,9 +93,12 @@ func lockDelivery(ctx context.Context, t *task.Target, v config.SendVars) (*stat
 	return l, nil
 }
 
-func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key) error {
+func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key, allowExit bool) error {
 	if !t.Ability.CanDeliver(key) {
 		return refuseKey(t, key)
+	}
+	if eff := t.Harness.KeyEffect(key); t.HasHarness && eff.EndsAgent() && !allowExit {
+		return refuseEndingKey(t, eff)
 	}
 	// After an Escape, a harness that restores the cancelled prompt into its
 	// composer needs its clear key too, or the next message glues onto it.
@@ -172,6 +178,13 @@ func holdInput(lock *state.Lock, gap time.Duration) {
 
 func refuseKey(t *task.Target, key harness.Key) error {
 	return cli.Failed("the %s backend cannot deliver key %s; nothing was sent", t.BackendName, key).Coded(cli.EKeyUnsupported)
+}
+
+// refuseEndingKey names what the key would do: a key that quits the agent
+// is a lifecycle action, which exit performs with proof that it stopped.
+func refuseEndingKey(t *task.Target, eff harness.KeyEffect) error {
+	return cli.Failed("key %s ends %s (at idle: %s; during a turn: %s; %s), so nothing was sent. To stop the agent use fm-control exit %s, which proves it stopped; to send the key anyway, add --allow-exit", eff.Key, t.Harness.Name, eff.Idle, eff.Busy, eff.Source, t.ID).
+		Coded(cli.EKeyEndsAgent).With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target)
 }
 
 // submitOptions are the submit budgets, with the tunable ones from v.

@@ -59,6 +59,17 @@ func (t *Target) refuseGate(code cli.ErrCode, format string, args ...any) error 
 		With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target)
 }
 
+// Attributed reports whether obs shows the task's own agent: alive, or on
+// a backend without a classifier, named, and every name decided by a
+// process of the task's harness.
+func (t *Target) Attributed(obs backends.Observation) bool {
+	switch obs.State {
+	case backends.StateAlive, backends.StateUnverified:
+		return t.ownsAll(obs.Names)
+	}
+	return false
+}
+
 // ownsAll reports whether every agent name that decided an observation
 // belongs to the task's harness family.
 func (t *Target) ownsAll(agents []string) bool {

@@ -1,0 +1,74 @@
+package control
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/task"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// activityTarget is a claude task whose record names gen, with optional
+// agent-state and busy-state files.
+func activityTarget(t *testing.T, name, gen, report, busy string) *task.Target {
+	t.Helper()
+	dir := t.TempDir()
+	var rec state.Record
+	rec.Set(state.KeySpawnGen, gen)
+	h, _ := harness.Lookup(name)
+	tg := &task.Target{ID: "t1", Store: state.Store{Dir: dir}, Task: &state.Task{ID: "t1", Record: rec}, Harness: h, HasHarness: true}
+	write := func(file, data string) {
+		if data != "" {
+			if err := os.WriteFile(filepath.Join(dir, file), []byte(data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write("t1.agent-state", report)
+	write("t1.busy-state", busy)
+	return tg
+}
+
+// The one vocabulary, decided from the endpoint first and the agent's own
+// word second: nothing is idle without a report (or the multiplexer's own
+// reading) that says so.
+func TestReadActivityIsNeverIdleWithoutEvidence(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	fresh := "s" + strconv.FormatInt(now.Add(-5*time.Second).Unix(), 10) + ".1"
+	stale := "s" + strconv.FormatInt(now.Add(-10*time.Minute).Unix(), 10) + ".1"
+	idle := "state=idle\ngen=" + fresh + "\n"
+	alive := backends.Observation{State: backends.StateAlive}
+	cases := []struct {
+		name          string
+		harness, gen  string
+		report, busy  string
+		obs           backends.Observation
+		word, evident string
+	}{
+		{"report idle", "claude", fresh, idle, "", alive, actIdle, evTelemetry},
+		{"report of another gen", "claude", stale, idle, "", alive, actUnknown, evNone},
+		{"ended but still there", "claude", fresh, "state=ended\ngen=" + fresh + "\n", "", alive, actUnknown, evTelemetry},
+		{"no report, just launched", "claude", fresh, "", "", alive, actStarting, evLaunch},
+		{"no report, long launched", "claude", stale, "", "", alive, actUnknown, evNone},
+		{"unwired harness", "grok", fresh, "", "", alive, actUnknown, evNone},
+		{"legacy busy", "claude", stale, "", "busy\n", alive, actBusy, evBusyState},
+		{"legacy idle is no proof", "claude", stale, "", "idle\n", alive, actUnknown, evNone},
+		{"herdr working", "claude", stale, "", "", backends.Observation{State: backends.StateAlive, Turn: backends.TurnWorking}, actBusy, evStatus},
+		{"dead endpoint", "claude", fresh, idle, "", backends.Observation{State: backends.StateDead}, actDead, evEndpoint},
+		{"gone endpoint", "claude", fresh, idle, "", backends.Observation{State: backends.StateMissing}, actDead, evEndpoint},
+		{"stopped agent", "claude", fresh, idle, "", backends.Observation{State: backends.StateSuspended}, actUnknown, evEndpoint},
+		{"unreadable", "claude", fresh, idle, "", backends.Observation{State: backends.StateUnreadable}, actUnknown, evEndpoint},
+	}
+	for _, c := range cases {
+		tg := activityTarget(t, c.harness, c.gen, c.report, c.busy)
+		got := readActivity(tg, c.obs, now, 90*time.Second)
+		if got.Word != c.word || got.Evidence != c.evident {
+			t.Errorf("%s: activity=%s evidence=%s, want %s %s", c.name, got.Word, got.Evidence, c.word, c.evident)
+		}
+	}
+}
