@@ -195,7 +195,7 @@ var harnesses = []Harness{
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#claude",
 		},
 		Wiring:   []string{"wt/.claude/settings.local.json"},
-		Verified: &Release{Package: "@anthropic-ai/claude-code", Version: "2.1.197", Newest: "2.1.332"},
+		Verified: &Release{Package: "@anthropic-ai/claude-code", Version: "2.1.197", Oldest: "2.1.126", Newest: "2.1.332"},
 	},
 	{
 		Name: "codex", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
@@ -228,7 +228,7 @@ var harnesses = []Harness{
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#pi",
 		},
 		Wiring:   []string{"state/<id>.pi-ext.ts"},
-		Verified: &Release{Package: "@mariozechner/pi-coding-agent", Version: "0.73.1"},
+		Verified: &Release{Package: "@mariozechner/pi-coding-agent", Version: "0.73.1", Oldest: "0.50.3"},
 	},
 	{
 		// gemini stores text typed at its API-key dialog as the key, so its
@@ -244,7 +244,7 @@ var harnesses = []Harness{
 		},
 		Wiring:     []string{"wt/.gemini/settings.json"},
 		ArgvScript: "gemini",
-		Verified:   &Release{Package: "@google/gemini-cli", Version: "0.61.0"},
+		Verified:   &Release{Package: "@google/gemini-cli", Version: "0.61.0", Oldest: "0.52.0"},
 	},
 	{
 		Name: "pi-signed", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
