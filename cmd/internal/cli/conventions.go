@@ -243,36 +243,6 @@ func closestFlag(cmd *ucli.Command, name string) string {
 	return s
 }
 
-// Close reports whether want is a plausible misspelling of word: within one
-// edit per three characters. urfave suggests its nearest name however far it
-// is; a far one would mislead.
-func Close(word, want string) bool {
-	if want == "" || word == want {
-		return false
-	}
-	return editDistance(word, want) <= len(word)/3
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
-
 // Value is a string flag value check: present and not itself a flag, so
 // `--note --json` is a missing note, not a note saying "--json".
 func Value(name string) func(string) error {
