@@ -139,6 +139,19 @@ func SignalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
+// HelpForMissing answers a command line that names nothing to act on (a
+// bare fm-spawn or fm-control): the help, on stderr since it is not the
+// output asked for, and a usage error (exit 2), so a script that lost its
+// arguments fails instead of reading help as success.
+func HelpForMissing(cmd *ucli.Command, format string, args ...any) error {
+	root := cmd.Root()
+	out := root.Writer
+	root.Writer = root.ErrWriter
+	defer func() { root.Writer = out }()
+	_ = ucli.ShowRootCommandHelp(cmd)
+	return Usage(format, args...)
+}
+
 func loneHelp(action ucli.ActionFunc) ucli.ActionFunc {
 	return func(ctx context.Context, cmd *ucli.Command) error {
 		if args := cmd.Args().Slice(); len(args) == 1 && args[0] == "help" && len(AfterDoubleDash(ctx)) == 0 {
@@ -257,12 +270,16 @@ func Value(name string) func(string) error {
 	}
 }
 
-// ProfileFlags checks --model and --effort, the values a launch line
-// carries, so fm-spawn and a relaunch refuse a bad one before anything is
-// touched (a relaunch would otherwise find it only after stopping the agent).
-func ProfileFlags(model, effort string) error {
+// ProfileFlags checks --harness, --model and --effort, the values a launch
+// line carries, so fm-spawn and a relaunch refuse a bad one before anything
+// is touched (a relaunch would otherwise find it only after stopping the
+// agent), as the usage error it is.
+func ProfileFlags(h, model, effort string) error {
+	if _, ok := harness.Lookup(h); h != "" && !ok {
+		return Usage("unknown harness '%s'; fmctl launches verified harnesses only: %s%s", state.Printable(h), strings.Join(harness.Names(), ", "), DidYouMean(h, harness.Names()))
+	}
 	if effort != "" && !harness.ValidEffort(effort) {
-		return Usage("--effort must be one of %s", strings.Join(harness.Efforts, ", "))
+		return Usage("--effort must be %s", OneOf(effort, harness.Efforts))
 	}
 	if model != "" && model != "default" && !harness.ValidModel(model) {
 		return Usage("--model '%s' has characters outside [A-Za-z0-9._:/@+-]", state.Printable(model))

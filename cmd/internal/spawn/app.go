@@ -75,7 +75,7 @@ func App(d cli.Deps) *ucli.Command {
 			}
 			if req.ID == "" {
 				if cmd.NumFlags() == 0 {
-					return ucli.ShowRootCommandHelp(cmd)
+					return cli.HelpForMissing(cmd, "fm-spawn needs a task id: fm-spawn <id> [flags]")
 				}
 				return cli.Usage("fm-spawn needs a task id: fm-spawn <id> [flags] (see fm-spawn --help)")
 			}
