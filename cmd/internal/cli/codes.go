@@ -108,7 +108,7 @@ var Codes = []CodeRow{
 	{EBadWorktree, CodeFailed, nil, "the worktree or project is missing, not a git worktree root, dirty, or not the recorded one"},
 	{ENoBrief, CodeFailed, nil, "the task's brief (`data/<id>/brief.md` or `--brief`) is missing, or `--brief` is not a regular file of at most 4 MiB"},
 	{ENoteRequired, CodeUsage, nil, "fm-control relaunch of a ship or scout needs `--note` or `--note-file`"},
-	{ELaunchFailed, CodeFailed, nil, "the agent could not be launched, or did not come up (the published fact says whether its record was written)"},
+	{ELaunchFailed, CodeFailed, nil, "the agent could not be launched, did not come up, or its shell came back at once having ended the launch line (the pane fact quotes it; the published fact says whether its record was written)"},
 	{ERelaunchFailed, CodeFailed, nil, "fm-control relaunch failed in a phase (phase and rollback facts say where and what was undone)"},
 	{ENoPane, CodeFailed, nil, "fm-control rebind: no pane proves to be the task's"},
 	{EAmbiguousPane, CodeFailed, nil, "fm-control rebind: several panes carry the task's identity"},
