@@ -56,8 +56,7 @@ func shellBack(rows []string, line, prompt, bin string) *LaunchFailed {
 	for len(after) > 0 && strings.TrimSpace(after[len(after)-1]) == "" {
 		after = after[:len(after)-1]
 	}
-	prompt = strings.TrimSpace(prompt)
-	back := prompt != "" && len(after) > 0 && strings.TrimSpace(after[len(after)-1]) == prompt
+	back := len(after) > 0 && isPrompt(strings.TrimSpace(after[len(after)-1]), strings.TrimSpace(prompt))
 	if back {
 		after = after[:len(after)-1] // the fresh prompt says nothing
 	}
@@ -84,6 +83,17 @@ func shellBack(rows []string, line, prompt, bin string) *LaunchFailed {
 		}
 	}
 	return &LaunchFailed{Binary: bin, Missing: missing, Said: said[max(0, len(said)-saidRows):]}
+}
+
+// isPrompt reports whether row is the prompt the launch line was typed
+// after, drawn again. A new pane's shell may draw its first prompt after
+// the launch line's first keys were echoed, which then stand before it in
+// the row read as the prompt; the prompt proper is that row's tail.
+func isPrompt(row, prompt string) bool {
+	if prompt == "" || row == "" {
+		return false
+	}
+	return row == prompt || (len(row) >= 3 && strings.HasSuffix(prompt, row))
 }
 
 // rowsAfter returns the rows below the last place the launch line ends,

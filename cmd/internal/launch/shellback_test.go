@@ -34,6 +34,7 @@ func TestShellBackTellsAnEndedLineFromOneNotRunYet(t *testing.T) {
 		{"zsh", screen("zsh: command not found: claude"), "", true, true, []string{"zsh: command not found: claude"}},
 		{"the agent ended at once", screen("Error: no API key", "", prompt), prompt, true, false, []string{"Error: no API key"}},
 		{"an unknown prompt proves nothing", screen("Error: no API key", "%"), prompt, false, false, nil},
+		{"a first prompt drawn after early echo", screen("Error: no API key", prompt), "envu@host:~/wt$", true, false, []string{"Error: no API key"}},
 		{"another program's complaint is not the binary's", screen("cat: x: No such file or directory"), prompt, false, false, nil},
 		{"only an old complaint on the screen", screen("starting"), "", false, false, nil},
 	} {
