@@ -35,6 +35,7 @@ func Open(name string, r Runner, env Env, m config.MuxVars) (Backend, error) {
 			Binary:     bin,
 			Socket:     m.TmuxSocket,
 			SocketPath: m.TmuxSocketPath,
+			ServerPath: env("PATH"),
 		}), nil
 	case "herdr":
 		return NewHerdr(Bounded{Inner: r, Timeout: timeout}, HerdrOptions{

@@ -18,6 +18,10 @@ type TmuxOptions struct {
 	Socket     string // -L name (FM_TMUX_SOCKET); tests use a private one
 	SocketPath string // -S path (FM_TMUX_SOCKET_PATH)
 	Procs      ProcTable
+	// ServerPath is the PATH a server this adapter starts gives its panes
+	// (the caller's): the shell the launch line is typed into looks the
+	// harness up there, unless its login profile resets it.
+	ServerPath string
 }
 
 // Tmux drives tmux. An endpoint is `session:window` by window name; every

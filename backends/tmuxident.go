@@ -245,7 +245,7 @@ func (t *Tmux) newWindow(ctx context.Context, session string, spec CreateSpec) (
 		if !strings.Contains(msg, "can't find session") && !isNoServer(msg) {
 			return paneInfo{}, fmt.Errorf("tmux new-window %s: %w", target, err)
 		}
-		out, err = t.run(ctx, "new-session", "-d", "-P", "-F", createdFormat, "-s", session, "-n", spec.Label, "-c", spec.Dir)
+		out, err = t.newSession(ctx, session, spec)
 		if err != nil && strings.Contains(StderrOf(err), "duplicate session") {
 			out, err = t.run(ctx, "new-window", "-d", "-P", "-F", createdFormat, "-t", "="+session+":", "-n", spec.Label, "-c", spec.Dir)
 		}
@@ -263,6 +263,22 @@ func (t *Tmux) newWindow(ctx context.Context, session string, spec CreateSpec) (
 		info.pid, _ = strconv.Atoi(pid)
 	}
 	return info, nil
+}
+
+// newSession makes the session with the endpoint as its first window. The
+// session's environment gets the caller's PATH (new-session -e, tmux 3.2
+// and later; an older tmux is asked again without it): the server it may
+// start would otherwise hand its panes whatever PATH its own start had.
+func (t *Tmux) newSession(ctx context.Context, session string, spec CreateSpec) (Output, error) {
+	args := []string{"new-session", "-d", "-P", "-F", createdFormat, "-s", session, "-n", spec.Label, "-c", spec.Dir}
+	if t.o.ServerPath == "" {
+		return t.run(ctx, args...)
+	}
+	out, err := t.run(ctx, append(args[:1:1], append([]string{"-e", "PATH=" + t.o.ServerPath}, args[1:]...)...)...)
+	if err != nil && strings.Contains(StderrOf(err), "unknown flag -e") {
+		return t.run(ctx, args...)
+	}
+	return out, err
 }
 
 // PanesIn lists the panes on the server whose current directory is dir.

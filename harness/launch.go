@@ -60,6 +60,15 @@ func BriefPrompt(brief string) string {
 	return fmt.Sprintf("Read the brief at %s and follow it exactly.", brief)
 }
 
+// Executable is the program a launch line runs: config/fm.toml's pin, else
+// the table's binary.
+func (h Harness) Executable(p LaunchParams) string {
+	if p.Binary != "" {
+		return p.Binary
+	}
+	return h.Launch.Binary
+}
+
 // LaunchLine builds the shell line typed into the endpoint's shell. Every
 // variable part is single-quoted, so nothing from a record or an argument is
 // ever interpreted by that shell.
@@ -87,11 +96,7 @@ func (h Harness) LaunchLine(p LaunchParams) (string, error) {
 		name, value, _ := strings.Cut(kv, "=")
 		words = append(words, name+"="+Quote(value))
 	}
-	bin := l.Binary
-	if p.Binary != "" {
-		bin = p.Binary
-	}
-	words = append(words, QuoteIfNeeded(bin))
+	words = append(words, QuoteIfNeeded(h.Executable(p)))
 	for _, a := range l.Args {
 		words = append(words, QuoteIfNeeded(a))
 	}

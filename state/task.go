@@ -124,6 +124,24 @@ func (s Store) WorktreeLockPath(dir string) string {
 // endpoint, what it is about to create.
 func (s Store) SpawnIntentPath(id string) string { return filepath.Join(s.Dir, id+".spawn-intent") }
 
+// TaskIDs names the tasks whose records are in the state dir (regular
+// state/<id>.meta files named by a valid id), in directory order; none when
+// it cannot be read.
+func (s Store) TaskIDs() []string {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".meta")
+		if ok && ValidTaskID(id) && e.Type().IsRegular() {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
 // Task is a loaded task record.
 type Task struct {
 	ID     string

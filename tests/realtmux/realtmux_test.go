@@ -170,12 +170,8 @@ type server struct {
 func newServer(t *testing.T, serverEnv ...string) *server {
 	t.Helper()
 	requireTmux(t)
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	s := &server{t: t, sock: "fmtest-" + hex.EncodeToString(rnd[:]), home: filepath.Join(dir, "home"), dir: dir}
+	s := &server{t: t, sock: privateSocket(t), home: filepath.Join(dir, "home"), dir: dir}
 	for _, d := range []string{"state", "data", "config"} {
 		if err := os.MkdirAll(filepath.Join(s.home, d), 0o755); err != nil {
 			t.Fatal(err)
@@ -206,6 +202,16 @@ func newServer(t *testing.T, serverEnv ...string) *server {
 	s.tmux("set-option", "-g", "default-shell", bashBin)
 	s.tmux("set-option", "-g", "default-command", "exec "+shellQuote(bashBin)+" --norc --noprofile")
 	return s
+}
+
+// privateSocket names a tmux socket (-L) no other test or user shares.
+func privateSocket(t *testing.T) string {
+	t.Helper()
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		t.Fatal(err)
+	}
+	return "fmtest-" + hex.EncodeToString(rnd[:])
 }
 
 // requireTmux skips a test on a machine without tmux.

@@ -72,7 +72,7 @@ type CodeRow struct {
 // Codes is the table of every error code the binaries print.
 var Codes = []CodeRow{
 	{ERefused, CodeFailed, nil, "refused or failed, with no more specific class; the sentence says why"},
-	{EUsage, CodeUsage, nil, "the command line is wrong: an unknown verb or flag, a missing or extra argument, a bad value"},
+	{EUsage, CodeUsage, nil, "the command line is wrong: an unknown verb or flag, a missing or extra argument, a value outside the flag's set (with the one probably meant), an empty message"},
 	{EUnconfirmed, CodeUnconfirmed, nil, "the action happened but its effect could not be proven (fm-send's submit, exit's background turn); look before repeating it"},
 	{ETimeout, CodeTimeout, nil, "fm-control wait: the condition did not hold before `--timeout`"},
 	{ENoHome, CodeFailed, config.ErrNoHome, "`FM_HOME` is unset or is not a firstmate home"},
@@ -110,8 +110,8 @@ var Codes = []CodeRow{
 	{EWorktreeInUse, CodeFailed, nil, "fm-spawn: another task or agent already works in the worktree"},
 	{EBadWorktree, CodeFailed, nil, "the worktree or project is missing, not a git worktree root, dirty, or not the recorded one"},
 	{ENoBrief, CodeFailed, nil, "the task's brief (`data/<id>/brief.md` or `--brief`) is missing, or `--brief` is not a regular file of at most 4 MiB"},
-	{ENoteRequired, CodeFailed, nil, "fm-control relaunch of a ship or scout needs `--note` or `--note-file`"},
-	{ELaunchFailed, CodeFailed, nil, "the agent could not be launched, or did not come up (the published fact says whether its record was written)"},
+	{ENoteRequired, CodeUsage, nil, "fm-control relaunch of a ship or scout needs `--note` or `--note-file`"},
+	{ELaunchFailed, CodeFailed, nil, "the agent could not be launched, did not come up, or its shell came back at once having ended the launch line (the pane fact quotes it; the published fact says whether its record was written)"},
 	{ERelaunchFailed, CodeFailed, nil, "fm-control relaunch failed in a phase (phase and rollback facts say where and what was undone)"},
 	{ENoPane, CodeFailed, nil, "fm-control rebind: no pane proves to be the task's"},
 	{EAmbiguousPane, CodeFailed, nil, "fm-control rebind: several panes carry the task's identity"},

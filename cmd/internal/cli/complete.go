@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	ucli "github.com/urfave/cli/v3"
@@ -220,16 +219,5 @@ func TaskIDs(v config.HomeVars) []string {
 	if err != nil {
 		return nil
 	}
-	entries, err := os.ReadDir(home.State)
-	if err != nil {
-		return nil
-	}
-	var ids []string
-	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".meta")
-		if ok && state.ValidTaskID(id) && e.Type().IsRegular() {
-			ids = append(ids, id)
-		}
-	}
-	return ids
+	return state.Store{Dir: home.State}.TaskIDs()
 }

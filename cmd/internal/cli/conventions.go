@@ -139,6 +139,19 @@ func SignalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 
+// HelpForMissing answers a command line that names nothing to act on (a
+// bare fm-spawn or fm-control): the help, on stderr since it is not the
+// output asked for, and a usage error (exit 2), so a script that lost its
+// arguments fails instead of reading help as success.
+func HelpForMissing(cmd *ucli.Command, format string, args ...any) error {
+	root := cmd.Root()
+	out := root.Writer
+	root.Writer = root.ErrWriter
+	defer func() { root.Writer = out }()
+	_ = ucli.ShowRootCommandHelp(cmd)
+	return Usage(format, args...)
+}
+
 func loneHelp(action ucli.ActionFunc) ucli.ActionFunc {
 	return func(ctx context.Context, cmd *ucli.Command) error {
 		if args := cmd.Args().Slice(); len(args) == 1 && args[0] == "help" && len(AfterDoubleDash(ctx)) == 0 {
@@ -243,36 +256,6 @@ func closestFlag(cmd *ucli.Command, name string) string {
 	return s
 }
 
-// Close reports whether want is a plausible misspelling of word: within one
-// edit per three characters. urfave suggests its nearest name however far it
-// is; a far one would mislead.
-func Close(word, want string) bool {
-	if want == "" || word == want {
-		return false
-	}
-	return editDistance(word, want) <= len(word)/3
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
-
 // Value is a string flag value check: present and not itself a flag, so
 // `--note --json` is a missing note, not a note saying "--json".
 func Value(name string) func(string) error {
@@ -287,12 +270,16 @@ func Value(name string) func(string) error {
 	}
 }
 
-// ProfileFlags checks --model and --effort, the values a launch line
-// carries, so fm-spawn and a relaunch refuse a bad one before anything is
-// touched (a relaunch would otherwise find it only after stopping the agent).
-func ProfileFlags(model, effort string) error {
+// ProfileFlags checks --harness, --model and --effort, the values a launch
+// line carries, so fm-spawn and a relaunch refuse a bad one before anything
+// is touched (a relaunch would otherwise find it only after stopping the
+// agent), as the usage error it is.
+func ProfileFlags(h, model, effort string) error {
+	if _, ok := harness.Lookup(h); h != "" && !ok {
+		return Usage("unknown harness '%s'; fmctl launches verified harnesses only: %s%s", state.Printable(h), strings.Join(harness.Names(), ", "), DidYouMean(h, harness.Names()))
+	}
 	if effort != "" && !harness.ValidEffort(effort) {
-		return Usage("--effort must be one of %s", strings.Join(harness.Efforts, ", "))
+		return Usage("--effort must be %s", OneOf(effort, harness.Efforts))
 	}
 	if model != "" && model != "default" && !harness.ValidModel(model) {
 		return Usage("--model '%s' has characters outside [A-Za-z0-9._:/@+-]", state.Printable(model))

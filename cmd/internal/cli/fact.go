@@ -61,7 +61,7 @@ func (f Fact) token() string {
 // reservedKeys are the fields the printer itself writes: a fact under one
 // of them would overwrite what the object is (an outcome word, an error's
 // code), so adding one is a programming error caught at construction.
-var reservedKeys = map[string]bool{"outcome": true, "error": true, "code": true, "exit": true}
+var reservedKeys = map[string]bool{"outcome": true, "error": true, "code": true, "exit": true, "hints": true}
 
 // appendFacts adds facts to have, refusing a reserved key (or one of
 // alsoReserved) and a key already present, either of which would write one

@@ -15,6 +15,9 @@ type Error struct {
 	Code  ErrCode // empty: decided by CodeOf from the cause and the exit code
 	Msg   string
 	Facts []Fact
+	// Hints say what to do next: `hint:` lines below the error, "hints"
+	// under --json.
+	Hints []string
 	Err   error // the underlying cause, if any
 }
 
@@ -70,6 +73,12 @@ func (e *Error) With(kv ...string) *Error {
 // object's own fields (error, code, exit) nor an outcome's word: it panics.
 func (e *Error) Put(facts ...Fact) *Error {
 	e.Facts = appendFacts(e.Facts, facts)
+	return e
+}
+
+// Hint adds a line saying what to do next.
+func (e *Error) Hint(format string, args ...any) *Error {
+	e.Hints = append(e.Hints, fmt.Sprintf(format, args...))
 	return e
 }
 

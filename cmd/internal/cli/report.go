@@ -122,12 +122,24 @@ func (p Printer) Error(err error) int {
 		writeJSON(p.Err, errorJSON(err))
 		return exit
 	}
+	word := "error:"
 	if p.TTY {
-		fmt.Fprintf(p.Err, "\x1b[1;31merror:\x1b[0m %s\n", err.Error())
-		return exit
+		word = "\x1b[1;31merror:\x1b[0m"
 	}
-	fmt.Fprintf(p.Err, "error: %s\n", err.Error())
+	fmt.Fprintf(p.Err, "%s %s\n", word, err.Error())
+	for _, h := range hintsOf(err) {
+		fmt.Fprintf(p.Err, "hint: %s\n", h)
+	}
 	return exit
+}
+
+// hintsOf is the hints of the outermost refusal in err's chain.
+func hintsOf(err error) []string {
+	var r *Error
+	if errors.As(err, &r) {
+		return r.Hints
+	}
+	return nil
 }
 
 // errorJSON is err's --json object.
@@ -137,6 +149,9 @@ func errorJSON(err error) json.Marshaler {
 	if errors.As(err, &r) {
 		for _, f := range r.Facts {
 			obj = append(obj, field{f.Key, f.Value})
+		}
+		if len(r.Hints) > 0 {
+			obj = append(obj, field{"hints", r.Hints})
 		}
 	}
 	return obj

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +116,21 @@ func TestWaitingDrawsOnlyOnATerminal(t *testing.T) {
 	Printer{Err: &jsonTTY, TTY: true, JSON: true}.Waiting("x", time.Now().Add(time.Second))()
 	if jsonTTY.Len() != 0 {
 		t.Fatalf("--json progress wrote %q", jsonTTY.String())
+	}
+}
+
+func TestHintsFollowTheErrorLineAndCloseTheJSON(t *testing.T) {
+	err := fmt.Errorf("wrapped: %w", Failed("the agent for t1 could not be launched").Coded(ELaunchFailed).
+		Put(Fact{Key: "pane", Value: []string{"bash: claude: command not found"}}).Hint("pin the binary in config/fm.toml"))
+	var text, js bytes.Buffer
+	if code := (Printer{Err: &text}).Error(err); code != CodeFailed {
+		t.Fatalf("exit %d", code)
+	}
+	if got, want := text.String(), "error: wrapped: the agent for t1 could not be launched\nhint: pin the binary in config/fm.toml\n"; got != want {
+		t.Fatalf("text = %q, want %q", got, want)
+	}
+	(Printer{Err: &js, JSON: true}).Error(err)
+	if got, want := js.String(), `{"error":"wrapped: the agent for t1 could not be launched","code":"launch-failed","exit":1,"pane":["bash: claude: command not found"],"hints":["pin the binary in config/fm.toml"]}`+"\n"; got != want {
+		t.Fatalf("JSON = %s, want %s", got, want)
 	}
 }

@@ -81,7 +81,7 @@ Examples:
 		ShellComplete: cli.Completer{Home: d.Tunables.Home}.Complete,
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			if cmd.NArg() == 0 {
-				return ucli.ShowRootCommandHelp(cmd)
+				return cli.HelpForMissing(cmd, "fm-control needs a verb: fm-control <verb> <id> [flags]")
 			}
 			return unknownVerb(d.Tunables.Home, cmd.Args().First())
 		},

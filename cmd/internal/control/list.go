@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -36,11 +37,16 @@ type listRow struct {
 // (tmux: one list-panes call for all of them).
 func (c *Controller) List(ctx context.Context) error {
 	home, err := config.ResolveHome("fm-control", c.tun.Home)
-	if err != nil {
-		return err
-	}
-	ids, err := recordIDs(home.State)
-	if err != nil {
+	var ids []string
+	switch {
+	case err == nil:
+		if ids, err = recordIDs(home.State); err != nil {
+			return err
+		}
+	case newHome(home):
+		// A home no task was ever spawned in holds no tasks: listing them
+		// is an answer (none), not a failure.
+	default:
 		return err
 	}
 	store := state.Store{Dir: home.State}
@@ -111,6 +117,17 @@ func journalPhase(store state.Store, id string) string {
 		return j.Phase
 	}
 	return "torn"
+}
+
+// newHome reports whether home, as ResolveHome located it, is a directory
+// whose default state dir was never made (no fm-spawn ran there). A state
+// dir FM_STATE_OVERRIDE names is not new when missing: more likely a typo.
+func newHome(home config.Home) bool {
+	if home.Root == "" || home.State != filepath.Join(home.Root, "state") {
+		return false
+	}
+	_, err := os.Lstat(home.State)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // recordIDs names every *.meta in the state dir, sorted.

@@ -49,7 +49,8 @@ func readFlags(verb string) []ucli.Flag {
 func parseReadArgs(cmd *ucli.Command, tun config.Tunables) (readInvocation, error) {
 	inv := readInvocation{Lines: defaultReadLines, JSON: cmd.Bool("json")}
 	if cmd.Name == "list" {
-		if _, err := config.ResolveHome("fm-control", tun.Home); err != nil {
+		// A new home's missing state dir is List's to answer (no tasks).
+		if _, err := config.LocateHome("fm-control", tun.Home); err != nil {
 			return inv, err
 		}
 		if cmd.NArg() > 0 {
@@ -85,7 +86,7 @@ func (inv *readInvocation) waitFlags(values map[string]string, envWait string) e
 		return cli.Usage("fm-control wait needs --for %s", strings.Join(waitConditions, "|"))
 	}
 	if !validCondition(inv.For) {
-		return cli.Usage("--for '%s' is not a condition; use one of %s", state.Printable(inv.For), strings.Join(waitConditions, ", "))
+		return cli.Usage("--for '%s' is not a condition; use %s", state.Printable(inv.For), cli.OneOf(inv.For, waitConditions))
 	}
 	v, refusal := envWait, "FM_CONTROL_WAIT '%s' is %v"
 	if t, ok := values["--timeout"]; ok {

@@ -110,7 +110,9 @@ func relaunchShape(t *task.Target, note, brief string) error {
 			return cli.Failed("task %s has no instructions at %s (%v); a relaunched %s reads its brief there, so write it before relaunching", t.ID, brief, err, t.Kind).Coded(cli.ENoBrief)
 		}
 		if note == "" {
-			return cli.Failed("relaunch of a %s task requires --note (or --note-file): the replacement inherits the worktree but none of the conversation, so say where the work stands", t.Kind).Coded(cli.ENoteRequired)
+			// A flag the kind requires, missing: a usage error, found only
+			// once the record says the kind (a secondmate needs none).
+			return cli.Usage("relaunch of a %s task requires --note (or --note-file): the replacement inherits the worktree but none of the conversation, so say where the work stands", t.Kind).Coded(cli.ENoteRequired)
 		}
 	case harness.KindSecondmate:
 		// The charter is never rewritten, but the replacement is still

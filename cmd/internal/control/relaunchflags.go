@@ -46,7 +46,7 @@ func relaunchOptions(cmd *ucli.Command) (RelaunchOptions, error) {
 		Harness: cmd.String("harness"), Model: cmd.String("model"), Effort: cmd.String("effort"),
 		Note: cmd.String("note"), NoteSet: cmd.IsSet("note"), NoteFile: cmd.String("note-file"),
 	}
-	if err := cli.ProfileFlags(o.Model, o.Effort); err != nil {
+	if err := cli.ProfileFlags(o.Harness, o.Model, o.Effort); err != nil {
 		return o, err
 	}
 	if o.NoteSet && o.NoteFile != "" {

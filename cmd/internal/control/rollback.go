@@ -8,6 +8,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/launch"
 	"fmctl/cmd/internal/task"
 	"fmctl/state"
 )
@@ -96,6 +97,8 @@ func (x *relaunchTx) fail(ctx context.Context, phase string, cause error, of out
 	if err := state.WriteJournal(x.paths.Journal, x.journal); err != nil {
 		x.c.print.Warn("the relaunch journal %s could not record the failure: %v", x.paths.Journal, err)
 	}
-	return cli.Failed("%v; phase=failed:%s rollback=%s: %s", cause, phase, s.Rollback, s.Sentence).Coded(cli.ERelaunchFailed).
-		With("id", x.t.ID, "phase", state.FailedPrefix+phase, "rollback", s.Rollback)
+	// A replacement whose shell came back is launch-failed, as from
+	// fm-spawn, with the pane's words and the pin that fixes it.
+	return launch.Explain(cli.Failed("%v; phase=failed:%s rollback=%s: %s", cause, phase, s.Rollback, s.Sentence).Coded(cli.ERelaunchFailed).
+		With("id", x.t.ID, "phase", state.FailedPrefix+phase, "rollback", s.Rollback), cause, x.prof.To)
 }

@@ -1,6 +1,7 @@
 package deliver
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -19,13 +20,17 @@ func Mark(text string) string {
 	return FromFirstmateMark + text
 }
 
+// ErrEmptyText is CheckText's refusal of a message with nothing to send: a
+// command-line mistake (fm-send t1 ""), not a failed delivery.
+var ErrEmptyText = errors.New("the message is empty; pass the text to send")
+
 // CheckText refuses text that cannot be delivered as plain conversation: an
 // escape or other control byte would reach the agent as a key press (an ESC
 // interrupts it), and a NUL cannot travel in an argv. CRLF becomes LF.
 func CheckText(text string) (string, error) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	if strings.TrimSpace(text) == "" {
-		return "", fmt.Errorf("the message is empty; pass the text to send")
+		return "", ErrEmptyText
 	}
 	for i, r := range text {
 		if r == '\n' || r == '\t' {

@@ -19,7 +19,10 @@ import (
 type Incarnation struct {
 	Gen  string
 	Line string
-	wire wired
+	// Binary is the program Line runs, as typed: a shell that cannot find
+	// it names it in its complaint.
+	Binary string
+	wire   wired
 	// eventKey is this incarnation's secret for agent-event, minted here
 	// and written by Install; "" for an unwired harness (no hooks call).
 	eventKey string
@@ -62,7 +65,7 @@ func (l Launcher) Prepare(home config.Home, f config.File, a Agent) (Incarnation
 	if err != nil {
 		return Incarnation{}, cli.Failed("%w", err)
 	}
-	inc.Line = line
+	inc.Line, inc.Binary = line, a.Harness.Executable(p)
 	return inc, nil
 }
 

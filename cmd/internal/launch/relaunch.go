@@ -68,11 +68,11 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 	if err := inc.Install(h); err != nil {
 		return Result{Record: rec}, cli.Failed("task %s's new record (harness %s) is published, but %v", t.ID, h.Name, err).Coded(cli.ELaunchFailed).Put(cli.Yes("published"))
 	}
-	ready, err := l.Type(ctx, t.Backend, t.Ability, ep, h, inc.Line, brief)
+	ready, err := l.Type(ctx, t.Backend, t.Ability, ep, h, inc, brief)
 	if err != nil {
 		// fm-control relaunch wraps this in its own "could not be launched"
 		// sentence, so this one says what is already true: the record is new.
-		return Result{Record: rec}, cli.Failed("task %s's new record (harness %s) is published, but its agent did not come up: %v", t.ID, h.Name, err).Coded(cli.ELaunchFailed).Put(cli.Yes("published"))
+		return Result{Record: rec}, Explain(cli.Failed("task %s's new record (harness %s) is published, but its agent did not come up: %w", t.ID, h.Name, err).Coded(cli.ELaunchFailed).Put(cli.Yes("published")), err, h)
 	}
 	out := Spawned(t.ID, h.Name, string(t.Kind), t.BackendName, ep.Target, wt, ready)
 	out.Put(cli.Yes("relaunch"))

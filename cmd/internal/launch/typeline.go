@@ -16,19 +16,24 @@ import (
 // a named dialog.
 type Readiness struct{ Ready, Dialog string }
 
-// Type types the launch line into the endpoint's shell and waits, bounded,
-// for the classifier to see the agent and then, where the harness has
-// verified screen signatures, for its screen to show it ready. A harness
-// that takes its prompt through the composer gets it once it is up.
-func (l Launcher) Type(ctx context.Context, be backends.Backend, ability harness.Backend, ep backends.Endpoint, h harness.Harness, line, brief string) (Readiness, error) {
+// Type types the incarnation's launch line into the endpoint's shell and
+// waits, bounded, for the classifier to see the agent and then, where the
+// harness has verified screen signatures, for its screen to show it ready.
+// A harness that takes its prompt through the composer gets it once it is
+// up. A line the shell has already finished (the binary missing, the
+// agent gone at once) ends the wait with a *LaunchFailed.
+func (l Launcher) Type(ctx context.Context, be backends.Backend, ability harness.Backend, ep backends.Endpoint, h harness.Harness, inc Incarnation, brief string) (Readiness, error) {
 	if err := state.Fault("launch"); err != nil {
 		return Readiness{}, err
 	}
+	w := launchWatch{be: be, ep: ep, line: inc.Line, bin: inc.Binary}
 	if sl, ok := be.(backends.ShellLiner); ok {
-		if err := l.typeClean(ctx, be, sl, ep, line); err != nil {
+		prompt, err := l.typeClean(ctx, be, sl, ep, inc.Line)
+		if err != nil {
 			return Readiness{}, err
 		}
-	} else if err := be.SendText(ctx, ep, line); err != nil {
+		w.prompt = prompt
+	} else if err := be.SendText(ctx, ep, inc.Line); err != nil {
 		return Readiness{}, fmt.Errorf("type the launch command into %s: %w", ep.Target, err)
 	}
 	if err := be.SendKey(ctx, ep, harness.KeyEnter); err != nil {
@@ -40,15 +45,15 @@ func (l Launcher) Type(ctx context.Context, be backends.Backend, ability harness
 	deadline := time.Now().Add(l.launchWait())
 	stopWaiting := l.Print.Waiting(fmt.Sprintf("waiting for %s to come up at %s", h.Name, ep.Target), deadline)
 	defer stopWaiting()
-	up, err := l.waitAlive(ctx, be, ep, deadline)
+	up, err := l.waitAlive(ctx, w, deadline)
 	if err != nil {
 		return Readiness{}, err
 	}
 	if !up {
 		return Readiness{Ready: "starting"}, nil
 	}
-	if ready := l.waitScreen(ctx, be, ep, h, deadline); ready.Ready != "confirmed" {
-		return ready, nil
+	if ready, err := l.waitScreen(ctx, w, h, deadline); err != nil || ready.Ready != "confirmed" {
+		return ready, err
 	}
 	if h.Launch.PromptVia == harness.PromptComposer {
 		res := deliver.Submit(ctx, be, ep, harness.BriefPrompt(brief), deliver.DefaultOptions())
@@ -59,13 +64,38 @@ func (l Launcher) Type(ctx context.Context, be backends.Backend, ability harness
 	return Readiness{Ready: "confirmed"}, nil
 }
 
+// launchWatch is what the launch wait needs to tell a launch line its
+// shell has finished from one it has not run yet: the line, the program
+// it runs, and the prompt it was typed after.
+type launchWatch struct {
+	be                backends.Backend
+	ep                backends.Endpoint
+	line, prompt, bin string
+}
+
+// ended reads the screen of an endpoint whose shell is in the foreground
+// for the proof that the launch line already ran and ended.
+func (w launchWatch) ended(ctx context.Context) *LaunchFailed {
+	scr, err := w.be.Capture(ctx, w.ep)
+	if err != nil {
+		return nil
+	}
+	return shellBack(scr.Lines, w.line, w.prompt, w.bin)
+}
+
 // waitAlive waits, until deadline, for the classifier to see the agent at
 // the endpoint; up is false while a shell there still waits for it.
-func (l Launcher) waitAlive(ctx context.Context, be backends.Backend, ep backends.Endpoint, deadline time.Time) (up bool, err error) {
+func (l Launcher) waitAlive(ctx context.Context, w launchWatch, deadline time.Time) (up bool, err error) {
+	be, ep := w.be, w.ep
 	for {
 		obs := be.AgentState(ctx, ep)
 		if obs.State == backends.StateAlive {
 			return true, nil
+		}
+		if obs.State == backends.StateDead {
+			if failed := w.ended(ctx); failed != nil {
+				return false, failed
+			}
 		}
 		if obs.State == backends.StateMissing {
 			return false, fmt.Errorf("the endpoint %s disappeared while the agent was starting", ep.Target)
@@ -90,24 +120,31 @@ func (l Launcher) waitAlive(ctx context.Context, be backends.Backend, ep backend
 // no not-ready mark, and where the harness draws its composer early (codex,
 // gemini), its launch prompt's turn seen. A process alive is not enough:
 // real CLIs run for seconds before they draw a composer. A dialog is
-// reported at once, with nothing typed into it.
-func (l Launcher) waitScreen(ctx context.Context, be backends.Backend, ep backends.Endpoint, h harness.Harness, deadline time.Time) Readiness {
+// reported at once, with nothing typed into it. An agent that exits
+// before it is ready (its shell back in front, the line ended) is a
+// *LaunchFailed.
+func (l Launcher) waitScreen(ctx context.Context, w launchWatch, h harness.Harness, deadline time.Time) (Readiness, error) {
 	sig, ok := h.Screen()
 	if !ok {
-		return Readiness{Ready: "confirmed"}
+		return Readiness{Ready: "confirmed"}, nil
 	}
 	for {
-		if scr, err := be.Capture(ctx, ep); err == nil {
+		if scr, err := w.be.Capture(ctx, w.ep); err == nil {
 			st := sig.ReadScreen(scr.Lines)
 			if st.Dialog != "" {
-				return Readiness{Ready: "blocked", Dialog: st.Dialog}
+				return Readiness{Ready: "blocked", Dialog: st.Dialog}, nil
 			}
 			if st.Launched(sig) {
-				return Readiness{Ready: "confirmed"}
+				return Readiness{Ready: "confirmed"}, nil
+			}
+			if w.be.AgentState(ctx, w.ep).State == backends.StateDead {
+				if failed := shellBack(scr.Lines, w.line, w.prompt, w.bin); failed != nil {
+					return Readiness{}, failed
+				}
 			}
 		}
 		if time.Now().After(deadline) || backends.Sleep(ctx, l.poll()) != nil {
-			return Readiness{Ready: "starting"}
+			return Readiness{Ready: "starting"}, nil
 		}
 	}
 }
@@ -137,16 +174,16 @@ func (l Launcher) WaitPath(ctx context.Context, be backends.Backend, ep backends
 // proves the input line then reads the prompt followed by exactly the
 // launch line, so leftover or late text is never glued to it. On any
 // doubt it clears the line again and refuses before Enter.
-func (l Launcher) typeClean(ctx context.Context, be backends.Backend, sl backends.ShellLiner, ep backends.Endpoint, line string) error {
+func (l Launcher) typeClean(ctx context.Context, be backends.Backend, sl backends.ShellLiner, ep backends.Endpoint, line string) (prompt string, err error) {
 	before, err := sl.ShellRows(ctx, ep)
 	if err != nil {
-		return fmt.Errorf("read the shell line of %s: %w", ep.Target, err)
+		return "", fmt.Errorf("read the shell line of %s: %w", ep.Target, err)
 	}
 	if err := sl.ClearShellLine(ctx, ep); err != nil {
-		return err
+		return "", err
 	}
 	if err := be.SendText(ctx, ep, line); err != nil {
-		return fmt.Errorf("type the launch command into %s: %w", ep.Target, err)
+		return "", fmt.Errorf("type the launch command into %s: %w", ep.Target, err)
 	}
 	deadline := time.Now().Add(l.pathWait())
 	for {
@@ -159,13 +196,13 @@ func (l Launcher) typeClean(ctx context.Context, be backends.Backend, sl backend
 			prompt := strings.TrimRight(strings.TrimSuffix(got, line), " ")
 			if len(before) > 0 && !beganWith(before, prompt, span) {
 				_ = sl.ClearShellLine(ctx, ep)
-				return fmt.Errorf("the shell line in %s reads %q: %q came before the launch line, not the prompt it began with; cleared it, nothing was launched", ep.Target, got, prompt)
+				return "", fmt.Errorf("the shell line in %s reads %q: %q came before the launch line, not the prompt it began with; cleared it, nothing was launched", ep.Target, got, prompt)
 			}
-			return nil
+			return prompt, nil
 		}
 		if time.Now().After(deadline) || backends.Sleep(ctx, l.poll()) != nil {
 			_ = sl.ClearShellLine(ctx, ep)
-			return fmt.Errorf("the shell line in %s reads %q, not the launch line; cleared it, nothing was launched", ep.Target, got)
+			return "", fmt.Errorf("the shell line in %s reads %q, not the launch line; cleared it, nothing was launched", ep.Target, got)
 		}
 	}
 }

@@ -4,6 +4,7 @@ package send
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -49,13 +50,15 @@ func (s Sender) Run(ctx context.Context, req Request) error {
 	if req.Key != "" {
 		k, ok := harness.ParseKey(req.Key)
 		if !ok {
-			return cli.Usage("key '%s' is not a named key; fm-send --key accepts %s", state.Printable(req.Key), keyList())
+			return cli.Usage("key '%s' is not a named key; fm-send --key accepts %s%s", state.Printable(req.Key), keyList(), cli.DidYouMean(req.Key, harness.KeyNames()))
 		}
 		key = k
 	}
 	text := req.Text
 	if req.Key == "" {
-		if text, err = deliver.CheckText(text); err != nil {
+		if text, err = deliver.CheckText(text); errors.Is(err, deliver.ErrEmptyText) {
+			return cli.Usage("%v; nothing was sent", err)
+		} else if err != nil {
 			return cli.Failed("%v; nothing was sent", err)
 		}
 	}

@@ -51,6 +51,9 @@ blocking dialog (and for codex and gemini, which draw it before they can take
 a prompt, the launch prompt's turn seen); a live process alone is not enough.
 
 ready=starting (the agent was still coming up at the deadline) exits 0;
+a launch line the shell already ended (its binary not found, or the agent
+gone at once, the shell's prompt back) stops the wait: exit 1, launch-failed,
+quoting the pane and naming the binary pin in config/fm.toml;
 ready=blocked dialog=<name> (the agent stopped at a dialog such as trust,
 sign-in or an API key; nothing was typed into it) exits 1.
 
@@ -75,7 +78,7 @@ func App(d cli.Deps) *ucli.Command {
 			}
 			if req.ID == "" {
 				if cmd.NumFlags() == 0 {
-					return ucli.ShowRootCommandHelp(cmd)
+					return cli.HelpForMissing(cmd, "fm-spawn needs a task id: fm-spawn <id> [flags]")
 				}
 				return cli.Usage("fm-spawn needs a task id: fm-spawn <id> [flags] (see fm-spawn --help)")
 			}

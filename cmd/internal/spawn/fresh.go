@@ -220,9 +220,9 @@ func (s Spawner) place(ctx context.Context, f *fresh) (Result, error) {
 		return Result{}, s.undo(ctx, f, ep, err)
 	}
 	defer release()
-	ready, err := l.Type(ctx, f.be, f.ability, ep, h, f.inc.Line, f.brief)
+	ready, err := l.Type(ctx, f.be, f.ability, ep, h, f.inc, f.brief)
 	if err != nil {
-		return Result{}, s.undo(ctx, f, ep, cli.Failed("the agent for %s could not be launched on %s: %v; %s", id, h.Name, err, removed).Coded(cli.ELaunchFailed))
+		return Result{}, s.undo(ctx, f, ep, launch.Explain(cli.Failed("the agent for %s could not be launched on %s: %v; %s", id, h.Name, err, removed).Coded(cli.ELaunchFailed), err, h))
 	}
 	out := launch.Spawned(id, h.Name, string(f.kind), f.backend, ep.Target, wt, ready)
 	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil

@@ -1,12 +1,14 @@
 package spawn
 
 import (
+	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/harness"
+	"fmctl/state"
 )
 
 // Request is one fm-spawn invocation, from urfave's parse of the command line.
@@ -99,5 +101,21 @@ func request(cmd *ucli.Command) (Request, error) {
 	if args := cmd.Args().Slice(); len(args) > 0 {
 		r.ID, r.extra = args[0], args[1:]
 	}
-	return r, cli.ProfileFlags(r.Model, r.Effort)
+	return r, checkValues(r)
+}
+
+// checkValues refuses a flag value outside the capability table's closed
+// sets as the usage error it is (exit 2, with the value probably meant),
+// before any path on the command line is looked at.
+func checkValues(r Request) error {
+	if err := cli.ProfileFlags(r.Harness, r.Model, r.Effort); err != nil {
+		return err
+	}
+	if _, ok := harness.ParseKind(r.Kind); !ok {
+		return cli.Usage("--kind must be %s%s", cli.OrList(harness.KindNames()), cli.DidYouMean(r.Kind, harness.KindNames()))
+	}
+	if b := r.Backend; b != "" && !slices.Contains(harness.AdapterBackendNames(), b) {
+		return cli.Usage("backend '%s' has no adapter in fmctl (use %s)%s", state.Printable(b), cli.OrList(harness.AdapterBackendNames()), cli.DidYouMean(b, harness.AdapterBackendNames()))
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
 	"fmctl/config"
 	"fmctl/state"
 )
@@ -70,7 +71,7 @@ func (o Opener) OpenLocked(id string) (*Target, *state.Lock, error) {
 	// is created, so stray ids leave nothing behind in state/. A held lock
 	// always has its file, so the lock refusal still comes first.
 	if !exists(store.MetaPath(id)) && !exists(store.LockPath(id)) {
-		_, err := store.LoadTask(o.Tool, id)
+		_, err := loadTask(store, o.Tool, id)
 		return nil, nil, err
 	}
 	lock, err := store.LockTask(id)
@@ -99,6 +100,18 @@ func LockLaunch(store state.Store, id string) (*state.Lock, error) {
 		return nil, err
 	}
 	return lock, nil
+}
+
+// loadTask is store.LoadTask, naming the recorded id probably meant when
+// id names no record (tt1 for t1).
+func loadTask(store state.Store, tool, id string) (*state.Task, error) {
+	t, err := store.LoadTask(tool, id)
+	if errors.Is(err, state.ErrNoSuchTask) {
+		if s := cli.DidYouMean(id, store.TaskIDs()); s != "" {
+			return nil, state.Errorf(state.ErrNoSuchTask, "%w%s", err, s)
+		}
+	}
+	return t, err
 }
 
 func exists(path string) bool {

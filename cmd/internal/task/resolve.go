@@ -35,7 +35,7 @@ type Target struct {
 func (o Opener) Load(home config.Home, id string) (*Target, error) {
 	tool := o.Tool
 	store := state.Store{Dir: home.State}
-	task, err := store.LoadTask(tool, id)
+	task, err := loadTask(store, tool, id)
 	if err != nil {
 		return nil, err
 	}

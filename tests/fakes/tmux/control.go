@@ -60,7 +60,7 @@ func Control() int {
 			}
 			switch args[2] {
 			case "command":
-				pane.Command = args[3]
+				pane.Command, pane.Running = args[3], false
 			case "cwd":
 				pane.Cwd = args[3]
 			case "composer":

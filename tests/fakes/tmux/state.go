@@ -24,6 +24,9 @@ type Pane struct {
 	Cwd        string   `json:"cwd"`
 	Composer   string   `json:"composer"`
 	Transcript []string `json:"transcript"`
+	// Running: the shell took a line it has not finished (nor started
+	// anything for), so it draws no prompt.
+	Running bool `json:"running,omitempty"`
 }
 
 // Session holds windows in creation order.
@@ -161,7 +164,14 @@ func runShellLine(p *Pane, line string) {
 	case cmd == "cd" && len(args) > 0:
 		p.Cwd = args[0]
 	case agent:
+		// launch-slow: the shell has not run the line yet; launch-fails:
+		// it could not find the binary and is back at its prompt.
+		if flag("launch-slow") {
+			p.Running = true
+			return
+		}
 		if flag("launch-fails") {
+			p.Transcript = append(p.Transcript, notFound(line))
 			return
 		}
 		p.Command = name
@@ -175,6 +185,15 @@ func runShellLine(p *Pane, line string) {
 			os.WriteFile(path("pane"), screen, 0o644)
 		}
 	}
+}
+
+// notFound is bash's complaint about a launch line's missing program.
+func notFound(line string) string {
+	cmd, _ := fakeframe.Command(line)
+	if strings.Contains(cmd, "/") {
+		return "bash: " + cmd + ": No such file or directory"
+	}
+	return "bash: " + cmd + ": command not found"
 }
 
 // interrupt emulates an agent receiving its cancel key.
@@ -207,6 +226,9 @@ func screen(p *Pane) (lines []string, cursorY int) {
 	lines = append(lines, t...)
 	if flag("busy-footer") {
 		lines = append(lines, "esc to interrupt")
+	}
+	if p.Running && isShell(p.Command) {
+		return append(lines, ""), len(lines)
 	}
 	composer := strings.ReplaceAll(p.Composer, "\n", "⏎")
 	prefix, placeholder, above, below := fakeframe.Frame(p.Command, composer == "")

@@ -1,0 +1,146 @@
+package launch
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/termtext"
+	"fmctl/harness"
+	"fmctl/state"
+)
+
+// LaunchFailed is a launch line that ended without leaving its agent
+// running: the endpoint's shell is in the foreground again, and its screen
+// proves the line ran and ended (the shell could not find the binary, or
+// drew its prompt again below the line). Waiting longer cannot bring the
+// agent up, so the launch wait stops at once.
+type LaunchFailed struct {
+	Binary  string   // the program the launch line ran
+	Missing bool     // the shell said the binary is missing, not only that the line ended
+	Said    []string // the last rows the pane showed after the launch line
+}
+
+func (e *LaunchFailed) Error() string {
+	why := "its shell came back at once"
+	if e.Missing {
+		why = fmt.Sprintf("its shell could not run %s", e.Binary)
+	}
+	if len(e.Said) == 0 {
+		return why
+	}
+	return why + ", saying: " + strings.Join(e.Said, " / ")
+}
+
+// missingCommand is how the shells and env(1) fmctl launches through say a
+// program cannot be run, lower-cased: bash "claude: command not found", zsh
+// "command not found: claude", dash "claude: not found", fish "Unknown
+// command: claude", env and bash for a path "No such file or directory",
+// zsh "no such file or directory: /x/claude", and a file that is no
+// program "Permission denied". A row counts only when it also names the
+// binary and comes after the launch line while the shell is in front.
+var missingCommand = []string{"not found", "unknown command", "no such file or directory", "permission denied"}
+
+// saidRows is how many of the pane's last rows a launch failure quotes.
+const saidRows = 4
+
+// shellBack reads a screen captured while the endpoint's shell was in the
+// foreground after the launch line was submitted, and returns the proof
+// that the line already ended, or nil while the shell may still be about
+// to run it. prompt is what preceded the launch line on its row ("" when
+// the shell had drawn none, then only a complaint about bin proves it).
+func shellBack(rows []string, line, prompt, bin string) *LaunchFailed {
+	after := rowsAfter(rows, line)
+	for len(after) > 0 && strings.TrimSpace(after[len(after)-1]) == "" {
+		after = after[:len(after)-1]
+	}
+	back := len(after) > 0 && isPrompt(strings.TrimSpace(after[len(after)-1]), strings.TrimSpace(prompt))
+	if back {
+		after = after[:len(after)-1] // the fresh prompt says nothing
+	}
+	missing := false
+	name := strings.ToLower(path.Base(bin))
+	for _, r := range after {
+		low := strings.ToLower(r)
+		if !strings.Contains(low, name) {
+			continue
+		}
+		for _, m := range missingCommand {
+			if strings.Contains(low, m) {
+				missing = true
+			}
+		}
+	}
+	if !back && !missing {
+		return nil
+	}
+	var said []string
+	for _, r := range after {
+		if t := strings.TrimSpace(state.Printable(termtext.Strip(r))); t != "" {
+			said = append(said, t)
+		}
+	}
+	return &LaunchFailed{Binary: bin, Missing: missing, Said: said[max(0, len(said)-saidRows):]}
+}
+
+// isPrompt reports whether row is the prompt the launch line was typed
+// after, drawn again. A new pane's shell may draw its first prompt after
+// the launch line's first keys were echoed, which then stand before it in
+// the row read as the prompt; the prompt proper is that row's tail.
+func isPrompt(row, prompt string) bool {
+	if prompt == "" || row == "" {
+		return false
+	}
+	return row == prompt || (len(row) >= 3 && strings.HasSuffix(prompt, row))
+}
+
+// rowsAfter returns the rows below the last place the launch line ends,
+// joining the rows it wraps over and ignoring blanks (a capture drops the
+// trailing space of a row the terminal wrapped at it). A line no longer
+// on the screen has scrolled off under what came after it: every row then
+// is after it.
+func rowsAfter(rows []string, line string) []string {
+	want := squash(line)
+	if want == "" {
+		return rows
+	}
+	for end := len(rows) - 1; end >= 0; end-- {
+		if squash(rows[end]) == "" {
+			continue
+		}
+		joined := ""
+		for start := end; start >= 0 && start > end-maxInputRows; start-- {
+			joined = squash(rows[start]) + joined
+			if strings.HasSuffix(joined, want) {
+				return rows[end+1:]
+			}
+			if !strings.HasSuffix(want, joined) {
+				break // the rows up to end are not the line's tail
+			}
+		}
+	}
+	return rows
+}
+
+func squash(s string) string { return strings.Join(strings.Fields(s), "") }
+
+// Explain adds to a launch refusal what a *LaunchFailed cause tells its
+// reader: the code, the pane's last words (a fact under --json) and the
+// pin in config/fm.toml that points fmctl at the agent's binary, since the
+// commonest cause is a pane whose login shell has another PATH than the
+// caller's (docs/backends/tmux.md). Any other cause leaves e as it is.
+func Explain(e *cli.Error, cause error, h harness.Harness) *cli.Error {
+	var lf *LaunchFailed
+	if !errors.As(cause, &lf) {
+		return e
+	}
+	e.Coded(cli.ELaunchFailed).Put(cli.Fact{Key: "pane", Text: strings.Join(lf.Said, " / "), Value: append([]string{}, lf.Said...)})
+	if lf.Missing {
+		e.Hint("the pane's shell did not find %s on its PATH (a login shell may reset it): pin the agent's binary in config/fm.toml, [harness.%s] binary = \"/path/to/%s\" (see docs/config.md)", lf.Binary, h.Name, path.Base(h.Launch.Binary))
+	} else {
+		e.Hint("%s ended as soon as it started; read what it printed in the pane, and if the shell ran another %s than yours, pin it in config/fm.toml, [harness.%s] binary = \"/path/to/%s\" (see docs/config.md)", lf.Binary, path.Base(lf.Binary), h.Name, path.Base(h.Launch.Binary))
+	}
+	return e
+}
