@@ -14,11 +14,10 @@ import (
 // agent runs, a long streamed answer, a rate limit the CLI retries through.
 // Each scenario judges fmctl's claims in that state by the agent's record.
 func turnsGroup(t *testing.T, p profile) {
-	l := newLab(t, p, "turns")
-	if l.scenario("spawn-for-turns", func(s *scen) { spawned(l, s) }) == Broken {
+	l := spawnedLab(t, p, "turns")
+	if l == nil {
 		return
 	}
-	l.settleLaunch()
 	l.scenario("reply", func(s *scen) {
 		nonce := randHex(3)
 		s.send("say one word " + nonce)
@@ -94,11 +93,10 @@ func turnsGroup(t *testing.T, p profile) {
 // later, so they get a lab of their own, and the send into a back-off comes
 // last: a queue flushed late would steer the next scenario's turn.
 func backoffGroup(t *testing.T, p profile) {
-	l := newLab(t, p, "backoff")
-	if l.scenario("spawn-for-backoff", func(s *scen) { spawned(l, s) }) == Broken {
+	l := spawnedLab(t, p, "backoff")
+	if l == nil {
 		return
 	}
-	l.settleLaunch()
 	l.scenario("send-while-streaming", func(s *scen) {
 		s.waitBusy("stream a long answer " + stubmodel.LongWord + "8 " + randHex(3))
 		// The long turn streams for 8 s; a message the agent queues behind
@@ -131,6 +129,18 @@ func backoffGroup(t *testing.T, p profile) {
 		s.note("the CLI is in its retry back-off (%d attempts so far)", len(l.stub.CallsFor(nonce)))
 		s.sendWithin("sent during the back-off "+randHex(3), recordLag+20*time.Second)
 	})
+}
+
+// spawnedLab starts a group's lab with its task spawned (judged as the
+// group's first scenario) and its launch turn over; nil when the spawn
+// broke.
+func spawnedLab(t *testing.T, p profile, group string) *lab {
+	l := newLab(t, p, group)
+	if l.scenario("spawn-for-"+group, func(s *scen) { spawned(l, s) }) == Broken {
+		return nil
+	}
+	l.settleLaunch()
+	return l
 }
 
 // toolDir is a fresh directory in the worktree for one tool scenario.
