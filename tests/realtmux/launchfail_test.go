@@ -44,6 +44,13 @@ func TestMissingLaunchBinaryFailsFast(t *testing.T) {
 	// A relaunch into the same worktree's agent-free pane: the record is
 	// published, and what it says is that no agent runs.
 	s.tmux("new-window", "-d", "-t", session+":", "-n", "fm-m1", "-c", wt)
+	// Until the new pane's child has run its shell it is still tmux's own
+	// fork ("tmux: server"), which fmctl rightly will not launch into.
+	pane := session + ":fm-m1"
+	waitFor(t, 10*time.Second, "the new pane's shell", func() bool {
+		cmd := s.format(pane, "#{pane_current_command}")
+		return cmd != "" && !strings.Contains(cmd, "tmux")
+	}, func() string { return s.panes() })
 	rec := "window=" + session + ":fm-m1\nendpoint_task_id=m1\nworktree=" + wt + "\nproject=" + wt + "\nharness=codex\nkind=ship\nmodel=default\neffort=default\n"
 	if err := os.WriteFile(filepath.Join(s.home, "state", "m1.meta"), []byte(rec), 0o644); err != nil {
 		t.Fatal(err)
