@@ -109,8 +109,14 @@ type ScreenSig struct {
 	// again in that time submitted the text twice ("X\n\nX" in its log,
 	// twice in the real-agent tier); after its typed settle no Enter of its
 	// was seen lost. Its submit waits longer instead, then is unconfirmed.
-	OneEnter bool   `json:"one_enter,omitempty"`
-	Source   string `json:"source"`
+	OneEnter bool `json:"one_enter,omitempty"`
+	// QueueHead heads the list of texts the harness took while a turn
+	// runs, drawn above its composer (gemini "Queued (press ↑ to edit):"):
+	// a text listed there was taken but not submitted, and gemini submits
+	// every queued text as one message, joined by blank lines, when the
+	// turn ends.
+	QueueHead string `json:"queue_head,omitempty"`
+	Source    string `json:"source"`
 
 	// CollapsedLines: the Collapsed placeholder counts the paste's lines
 	// past its first (claude: 30 lines drew "[Pasted text #1 +29 lines]"),
@@ -157,6 +163,31 @@ func (s ScreenState) Ready() bool {
 // prompt's turn seen (busy, or a TurnSeen mark).
 func (s ScreenState) Launched(sig ScreenSig) bool {
 	return s.Ready() && (len(sig.TurnSeen) == 0 || s.TurnSeen || s.Busy)
+}
+
+// Queued reports whether the screen lists text whose end is tail under the
+// harness's QueueHead: the rows below the head, up to the first row that
+// is not indented (the busy line, the composer's frame).
+func (sig ScreenSig) Queued(lines []string, tail string) bool {
+	if sig.QueueHead == "" || tail == "" {
+		return false
+	}
+	for i, l := range lines {
+		if !strings.Contains(l, sig.QueueHead) {
+			continue
+		}
+		var queued strings.Builder
+		for _, row := range lines[i+1:] {
+			if !strings.HasPrefix(row, "    ") {
+				break
+			}
+			queued.WriteString(strings.TrimSpace(row))
+		}
+		if strings.Contains(queued.String(), tail) {
+			return true
+		}
+	}
+	return false
 }
 
 // HeldText is the held rows joined, for a message naming them.

@@ -103,7 +103,8 @@ var screens = map[string]ScreenSig{
 		PasteSettle: 150 * time.Millisecond,
 		TypedSettle: 150 * time.Millisecond,
 		OneEnter:    true,
-		Source:      "tests/captures/gemini-0.61.0; tests/captures/notes-opencode-pi-gemini.md",
+		QueueHead:   "Queued (press ↑ to edit):",
+		Source:      "tests/captures/gemini-0.61.0; tests/captures/notes-opencode-pi-gemini.md; tests/captures/notes-real-turns.md",
 	},
 }
 

@@ -172,9 +172,17 @@ func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, 
 	if sig.OneEnter {
 		o.Retries, o.ConfirmWait = 0, o.ConfirmWait+o.BusyRedraw
 	}
-	return pressEnter(ctx, b, ep, text, o, left-settle, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {
+	var last backends.Screen
+	res := pressEnter(ctx, b, ep, text, o, left-settle, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {
+		last = s
 		return sigClassify(sig, s, tail, newlines)
 	}))
+	// A composer let go of the text either way; a queue listing it says
+	// it waits behind the turn, not submitted.
+	if res.Verdict == Submitted && sig.Queued(last.Lines, tail) {
+		res.Verdict = Queued
+	}
+	return res
 }
 
 // settleBeforeEnter is how long text drawn on b waits for its Enter: the

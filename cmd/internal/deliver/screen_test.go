@@ -153,3 +153,58 @@ func TestGeminiGetsOneEnter(t *testing.T) {
 		}
 	}
 }
+
+// A text gemini lists under "Queued (press ↑ to edit):" was taken but not
+// submitted: gemini submits its queue as one message when the turn ends.
+// The composer reads empty either way, so only the queue tells them apart.
+func TestGeminiQueueIsNotASubmit(t *testing.T) {
+	for _, c := range []struct {
+		file, tail string
+		queued     bool
+	}{
+		{"queued-during-backoff", tailOf("sent during the back-off 1424a4"), true},
+		{"busy-queued", tailOf("queued while busy"), true},
+		{"busy-queued", tailOf("another text"), false},
+		{"composer-empty", tailOf("queued while busy"), false},
+	} {
+		sig, s := realScreen(t, "gemini", c.file)
+		if got := sig.Queued(s.Lines, c.tail); got != c.queued {
+			t.Errorf("%s: Queued(%q) = %v, want %v", c.file, c.tail, got, c.queued)
+		}
+	}
+	// Through Submit: a fake gemini that moves the text into its queue on
+	// Enter is reported queued, not submitted.
+	sig, s := realScreen(t, "gemini", "queued-during-backoff")
+	f := &queueingGemini{geminiFrame: geminiFrame{fakeComposer: &fakeComposer{}, frame: s.Lines}}
+	o := fastOptions()
+	o.Screen = &sig
+	o.BusyRedraw = 50 * time.Millisecond
+	if res := Submit(context.Background(), f, backends.Endpoint{Target: "s:fm-t1"}, "one more text 5e6f7a", o); res.Verdict != Queued || f.enters != 1 {
+		t.Errorf("verdict %s after %d Enters, want queued after 1", res.Verdict, f.enters)
+	}
+}
+
+// queueingGemini draws gemini's queue: Enter moves the composer's text
+// into the list under its queue head.
+type queueingGemini struct {
+	geminiFrame
+}
+
+func (q *queueingGemini) SendKey(ctx context.Context, ep backends.Endpoint, k harness.Key) error {
+	q.mu.Lock()
+	if k == harness.KeyEnter && q.composer != "" {
+		for i, l := range q.frame {
+			if strings.Contains(l, "Queued (press") {
+				q.frame = append(q.frame[:i+1], append([]string{"    " + q.composer}, q.frame[i+1:]...)...)
+				break
+			}
+		}
+		q.composer = ""
+	}
+	q.mu.Unlock()
+	return q.fakeComposer.SendKey(ctx, ep, k)
+}
+
+func (q *queueingGemini) Capture(ctx context.Context, ep backends.Endpoint) (backends.Screen, error) {
+	return q.geminiFrame.Capture(ctx, ep)
+}

@@ -18,6 +18,7 @@ const (
 	Submitted  Verdict = "submitted"   // the composer let go of the text after Enter
 	Pending    Verdict = "pending"     // Enter was pressed, and the text still sits in the composer
 	Unproven   Verdict = "unconfirmed" // typed and Enter sent, but the screen could not show either way
+	Queued     Verdict = "queued"      // the agent took the text into its queue behind a running turn
 	SendFailed Verdict = "send-failed" // the text did not reach the endpoint
 )
 

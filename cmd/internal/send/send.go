@@ -233,6 +233,9 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 		}
 		s.Print.Outcome(out)
 		return nil
+	case deliver.Queued:
+		return cli.Unconfirmed("%s took the text into its queue behind the running turn, not as a submitted message: it submits everything queued as one message when the turn ends, so this text may reach it joined to others; do not resend it: look at the pane, or wait for the turn to end and read the transcript", t.Harness.Name).
+			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "queued", "verdict", string(res.Verdict))
 	case deliver.SendFailed:
 		return cli.Failed("text not sent to %s (%s send failed: %v); nothing may be assumed delivered", t.Endpoint.Target, t.BackendName, backends.StderrOf(res.Err)).Coded(cli.EDeliveryFailed).
 			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "failed")
