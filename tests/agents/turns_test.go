@@ -41,6 +41,27 @@ func turnsGroup(t *testing.T, p profile) {
 		}
 		s.note("the agent ran its shell and write tools, then the turn ended")
 	})
+	l.scenario("wait-busy-while-streaming", func(s *scen) {
+		s.send("a stream to wait on " + stubmodel.LongWord + "15 " + randHex(3))
+		r := l.fm("fm-control", "wait", l.id, "--for", "busy", "--timeout", "20s")
+		// A turn still streaming from the model is running whatever the
+		// record says yet (gemini's chat file holds the answer as it
+		// streams, so its record reads no turn running mid-stream).
+		running := poll(3*time.Second, func() bool { return l.turnRunning() || l.stub.Held() > 0 })
+		switch {
+		case r.code == 0 && !running:
+			s.mark(False, "wait --for busy exit 0 (%s), but neither the record nor the model shows a turn running", oneLine(r.stdout))
+		case r.code == 0:
+			s.mark(Backed, "wait --for busy exit 0 in %v; the record or the model shows the turn running", r.elapsed.Round(time.Millisecond))
+		default:
+			s.mark(Honest, "wait exit %d: %s", r.code, oneLine(r.stdout+r.stderr))
+			if running {
+				s.missed("the agent was busy, and wait did not say so")
+			}
+		}
+	})
+	recoverIdle(l)
+	l.settle(30 * time.Second)
 	l.scenario("wait-idle-after-reply", func(s *scen) {
 		// A turn that streams for 3 s: wait must see it end, not miss it.
 		s.send("a short stream " + stubmodel.LongWord + "3 " + randHex(3))
@@ -128,6 +149,26 @@ func backoffGroup(t *testing.T, p profile) {
 		}
 		s.note("the CLI is in its retry back-off (%d attempts so far)", len(l.stub.CallsFor(nonce)))
 		s.sendWithin("sent during the back-off "+randHex(3), recordLag+20*time.Second)
+	})
+	l.settle(40 * time.Second)
+	recoverIdle(l)
+	// Last, since it ends the agent: exit while the CLI retries. A retry
+	// that outlives the exit (in a daemon) shows as another attempt.
+	l.scenario("exit-during-backoff", func(s *scen) {
+		nonce := randHex(3)
+		s.send("rate limited until exit " + stubmodel.RateWord + "60 " + nonce)
+		if !poll(30*time.Second, func() bool { return len(l.stub.CallsFor(nonce)) >= 2 }) {
+			s.broken("the CLI did not retry after the rate limit: %s", outcomes(l, nonce))
+		}
+		s.exit("exit-during-backoff")
+		if s.verdict != Backed {
+			return
+		}
+		after := len(l.stub.CallsFor(nonce))
+		time.Sleep(6 * time.Second)
+		if n := len(l.stub.CallsFor(nonce)); n > after {
+			s.mark(False, "exit 0, but the CLI retried %d more times after it", n-after)
+		}
 	})
 }
 
