@@ -8,6 +8,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/lifecycle"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
@@ -21,17 +22,21 @@ type Controller struct {
 	runner backends.Runner
 	print  cli.Printer
 	waits  Waits
+	verbs  *lifecycle.Verbs // interrupt and stop, shared with fm-teardown
 }
 
 // NewController builds a controller from the process edges.
 func NewController(env config.Env, tun config.Tunables, r backends.Runner, p cli.Printer) *Controller {
-	return &Controller{env: env, tun: tun, runner: r, print: p, waits: readWaits(tun.Control)}
+	return &Controller{env: env, tun: tun, runner: r, print: p, waits: lifecycle.ReadWaits(tun.Control), verbs: lifecycle.New(tun, p)}
 }
 
-// lockDelivery takes the task's input lock (see state.LockInput) while keys
-// or text are sent, so a concurrent fm-send cannot interleave with them.
+// Waits are the control plane's tunable deadlines (lifecycle owns them, as
+// its exit waits on them too).
+type Waits = lifecycle.Waits
+
+// lockDelivery takes the task's input lock (see lifecycle.Verbs.LockDelivery).
 func (c *Controller) lockDelivery(t *task.Target) (*state.Lock, error) {
-	return t.Store.LockInput(t.ID, c.tun.Send.LockWait)
+	return c.verbs.LockDelivery(t)
 }
 
 // lifecycleRun is the body of one lifecycle verb, run once the task is
@@ -80,7 +85,7 @@ func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts Relaun
 		return err
 	}
 	if v.NeedsVerified {
-		if err := requireClassifier(t, v.Name); err != nil {
+		if err := lifecycle.RequireClassifier(t, v.Name); err != nil {
 			return err
 		}
 	}
@@ -96,10 +101,10 @@ func refuseByAbility(t *task.Target, v harness.Verb, noAdapter error) error {
 		return err
 	}
 	if v.NeedsVerified {
-		if err := requireClassifier(t, v.Name); err != nil {
+		if err := lifecycle.RequireClassifier(t, v.Name); err != nil {
 			return err
 		}
-	} else if err := checkKeys(t); err != nil {
+	} else if err := lifecycle.CheckKeys(t); err != nil {
 		return err
 	}
 	return noAdapter

@@ -2,287 +2,15 @@ package control
 
 import (
 	"context"
-	"time"
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
-	"fmctl/cmd/internal/deliver"
+	"fmctl/cmd/internal/lifecycle"
 	"fmctl/cmd/internal/task"
-	"fmctl/harness"
-	"fmctl/state"
 )
 
-// interruptResult is what an interrupt delivery proved.
-type interruptResult struct {
-	Verified string // agent-alive or endpoint
-	Cancel   string // confirmed or unconfirmed
-	After    backends.Observation
-}
-
-// checkKeys refuses, before anything is sent, a backend that cannot deliver
-// the harness's interrupt key or the composer clear that key needs.
-func checkKeys(t *task.Target) error {
-	h := t.Harness
-	if !t.Ability.CanDeliver(h.InterruptKey) {
-		return cli.Failed("harness %s interrupts with %s, which the %s backend cannot deliver; refusing to send a different key", h.Name, h.InterruptKey, t.BackendName).Coded(cli.EKeyUnsupported)
-	}
-	if h.ClearKey != "" && !t.Ability.CanDeliver(h.ClearKey) {
-		return cli.Failed("harness %s needs %s to clear its composer after an interrupt, which the %s backend cannot deliver; refusing to leave the cancelled prompt in its composer", h.Name, h.ClearKey, t.BackendName).Coded(cli.EKeyUnsupported)
-	}
-	return nil
-}
-
-// refuseState explains why a pre-action state stops a verb.
-func refuseState(t *task.Target, verb string, obs backends.Observation) error {
-	id := t.ID
-	switch obs.State {
-	case backends.StateDead, backends.StateMissing:
-		code := cli.EAgentNotRunning
-		if obs.State == backends.StateMissing {
-			code = cli.EEndpointMissing
-		}
-		if verb == "interrupt" {
-			return cli.Failed("no agent is running at task %s's recorded endpoint %s (state: %s); there is nothing to interrupt", id, t.Endpoint.Target, obs.State).Coded(code)
-		}
-		return cli.Failed("task %s's recorded endpoint %s is gone, so there is no agent to stop; reconcile the task before any further control action", id, t.Endpoint.Target).Coded(code)
-	case backends.StateDrifted:
-		return cli.Failed("task %s's recorded endpoint %s has drifted (%s); %s before %s it", id, t.Endpoint.Target, obs.Detail, t.DriftFix(), gerund(verb)).Coded(cli.EEndpointDrifted)
-	case backends.StateSuspended:
-		return cli.Failed("task %s's agent is stopped, not gone, so %s it would act on a frozen worker; resume it in its own endpoint (fg) first", id, gerund(verb)).Coded(cli.EAgentSuspended)
-	}
-	return cli.Failed("task %s's endpoint %s reads '%s' (%s) rather than a positively classified state; refusing to send a lifecycle key into an unattributed endpoint", id, t.Endpoint.Target, obs.State, obs.Detail).Coded(cli.EAgentUnverified)
-}
-
-func gerund(verb string) string {
-	switch verb {
-	case "interrupt":
-		return "interrupting"
-	case "exit":
-		return "stopping"
-	}
-	return verb + "ing"
-}
-
-// deliverInterrupt sends the harness's interrupt key (repeat times, each its
-// own input event) and its composer clear, and reads any cancel
-// acknowledgement. It does not judge the agent's state afterwards.
-func (c *Controller) deliverInterrupt(ctx context.Context, t *task.Target) (string, error) {
-	cancel, _, err := c.deliverInterruptThenRead(ctx, t, false, nil, nil)
-	return cancel, err
-}
-
-// deliverInterruptThenRead is deliverInterrupt that, when read is set, also
-// returns the agent state read after the keys. Where nothing waits between
-// the last key and that read (no cancel acknowledgement to watch), a backend
-// that can sends the last key and reads the state in one call. With gate
-// set, every key goes only to an agent gate accepts, read right before it
-// (one call where the backend gates server-side): the first key's refusal
-// is returned unchanged, with nothing sent; a later key's ends the presses
-// and returns the state gate judged, for the caller's check of the agent
-// after its interrupt. With hold set (the input lock of a
-// verb that types nothing after the keys), a gap the last key needs is
-// recorded in it for the next input instead of slept through.
-func (c *Controller) deliverInterruptThenRead(ctx context.Context, t *task.Target, read bool, gate func(backends.Observation) error, hold *state.Lock) (string, *backends.Observation, error) {
-	h := t.Harness
-	kr, canRead := t.Backend.(backends.KeyReader)
-	gk, canGate := t.Backend.(backends.GatedKeySender)
-	canGate = canGate && gate != nil
-	// The composer a restored prompt is judged against is read with the
-	// gated first key where there is one, else before the keys.
-	sig, watch := restoreSig(t)
-	restore, restoring := noRestore, false
-	if watch && !canGate {
-		st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
-		restore, restoring = c.restoreStep(ctx, t, sig, st, err == nil)
-	}
-	ack := c.startAck(t)
-	joined := read && !ack.pending()
-	var after *backends.Observation
-	var refused error
-	// Every key passes the gate, not only the first: a key may end the
-	// agent (muse exits on Escape), and the shell that takes the pane back
-	// must not read the next one. What the gate last judged is then the
-	// state the agent was left in.
-	var judged backends.Observation
-	judge := func(obs backends.Observation) error {
-		judged = obs
-		return gate(obs)
-	}
-	first := true
-	send := func(key harness.Key, last bool) error {
-		if canGate {
-			res, err := gk.SendKeyGated(ctx, t.Endpoint, key, backends.GatedKey{Gate: judge, ReadAfter: last && joined, ScreenBefore: watch && first})
-			first = false
-			refused, after = res.Refused, res.After
-			if res.Before != nil {
-				restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(res.Before.Lines), true)
-			}
-			if refused != nil {
-				return refused
-			}
-			return err
-		}
-		if !last || !joined || !canRead {
-			return t.Backend.SendKey(ctx, t.Endpoint, key)
-		}
-		obs, err := kr.SendKeyThenState(ctx, t.Endpoint, key)
-		if err == nil {
-			after = &obs
-		}
-		return err
-	}
-	for i := 0; i < h.Repeat; i++ {
-		if i > 0 {
-			time.Sleep(h.PressGap)
-		}
-		if err := send(h.InterruptKey, i == h.Repeat-1 && h.ClearKey == ""); refused != nil && i == 0 {
-			return "", nil, refused
-		} else if refused != nil {
-			return "unconfirmed", &judged, nil
-		} else if unknown := keyUnknown(t, h.InterruptKey, err); unknown != nil {
-			return "", nil, unknown
-		} else if err != nil {
-			return "", nil, cli.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
-		}
-	}
-	if h.InterruptKey == harness.KeyEscape && h.ClearKey == "" {
-		// An Escape followed at once by typed text reads as Alt+<char>:
-		// gemini took an exit typed right after it as "quit", and the
-		// Escape never cancelled. The gap makes it its own input event.
-		// A verb that types nothing more itself leaves it to the next
-		// holder of the input lock (hold), unless a restored prompt may
-		// still need clearing here.
-		if hold == nil || restoring || hold.HoldInputUntil(time.Now().Add(h.PressGap)) != nil {
-			time.Sleep(h.PressGap)
-		}
-	}
-	if h.ClearKey != "" {
-		time.Sleep(h.PressGap)
-		if err := send(h.ClearKey, true); refused != nil {
-			return "unconfirmed", &judged, nil
-		} else if unknown := keyUnknown(t, h.ClearKey, err); unknown != nil {
-			return "", nil, unknown
-		} else if err != nil {
-			return "", nil, cli.Failed("interrupt key %s reached task %s, but %s did not (%v); its composer may still hold the cancelled prompt, so clear it before sending anything else", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
-		}
-	}
-	if err := restore(); err != nil {
-		return "", nil, err
-	}
-	cancel := ack.wait(ctx, c.waits)
-	if read && after == nil {
-		obs := t.Backend.AgentState(ctx, t.Endpoint)
-		after = &obs
-	}
-	return cancel, after, nil
-}
-
-// keyUnknown words a key whose multiplexer call may have run
-// (backends.MayHaveRun): the interrupt is unconfirmed (exit 3), never "not
-// delivered".
-func keyUnknown(t *task.Target, key harness.Key, err error) error {
-	te, ok := backends.MayHaveRun(err)
-	if !ok {
-		return nil
-	}
-	return cli.Unconfirmed("interrupt key %s to task %s: %v, so whether it reached the agent is unknown; look at the pane (fm-control read %s) before interrupting again", key, t.ID, te, t.ID)
-}
-
-// restoreSig is the screen signature of a harness that puts a cancelled
-// prompt back into its composer (claude, pi; the table's Restores), when
-// its composer must be watched: unless its own telemetry proves it idle,
-// with no turn to put back, which spares the screen read.
-func restoreSig(t *task.Target) (harness.ScreenSig, bool) {
-	sig, ok := t.Harness.Screen()
-	if !ok || !sig.Restores {
-		return sig, false
-	}
-	if a, known := activity(t); known && (a.State == state.ActivityIdle || a.State == state.ActivityReady) {
-		return sig, false
-	}
-	return sig, true
-}
-
-func noRestore() error { return nil }
-
-// restoreStep is the step run after the keys, given the composer read
-// before them: when the agent was busy with an empty composer, it waits
-// briefly for the restored text and clears it with the harness's verified
-// clear, so the next message is not glued onto it. A draft the composer
-// already held is left alone.
-func (c *Controller) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, known bool) (step func() error, restoring bool) {
-	if !known || !before.Busy || before.Composer != harness.ComposerEmpty {
-		return noRestore, false
-	}
-	return func() error {
-		deadline := time.Now().Add(restoreWait)
-		for {
-			st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
-			if err == nil && st.Composer == harness.ComposerHolding {
-				if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
-					return cli.Failed("interrupt key %s reached task %s, which put the cancelled prompt back: %v; clear it before sending anything else", t.Harness.InterruptKey, t.ID, err).Coded(cli.EComposerHeld)
-				}
-				return nil
-			}
-			if time.Now().After(deadline) || backends.Sleep(ctx, 20*time.Millisecond) != nil {
-				return nil
-			}
-		}
-	}, true
-}
-
-// cancelForExit cancels the running turn of a harness that refuses its exit
-// command while busy, and waits (bounded) until its screen reads idle.
-func (c *Controller) cancelForExit(ctx context.Context, t *task.Target, sig harness.ScreenSig) (harness.ScreenState, error) {
-	if _, err := c.deliverInterrupt(ctx, t); err != nil {
-		return harness.ScreenState{}, err
-	}
-	deadline := time.Now().Add(c.waits.Settle)
-	for {
-		st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
-		if err == nil && !st.Busy && !turnRuns(ctx, t) {
-			return st, nil
-		}
-		if time.Now().After(deadline) || backends.Sleep(ctx, 50*time.Millisecond) != nil {
-			return st, cli.Failed("task %s's %s agent was still busy %s after its interrupt key, and it refuses its exit command %s during a turn; nothing was typed", t.ID, t.Harness.Name, seconds(c.waits.Settle), t.Harness.ExitCommand).Coded(cli.EBusy).
-				With("id", t.ID, "exit_result", "refused").Put(cli.Yes("busy"))
-		}
-	}
-}
-
-// restoreWait bounds the wait for a restored prompt to be drawn; one drawn
-// later is still cleared by fm-send before it types.
-const restoreWait = 1500 * time.Millisecond
-
-// interrupt is the full verb: deliver (the first key only past gate, when
-// set), then prove the agent is still there.
-func (c *Controller) interrupt(ctx context.Context, t *task.Target, gate func(backends.Observation) error, hold *state.Lock) (interruptResult, error) {
-	before, _ := activity(t)
-	since := time.Now()
-	cancel, after, err := c.deliverInterruptThenRead(ctx, t, true, gate, hold)
-	if err != nil {
-		return interruptResult{}, err
-	}
-	// The agent's own turn-end report after the keys confirms the cancel;
-	// it is awaited only when the agent had reported a turn running.
-	if cancel != "confirmed" && (before.State == state.ActivityBusy || before.State == state.ActivityWaiting) && c.waitTurnEnd(ctx, t, since) {
-		cancel = "confirmed"
-	}
-	res := interruptResult{Verified: "endpoint", Cancel: cancel, After: *after}
-	if after.State == backends.StateMissing {
-		return res, cli.Failed("task %s's endpoint disappeared while interrupting it; reconcile the task before any further control action", t.ID).Coded(cli.EEndpointMissing)
-	}
-	if t.Ability.Classifier {
-		if after.State != backends.StateAlive {
-			return res, cli.Failed("task %s's agent is '%s' after its interrupt key; an interrupt must leave the agent running", t.ID, after.State)
-		}
-		res.Verified = "agent-alive"
-	}
-	return res, nil
-}
-
 func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
-	if err := checkKeys(t); err != nil {
+	if err := lifecycle.CheckKeys(t); err != nil {
 		return err
 	}
 	// The state is read under the input lock, so no relaunch or exit can
@@ -294,7 +22,7 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
 	defer lock.Release()
 	gate := func(before backends.Observation) error {
 		if before.State != backends.StateAlive && before.State != backends.StateUnverified {
-			return refuseState(t, "interrupt", before)
+			return lifecycle.RefuseState(t, "interrupt", before)
 		}
 		return t.Gate(before, "fm-control")
 	}
@@ -306,7 +34,7 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
 		}
 		gate = nil
 	}
-	res, err := c.interrupt(ctx, t, gate, lock)
+	res, err := c.verbs.Interrupt(ctx, t, gate, lock)
 	if err != nil {
 		return err
 	}
@@ -315,34 +43,5 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
 		Add("verified", res.Verified).Add("cancel", res.Cancel).
 		AddJSON("endpoint", t.Endpoint.Target).AddJSON("state", string(res.After.State))
 	c.print.Outcome(out)
-	return nil
-}
-
-// prepareExitComposer, for a harness with verified screen signatures,
-// refuses to type the exit command into a blocking dialog (gemini would
-// store "/quit" as its API key), clears held text first so the command is
-// not glued onto it, and has the submit read the composer by signature.
-func (c *Controller) prepareExitComposer(ctx context.Context, t *task.Target, o *deliver.Options) error {
-	sig, ok := t.Harness.Screen()
-	if !ok {
-		return nil
-	}
-	st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
-	if err != nil {
-		return nil // the submit's own checks follow
-	}
-	if sig.IdleExit && st.Dialog == "" && (st.Busy || turnRuns(ctx, t)) {
-		if st, err = c.cancelForExit(ctx, t, sig); err != nil {
-			return err
-		}
-	}
-	if st.Dialog != "" {
-		return cli.Failed("task %s's %s agent is at its %s dialog; its exit command typed there would go to the dialog, so nothing was typed. Answer the dialog in the pane first", t.ID, t.Harness.Name, st.Dialog).Coded(cli.EDialog).
-			With("id", t.ID, "exit_result", "refused", "dialog", st.Dialog)
-	}
-	if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
-		return cli.Failed("task %s: %v; its exit command would be glued onto it, so nothing was typed", t.ID, err).Coded(cli.EComposerHeld)
-	}
-	o.Screen = &sig
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/launch"
+	"fmctl/cmd/internal/lifecycle"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
 	"fmctl/state"
@@ -58,7 +59,7 @@ func (c *Controller) runRelaunch(ctx context.Context, t *task.Target, o Relaunch
 		Add("ready", launched.Ready).Add("phase", state.PhaseComplete)
 	c.print.Outcome(out)
 	if launched.Ready == "starting" {
-		c.print.Notice("%s's replacement is in place at %s with its work at %s, and had not finished starting after %s; read its state with fm-control status %s rather than relaunching it again or tearing it down", t.ID, t.Task.Record.Window(), t.Endpoint.Worktree, seconds(c.waits.Launch), t.ID)
+		c.print.Notice("%s's replacement is in place at %s with its work at %s, and had not finished starting after %s; read its state with fm-control status %s rather than relaunching it again or tearing it down", t.ID, t.Task.Record.Window(), t.Endpoint.Worktree, lifecycle.Seconds(c.waits.Launch), t.ID)
 	}
 	return nil
 }
@@ -170,7 +171,7 @@ func (x *relaunchTx) replace(ctx context.Context) (launch.Result, error) {
 	if err := x.enter(state.PhaseStopping); err != nil {
 		return launch.Result{}, x.fail(ctx, state.PhaseNoted, err, outcomeFacts{})
 	}
-	res, err := c.stop(ctx, t, true, true)
+	res, err := c.verbs.Stop(ctx, t, true, true)
 	if err == nil {
 		err = state.Fault("exit")
 	}

@@ -1,4 +1,4 @@
-package control
+package lifecycle
 
 import (
 	"context"
@@ -23,7 +23,7 @@ type cancelAck struct {
 // startAck finds, before the keys are sent, the run the interrupt should
 // cancel. Only muse has an acknowledgement: its session log records
 // terminal=cancelled for an interrupted run.
-func (c *Controller) startAck(t *task.Target) cancelAck {
+func (c *Verbs) startAck(t *task.Target) cancelAck {
 	if t.Harness.Ack != harness.AckMuseSessionTerminal {
 		return cancelAck{}
 	}
@@ -79,7 +79,7 @@ func (a cancelAck) wait(ctx context.Context, w Waits) string {
 		return "unconfirmed"
 	}
 	deadline := time.Now().Add(w.Settle)
-	poll := w.backoff()
+	poll := w.Backoff()
 	for {
 		for _, e := range readMuseLog(a.logPath) {
 			if e.RunID == a.runID && e.Terminal != "" {

@@ -1,0 +1,61 @@
+package lifecycle
+
+import (
+	"context"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/task"
+	"fmctl/state"
+)
+
+// Activity is what the agent itself last reported (its harness's wiring,
+// through fm-control agent-event) for the incarnation the record names now.
+// ok is false when there is no such report: a file from an older
+// incarnation, or none at all, says nothing about the agent that runs.
+func Activity(t *task.Target) (state.AgentState, bool) {
+	return t.Store.ReadAgentState(t.ID, t.Task.Record.SpawnGen())
+}
+
+// busyBeforeExit reports whether exit must interrupt before its exit
+// command: the legacy busy-state says busy, the agent reports a turn or a
+// waiting prompt, or the harness leaves a turn running after its exit
+// command and nothing proves it idle (only a harness that also reports its
+// prompts can prove that).
+func busyBeforeExit(t *task.Target) bool {
+	if t.Store.BusyState(t.ID) == "busy" {
+		return true
+	}
+	a, ok := Activity(t)
+	if ok && (a.State == state.ActivityBusy || a.State == state.ActivityWaiting) {
+		return true
+	}
+	if !t.Harness.ExitKeepsTurn() {
+		return false
+	}
+	tel, hasTel := t.Harness.Telemetry()
+	provenIdle := ok && hasTel && tel.ReportsPrompt && (a.State == state.ActivityIdle || a.State == state.ActivityReady)
+	return !provenIdle
+}
+
+// waitTurnEnd polls the agent's own report for a turn end recorded at or
+// after since (the moment the interrupt keys went out): the agent's word
+// that the cancelled turn is over. A harness without telemetry, or whose
+// wiring is silent on a cancelled turn, has no word to wait for.
+func (c *Verbs) waitTurnEnd(ctx context.Context, t *task.Target, since time.Time) bool {
+	if tel, ok := t.Harness.Telemetry(); !ok || !tel.ReportsInterrupt {
+		return false
+	}
+	deadline := time.Now().Add(c.waits.Settle)
+	for {
+		if a, ok := Activity(t); ok && a.State == state.ActivityIdle && !a.At.Before(since) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		if backends.Sleep(ctx, c.waits.Poll) != nil {
+			return false
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/deliver"
+	"fmctl/cmd/internal/task"
+)
+
+// ExitResult names how an agent ended up stopped.
+type ExitResult string
+
+const (
+	ExitStopped        ExitResult = "stopped"
+	ExitAlreadyStopped ExitResult = "already-stopped"
+	ExitAlreadyMissing ExitResult = "already-stopped-missing" // relaunch only: the endpoint is gone too
+)
+
+// RequireClassifier refuses a verb whose postcondition needs a
+// recovery-grade classifier on a backend that has none.
+func RequireClassifier(t *task.Target, verb string) error {
+	if t.Ability.Classifier {
+		return nil
+	}
+	return cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so '%s' cannot prove the agent actually stopped; refusing rather than reporting success blind", t.ID, t.BackendName, verb).Coded(cli.ENoClassifier)
+}
+
+// Stop is the exit verb's body, shared with relaunch. allowMissing accepts an
+// endpoint that is already gone (relaunch recreates nothing, but an absent
+// agent is stopped).
+//
+// inputHeld says the caller (relaunch) already holds the task's input lock,
+// which it keeps past the stop until the new agent is up; otherwise stop takes
+// it here, before reading the state, so the read and the keys are one step.
+func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHeld bool) (ExitResult, error) {
+	if err := CheckKeys(t); err != nil {
+		return "", err
+	}
+	if !inputHeld {
+		lock, err := c.LockDelivery(t)
+		if err != nil {
+			return "", err
+		}
+		defer lock.Release()
+	}
+	obs := t.Backend.AgentState(ctx, t.Endpoint)
+	switch obs.State {
+	case backends.StateDead:
+		return ExitAlreadyStopped, nil
+	case backends.StateMissing:
+		if allowMissing {
+			return ExitAlreadyMissing, nil
+		}
+		return "", RefuseState(t, "exit", obs)
+	case backends.StateAlive:
+		if err := t.Gate(obs, "fm-control"); err != nil {
+			return "", err
+		}
+	default:
+		return "", RefuseState(t, "exit", obs)
+	}
+
+	first, err := c.interruptFirst(ctx, t, obs)
+	if err != nil {
+		return "", err
+	}
+	if first.stopped {
+		return ExitStopped, c.RetireBusy(t)
+	}
+	interruptNote, turnUnproven := first.note, first.turnUnproven
+
+	o := deliver.DefaultOptions()
+	o.Retries = c.waits.ExitRetries
+	o.Popup = true
+	if err := c.prepareExitComposer(ctx, t, &o); err != nil {
+		return "", err
+	}
+	res := deliver.Submit(ctx, t.Backend, t.Endpoint, t.Harness.ExitCommand, o)
+	if res.Verdict == deliver.SendFailed {
+		return "", cli.Failed("the exit command could not be sent to task %s on %s (%v); interrupt=%s", t.ID, t.BackendName, backends.StderrOf(res.Err), interruptNote).Coded(cli.EDeliveryFailed)
+	}
+	final, ok := c.waitState(ctx, t, c.waits.Exit, backends.StateDead)
+	if ok && turnUnproven {
+		_ = c.RetireBusy(t)
+		return "", cli.Unconfirmed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=dead exit=unconfirmed background-turn=unconfirmed; the %s TUI is gone, but %s keeps a running turn going after %s (in its background app-server daemon) and nothing from the agent proved the turn ended after the interrupt",
+			t.ID, interruptNote, t.Harness.Name, t.Harness.Name, t.Harness.ExitCommand).
+			With("id", t.ID, "exit_result", "unconfirmed", "state", "dead", "interrupt", interruptNote, "background_turn", "unconfirmed")
+	}
+	if ok {
+		return ExitStopped, c.RetireBusy(t)
+	}
+	if final.State == backends.StateMissing && allowMissing {
+		return ExitAlreadyMissing, c.RetireBusy(t)
+	}
+	held := ""
+	if res.Verdict == deliver.Pending {
+		held = fmt.Sprintf("; its composer still holds %s (the submit was never confirmed), so clear it before sending anything else", t.Harness.ExitCommand)
+	}
+	return "", cli.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the agent did not stop within %s%s",
+		t.ID, interruptNote, final.State, Seconds(c.waits.Exit), held).Coded(cli.ENotStopped).
+		With("id", t.ID, "exit_result", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
+}
+
+// interrupted is what interrupting an agent before its exit command did.
+type interrupted struct {
+	note         string // the interrupt= value of the outcome
+	turnUnproven bool   // a turn may live on after the exit command
+	stopped      bool   // the interrupt alone stopped the agent
+}
+
+// interruptFirst interrupts an agent that is mid-turn (or was, by its own
+// telemetry) before its exit command, and proves it still there to exit.
+func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends.Observation) (interrupted, error) {
+	if !busyNow(t, obs) && !busyBeforeExit(t) {
+		return interrupted{note: "not-needed"}, nil
+	}
+	since := time.Now()
+	cancel, err := c.deliverInterrupt(ctx, t)
+	if err != nil {
+		return interrupted{}, err
+	}
+	after := t.Backend.AgentState(ctx, t.Endpoint)
+	switch after.State {
+	case backends.StateDead:
+		return interrupted{stopped: true}, nil
+	case backends.StateAlive:
+		if cancel != "confirmed" && c.waitTurnEnd(ctx, t, since) {
+			cancel = "confirmed"
+		}
+		return interrupted{note: "delivered verified=agent-alive cancel=" + cancel, turnUnproven: cancel != "confirmed" && t.Harness.ExitKeepsTurn()}, nil
+	case backends.StateMissing:
+		return interrupted{}, cli.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command; reconcile the task before any further control action", t.ID).Coded(cli.EEndpointMissing)
+	}
+	return interrupted{}, cli.Failed("task %s's agent reads '%s' after its interrupt key; refusing to type its exit command into an unattributed endpoint (interrupt=delivered cancel=%s)", t.ID, after.State, cancel).Coded(cli.EAgentUnverified)
+}
+
+func (c *Verbs) RetireBusy(t *task.Target) error {
+	if err := t.Store.RetireBusy(t.ID); err != nil {
+		return cli.Failed("task %s's agent stopped, but its busy record could not be retired: %v", t.ID, err)
+	}
+	return nil
+}
+
+// waitState polls the classifier until it reports want or the deadline
+// passes, returning the last observation.
+func (c *Verbs) waitState(ctx context.Context, t *task.Target, limit time.Duration, want backends.AgentState) (backends.Observation, bool) {
+	deadline := time.Now().Add(limit)
+	poll := c.waits.Backoff()
+	defer c.print.Waiting(fmt.Sprintf("waiting for task %s's agent to be %s", t.ID, want), deadline)()
+	for {
+		obs := t.Backend.AgentState(ctx, t.Endpoint)
+		if obs.State == want {
+			return obs, true
+		}
+		if time.Now().After(deadline) {
+			return obs, false
+		}
+		if poll.Sleep(ctx) != nil {
+			return obs, false
+		}
+	}
+}
+
+func Seconds(d time.Duration) string {
+	return fmt.Sprintf("%gs", d.Seconds())
+}
+
+// busyNow says an agent is mid-turn (or held by a prompt) and must be
+// interrupted before its exit command: the recorded busy state says so, or
+// the multiplexer's own signal does (herdr's agent_status working or
+// blocked), which needs no hook in the agent.
+func busyNow(t *task.Target, obs backends.Observation) bool {
+	return t.Store.BusyState(t.ID) == "busy" || obs.Turn.Busy()
+}
+
+// turnRuns reads the multiplexer's own signal, where the backend has one:
+// a working agent is busy even when its screen shows no busy mark.
+func turnRuns(ctx context.Context, t *task.Target) bool {
+	tr, ok := t.Backend.(backends.TurnReader)
+	return ok && tr.Turn(ctx, t.Endpoint) == backends.TurnWorking
+}
