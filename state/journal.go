@@ -180,7 +180,7 @@ func (s Store) RefuseTorn(id string) error {
 		return Errorf(ErrTornRelaunch, "task %s's relaunch journal cannot be read (%w), so a torn relaunch cannot be ruled out; inspect it before acting", id, err)
 	}
 	if !torn {
-		return nil
+		return s.RefuseTornTeardown(id)
 	}
 	// recover needs the record to roll back against; without one, only a
 	// person who has read the journal can retire it.

@@ -20,7 +20,7 @@ var banned = map[string]string{
 }
 
 func TestBinariesLinkNoCgo(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "fmctl/cmd/fm-send", "fmctl/cmd/fm-control", "fmctl/cmd/fm-spawn").Output()
+	out, err := exec.Command("go", "list", "-deps", "fmctl/cmd/fm-send", "fmctl/cmd/fm-control", "fmctl/cmd/fm-spawn", "fmctl/cmd/fm-teardown").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}

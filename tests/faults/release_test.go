@@ -34,7 +34,7 @@ func TestReleaseBuildHasNoFaultSeams(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("make build: %v\n%s", err, out)
 	}
-	for _, name := range []string{"fm-send", "fm-control", "fm-spawn"} {
+	for _, name := range []string{"fm-send", "fm-control", "fm-spawn", "fm-teardown"} {
 		path := filepath.Join(dir, name)
 		info, err := exec.Command(gobin, "version", "-m", path).Output()
 		if err != nil {

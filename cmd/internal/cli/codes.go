@@ -58,6 +58,9 @@ const (
 	ENoPane               ErrCode = "no-pane"
 	EAmbiguousPane        ErrCode = "ambiguous-pane"
 	EEventUnauthenticated ErrCode = "event-unauthenticated"
+	ETornTeardown         ErrCode = "torn-teardown"
+	ENotLanded            ErrCode = "not-landed"
+	ETasksInFlight        ErrCode = "tasks-in-flight"
 )
 
 // CodeRow is one error class: its code, the exit code it comes with, the
@@ -116,6 +119,9 @@ var Codes = []CodeRow{
 	{ENoPane, CodeFailed, nil, "fm-control rebind: no pane proves to be the task's"},
 	{EAmbiguousPane, CodeFailed, nil, "fm-control rebind: several panes carry the task's identity"},
 	{EEventUnauthenticated, CodeFailed, nil, "fm-control agent-event: the caller did not present the task's current event key (`FM_EVENT_KEY`); nothing was recorded, and the refusal is counted"},
+	{ETornTeardown, CodeFailed, state.ErrTornTeardown, "a teardown was torn (its process died); settle it with `fm-control recover`"},
+	{ENotLanded, CodeFailed, nil, "fm-teardown: the task's work has not landed (unpushed or unmerged commits, uncommitted or untracked changes, a detached HEAD, a scout's missing report); `--force` discards it"},
+	{ETasksInFlight, CodeFailed, nil, "fm-teardown: the secondmate's home still has tasks of its own; tear them down first"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or

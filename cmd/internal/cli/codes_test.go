@@ -38,7 +38,7 @@ func TestCodeTableHasOneRowPerCodeAndKind(t *testing.T) {
 		}
 	}
 	for _, k := range []error{state.ErrBadTaskID, state.ErrNoSuchTask, state.ErrBadRecord, state.ErrForeignEndpoint,
-		state.ErrLockHeld, state.ErrTornRelaunch, config.ErrNoHome, config.ErrBadPin} {
+		state.ErrLockHeld, state.ErrTornRelaunch, state.ErrTornTeardown, config.ErrNoHome, config.ErrBadPin} {
 		if !kinds[k] {
 			t.Errorf("kind %v has no code", k)
 		}

@@ -26,6 +26,9 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 	if exists(store.SpawnIntentPath(id)) {
 		return c.recoverSpawn(ctx, store, id)
 	}
+	if exists(store.TeardownPath(id)) {
+		return c.recoverTeardown(ctx, home, store, id)
+	}
 	if _, err := os.Lstat(store.Journal(id).Journal); errors.Is(err, fs.ErrNotExist) {
 		// With neither a journal nor a record the id names no task: a
 		// typo must not read as "nothing to recover" and exit 0.
@@ -37,12 +40,9 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 		c.print.Outcome(*out.Add("journal", "none"))
 		return nil
 	}
-	lock, held, err := state.TryLock(store.LockPath(id))
+	lock, err := lockTorn(store, id, "relaunch")
 	if err != nil {
-		return cli.Failed("cannot take task %s's lifecycle lock: %v", id, err)
-	}
-	if !held {
-		return cli.Failed("a lifecycle action still holds task %s's lock, so its relaunch is not torn; recover only settles a transaction whose process has died", id).Coded(cli.ELockHeld)
+		return err
 	}
 	defer lock.Release()
 	paths := store.Journal(id)
@@ -132,6 +132,19 @@ func (c *Controller) recoverSpawn(ctx context.Context, store state.Store, id str
 		c.print.Notice("task %s also has a relaunch journal; run fm-control recover %s again to settle it", id, id)
 	}
 	return nil
+}
+
+// lockTorn takes task id's lifecycle lock without waiting: a holder is a
+// transaction (what) still running, which recover must leave alone.
+func lockTorn(store state.Store, id, what string) (*state.Lock, error) {
+	lock, held, err := state.TryLock(store.LockPath(id))
+	if err != nil {
+		return nil, cli.Failed("cannot take task %s's lifecycle lock: %v", id, err)
+	}
+	if !held {
+		return nil, cli.Failed("a lifecycle action still holds task %s's lock, so its %s is not torn; recover only settles a transaction whose process has died", id, what).Coded(cli.ELockHeld)
+	}
+	return lock, nil
 }
 
 // result is what recover did with a torn relaunch: `outcome=` in the text

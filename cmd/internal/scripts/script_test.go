@@ -21,6 +21,7 @@ import (
 	"fmctl/cmd/internal/control"
 	"fmctl/cmd/internal/send"
 	"fmctl/cmd/internal/spawn"
+	"fmctl/cmd/internal/teardown"
 	"fmctl/state"
 	herdrfake "fmctl/tests/fakes/herdr"
 	tmuxfake "fmctl/tests/fakes/tmux"
@@ -33,13 +34,14 @@ import (
 // each script, from this test binary, exactly as they would from PATH.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"fm-send":    exitWith(recordJSON(func() int { return send.Main(os.Args) })),
-		"fm-control": exitWith(recordJSON(func() int { return control.Main(os.Args) })),
-		"fm-spawn":   exitWith(recordJSON(func() int { return spawn.Main(os.Args) })),
-		"tmux":       exitWith(tmuxfake.Main),
-		"faketmux":   exitWith(tmuxfake.Control),
-		"herdr":      exitWith(herdrfake.Main),
-		"zellij":     exitWith(zellijfake.Main),
+		"fm-send":     exitWith(recordJSON(func() int { return send.Main(os.Args) })),
+		"fm-control":  exitWith(recordJSON(func() int { return control.Main(os.Args) })),
+		"fm-spawn":    exitWith(recordJSON(func() int { return spawn.Main(os.Args) })),
+		"fm-teardown": exitWith(recordJSON(func() int { return teardown.Main(os.Args) })),
+		"tmux":        exitWith(tmuxfake.Main),
+		"faketmux":    exitWith(tmuxfake.Control),
+		"herdr":       exitWith(herdrfake.Main),
+		"zellij":      exitWith(zellijfake.Main),
 	})
 }
 

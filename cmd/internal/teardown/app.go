@@ -1,0 +1,87 @@
+// Package teardown is fm-teardown: it finishes a task whose work has landed,
+// stopping its agent through exit's postcondition, closing its endpoint,
+// removing its worktree and branch, and archiving its records.
+package teardown
+
+import (
+	"context"
+
+	ucli "github.com/urfave/cli/v3"
+
+	"fmctl/cmd/internal/cli"
+	"fmctl/config"
+	"fmctl/state"
+)
+
+const description = `Refuses unless the task's work has landed: every commit of its worktree's
+branch on a remote-tracking branch (for a project without a remote: merged
+into the project's local default branch, the branch its own checkout has
+out), nothing uncommitted or untracked (fmctl's own telemetry wiring aside),
+a branch checked out (a detached HEAD never lands); a scout's report,
+data/<id>/report.md, must exist; a secondmate refuses while its home has
+tasks of its own.
+
+Then, journaled in state/<id>.teardown so that fm-control recover finishes or
+undoes a teardown whose process died: stops the agent as fm-control exit
+does (an agent already stopped, or an endpoint already gone, is fine), judges
+the work again, closes the endpoint, removes the worktree (git worktree
+remove) and deletes the branch, and moves state/<id>.* and data/<id>/ into
+state/archive/<id>-<UTC time>/, where fm-control list no longer shows them.
+Nothing is deleted but the worktree's checkout of landed work: the
+repository's main checkout, and a worktree another task records, are kept.
+
+--force discards the work that has not landed, and says what it discarded;
+an agent that exit cannot prove stopped is then killed with its endpoint.
+
+Examples:
+   fm-teardown t1
+   fm-teardown t1 --json
+   fm-teardown t2 --force     # discards t2's unpushed commits`
+
+// App builds the fm-teardown command line.
+func App(d cli.Deps) *ucli.Command {
+	app := &ucli.Command{
+		Name:        "fm-teardown",
+		Usage:       "finish a task whose work has landed: stop its agent, close its endpoint, remove its worktree and branch, archive its records",
+		UsageText:   "fm-teardown <id> [--force] [--json]",
+		Description: description,
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "force", Usage: "discard work that has not landed (saying what), and kill an agent exit cannot prove stopped"},
+			&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"},
+		},
+		Action: cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
+			id, err := taskArg(d.Tunables.Home, cmd)
+			if err != nil {
+				return err
+			}
+			r := Runner{Env: d.Env, Tunables: d.Tunables, Runner: d.Runner, Print: d.Printer(cmd.Bool("json"))}
+			return r.Teardown(ctx, id, cmd.Bool("force"))
+		}),
+	}
+	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
+	return app
+}
+
+// taskArg returns the one task id, the home checked first.
+func taskArg(home config.HomeVars, cmd *ucli.Command) (string, error) {
+	args := cmd.Args().Slice()
+	if len(args) == 0 {
+		if cmd.NumFlags() == 0 {
+			return "", cli.HelpForMissing(cmd, "fm-teardown needs a task id: fm-teardown <id> [--force] [--json]")
+		}
+		return "", cli.Usage("fm-teardown needs a task id: fm-teardown <id> [--force] [--json]")
+	}
+	if _, err := config.ResolveHome("fm-teardown", home); err != nil {
+		return "", err
+	}
+	if len(args) > 1 {
+		return "", cli.Usage("unexpected argument '%s': fm-teardown takes one task id (see fm-teardown --help)", state.Printable(args[1]))
+	}
+	return args[0], nil
+}
+
+// Main runs fm-teardown with the process's real edges.
+func Main(args []string) int {
+	d := cli.OSDeps()
+	return cli.Run(App(d), args, d)
+}
