@@ -29,12 +29,12 @@ func TeardownPhases() []string {
 // The teardown journal's own lines (beside the task's worktree= and
 // project=, spelled by the meta keys).
 const (
-	JournalBranch   = "branch"     // the branch to delete; "" for none (detached, main checkout)
-	JournalKeep     = "keep"       // why the worktree stays: main-checkout, shared, no-project; "" removes it
-	JournalArchive  = "archive"    // the archive directory the records move into
-	JournalForce    = "force"      // yes: --force, the work below is discarded
-	JournalDiscards = "discards"   // what --force discards, in words
-	JournalAgent    = "agent"      // how the agent ended: stopped, already-stopped, already-gone, killed
+	JournalBranch   = "branch"       // the branch to delete; "" for none (detached, main checkout)
+	JournalKeep     = "keep"         // why the worktree stays: main-checkout, shared, no-project; "" removes it
+	JournalArchive  = "archive"      // the archive directory the records move into
+	JournalForce    = "force"        // yes: --force, the work below is discarded
+	JournalDiscards = "discards"     // what --force discards, in words
+	JournalAgent    = "agent"        // how the agent ended: stopped, already-stopped, already-gone, killed
 	JournalSecond   = "home_records" // yes: the worktree is a secondmate's home, archived with the task
 )
 

@@ -97,16 +97,36 @@ func Check(ctx context.Context, git Git, wt, project string, ignore func(path st
 	if err := w.readCommits(ctx, git, trees); err != nil {
 		return w, err
 	}
-	status, err := git(ctx, wt, "status", "--porcelain", "--untracked-files=all")
+	// Version 2 lines start with their type, never a space, so the
+	// runner's trimming of the output cannot shift the first line's path.
+	status, err := git(ctx, wt, "status", "--porcelain=v2", "--untracked-files=all")
 	if err != nil {
 		return w, fmt.Errorf("git status in %s: %v: %w", wt, err, ErrGitUnreadable)
 	}
 	for _, line := range strings.Split(status, "\n") {
-		if len(line) > 3 && (ignore == nil || !ignore(line[3:])) {
-			w.Changes = append(w.Changes, line)
+		xy, path, ok := statusPath(line)
+		if ok && (ignore == nil || !ignore(path)) {
+			w.Changes = append(w.Changes, xy+" "+path)
 		}
 	}
 	return w, nil
+}
+
+// statusPath reads one git status --porcelain=v2 line: its two-letter
+// state in the short format's letters (" M", "??") and its path.
+func statusPath(line string) (xy, path string, ok bool) {
+	fields := map[string]int{"1": 9, "2": 10, "u": 11} // the path is the last of n fields
+	kind, rest, _ := strings.Cut(line, " ")
+	if kind == "?" {
+		return "??", rest, rest != ""
+	}
+	n, known := fields[kind]
+	parts := strings.SplitN(line, " ", n)
+	if !known || len(parts) < n {
+		return "", "", false
+	}
+	path, _, _ = strings.Cut(parts[n-1], "\t") // a rename's original path follows a tab
+	return strings.ReplaceAll(parts[1], ".", " "), path, true
 }
 
 // readCommits counts the commits of HEAD that have not landed: not on any

@@ -57,7 +57,7 @@ func (r Runner) judge(ctx context.Context, t *task.Target, force bool) (retire.P
 		return withDiscards(p, discards), nil
 	case err != nil && force:
 		p.Keep = retire.KeepNoProject
-		return withDiscards(p, append(discards, "nothing in git: "+err.Error()+" (the worktree and branch are left as they are)")), nil
+		return withDiscards(p, append(discards, "nothing in git, which could not judge the work ("+err.Error()+"), so the worktree and branch are left as they are")), nil
 	case err != nil:
 		return p, cli.Failed("task %s's work cannot be judged: %v; nothing was changed", t.ID, err).Coded(cli.EBadWorktree).
 			Hint("restore the project at %s (the record's project=), or fm-teardown %s --force to archive the task and leave its worktree and branch untouched", p.Project, t.ID)
