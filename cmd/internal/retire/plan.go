@@ -59,8 +59,13 @@ func (p Plan) Journal() state.Journal {
 // PlanOf reads a plan back from its journal.
 func PlanOf(j state.Journal) Plan {
 	x := j.Extra
+	// ReadJournal files worktree= with relaunch's header keys.
+	wt := j.Header.Get(state.KeyWorktree)
+	if wt == "" {
+		wt = x.Get(state.KeyWorktree)
+	}
 	return Plan{
-		ID: j.Header.Get("task"), Worktree: x.Get(state.KeyWorktree), Project: x.Get(state.KeyProject),
+		ID: j.Header.Get("task"), Worktree: wt, Project: x.Get(state.KeyProject),
 		Branch: x.Get(state.JournalBranch), Keep: x.Get(state.JournalKeep), Archive: x.Get(state.JournalArchive),
 		Force: x.Get(state.JournalForce) == state.Yes, Discards: x.Get(state.JournalDiscards),
 		Secondmate: x.Get(state.JournalSecond) == state.Yes,

@@ -23,7 +23,7 @@ type Settled struct {
 // when the stop was the step in flight.
 func (x *Tx) Resume(ctx context.Context, j state.Journal) (Settled, error) {
 	s := Settled{Phase: j.Phase}
-	x.Agent = j.Extra.Get(state.JournalAgent)
+	x.Agent, x.Recovered = j.Extra.Get(state.JournalAgent), true
 	switch j.Phase {
 	case state.PhaseJudged:
 		return x.undo(s, "nothing was touched")

@@ -26,6 +26,9 @@ type Tx struct {
 	// Agent is how the agent ended (stopped, already-stopped, killed,
 	// ...), journaled with every later phase.
 	Agent string
+	// Recovered: fm-control recover is finishing it (journaled as
+	// recovered=yes).
+	Recovered bool
 }
 
 // Done is what a finished teardown did.
@@ -42,6 +45,9 @@ func (x *Tx) Enter(phase string) error {
 	j.Phase = phase
 	if x.Agent != "" {
 		j.Extra.Set(state.JournalAgent, x.Agent)
+	}
+	if x.Recovered {
+		j.Extra.Set(state.JournalRecovered, state.Yes)
 	}
 	if err := state.WriteJournal(x.Store.TeardownPath(x.Plan.ID), j); err != nil {
 		return fmt.Errorf("write task %s's teardown journal: %w", x.Plan.ID, err)
@@ -126,6 +132,9 @@ func (x *Tx) remove(ctx context.Context) (worktree, branch string, err error) {
 	}
 	if p.Keep != "" {
 		return "kept-" + p.Keep, "kept", nil
+	}
+	if p.Worktree == "" || p.Project == "" {
+		return "", "", fmt.Errorf("task %s's teardown journal names no worktree or project to remove", p.ID)
 	}
 	worktree = "removed"
 	if _, err := os.Lstat(p.Worktree); errors.Is(err, fs.ErrNotExist) {
