@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A two-minute walkthrough on a private tmux server: spawn a fake "claude"
 # agent for task demo1, send it a message, interrupt it, relaunch it onto a
-# fake "codex", and stop it. It never touches your own tmux server.
+# fake "codex", stop it, and tear the task down once its work has landed. It
+# never touches your own tmux server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-$PWD/bin}
@@ -42,3 +43,15 @@ printf '\nWhat the fake agents received (their event log):\n'
 cat "$work/events.log"
 printf '\nThe task record:\n'
 cat "$FM_HOME/state/demo1.meta"
+
+# The task's work, a commit on fm/demo1: fm-teardown refuses until it has
+# landed (this project has no remote, so: merged into main), then finishes
+# the task and archives its records.
+wt=$work/project-worktrees/demo1
+git -C "$wt" -c user.name=demo -c user.email=demo@example.invalid commit -q --allow-empty -m "the demo's work"
+step "$BIN/fm-teardown" demo1 || true
+step git -C "$work/project" merge -q --ff-only fm/demo1
+step "$BIN/fm-teardown" demo1
+step "$BIN/fm-control" list
+printf '\nThe archive:\n'
+ls "$FM_HOME"/state/archive/demo1-*/

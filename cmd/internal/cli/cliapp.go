@@ -1,4 +1,4 @@
-// Package cliapp holds what the three binaries share at their edge: the
+// Package cliapp holds what the four binaries share at their edge: the
 // process dependencies (environment, runner, output streams), the build
 // version and the urfave/cli conventions.
 package cli

@@ -16,7 +16,8 @@ import (
 // Recover settles a relaunch journal left mid-transaction by a process that
 // died: it either finishes the transaction (the new record is published and
 // its agent is alive) or rolls back exactly as a live failure at that phase
-// would have, and says which.
+// would have, and says which. A spawn intent and a teardown journal are
+// settled by their own owners (spawn.SettleIntent, retire.Tx.Resume).
 func (c *Controller) Recover(ctx context.Context, id string) error {
 	home, err := c.tasks().Begin(id)
 	if err != nil {

@@ -27,7 +27,7 @@ Examples:
 		},
 		{
 			Name:      "recover",
-			Usage:     "settle a relaunch or a spawn whose process died mid-way (finish, roll back, or remove an agent-free orphan window)",
+			Usage:     "settle a relaunch, a spawn or a teardown whose process died mid-way (finish, roll back, or remove an agent-free orphan window)",
 			UsageText: "fm-control recover <id> [--json]",
 			Description: `Reads state/<id>.control-relaunch. A journal still in a running phase whose
 process is gone is either completed (the new record is published and its agent
@@ -38,6 +38,11 @@ A fresh fm-spawn killed after creating its window leaves state/<id>.spawn-intent
 recover then adopts the window (the record was published), clears the intent
 (the window is gone), or removes the window when it is an agent-free shell in
 the intended worktree. A window running an agent is never removed.
+
+A teardown killed mid-way leaves state/<id>.teardown: recover undoes it (removes
+the journal; the task stays) while its agent was not yet proven stopped, or
+when its worktree no longer holds only landed work, and otherwise finishes it:
+closes the endpoint, removes the worktree and branch, archives the records.
 
 Examples:
    fm-control recover t1`,

@@ -1,5 +1,5 @@
 // Package scripts runs the testscript suites in tests/testdata against the
-// three binaries and the fake multiplexers. It lives under cmd/internal because
+// four binaries and the fake multiplexers. It lives under cmd/internal because
 // only code there may import the CLI packages it runs in-process.
 package scripts
 
