@@ -25,6 +25,12 @@ func (r Runner) judge(ctx context.Context, t *task.Target, force bool) (retire.P
 		ID: t.ID, Worktree: t.Endpoint.Worktree, Project: rec.Get(state.KeyProject),
 		Archive: t.Store.ArchivePath(t.ID, time.Now()), Force: force, Secondmate: secondmate,
 	}
+	// The archive is checked now, not when the records move: by then the
+	// worktree is gone and the teardown could only wait for recover.
+	if err := state.NoSymlinkUnder(t.Store.Dir, p.Archive); err != nil {
+		return p, cli.Failed("task %s's records cannot be archived: %v; nothing was changed", t.ID, err).
+			Hint("make %s a plain directory (or remove it), then tear down again", filepath.Dir(p.Archive))
+	}
 	if p.Project == "" {
 		// A worktree adopted without --project records none: it is
 		// judged against its own repository.
