@@ -27,7 +27,9 @@ const (
 
 const journalMagic = "v1"
 
-// Journal is the relaunch transaction's durable log, state/<id>.control-relaunch.
+// Journal is a transaction's durable log: a relaunch's,
+// state/<id>.control-relaunch, or a teardown's, state/<id>.teardown (whose
+// facts are all extra lines but worktree=, read back into the header).
 type Journal struct {
 	Header Record // task, backend, endpoint, worktree, kind, from_*, to_*
 	Phase  string
@@ -127,7 +129,7 @@ func ReadJournal(path string) (Journal, error) {
 	}
 	first, rest, _ := bytes.Cut(data, []byte("\n"))
 	if string(first) != journalMagic {
-		return Journal{}, fmt.Errorf("%s is not a v1 relaunch journal", path)
+		return Journal{}, fmt.Errorf("%s is not a v1 fmctl journal (relaunch or teardown)", path)
 	}
 	rec, err := ParseRecord(rest)
 	if err != nil {

@@ -27,14 +27,22 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// newProjectRig is a rig with a project repository, app, and a brief for
+// task id in the home.
+func newProjectRig(t *testing.T, id string) (*spawnRig, string) {
+	t.Helper()
+	r := newSpawnRig(t)
+	project := filepath.Join(r.dir, "app")
+	gitRepo(t, project)
+	(&agent{s: r.server, id: id, wt: project}).relaunchable("Do " + id + ".\n")
+	return r, project
+}
+
 // fm-spawn --project adds the task's worktree on fm/<id>, and the agent is
 // launched in it: the pane's directory and the agent's cwd are the new root.
 func TestSpawnProjectAddsWorktreeAndLaunchesThere(t *testing.T) {
 	t.Parallel()
-	r := newSpawnRig(t)
-	project := filepath.Join(r.dir, "app")
-	gitRepo(t, project)
-	(&agent{s: r.server, id: "p1", wt: project}).relaunchable("Do p1.\n")
+	r, project := newProjectRig(t, "p1")
 
 	res := r.fm(nil, "fm-spawn", "p1", "--harness", "claude", "--project", project)
 	wantCode(t, res, 0, "fm-spawn p1 --project")

@@ -34,7 +34,7 @@ var agentNames = []string{"claude", "opencode", "grok", "muse", "codex"}
 var (
 	tmuxBin string // absolute path of tmux, "" when it is not installed
 	bashBin string // absolute path of bash
-	binDir  string // fm-send, fm-control, fm-spawn and the fake agents
+	binDir  string // fm-send, fm-control, fm-spawn, fm-teardown and the fake agents
 )
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
@@ -63,7 +63,7 @@ func runMain(m *testing.M) int {
 	return m.Run()
 }
 
-// buildAll builds the three binaries and the fake agent (once, then copied
+// buildAll builds the four binaries and the fake agent (once, then copied
 // under every harness name) into dir.
 func buildAll(dir string) error {
 	goTool, err := exec.LookPath("go")
@@ -84,7 +84,7 @@ func buildAll(dir string) error {
 		return nil
 	}
 	// A fault build: the killed-spawn test crashes fm-spawn at a seam.
-	if err := build("-tags", "fmfault", "-o", dir+string(os.PathSeparator), "./cmd/fm-send", "./cmd/fm-control", "./cmd/fm-spawn"); err != nil {
+	if err := build("-tags", "fmfault", "-o", dir+string(os.PathSeparator), "./cmd/fm-send", "./cmd/fm-control", "./cmd/fm-spawn", "./cmd/fm-teardown"); err != nil {
 		return err
 	}
 	first := filepath.Join(dir, agentNames[0])
