@@ -107,6 +107,9 @@ func journalPhase(store state.Store, id string) string {
 	if !state.ValidTaskID(id) {
 		return "none"
 	}
+	if phase, ok := teardownPhase(store, id); ok {
+		return phase
+	}
 	j, err := state.ReadJournal(store.Journal(id).Journal)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -117,6 +120,21 @@ func journalPhase(store state.Store, id string) string {
 		return j.Phase
 	}
 	return "torn"
+}
+
+// teardownPhase is teardown:<phase> for a task whose teardown journal is
+// still in state/ (running now, or torn: recover settles it), which list and
+// status show in place of the relaunch journal: the teardown refuses over
+// an unsettled relaunch, so only a settled one can be hidden.
+func teardownPhase(store state.Store, id string) (string, bool) {
+	j, err := state.ReadJournal(store.TeardownPath(id))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", false
+	case err != nil:
+		return "teardown:unreadable", true
+	}
+	return "teardown:" + j.Phase, true
 }
 
 // newHome reports whether home, as ResolveHome located it, is a directory

@@ -34,7 +34,10 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	act := readActivity(t, obs, time.Now(), c.waits.Launch)
 	out.Add("activity", act.Word).Add("evidence", act.Evidence).Put(cli.Int("events_refused", t.Store.RefusedEvents(id)))
 	j, err := state.ReadJournal(t.Store.Journal(id).Journal)
+	teardown, tornDown := teardownPhase(t.Store, id)
 	switch {
+	case tornDown:
+		out.Add("journal", teardown)
 	case errors.Is(err, fs.ErrNotExist):
 		out.Add("journal", "none")
 	case err != nil:
