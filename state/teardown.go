@@ -42,9 +42,19 @@ const (
 func (s Store) TeardownPath(id string) string { return filepath.Join(s.Dir, id+".teardown") }
 
 // ArchivePath is where task id's records go when it is torn down at at:
-// state/archive/<id>-<UTC time>/, which list and completion never read.
+// state/archive/<id>-<UTC time>/, which list and completion never read. An
+// earlier teardown of the same id in the same second keeps its directory:
+// this one takes the next free <dir>.<n>, so no archived record is ever
+// replaced.
 func (s Store) ArchivePath(id string, at time.Time) string {
-	return filepath.Join(s.Dir, "archive", id+"-"+at.UTC().Format("20060102T150405Z"))
+	base := filepath.Join(s.Dir, "archive", id+"-"+at.UTC().Format("20060102T150405Z"))
+	dir := base
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+			return dir
+		}
+		dir = fmt.Sprintf("%s.%d", base, n)
+	}
 }
 
 // ErrTornTeardown: a teardown's process died mid-way.
