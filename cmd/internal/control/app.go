@@ -222,6 +222,10 @@ Examples:
 			if cmd.NArg() > 0 {
 				return cli.Usage("unexpected argument '%s': fm-control capabilities takes no task id", state.Printable(cmd.Args().First()))
 			}
+			if d.Output.Filtering() {
+				d.Printer(true).Value(capabilities{harness.Snapshot(), d.Tunables.Settings()})
+				return nil
+			}
 			return printCapabilities(d.Stdout, d.Tunables, cmd.Bool("json"))
 		},
 	}

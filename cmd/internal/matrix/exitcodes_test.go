@@ -95,7 +95,8 @@ var controlCases = map[string][]classCase{
 	},
 	"capabilities": {
 		{class: 0, args: []string{}},
-		{class: 2, args: []string{"--jq", "."}},
+		{class: 2, args: []string{"--jq", ".["}},
+		{class: 2, args: []string{"--json", "nosuch,field"}},
 	},
 	"agent-event": {
 		{class: 0, args: []string{"$ID", "turn-finished", "--gen", "$GEN"}, setup: func(w *world, id string) { w.presentEventKey(id) }},

@@ -50,7 +50,7 @@ type jsonRun struct {
 func recordJSON(main func() int) func() int {
 	return func() int {
 		logPath := os.Getenv(jsonLogEnv)
-		if logPath == "" || os.Getenv(jsonTeeEnv) != "" || !cli.AsksJSON(os.Args) || printsNoOutcome(os.Args) {
+		if logPath == "" || os.Getenv(jsonTeeEnv) != "" || !cli.AsksJSON(os.Args) || printsNoOutcome(os.Args) || reshaped(os.Args) {
 			return main()
 		}
 		var out, errOut bytes.Buffer
@@ -97,6 +97,13 @@ func printsNoOutcome(args []string) bool {
 		}
 	}
 	return false
+}
+
+// reshaped is a run whose --json field list or --jq reshapes its outcome
+// by request: no schema describes what it asked for.
+func reshaped(args []string) bool {
+	_, out, err := cli.SplitOutputArgs(args)
+	return err == nil && out.Filtering()
 }
 
 func appendRun(path string, r jsonRun) {
