@@ -9,10 +9,10 @@ require (
 	github.com/mattn/go-isatty v0.0.24
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/urfave/cli/v3 v3.14.0
+	golang.org/x/sys v0.41.0
 )
 
 require (
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
-	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

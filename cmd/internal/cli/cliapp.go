@@ -72,5 +72,5 @@ func OSDeps() Deps {
 // Printer returns the outcome printer for the chosen output form.
 func (d Deps) Printer(json bool) Printer {
 	tty := IsTerminal(d.Stderr) && d.Env("NO_COLOR") == "" && d.Env("TERM") != "dumb"
-	return Printer{Out: d.Stdout, Err: d.Stderr, JSON: json, TTY: tty, Output: d.Output}
+	return Printer{Out: d.Stdout, Err: d.Stderr, JSON: json, TTY: tty, OutTTY: IsTerminal(d.Stdout), Output: d.Output}
 }

@@ -190,6 +190,17 @@ func HelpForMissing(cmd *ucli.Command, format string, args ...any) error {
 	return Usage(format, args...)
 }
 
+// StreamContext is ctx for a verb that prints until stopped (list
+// --watch, read --follow): cancelled by SIGINT or SIGTERM, and with SIGPIPE
+// caught, so a write to a closed stdout returns EPIPE and the verb ends
+// with exit 0 instead of the process dying by the signal.
+func StreamContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	ctx, stop := SignalContext(ctx)
+	return ctx, func() { stop(); signal.Stop(pipe) }
+}
+
 func loneHelp(action ucli.ActionFunc) ucli.ActionFunc {
 	return func(ctx context.Context, cmd *ucli.Command) error {
 		if args := cmd.Args().Slice(); len(args) == 1 && args[0] == "help" && len(AfterDoubleDash(ctx)) == 0 {

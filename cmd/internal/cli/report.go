@@ -83,6 +83,9 @@ type Printer struct {
 	Out, Err io.Writer
 	JSON     bool
 	TTY      bool // stderr is a terminal: colour the error word, show live waits
+	// OutTTY: stdout is a terminal, where a person reads it (list's
+	// aligned table); piped, output keeps its stable lines.
+	OutTTY bool
 	// Output is the command line's --json field list or --jq filter (nil:
 	// none), applied to outcomes, never to errors.
 	Output *Output
