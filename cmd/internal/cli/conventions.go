@@ -24,6 +24,12 @@ type rawArgsKey struct{}
 // code, printing it once: urfave never exits the process or prints an error
 // itself, so every error goes through the one printer, in JSON under --json.
 func Run(cmd *ucli.Command, args []string, d Deps) int {
+	if completing(args) && cmd.EnableShellCompletion && len(cmd.Commands) > 0 && len(args) == 3 && args[1] == "help" {
+		// urfave answers for its own help command, which offers nothing:
+		// what goes after help is a verb.
+		printCommands(cmd.Writer, cmd)
+		return CodeDone
+	}
 	var out Output
 	var err error
 	if !completing(args) {

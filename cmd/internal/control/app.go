@@ -190,7 +190,7 @@ func unknownVerb(home config.HomeVars, verb string) error {
 	for _, name := range lifecycle {
 		fmt.Fprintf(&b, "\n  %s", name)
 	}
-	b.WriteString("\nother commands: " + strings.Join(others, ", ") + " (fm-control help <verb> explains one)")
+	b.WriteString("\nother commands: " + strings.Join(append(others, "completion"), ", ") + " (fm-control help <verb> explains one)")
 	return cli.Usage("%s", b.String())
 }
 

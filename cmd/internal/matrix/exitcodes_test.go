@@ -98,6 +98,10 @@ var controlCases = map[string][]classCase{
 		{class: 2, args: []string{"--jq", ".["}},
 		{class: 2, args: []string{"--json", "nosuch,field"}},
 	},
+	"completion": {
+		{class: 0, args: []string{"bash"}},
+		{class: 2, args: []string{"tcsh"}},
+	},
 	"agent-event": {
 		{class: 0, args: []string{"$ID", "turn-finished", "--gen", "$GEN"}, setup: func(w *world, id string) { w.presentEventKey(id) }},
 		{class: 1, args: []string{"nosuch", "turn-finished", "--gen", "g1"}},

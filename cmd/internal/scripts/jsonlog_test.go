@@ -92,7 +92,7 @@ func printsNoOutcome(args []string) bool {
 		case a == "--":
 			return false
 		case a == "-h", a == "--help", a == "help", a == "-v", a == "--version",
-			a == "--generate-bash-completion", strings.HasPrefix(a, "--completion"):
+			a == "--generate-bash-completion", a == "--generate-shell-completion", strings.HasPrefix(a, "--completion"):
 			return true
 		}
 	}
