@@ -176,6 +176,14 @@ type PaneFinder interface {
 	Claim(ctx context.Context, p Pane, label string) ([]Field, error)
 }
 
+// Attacher is an optional Backend ability: the command line a person runs
+// to watch an endpoint. fm-spawn may have started the multiplexer's server
+// itself, on a socket or session the person never named, so its outcome
+// says how to reach it.
+type Attacher interface {
+	AttachCommand(ep Endpoint) (string, bool)
+}
+
 // ShellLiner is an optional Backend ability used before a launch line is
 // typed into a bare shell: empty the shell's input line, and read back the
 // screen rows up to the cursor's (the input line is their tail), so the

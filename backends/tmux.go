@@ -64,6 +64,21 @@ func (t *Tmux) server() []string {
 	return []string{"-u"}
 }
 
+// AttachCommand is the tmux client line that attaches to the endpoint's
+// session on the adapter's server (its -L or -S, which a person's plain
+// `tmux attach` would miss).
+func (t *Tmux) AttachCommand(ep Endpoint) (string, bool) {
+	session, _, err := SplitTmuxTarget(ep.Target)
+	if err != nil {
+		return "", false
+	}
+	words := []string{harness.QuoteIfNeeded(t.o.Binary)}
+	for _, w := range t.server()[1:] { // -u is for fmctl's own calls
+		words = append(words, harness.QuoteIfNeeded(w))
+	}
+	return strings.Join(append(words, "attach", "-t", harness.QuoteIfNeeded(session)), " "), true
+}
+
 func (t *Tmux) cmd(args ...string) Cmd {
 	return Cmd{Path: t.o.Binary, Args: append(t.server(), args...)}
 }

@@ -47,6 +47,16 @@ func NewZellij(r Runner, o ZellijOptions) *Zellij {
 
 func (z *Zellij) Name() string { return "zellij" }
 
+// AttachCommand is the zellij client line that attaches to the endpoint's
+// session.
+func (z *Zellij) AttachCommand(ep Endpoint) (string, bool) {
+	session, _, err := SplitZellijTarget(ep.Target)
+	if err != nil {
+		return "", false
+	}
+	return harness.QuoteIfNeeded(z.o.Binary) + " attach " + harness.QuoteIfNeeded(session), true
+}
+
 // zellijTarget is a parsed `session:pane_id`.
 type zellijTarget struct {
 	session string

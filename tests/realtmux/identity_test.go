@@ -152,7 +152,7 @@ func TestRenamedWindowDriftsRelaunchRefusesRebindRepairs(t *testing.T) {
 
 	res = r.fm(nil, "fm-control", "rebind", "t1")
 	wantCode(t, res, 0, "rebind t1")
-	if !strings.HasPrefix(res.stdout, "rebound t1 backend=tmux endpoint=fmses:fm-t1 was=fmses:fm-t1 pane="+pane+" state=alive ") {
+	if !strings.HasPrefix(res.stdout, "rebound t1 backend=tmux endpoint=fmses:fm-t1 was=fmses:renamed pane="+pane+" state=alive ") {
 		t.Fatalf("rebind stdout %q", res.stdout)
 	}
 	if got := r.status("t1"); got != "alive" {

@@ -58,16 +58,19 @@ type Deps struct {
 	Runner   backends.Runner
 	Stdout   io.Writer
 	Stderr   io.Writer
+	// Output is filled by Run from the command line's --json field list
+	// or --jq before the command runs; every printer of the run shares it.
+	Output *Output
 }
 
 // OSDeps are the real process's edges, and its FM_* variables read once.
 func OSDeps() Deps {
 	tun := config.ReadTunables(os.Getenv)
-	return Deps{Env: os.Getenv, Tunables: tun, Runner: backends.NewExecRunner(tun.RunnerTrace), Stdout: os.Stdout, Stderr: os.Stderr}
+	return Deps{Env: os.Getenv, Tunables: tun, Runner: backends.NewExecRunner(tun.RunnerTrace), Stdout: os.Stdout, Stderr: os.Stderr, Output: &Output{}}
 }
 
 // Printer returns the outcome printer for the chosen output form.
 func (d Deps) Printer(json bool) Printer {
 	tty := IsTerminal(d.Stderr) && d.Env("NO_COLOR") == "" && d.Env("TERM") != "dumb"
-	return Printer{Out: d.Stdout, Err: d.Stderr, JSON: json, TTY: tty}
+	return Printer{Out: d.Stdout, Err: d.Stderr, JSON: json, TTY: tty, OutTTY: IsTerminal(d.Stdout), Output: d.Output}
 }

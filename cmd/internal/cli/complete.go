@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -14,75 +13,17 @@ import (
 	"fmctl/state"
 )
 
-// CompletionEnv (FM_COMPLETION) is set by the scripts --completion prints.
-// urfave answers a command line ending in --generate-shell-completion with
-// completions; only when the shell's script asks, so that word typed by
-// anyone else is an unknown flag (or, after "--", message text) instead of
-// a silent exit 0.
+// CompletionEnv (FM_COMPLETION) is set by the scripts `completion SHELL`
+// prints. urfave answers a command line ending in
+// --generate-shell-completion with completions; only when the shell's
+// script asks, so that word typed by anyone else is an unknown flag (or,
+// after "--", message text) instead of a silent exit 0.
 const CompletionEnv = config.CompletionVar
 
-// errCompletionPrinted ends a run that only printed a completion script.
-var errCompletionPrinted = errors.New("completion script printed")
-
-func enableCompletion(root *ucli.Command, d Deps) {
-	root.EnableShellCompletion = d.Tunables.Completion
-	// urfave adds a "completion" command; fmctl prints its scripts with
-	// --completion (fm-send's first word is a task id, and may be
-	// "completion"), so the command gets a name no word can reach: a word
-	// starting with '-' is parsed as a flag.
-	root.ShellCompletionCommandName = "-completion"
-	root.Flags = append(root.Flags, &ucli.StringFlag{
-		Name: "completion", Local: true,
-		Usage: "print the shell completion script for `SHELL` (bash, zsh or fish)",
-	})
-	before := root.Before
-	root.Before = func(ctx context.Context, cmd *ucli.Command) (context.Context, error) {
-		if shell := cmd.String("completion"); shell != "" {
-			if err := printScript(cmd.Root().Writer, cmd.Root().Name, shell); err != nil {
-				return ctx, err
-			}
-			return ctx, errCompletionPrinted
-		}
-		if before != nil {
-			return before(ctx, cmd)
-		}
-		return ctx, nil
-	}
-}
-
-func printScript(w io.Writer, name, shell string) error {
-	fn := "_" + strings.ReplaceAll(name, "-", "_")
-	var script string
-	switch shell {
-	case "bash":
-		script = fmt.Sprintf(`%[1]s() {
-  local cur="${COMP_WORDS[COMP_CWORD]}" words
-  local -a args=("${COMP_WORDS[@]:1:COMP_CWORD-1}")
-  [[ "${cur}" == -* ]] && args+=("${cur}")
-  words=$(%[3]s=1 "${COMP_WORDS[0]}" "${args[@]}" --generate-shell-completion 2>/dev/null)
-  COMPREPLY=($(compgen -W "${words}" -- "${cur}"))
-}
-complete -o default -F %[1]s %[2]s
-`, fn, name, CompletionEnv)
-	case "zsh":
-		script = fmt.Sprintf(`#compdef %[2]s
-%[1]s() {
-  local -a args words_
-  args=("${words[@]:1:$CURRENT-2}")
-  [[ "${words[$CURRENT]}" == -* ]] && args+=("${words[$CURRENT]}")
-  words_=("${(@f)$(%[3]s=1 ${words[1]} "${args[@]}" --generate-shell-completion 2>/dev/null)}")
-  compadd -a words_
-}
-compdef %[1]s %[2]s
-`, fn, name, CompletionEnv)
-	case "fish":
-		script = fmt.Sprintf("complete -c %[1]s -f -a '(env %[2]s=1 %[1]s (commandline -opc)[2..-1] (string match -- \"-*\" (commandline -ct)) --generate-shell-completion 2>/dev/null)'\n", name, CompletionEnv)
-	default:
-		return Usage("--completion takes bash, zsh or fish, not '%s'", state.Printable(shell))
-	}
-	_, err := io.WriteString(w, script)
-	return err
-}
+// filesDirective is the one line a completion answers with where a path
+// goes (after --brief, --worktree, --project, --note-file): the shell's
+// script then completes file names itself.
+const filesDirective = ":files"
 
 // Completer says what each position of a command's line takes, so
 // completion offers flags where flags go, a task id only where the id goes,
@@ -97,7 +38,9 @@ type Completer struct {
 	Values map[string][]string
 }
 
-// Complete is a urfave ShellCompleteFunc.
+// Complete is a urfave ShellCompleteFunc. It prints one candidate a line,
+// a tab and its description after it where it has one (the zsh and fish
+// scripts show them; bash's drops them).
 func (c Completer) Complete(ctx context.Context, cmd *ucli.Command) {
 	w := cmd.Root().Writer
 	args := cmd.Args().Slice()
@@ -108,29 +51,79 @@ func (c Completer) Complete(ctx context.Context, cmd *ucli.Command) {
 	if typed := typedWord(ctx); typed != last && strings.HasPrefix(typed, "--") && !strings.Contains(typed, "=") && !spelledFlag(cmd, typed) {
 		// urfave read the partial word as a flag (`--h` is -h, help):
 		// it is still being typed.
-		printLines(w, flagNames(cmd, typed))
+		printFlags(w, cmd, typed)
 		return
 	}
 	if strings.HasPrefix(last, "-") {
-		values, ok := c.Values[last]
-		if !ok {
-			values, ok = flagValues(last)
-		}
-		if ok && takesValue(cmd, last) {
-			printLines(w, values)
+		if !spelledFlag(cmd, last) {
+			printFlags(w, cmd, last)
 			return
 		}
-		printLines(w, flagNames(cmd, last))
-		return
+		if f := valueFlag(cmd, last); f != nil {
+			// A value goes here: the table's values, a path, or free
+			// text (a note, a model, a jq expression), where nothing is
+			// offered.
+			values, ok := c.Values[last]
+			if !ok {
+				values, ok = flagValues(last)
+			}
+			switch {
+			case ok:
+				printLines(w, values)
+			case takesFile(f):
+				fmt.Fprintln(w, filesDirective)
+			}
+			return
+		}
+		args = args[:len(args)-1]
 	}
 	switch {
 	case len(args) < c.IDs:
-		printLines(w, TaskIDs(c.Home))
-	case len(args) == 0:
-		for _, sub := range cmd.VisibleCommands() {
-			fmt.Fprintln(w, sub.Name)
+		for _, id := range TaskIDs(c.Home) {
+			fmt.Fprintf(w, "%s\ttask\n", id)
+		}
+	case len(args) == 0 && c.IDs == 0:
+		printCommands(w, cmd)
+	}
+}
+
+// printCommands offers cmd's visible subcommands, each with its purpose.
+func printCommands(w io.Writer, cmd *ucli.Command) {
+	for _, sub := range cmd.VisibleCommands() {
+		if sub.Name != "help" {
+			fmt.Fprintf(w, "%s\t%s\n", sub.Name, describe(sub.Usage))
 		}
 	}
+}
+
+// printFlags offers cmd's flags that start with the partial word, each
+// with its usage.
+func printFlags(w io.Writer, cmd *ucli.Command, partial string) {
+	for _, f := range append(cmd.VisibleFlags(), cmd.VisiblePersistentFlags()...) {
+		usage := ""
+		if d, ok := f.(ucli.DocGenerationFlag); ok {
+			usage = describe(d.GetUsage())
+		}
+		for _, n := range f.Names() {
+			if spelled := spell(n); strings.HasPrefix(spelled, partial) {
+				fmt.Fprintf(w, "%s\t%s\n", spelled, usage)
+			}
+		}
+	}
+}
+
+// describe is a usage sentence as a one-line description: without the
+// backquotes that name a flag's value in help.
+func describe(usage string) string {
+	usage, _, _ = strings.Cut(usage, "\n")
+	return strings.ReplaceAll(usage, "`", "")
+}
+
+func spell(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // typedWord is the last word before the completion request.
@@ -158,14 +151,20 @@ func printLines(w io.Writer, lines []string) {
 	}
 }
 
-// takesValue reports whether the word names one of cmd's value flags.
-func takesValue(cmd *ucli.Command, word string) bool {
+// valueFlag is the value flag of cmd the word names, or nil.
+func valueFlag(cmd *ucli.Command, word string) ucli.Flag {
 	for _, f := range append(cmd.VisibleFlags(), cmd.VisiblePersistentFlags()...) {
 		if tf, ok := f.(ucli.DocGenerationFlag); ok && tf.TakesValue() && hasName(f, strings.TrimLeft(word, "-")) {
-			return true
+			return f
 		}
 	}
-	return false
+	return nil
+}
+
+// takesFile reports whether f's value is a path.
+func takesFile(f ucli.Flag) bool {
+	sf, ok := f.(*ucli.StringFlag)
+	return ok && sf.TakesFile
 }
 
 func hasName(f ucli.Flag, name string) bool {
@@ -182,11 +181,7 @@ func flagNames(cmd *ucli.Command, partial string) []string {
 	var out []string
 	for _, f := range append(cmd.VisibleFlags(), cmd.VisiblePersistentFlags()...) {
 		for _, n := range f.Names() {
-			spelled := "--" + n
-			if len(n) == 1 {
-				spelled = "-" + n
-			}
-			if strings.HasPrefix(spelled, partial) {
+			if spelled := spell(n); strings.HasPrefix(spelled, partial) {
 				out = append(out, spelled)
 			}
 		}
@@ -208,7 +203,7 @@ func flagValues(flag string) ([]string, bool) {
 	case "--key":
 		return harness.KeyNames(), true
 	case "--completion":
-		return []string{"bash", "zsh", "fish"}, true
+		return Shells, true
 	}
 	return nil, false
 }

@@ -24,8 +24,29 @@ type rawArgsKey struct{}
 // code, printing it once: urfave never exits the process or prints an error
 // itself, so every error goes through the one printer, in JSON under --json.
 func Run(cmd *ucli.Command, args []string, d Deps) int {
+	if completing(args) && cmd.EnableShellCompletion && len(cmd.Commands) > 0 && len(args) == 3 && args[1] == "help" {
+		// urfave answers for its own help command, which offers nothing:
+		// what goes after help is a verb.
+		printCommands(cmd.Writer, cmd)
+		return CodeDone
+	}
+	var out Output
+	var err error
+	if !completing(args) {
+		// A line being completed is unfinished: its --jq has no
+		// expression yet.
+		if args, out, err = SplitOutputArgs(args); err != nil {
+			return d.Printer(true).Error(err)
+		}
+	}
+	if d.Output != nil {
+		*d.Output = out
+	}
 	ctx := context.WithValue(context.Background(), rawArgsKey{}, args)
-	err := cmd.Run(ctx, args)
+	err = cmd.Run(ctx, args)
+	if err == nil {
+		err = d.Output.Err()
+	}
 	if err == nil || errors.Is(err, errCompletionPrinted) {
 		return CodeDone
 	}
@@ -81,6 +102,7 @@ func Conventions(root *ucli.Command, d Deps) {
 	exitCodes := exitCodesHelp()
 	root.CustomRootCommandHelpTemplate = ucli.RootCommandHelpTemplate + exitCodes
 	enableCompletion(root, d)
+	addJQFlag(root)
 	if len(root.Commands) == 0 {
 		// fm-send and fm-spawn take a task id first: "help" would be one,
 		// so it is not a command, but a lone "help" shows the help.
@@ -88,6 +110,28 @@ func Conventions(root *ucli.Command, d Deps) {
 		root.Action = loneHelp(root.Action)
 	}
 	commandConventions(root, ucli.CommandHelpTemplate+exitCodes)
+}
+
+// addJQFlag gives every command that takes --json its --jq, which Run
+// reads off the command line before urfave does (see SplitOutputArgs):
+// here it is for help and completion, and says what --json takes.
+func addJQFlag(cmd *ucli.Command) {
+	for _, f := range cmd.Flags {
+		if b, ok := f.(*ucli.BoolFlag); ok && b.Name == "json" {
+			b.Usage += "; --json a,b prints only those fields (docs/json.md)"
+			cmd.Flags = append(cmd.Flags, &ucli.StringFlag{Name: "jq", Usage: "filter the JSON outcome through the jq `EXPR` (implies --json; strings print raw)"})
+			break
+		}
+	}
+	for _, sub := range cmd.Commands {
+		addJQFlag(sub)
+	}
+}
+
+// completing reports whether a command line is a shell's completion
+// request (see enableCompletion).
+func completing(args []string) bool {
+	return len(args) > 1 && args[len(args)-1] == "--generate-shell-completion"
 }
 
 // ownHelp makes `--help` on a command without subcommands show its help
@@ -150,6 +194,17 @@ func HelpForMissing(cmd *ucli.Command, format string, args ...any) error {
 	defer func() { root.Writer = out }()
 	_ = ucli.ShowRootCommandHelp(cmd)
 	return Usage(format, args...)
+}
+
+// StreamContext is ctx for a verb that prints until stopped (list
+// --watch, read --follow): cancelled by SIGINT or SIGTERM, and with SIGPIPE
+// caught, so a write to a closed stdout returns EPIPE and the verb ends
+// with exit 0 instead of the process dying by the signal.
+func StreamContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	ctx, stop := SignalContext(ctx)
+	return ctx, func() { stop(); signal.Stop(pipe) }
 }
 
 func loneHelp(action ucli.ActionFunc) ucli.ActionFunc {

@@ -83,12 +83,18 @@ type Printer struct {
 	Out, Err io.Writer
 	JSON     bool
 	TTY      bool // stderr is a terminal: colour the error word, show live waits
+	// OutTTY: stdout is a terminal, where a person reads it (list's
+	// aligned table); piped, output keeps its stable lines.
+	OutTTY bool
+	// Output is the command line's --json field list or --jq filter (nil:
+	// none), applied to outcomes, never to errors.
+	Output *Output
 }
 
 // Outcome prints one outcome on stdout.
 func (p Printer) Outcome(o Outcome) {
 	if p.JSON {
-		writeJSON(p.Out, o.JSON())
+		p.Output.emit(p.Out, o.JSON())
 		return
 	}
 	fmt.Fprintln(p.Out, o.Line())
@@ -98,9 +104,7 @@ func (p Printer) Outcome(o Outcome) {
 // fit a text line's tokens (list's array of tasks).
 // Pane text is full of '<', '>' and '&', so they are not HTML-escaped.
 func (p Printer) Value(v any) {
-	enc := json.NewEncoder(p.Out)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	p.Output.emit(p.Out, v)
 }
 
 // Notice prints a human sentence on stderr (never in JSON mode's stdout).

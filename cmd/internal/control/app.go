@@ -190,7 +190,7 @@ func unknownVerb(home config.HomeVars, verb string) error {
 	for _, name := range lifecycle {
 		fmt.Fprintf(&b, "\n  %s", name)
 	}
-	b.WriteString("\nother commands: " + strings.Join(others, ", ") + " (fm-control help <verb> explains one)")
+	b.WriteString("\nother commands: " + strings.Join(append(others, "completion"), ", ") + " (fm-control help <verb> explains one)")
 	return cli.Usage("%s", b.String())
 }
 
@@ -221,6 +221,10 @@ Examples:
 		Action: func(_ context.Context, cmd *ucli.Command) error {
 			if cmd.NArg() > 0 {
 				return cli.Usage("unexpected argument '%s': fm-control capabilities takes no task id", state.Printable(cmd.Args().First()))
+			}
+			if d.Output.Filtering() {
+				d.Printer(true).Value(capabilities{harness.Snapshot(), d.Tunables.Settings()})
+				return nil
 			}
 			return printCapabilities(d.Stdout, d.Tunables, cmd.Bool("json"))
 		},

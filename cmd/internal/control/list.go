@@ -36,18 +36,27 @@ type listRow struct {
 // Endpoints are classified per backend in one batch where the adapter can
 // (tmux: one list-panes call for all of them).
 func (c *Controller) List(ctx context.Context) error {
+	dir, rows, err := c.listRows(ctx)
+	if err != nil {
+		return err
+	}
+	return c.printList(dir, rows)
+}
+
+// listRows reads every task of the home, and names its state dir.
+func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 	home, err := config.ResolveHome("fm-control", c.tun.Home)
 	var ids []string
 	switch {
 	case err == nil:
 		if ids, err = recordIDs(home.State); err != nil {
-			return err
+			return "", nil, err
 		}
 	case newHome(home):
 		// A home no task was ever spawned in holds no tasks: listing them
 		// is an answer (none), not a failure.
 	default:
-		return err
+		return "", nil, err
 	}
 	store := state.Store{Dir: home.State}
 	rows := make([]listRow, len(ids))
@@ -79,7 +88,7 @@ func (c *Controller) List(ctx context.Context) error {
 			rows[i].Activity = readActivity(targets[i], obs[k], now, c.waits.Launch).Word
 		}
 	}
-	return c.printList(home.State, rows)
+	return home.State, rows, nil
 }
 
 // observeAll classifies the targets at idx, all on one backend, with one
@@ -176,6 +185,9 @@ func (c *Controller) printList(dir string, rows []listRow) error {
 	if len(rows) == 0 {
 		fmt.Fprintf(c.print.Out, "no tasks in %s\n", dir)
 		return nil
+	}
+	if c.print.OutTTY {
+		return c.printTable(rows)
 	}
 	for _, r := range rows {
 		if r.Error != "" {

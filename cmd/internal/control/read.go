@@ -27,9 +27,7 @@ func (c *Controller) Read(ctx context.Context, id string, lines int) error {
 	}
 	text := strings.Join(rows, "\n")
 	if c.print.JSON {
-		out := cli.Outcome{Word: "read", ID: id}
-		c.print.Outcome(*out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
-			Put(cli.Int("lines", len(rows))).Add("text", text))
+		c.print.Outcome(readOutcome(t, rows))
 		return nil
 	}
 	if len(rows) > 0 {
@@ -37,6 +35,14 @@ func (c *Controller) Read(ctx context.Context, id string, lines int) error {
 	}
 	_, err = c.print.Out.Write([]byte(text))
 	return err
+}
+
+// readOutcome is read's JSON object for the lines rows.
+func readOutcome(t *task.Target, rows []string) cli.Outcome {
+	out := cli.Outcome{Word: "read", ID: t.ID}
+	out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
+		Put(cli.Int("lines", len(rows))).Add("text", strings.Join(rows, "\n"))
+	return out
 }
 
 // paneLines reads the pane's last n lines: with scrollback where the

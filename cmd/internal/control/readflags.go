@@ -19,6 +19,8 @@ type readInvocation struct {
 	For     string
 	Timeout time.Duration
 	Lines   int
+	Watch   bool // list --watch
+	Follow  bool // read --follow
 }
 
 const (
@@ -35,10 +37,20 @@ var readVerbFlags = map[string][][2]string{
 	"read": {{"lines", "print the pane's last `N` lines (default 50, at most 10000)"}},
 }
 
+// streamFlags are the read-only verbs' switches that keep them printing
+// until stopped.
+var streamFlags = map[string][2]string{
+	"list": {"watch", "print the list again each time it changes, until interrupted (--json: one object a change)"},
+	"read": {"follow", "keep printing the pane's new lines until the agent is gone or interrupted"},
+}
+
 func readFlags(verb string) []ucli.Flag {
 	var fs []ucli.Flag
 	for _, f := range readVerbFlags[verb] {
 		fs = append(fs, &ucli.StringFlag{Name: f[0], Usage: f[1], Validator: cli.Value(f[0])})
+	}
+	if f, ok := streamFlags[verb]; ok {
+		fs = append(fs, &ucli.BoolFlag{Name: f[0], Usage: f[1]})
 	}
 	return fs
 }
@@ -47,7 +59,7 @@ func readFlags(verb string) []ucli.Flag {
 // is a usage error (exit 2): these verbs act on nothing, so there is no
 // refusal to make, only a command line to correct.
 func parseReadArgs(cmd *ucli.Command, tun config.Tunables) (readInvocation, error) {
-	inv := readInvocation{Lines: defaultReadLines, JSON: cmd.Bool("json")}
+	inv := readInvocation{Lines: defaultReadLines, JSON: cmd.Bool("json"), Watch: cmd.Name == "list" && cmd.Bool("watch"), Follow: cmd.Name == "read" && cmd.Bool("follow")}
 	if cmd.Name == "list" {
 		// A new home's missing state dir is List's to answer (no tasks).
 		if _, err := config.LocateHome("fm-control", tun.Home); err != nil {

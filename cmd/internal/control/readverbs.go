@@ -10,9 +10,9 @@ import (
 )
 
 var readSynopsis = map[string]string{
-	"list": "[--json]",
+	"list": "[--watch] [--json [FIELDS] | --jq EXPR]",
 	"wait": "<id> --for ready|busy|idle|waiting|dead [--timeout D] [--json]",
-	"read": "<id> [--lines N] [--json]",
+	"read": "<id> [--lines N] [--follow] [--json [FIELDS] | --jq EXPR]",
 }
 
 var readExamples = map[string]string{
@@ -22,10 +22,17 @@ line per task, sorted by id: harness, kind, backend, endpoint, agent state
 unverified), activity (starting, idle, busy, waiting, dead or unknown: see
 docs/agent-state.md; never idle without the agent's own report) and relaunch journal phase (none,
 complete, failed:<phase>, torn). A record that cannot be read is listed with
-its error. tmux tasks are classified from one list-panes call.
+its error. tmux tasks are classified from one list-panes call. On a terminal
+the list is an aligned table; piped, one stable line per task.
+
+--watch prints it again each time it changes (redrawn in place on a
+terminal; piped, each change after a blank line; with --json one object a
+line per change), until SIGINT, SIGTERM or a closed stdout, exit 0.
 
 Examples:
    fm-control list
+   fm-control list --watch
+   fm-control list --json --watch | jq -c '[.tasks[] | {id, activity}]'
    fm-control list --json | jq '.tasks[] | select(.state != "alive") | .id'`,
 	"wait": `Polls (10 ms, backing off to 250 ms) until the condition holds, without any
 lock. dead: the backend classifies the endpoint agent-free (needs a
@@ -52,8 +59,15 @@ DCS such as tmux passthrough, APC, PM, SOS, lone ESC, 8-bit C1 forms) and
 every control character but newline and tab, so nothing an agent wrote acts on
 your terminal. Takes no lock and types nothing.
 
+--follow then keeps printing the pane's new lines (those a line diff finds
+added; a line an agent redraws in place, such as a spinner, is not printed
+again unless it grew) until the agent is gone (dead, or its endpoint missing),
+SIGINT, SIGTERM or a closed stdout, exit 0. With --json each batch of new
+lines is one read object.
+
 Examples:
    fm-control read t1
+   fm-control read t1 --follow
    fm-control read t1 --lines 200 --json | jq -r .text`,
 }
 
@@ -84,6 +98,14 @@ func readCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 				return err
 			}
 			ctl := NewController(d.Env, d.Tunables, d.Runner, d.Printer(inv.JSON))
+			if inv.Watch || inv.Follow {
+				ctx, stop := cli.StreamContext(ctx)
+				defer stop()
+				if inv.Watch {
+					return ctl.Watch(ctx)
+				}
+				return ctl.Follow(ctx, inv.ID, inv.Lines)
+			}
 			switch name {
 			case "list":
 				return ctl.List(ctx)

@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"fmctl/backends"
@@ -67,18 +68,31 @@ func (c *Controller) runRebind(ctx context.Context, t *task.Target) error {
 	// Otherwise the record already named the pane, and Claim gave its
 	// window the label back: the endpoint resolves again as recorded.
 	out := cli.Outcome{Word: "rebound", ID: t.ID}
-	out.Add("backend", t.BackendName).Add("endpoint", ep.Target).Add("was", t.Endpoint.Target).
+	out.Add("backend", t.BackendName).Add("endpoint", ep.Target).Add("was", previousPlace(p, t.Task.Record.Window(), ep.Target)).
 		Add("pane", p.ID).Add("state", string(p.Obs.State)).Add("worktree", t.Endpoint.Worktree)
 	c.print.Outcome(out)
 	return nil
 }
 
+// previousPlace is the place a rebind moved the task away from: where the
+// pane was found when its window had been renamed (the record was right,
+// the window is renamed back, so the record's window equals the new
+// endpoint), else the record's old window (the window moved with its
+// name, and the record follows it).
+func previousPlace(p backends.Pane, recorded, now string) string {
+	if p.Where != "" && p.Where != now {
+		return p.Where
+	}
+	return recorded
+}
+
 func (c *Controller) notDrifted(t *task.Target, obs backends.Observation) error {
 	out := cli.Outcome{Word: "not-drifted", ID: t.ID}
 	out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).Add("state", string(obs.State))
-	c.print.Outcome(out)
+	why := fmt.Sprintf("task %s's recorded endpoint %s still resolves (state: %s); there is nothing to correct, the record is unchanged", t.ID, t.Endpoint.Target, obs.State)
+	c.print.Outcome(*out.AddJSON("detail", why))
 	if !c.print.JSON {
-		c.print.Notice("task %s's recorded endpoint %s still resolves (state: %s); there is nothing to correct, the record is unchanged", t.ID, t.Endpoint.Target, obs.State)
+		c.print.Notice("%s", why)
 	}
 	return nil
 }

@@ -48,6 +48,12 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 			out.Add("rollback", r)
 		}
 	}
+	if obs.Detail != "" {
+		// The text line's tokens are a fixed contract, so the backend's
+		// sentence (why the endpoint reads drifted, missing, ...) is a
+		// notice there and the detail fact here.
+		out.AddJSON("detail", obs.Detail)
+	}
 	c.print.Outcome(out)
 	if !c.print.JSON && obs.Detail != "" {
 		c.print.Notice("%s's endpoint %s: %s", id, t.Endpoint.Target, obs.Detail)

@@ -68,13 +68,21 @@ func (l Launcher) pathWait() time.Duration {
 	return l.Tunables.Spawn.PathWait
 }
 
-// Spawned is the outcome line of a launched agent, fresh or relaunched.
-func Spawned(id, harnessName, kind, backend, window, worktree string, ready Readiness) cli.Outcome {
+// Spawned is the outcome line of a launched agent, fresh or relaunched, on
+// backend be at ep. How to attach to it, where the adapter can say, is a
+// JSON fact (the text line's tokens are a fixed contract; fm-spawn prints
+// it as a notice there).
+func Spawned(id, harnessName, kind, backend string, be backends.Backend, ep backends.Endpoint, worktree string, ready Readiness) cli.Outcome {
 	out := cli.Outcome{Word: "spawned", ID: id}
 	out.Add("harness", harnessName).Add("kind", kind).Add("backend", backend).
-		Add("window", window).Add("worktree", worktree).Add("ready", ready.Ready)
+		Add("window", ep.Target).Add("worktree", worktree).Add("ready", ready.Ready)
 	if ready.Dialog != "" {
 		out.Add("dialog", ready.Dialog)
+	}
+	if a, ok := be.(backends.Attacher); ok {
+		if line, ok := a.AttachCommand(ep); ok {
+			out.AddJSON("attach", line)
+		}
 	}
 	return out
 }

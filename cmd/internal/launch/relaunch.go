@@ -74,7 +74,7 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 		// sentence, so this one says what is already true: the record is new.
 		return Result{Record: rec}, Explain(cli.Failed("task %s's new record (harness %s) is published, but its agent did not come up: %w", t.ID, h.Name, err).Coded(cli.ELaunchFailed).Put(cli.Yes("published")), err, h)
 	}
-	out := Spawned(t.ID, h.Name, string(t.Kind), t.BackendName, ep.Target, wt, ready)
+	out := Spawned(t.ID, h.Name, string(t.Kind), t.BackendName, t.Backend, ep, wt, ready)
 	out.Put(cli.Yes("relaunch"))
 	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
 }

@@ -95,7 +95,12 @@ var controlCases = map[string][]classCase{
 	},
 	"capabilities": {
 		{class: 0, args: []string{}},
-		{class: 2, args: []string{"--jq", "."}},
+		{class: 2, args: []string{"--jq", ".["}},
+		{class: 2, args: []string{"--json", "nosuch,field"}},
+	},
+	"completion": {
+		{class: 0, args: []string{"bash"}},
+		{class: 2, args: []string{"tcsh"}},
 	},
 	"agent-event": {
 		{class: 0, args: []string{"$ID", "turn-finished", "--gen", "$GEN"}, setup: func(w *world, id string) { w.presentEventKey(id) }},

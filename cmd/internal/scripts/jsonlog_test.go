@@ -50,7 +50,7 @@ type jsonRun struct {
 func recordJSON(main func() int) func() int {
 	return func() int {
 		logPath := os.Getenv(jsonLogEnv)
-		if logPath == "" || os.Getenv(jsonTeeEnv) != "" || !cli.AsksJSON(os.Args) || printsNoOutcome(os.Args) {
+		if logPath == "" || os.Getenv(jsonTeeEnv) != "" || !cli.AsksJSON(os.Args) || printsNoOutcome(os.Args) || reshaped(os.Args) {
 			return main()
 		}
 		var out, errOut bytes.Buffer
@@ -92,11 +92,18 @@ func printsNoOutcome(args []string) bool {
 		case a == "--":
 			return false
 		case a == "-h", a == "--help", a == "help", a == "-v", a == "--version",
-			a == "--generate-bash-completion", strings.HasPrefix(a, "--completion"):
+			a == "--generate-bash-completion", a == "--generate-shell-completion", strings.HasPrefix(a, "--completion"):
 			return true
 		}
 	}
 	return false
+}
+
+// reshaped is a run whose --json field list or --jq reshapes its outcome
+// by request: no schema describes what it asked for.
+func reshaped(args []string) bool {
+	_, out, err := cli.SplitOutputArgs(args)
+	return err == nil && out.Filtering()
 }
 
 func appendRun(path string, r jsonRun) {

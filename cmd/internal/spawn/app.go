@@ -2,6 +2,7 @@ package spawn
 
 import (
 	"context"
+	"fmctl/backends"
 	"strings"
 
 	ucli "github.com/urfave/cli/v3"
@@ -103,6 +104,9 @@ func spawn(ctx context.Context, d cli.Deps, req Request) error {
 		return err
 	}
 	s.Print.Outcome(res.Outcome)
+	if attach := res.Outcome.Get("attach"); attach != "" && !req.JSON && !insideBackend(d, res.Record.Backend()) {
+		s.Print.Notice("watch %s's agent with: %s", req.ID, attach)
+	}
 	if res.Ready == "blocked" {
 		return cli.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it. Answer it in the pane (or fix the harness's setup), then send", req.ID, res.Record.Window(), res.Dialog).Coded(cli.EDialog)
 	}
@@ -113,6 +117,14 @@ func spawn(ctx context.Context, d cli.Deps, req Request) error {
 		s.Print.Notice("%s's agent was placed at %s but had not come up within the wait; look at it before launching again (if its shell says %s was not found, pin it in config/fm.toml: [harness.%s] binary = \"/path/to/%s\")", req.ID, res.Record.Window(), h, h, h)
 	}
 	return nil
+}
+
+// insideBackend reports whether fm-spawn runs inside the multiplexer the
+// agent was placed on: the person is already attached, and the hint would
+// only nest a client in its own server.
+func insideBackend(d cli.Deps, backend string) bool {
+	name, _ := backends.Detect(backends.Env(d.Env))
+	return name == backend
 }
 
 // Main runs fm-spawn with the process's real edges.

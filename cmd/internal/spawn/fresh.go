@@ -224,7 +224,7 @@ func (s Spawner) place(ctx context.Context, f *fresh) (Result, error) {
 	if err != nil {
 		return Result{}, s.undo(ctx, f, ep, launch.Explain(cli.Failed("the agent for %s could not be launched on %s: %v; %s", id, h.Name, err, removed).Coded(cli.ELaunchFailed), err, h))
 	}
-	out := launch.Spawned(id, h.Name, string(f.kind), f.backend, ep.Target, wt, ready)
+	out := launch.Spawned(id, h.Name, string(f.kind), f.backend, f.be, ep, wt, ready)
 	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
 }
 

@@ -49,10 +49,13 @@ func flags() []ucli.Flag {
 		fs = append(fs, &ucli.BoolFlag{Name: k, Usage: "same as --kind " + k})
 	}
 	for _, name := range valueFlags {
-		fs = append(fs, &ucli.StringFlag{Name: name, Usage: flagUsage[name], Validator: cli.Value(name)})
+		fs = append(fs, &ucli.StringFlag{Name: name, Usage: flagUsage[name], Validator: cli.Value(name), TakesFile: pathFlags[name]})
 	}
 	return fs
 }
+
+// pathFlags take a file or directory: completion offers paths after them.
+var pathFlags = map[string]bool{"worktree": true, "project": true, "brief": true}
 
 var flagUsage = map[string]string{
 	"harness":  "the agent CLI `H` to launch (see fm-control capabilities)",

@@ -1,0 +1,262 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/itchyny/gojq"
+
+	"fmctl/state"
+)
+
+// OutputFields are the top-level keys of each JSON outcome, by the name of
+// its schema in docs/schema (the binary, or fm-control-<verb>): what
+// `--json a,b` may select. They are checked before the verb acts, so a
+// mistyped field changes nothing. TestOutputFieldsMatchTheSchemas keeps
+// this table and the schemas the same.
+var OutputFields = map[string][]string{
+	"fm-send":                 {"outcome", "id", "backend", "endpoint", "bytes", "enters", "marked", "submit", "cleared", "key", "clear"},
+	"fm-spawn":                {"outcome", "id", "harness", "kind", "backend", "window", "worktree", "ready", "dialog", "relaunch", "attach"},
+	"fm-control-capabilities": {"verbs", "harnesses", "backends", "family_rule", "efforts", "keys", "tunables"},
+	"fm-control-exit":         {"outcome", "id", "harness", "backend", "endpoint", "worktree"},
+	"fm-control-interrupt":    {"outcome", "id", "harness", "backend", "verified", "cancel", "endpoint", "state"},
+	"fm-control-list":         {"outcome", "count", "tasks"},
+	"fm-control-read":         {"outcome", "id", "backend", "endpoint", "lines", "text"},
+	"fm-control-rebind":       {"outcome", "id", "backend", "endpoint", "was", "pane", "state", "worktree", "detail"},
+	"fm-control-recover":      {"outcome", "id", "phase", "result", "rollback", "agent", "harness", "ready", "spawn", "window", "journal", "endpoint", "worktree", "branch", "archive"},
+	"fm-control-relaunch":     {"outcome", "id", "harness", "from", "model", "effort", "backend", "endpoint", "worktree", "ready", "phase"},
+	"fm-control-status":       {"outcome", "id", "harness", "recorded_harness", "kind", "backend", "endpoint", "worktree", "model", "effort", "state", "classifier", "agent_status", "activity", "evidence", "events_refused", "journal", "rollback", "detail"},
+	"fm-teardown":             {"outcome", "id", "harness", "kind", "agent", "endpoint", "worktree", "branch", "archive", "discarded"},
+	"fm-control-wait":         {"outcome", "id", "for", "state", "activity", "evidence", "waited_ms"},
+}
+
+// Output is what a command line asks of its JSON outcome beyond --json:
+// only some fields (`--json a,b`, as gh's), or a jq filter (`--jq EXPR`).
+// Errors on stderr are never filtered: a script reads their code.
+type Output struct {
+	Fields []string
+	jq     *gojq.Code
+	// failed is the first filter error met while printing (a jq runtime
+	// error): Run reports it once the verb returns.
+	failed error
+}
+
+// Filtering reports whether the outcome is reshaped before printing.
+func (o *Output) Filtering() bool { return o != nil && (len(o.Fields) > 0 || o.jq != nil) }
+
+// fieldList is a word `--json` may take as its value: field names joined
+// by commas.
+var fieldList = regexp.MustCompile(`^[a-z_]+(,[a-z_]+)*$`)
+
+// SplitOutputArgs reads the output selection off a command line (args[0]
+// is the program) before urfave parses it, and returns the line with plain
+// --json in its place. `--json=FIELDS` always names fields; the word after
+// a bare `--json` does when it is a comma list or one of the outcome's
+// field names, and is otherwise the command's own word (`--json t1`), as
+// it always was. `--jq EXPR` implies --json. Words after "--" are text.
+func SplitOutputArgs(args []string) ([]string, Output, error) {
+	var out Output
+	known := OutputFields[schemaName(args)]
+	rest := append([]string{}, args[:min(1, len(args))]...)
+	jqGiven := false
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(rest, args[i:]...), out, nil
+		case a == "--json" || a == "-json":
+			rest = append(rest, "--json")
+			if i+1 < len(args) && fieldList.MatchString(args[i+1]) && (strings.Contains(args[i+1], ",") || slices.Contains(known, args[i+1])) {
+				i++
+				if err := out.addFields(args[i], args, known); err != nil {
+					return nil, out, err
+				}
+			}
+			continue
+		case strings.HasPrefix(a, "--json=") && !isBoolWord(strings.TrimPrefix(a, "--json=")):
+			rest = append(rest, "--json")
+			if err := out.addFields(strings.TrimPrefix(a, "--json="), args, known); err != nil {
+				return nil, out, err
+			}
+			continue
+		case a == "--jq" || strings.HasPrefix(a, "--jq="):
+			expr, ok := strings.CutPrefix(a, "--jq=")
+			if !ok {
+				if i+1 >= len(args) {
+					return nil, out, Usage("--jq needs a jq expression, such as --jq .id")
+				}
+				i++
+				expr = args[i]
+			}
+			if jqGiven {
+				return nil, out, Usage("--jq is given more than once; pass it once")
+			}
+			jqGiven = true
+			code, err := compileJQ(expr)
+			if err != nil {
+				return nil, out, err
+			}
+			out.jq = code
+			rest = append(rest, "--json")
+			continue
+		}
+		rest = append(rest, a)
+	}
+	return rest, out, nil
+}
+
+func isBoolWord(v string) bool { return v == "true" || v == "false" }
+
+// addFields checks a field list against the outcome's fields; an unknown
+// one is a usage error naming those there are.
+func (o *Output) addFields(list string, args []string, known []string) error {
+	if !fieldList.MatchString(list) {
+		return Usage("--json '%s' is not a field list: give field names joined by commas, such as --json id,state", state.Printable(list))
+	}
+	for _, f := range strings.Split(list, ",") {
+		if known != nil && !slices.Contains(known, f) {
+			return Usage("%s --json has no field '%s'; its fields: %s%s", commandName(args), f, strings.Join(known, ", "), DidYouMean(f, known))
+		}
+		if !slices.Contains(o.Fields, f) {
+			o.Fields = append(o.Fields, f)
+		}
+	}
+	return nil
+}
+
+// compileJQ parses and compiles a --jq expression; a bad one is a usage
+// error, found before the verb acts.
+func compileJQ(expr string) (*gojq.Code, error) {
+	q, err := gojq.Parse(expr)
+	if err == nil {
+		var code *gojq.Code
+		if code, err = gojq.Compile(q); err == nil {
+			return code, nil
+		}
+	}
+	return nil, Usage("--jq '%s' is not a jq expression: %v", state.Printable(expr), err)
+}
+
+// schemaName names the outcome a command line asks for, as docs/schema
+// does: the binary's, or for fm-control its verb's.
+func schemaName(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	bin := filepath.Base(args[0])
+	if bin != "fm-control" {
+		return bin
+	}
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if _, ok := OutputFields[bin+"-"+a]; ok {
+			return bin + "-" + a
+		}
+	}
+	return bin
+}
+
+func commandName(args []string) string {
+	return strings.Replace(schemaName(args), "fm-control-", "fm-control ", 1)
+}
+
+// emit writes v, one JSON value, as the output selection asks: as it is
+// (one line), only the chosen fields (in the outcome's own order; a field
+// the outcome lacks is null), or each result of the jq filter on a line, a
+// string as raw text (as gh's and jq -r's).
+func (o *Output) emit(w io.Writer, v any) {
+	raw, err := marshalValue(v)
+	if err != nil || !o.Filtering() {
+		w.Write(append(raw, '\n'))
+		return
+	}
+	if len(o.Fields) > 0 {
+		if raw, err = selectFields(raw, o.Fields); err != nil {
+			o.fail(err)
+			return
+		}
+	}
+	if o.jq == nil {
+		w.Write(append(raw, '\n'))
+		return
+	}
+	var in any
+	if err := json.Unmarshal(raw, &in); err != nil {
+		o.fail(err)
+		return
+	}
+	iter := o.jq.Run(in)
+	for {
+		r, ok := iter.Next()
+		if !ok {
+			return
+		}
+		if err, isErr := r.(error); isErr {
+			o.fail(fmt.Errorf("--jq: %w", err))
+			return
+		}
+		if s, isStr := r.(string); isStr {
+			fmt.Fprintln(w, s)
+			continue
+		}
+		b, err := marshalValue(r)
+		if err != nil {
+			o.fail(err)
+			return
+		}
+		w.Write(append(b, '\n'))
+	}
+}
+
+func (o *Output) fail(err error) {
+	if o.failed == nil {
+		o.failed = Usage("%v", err)
+	}
+}
+
+// Err is the first filter error met while printing, as a usage error.
+func (o *Output) Err() error {
+	if o == nil {
+		return nil
+	}
+	return o.failed
+}
+
+// selectFields keeps the named top-level keys of a JSON object, in the
+// object's order; a named key it lacks is null.
+func selectFields(raw []byte, fields []string) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("--json fields: the outcome is not an object")
+	}
+	var obj object
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if k := t.(string); slices.Contains(fields, k) {
+			obj = append(obj, field{k, v})
+			seen[k] = true
+		}
+	}
+	for _, f := range fields {
+		if !seen[f] {
+			obj = append(obj, field{f, nil})
+		}
+	}
+	return obj.MarshalJSON()
+}

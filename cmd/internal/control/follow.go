@@ -1,0 +1,124 @@
+package control
+
+import (
+	"context"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/diff"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
+	"fmctl/cmd/internal/termtext"
+)
+
+// Follow prints the pane's last lines, as Read does, then its new lines as
+// they appear, until the task's agent is gone (dead, or its endpoint
+// missing), the context ends (SIGINT, SIGTERM) or stdout is closed. It
+// polls as a long wait does, quickly again after new output. Nothing is
+// locked, written or typed. With --json each batch of new lines is one read
+// object.
+func (c *Controller) Follow(ctx context.Context, id string, lines int) error {
+	t, err := c.tasks().Open(id)
+	if err != nil {
+		return err
+	}
+	pause := backends.Backoff{Max: waitMaxPause}
+	var prev []string
+	for {
+		// The state is read before the text, so the text of the last
+		// round holds everything the agent wrote before it was gone.
+		obs := t.Backend.AgentState(ctx, t.Endpoint)
+		rows, err := paneLines(ctx, t, lines)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return cli.Failed("cannot read task %s's endpoint %s: %v", id, t.Endpoint.Target, err)
+		}
+		cur := plainRows(rows)
+		if added := newLines(prev, cur); len(added) > 0 {
+			if err := c.printFollowed(t, added); err != nil {
+				// The reader went away (a closed pipe): following is over.
+				return nil
+			}
+			pause = backends.Backoff{Max: waitMaxPause}
+		}
+		prev = cur
+		if obs.State == backends.StateDead || obs.State == backends.StateMissing {
+			c.print.Notice("task %s's agent is no longer running at %s (state: %s); stopped following", id, t.Endpoint.Target, obs.State)
+			return nil
+		}
+		if backends.Sleep(ctx, pause.Next()) != nil || cli.ReaderGone(c.print.Out) {
+			return nil
+		}
+	}
+}
+
+func (c *Controller) printFollowed(t *task.Target, added []string) error {
+	if c.print.JSON {
+		c.print.Outcome(readOutcome(t, added))
+		return c.print.Output.Err()
+	}
+	_, err := c.print.Out.Write([]byte(strings.Join(added, "\n") + "\n"))
+	return err
+}
+
+// plainRows strips the pane's rows to plain text, as Read prints them, and
+// drops the blank rows below the last written one (an empty screen's
+// bottom), which are no output.
+func plainRows(rows []string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = strings.TrimRight(termtext.Strip(r), " ")
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// newLines is what cur shows that prev did not: the lines a line diff
+// finds inserted. A run of lines that replaces others in place is an
+// agent redrawing its screen (a spinner, a status line, a composer):
+// of such a run only the lines that grew from the line they replace
+// (text still streaming in) are new. Lines that scrolled off the top are
+// simply gone. An agent that redraws its whole screen reads as new text.
+func newLines(prev, cur []string) []string {
+	if len(prev) == 0 {
+		return cur
+	}
+	d := diff.Diff("prev", joinLines(prev), "cur", joinLines(cur))
+	var added, removed, run []string
+	flush := func() {
+		if len(removed) == 0 {
+			added = append(added, run...)
+		}
+		for i, l := range run {
+			if i < len(removed) && l != removed[i] && strings.HasPrefix(l, removed[i]) && removed[i] != "" {
+				added = append(added, l)
+			}
+		}
+		run, removed = nil, nil
+	}
+	body := strings.Split(string(d), "\n")
+	for _, l := range body[min(3, len(body)):] { // past "diff", "---" and "+++"
+		switch {
+		case strings.HasPrefix(l, "+"):
+			run = append(run, l[1:])
+		case strings.HasPrefix(l, "-"):
+			if len(run) > 0 {
+				flush()
+			}
+			removed = append(removed, l[1:])
+		default:
+			flush()
+		}
+	}
+	flush()
+	return added
+}
+
+func joinLines(rows []string) []byte {
+	return []byte(strings.Join(rows, "\n") + "\n")
+}
