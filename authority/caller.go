@@ -32,9 +32,9 @@ const maxNesting = 4
 // would not do: the agent's own environment is the agent's to copy, unset or
 // forge, so FM_TASK=other or an unset one would pass for anyone.
 //
-// It costs one small read per ancestor in /proc and one per record in the
-// home (each a few microseconds; a secondmate's records are read too), and
-// no multiplexer call: the binaries run in loops.
+// It costs one small read per ancestor in /proc and one unparsed read per
+// record in the home (a secondmate's records too), and no multiplexer call:
+// the binaries run in loops (BenchmarkResolveInAHomeOf500Tasks).
 type Resolver struct {
 	Store state.Store
 	// Procs is nil where there is no process table to read (no /proc):
@@ -109,22 +109,35 @@ func (r Resolver) scan(store state.Store, depth map[int]int, top *owner, nesting
 		return
 	}
 	seen[store.Dir] = true
+	var buf []byte
 	for _, id := range store.TaskIDs() {
-		rec, err := readRecord(store, id)
+		// Every record is peeked at for its pane pid and kind; only one
+		// that matches or is a secondmate's is parsed (and so validated).
+		data, err := store.PeekRecord(id, buf)
 		if err != nil {
 			continue // an unreadable record names no pane to match
+		}
+		buf = data
+		pid, _ := strconv.Atoi(state.LastValue(data, state.KeyTmuxPanePID))
+		d, ancestor := depth[pid]
+		matched := pid > 1 && ancestor && d < m.depth
+		secondmate := nesting < maxNesting && state.LastValue(data, state.KeyKind) == string(harness.KindSecondmate)
+		if !matched && !secondmate {
+			continue
+		}
+		rec, err := state.ParseRecord(data)
+		if err != nil {
+			continue
 		}
 		who := owner{id: id, grants: rec.Grants()}
 		crew := ""
 		if top != nil {
 			who, crew = *top, id
 		}
-		if pid, err := strconv.Atoi(rec.TmuxPanePID()); err == nil && pid > 1 {
-			if d, ok := depth[pid]; ok && d < m.depth {
-				*m = match{owner: who, crew: crew, pid: pid, depth: d}
-			}
+		if matched {
+			*m = match{owner: who, crew: crew, pid: pid, depth: d}
 		}
-		if nesting < maxNesting && rec.Kind() == string(harness.KindSecondmate) {
+		if secondmate {
 			if sub, ok := secondmateState(rec.Worktree()); ok {
 				r.scan(sub, depth, &who, nesting+1, seen, m)
 			}

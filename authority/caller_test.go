@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -173,4 +174,40 @@ func TestResolveFollowsNoSymlinkedSecondmateState(t *testing.T) {
 	if c, _ := (Resolver{Store: state.Store{Dir: parent}, Procs: paneTable(), Self: 330}).Resolve(); !c.Operator() {
 		t.Errorf("resolved %+v through a symlinked state dir", c)
 	}
+}
+
+// BenchmarkResolveInAHomeOf500Tasks is the price every invocation pays: the
+// real /proc walk of this process's ancestry and 500 record reads.
+func BenchmarkResolveInAHomeOf500Tasks(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "state")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 500; i++ {
+		id := "t" + strconv.Itoa(i)
+		body := "window=s:fm-" + id + "\nendpoint_task_id=" + id + "\nworktree=/wt/" + id + "\nharness=claude\nkind=ship\nspawn_gen=g1\ntmux_pane_id=%1\ntmux_window_id=@1\ntmux_pane_pid=" + strconv.Itoa(4000000+i) + "\n"
+		if err := os.WriteFile(filepath.Join(dir, id+".meta"), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := Resolver{Store: state.Store{Dir: dir}, Procs: procStat{}, Self: os.Getpid()}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if c, err := r.Resolve(); err != nil || !c.Operator() {
+			b.Fatalf("%+v, %v", c, err)
+		}
+	}
+}
+
+// procStat reads parents from the real /proc (backends.ProcFS does the
+// same; authority does not import backends).
+type procStat struct{}
+
+func (procStat) ParentPID(pid int) (int, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	return strconv.Atoi(f[1])
 }
