@@ -58,6 +58,7 @@ const (
 	ENoPane               ErrCode = "no-pane"
 	EAmbiguousPane        ErrCode = "ambiguous-pane"
 	EEventUnauthenticated ErrCode = "event-unauthenticated"
+	ENotAuthorized        ErrCode = "not-authorized"
 )
 
 // CodeRow is one error class: its code, the exit code it comes with, the
@@ -116,6 +117,7 @@ var Codes = []CodeRow{
 	{ENoPane, CodeFailed, nil, "fm-control rebind: no pane proves to be the task's"},
 	{EAmbiguousPane, CodeFailed, nil, "fm-control rebind: several panes carry the task's identity"},
 	{EEventUnauthenticated, CodeFailed, nil, "fm-control agent-event: the caller did not present the task's current event key (`FM_EVENT_KEY`); nothing was recorded, and the refusal is counted"},
+	{ENotAuthorized, CodeFailed, nil, "the caller runs inside another task's pane and may not do this to the task named (docs/security.md); nothing was typed, locked or written, and the attempt is in the audit trail"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or

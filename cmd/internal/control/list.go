@@ -49,6 +49,9 @@ func (c *Controller) List(ctx context.Context) error {
 	default:
 		return err
 	}
+	if ids, err = c.authority().Visible(home, ids); err != nil {
+		return err
+	}
 	store := state.Store{Dir: home.State}
 	rows := make([]listRow, len(ids))
 	batches := map[string][]int{} // backend name -> rows to classify

@@ -19,6 +19,8 @@ type readInvocation struct {
 	For     string
 	Timeout time.Duration
 	Lines   int
+	// Audit: read prints the task's audit trail instead of its pane.
+	Audit bool
 }
 
 const (
@@ -39,6 +41,9 @@ func readFlags(verb string) []ucli.Flag {
 	var fs []ucli.Flag
 	for _, f := range readVerbFlags[verb] {
 		fs = append(fs, &ucli.StringFlag{Name: f[0], Usage: f[1], Validator: cli.Value(f[0])})
+	}
+	if verb == "read" {
+		fs = append(fs, &ucli.BoolFlag{Name: "audit", Usage: "print the task's audit trail (state/<id>.audit) instead of its pane"})
 	}
 	return fs
 }
@@ -73,6 +78,10 @@ func parseReadArgs(cmd *ucli.Command, tun config.Tunables) (readInvocation, erro
 	case "wait":
 		err = inv.waitFlags(values, tun.Control.Wait)
 	case "read":
+		inv.Audit = cmd.Bool("audit")
+		if inv.Audit && len(values) > 0 {
+			return inv, cli.Usage("--audit prints the whole audit trail; it takes no --lines")
+		}
 		err = inv.readFlags(values)
 	}
 	return inv, err

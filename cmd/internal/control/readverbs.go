@@ -84,15 +84,20 @@ func readCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 				return err
 			}
 			ctl := NewController(d.Env, d.Tunables, d.Runner, d.Printer(inv.JSON))
-			switch name {
-			case "list":
+			if name == "list" {
 				return ctl.List(ctx)
-			case "wait":
-				ctx, stop := cli.SignalContext(ctx)
-				defer stop()
-				return ctl.Wait(ctx, inv.ID, inv.For, inv.Timeout)
 			}
-			return ctl.Read(ctx, inv.ID, inv.Lines)
+			return ctl.authority().Guard(name, inv.ID, func() error {
+				if name == "wait" {
+					ctx, stop := cli.SignalContext(ctx)
+					defer stop()
+					return ctl.Wait(ctx, inv.ID, inv.For, inv.Timeout)
+				}
+				if inv.Audit {
+					return ctl.ReadAudit(inv.ID)
+				}
+				return ctl.Read(ctx, inv.ID, inv.Lines)
+			})
 		},
 	}
 	if name == "list" {
