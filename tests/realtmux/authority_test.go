@@ -98,6 +98,13 @@ func (s *server) treeWithoutAudit() string {
 	return strings.Join(keep, "\n")
 }
 
+func (s *server) assertTreeWithoutAuditIs(before, during string) {
+	s.t.Helper()
+	if got := s.treeWithoutAudit(); got != before {
+		s.t.Fatalf("the home changed during %s:\n--- before\n%s\n--- after\n%s", during, before, got)
+	}
+}
+
 func TestAHostilePaneIsRefusedEveryVerbAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
@@ -168,9 +175,7 @@ func TestAHostilePaneIsRefusedEveryVerbAndChangesNothing(t *testing.T) {
 
 	// Nothing changed: not a record, lock or brief, not a window, not one
 	// byte at t1's agent.
-	if got := s.treeWithoutAudit(); got != before {
-		t.Fatalf("the home changed under the refusals:\n--- before\n%s\n--- after\n%s", before, got)
-	}
+	s.assertTreeWithoutAuditIs(before, "the refusals")
 	if got := s.tmux("list-windows", "-a", "-F", "#{window_id} #{window_name}"); got != windows {
 		t.Fatalf("windows changed: %q, want %q", got, windows)
 	}
