@@ -43,8 +43,8 @@ func NewAuthority(tool string, tun config.Tunables, warn func(string, ...any)) A
 // audit trail: a refusal is audited and returned before fn runs (so nothing
 // is typed, locked or written); an allowed call of an audited verb is
 // audited with its outcome once fn returns, unless fn refused its command
-// line (exit 2). A home or id fn would refuse
-// anyway is left to fn, which says so in its own words.
+// line (exit 2). A home or id fn would refuse anyway is left to fn, which
+// says so in its own words.
 func (a Authority) Guard(verb, id string, fn func() error) error {
 	return a.GuardAs(verb, id, func(authority.Caller) error { return fn() })
 }
@@ -57,7 +57,7 @@ func (a Authority) GuardAs(verb, id string, fn func(authority.Caller) error) err
 		return fn(authority.Caller{})
 	}
 	store := state.Store{Dir: home.State}
-	caller, err := authority.Resolver{Store: store, Procs: a.Procs, Self: a.Self}.Resolve()
+	caller, err := a.Caller(home)
 	if err != nil {
 		return cli.Failed("%s cannot tell whether it runs inside a task's pane (%v), so it refuses to act as the operator; nothing was done", a.Tool, err).Coded(cli.ENotAuthorized)
 	}
