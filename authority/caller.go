@@ -157,12 +157,3 @@ func secondmateState(home string) (state.Store, bool) {
 	}
 	return state.Store{Dir: dir}, true
 }
-
-// readRecord reads and parses one task record.
-func readRecord(store state.Store, id string) (state.Record, error) {
-	data, err := state.ReadSmallFile(store.MetaPath(id), state.MaxRecordBytes)
-	if err != nil {
-		return state.Record{}, err
-	}
-	return state.ParseRecord(data)
-}

@@ -24,8 +24,8 @@ func testCaller(store state.Store) (Caller, bool) {
 	id, pid, _ := strings.Cut(v, ":")
 	c := Caller{Task: id}
 	c.PanePID, _ = strconv.Atoi(pid)
-	if rec, err := readRecord(store, id); err == nil {
-		c.Grants, _ = ParseGrants(rec.Grants())
+	if data, err := state.ReadSmallFile(store.MetaPath(id), state.MaxRecordBytes); err == nil {
+		c.Grants, _ = ParseGrants(state.LastValue(data, state.KeyGrants))
 	}
 	return c, true
 }
