@@ -22,7 +22,9 @@ line per task, sorted by id: harness, kind, backend, endpoint, agent state
 unverified), activity (starting, idle, busy, waiting, dead or unknown: see
 docs/agent-state.md; never idle without the agent's own report) and relaunch journal phase (none,
 complete, failed:<phase>, torn). A record that cannot be read is listed with
-its error. tmux tasks are classified from one list-panes call.
+its error. tmux tasks are classified from one list-panes call. Run from
+inside a task's pane it lists that task and the tasks its grants name
+(docs/security.md).
 
 Examples:
    fm-control list
@@ -50,11 +52,14 @@ scrollback, herdr and zellij the visible screen) with every terminal control
 sequence removed (CSI, OSC such as OSC 52 clipboard writes and OSC 8 links,
 DCS such as tmux passthrough, APC, PM, SOS, lone ESC, 8-bit C1 forms) and
 every control character but newline and tab, so nothing an agent wrote acts on
-your terminal. Takes no lock and types nothing.
+your terminal. Takes no lock and types nothing. --audit prints the task's
+audit trail instead (state/<id>.audit: every change and every refused
+attempt, one line each; docs/security.md).
 
 Examples:
    fm-control read t1
-   fm-control read t1 --lines 200 --json | jq -r .text`,
+   fm-control read t1 --lines 200 --json | jq -r .text
+   fm-control read t1 --audit`,
 }
 
 // readCommands are the read-only verbs of the capability table: no lock,
