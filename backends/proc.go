@@ -14,6 +14,7 @@ import (
 // Process is one row of the process table for a terminal.
 type Process struct {
 	PID   int
+	PPID  int
 	PGID  int
 	TPGID int  // foreground process group of the process's terminal
 	State byte // R, S, T (stopped), Z, ...
@@ -158,6 +159,20 @@ func (p ProcFS) Process(_ context.Context, pid int) (Process, error) {
 	return proc, nil
 }
 
+// ParentPID reads one process's parent from its stat line alone (no
+// cmdline): a caller's ancestry is walked this way on every invocation.
+func (p ProcFS) ParentPID(pid int) (int, error) {
+	data, err := readProc(filepath.Join(p.Root, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, fmt.Errorf("read process %d: %w", pid, err)
+	}
+	proc, _, ok := parseProcStat(data)
+	if !ok {
+		return 0, fmt.Errorf("process %d: unparsable stat", pid)
+	}
+	return proc.PPID, nil
+}
+
 func (p ProcFS) Children(_ context.Context, pid int) ([]int, error) {
 	id := strconv.Itoa(pid)
 	data, err := readProc(filepath.Join(p.Root, id, "task", id, "children"))
@@ -198,10 +213,11 @@ func parseProcStat(data []byte) (Process, uint64, bool) {
 	if len(f) < 6 || len(f[0]) == 0 {
 		return Process{}, 0, false
 	}
+	ppid, _ := strconv.Atoi(f[1])
 	pgid, _ := strconv.Atoi(f[2])
 	ttyNr, _ := strconv.ParseUint(f[4], 10, 64)
 	tpgid, _ := strconv.Atoi(f[5])
-	return Process{PID: pid, PGID: pgid, TPGID: tpgid, State: f[0][0], Comm: string(data[open+1 : close])}, ttyNr, true
+	return Process{PID: pid, PPID: ppid, PGID: pgid, TPGID: tpgid, State: f[0][0], Comm: string(data[open+1 : close])}, ttyNr, true
 }
 
 func splitCmdline(b []byte) []string {

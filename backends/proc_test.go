@@ -23,7 +23,7 @@ func TestParseProcStatCommWithSpacesAndParens(t *testing.T) {
 	if !ok {
 		t.Fatal("parseProcStat refused a valid line")
 	}
-	want := Process{PID: 4242, PGID: 4240, TPGID: 4240, State: 'T', Comm: "my (odd) comm) x"}
+	want := Process{PID: 4242, PPID: 1, PGID: 4240, TPGID: 4240, State: 'T', Comm: "my (odd) comm) x"}
 	if !reflect.DeepEqual(p, want) || tty != 34817 {
 		t.Errorf("got %+v tty=%d, want %+v tty=34817", p, tty, want)
 	}
@@ -87,8 +87,8 @@ func TestProcFSOnTTYFiltersAFakeProcRoot(t *testing.T) {
 	}
 	slices.SortFunc(procs, func(a, b Process) int { return a.PID - b.PID })
 	want := []Process{
-		{PID: 100, PGID: 100, TPGID: 100, State: 'S', Comm: "node", Argv: []string{"node", "/x/codex.js"}},
-		{PID: 101, PGID: 101, TPGID: 100, State: 'S', Comm: "bash"},
+		{PID: 100, PPID: 1, PGID: 100, TPGID: 100, State: 'S', Comm: "node", Argv: []string{"node", "/x/codex.js"}},
+		{PID: 101, PPID: 1, PGID: 101, TPGID: 100, State: 'S', Comm: "bash"},
 	}
 	if !reflect.DeepEqual(procs, want) {
 		t.Errorf("OnTTY = %+v\nwant %+v", procs, want)
@@ -273,5 +273,18 @@ func TestProcFSAndPSAgreeOnARealTTY(t *testing.T) {
 	}
 	if obs := classifyPane(a, nil, "sleep"); obs.State != StateUnattributed {
 		t.Errorf("a pane running sleep classifies as %s, want unattributed", obs.State)
+	}
+}
+
+func TestParentPIDReadsThisProcessParent(t *testing.T) {
+	ppid, err := (ProcFS{Root: "/proc"}).ParentPID(os.Getpid())
+	if _, statErr := os.Stat("/proc/self/stat"); statErr != nil {
+		t.Skip("no /proc")
+	}
+	if err != nil || ppid != os.Getppid() {
+		t.Errorf("ParentPID(self) = %d, %v; want %d", ppid, err, os.Getppid())
+	}
+	if _, err := (ProcFS{Root: "/proc"}).ParentPID(-5); err == nil {
+		t.Error("ParentPID of no process gave no error")
 	}
 }

@@ -40,6 +40,9 @@ type Tunables struct {
 	RunnerTrace string
 	// Completion is set by the shell completion scripts fmctl prints.
 	Completion bool
+	// AuditMaxBytes bounds a task's audit trail (state/<id>.audit): past
+	// it, the oldest lines go first.
+	AuditMaxBytes int
 	// EventKey is the key an agent's hook presents with its event: the
 	// launch line reads it from state/<id>.event-key into the agent's
 	// environment (harness.EventKeyEnv).
@@ -144,6 +147,7 @@ var table = []Tunable{
 	{Name: "FM_SPAWN_PATH_WAIT", Unit: UnitDuration, Default: "5s", Doc: "how long a new endpoint's shell gets to report its directory", field: func(t *Tunables) any { return &t.Spawn.PathWait }},
 
 	{Name: "FM_RUNNER_TRACE", Unit: UnitPath, Doc: "a file every external command and wire call is appended to, with its duration (diagnostics, benchmarks)", field: func(t *Tunables) any { return &t.RunnerTrace }},
+	{Name: "FM_AUDIT_MAX_BYTES", Unit: UnitCount, Default: "262144", Doc: "the size a task's audit trail (state/<id>.audit) is kept under: past it the oldest lines are dropped, keeping about half; 0 keeps every line", field: func(t *Tunables) any { return &t.AuditMaxBytes }},
 	{Name: "FM_EVENT_KEY", Unit: UnitName, Secret: true, Doc: "the event key a task's agent presents with its hook events (agent-event); set by the launch line from state/<id>.event-key, never by hand", field: func(t *Tunables) any { return &t.EventKey }},
 	{Name: CompletionVar, Unit: UnitBool, Default: "0", Doc: "set to 1 by the shell completion scripts: the last word --generate-shell-completion asks for completions", field: func(t *Tunables) any { return &t.Completion }},
 }

@@ -27,6 +27,12 @@ const (
 	KeyTmuxPane    = "tmux_pane_id"
 	KeyTmuxWindow  = "tmux_window_id"
 	KeyTmuxPanePID = "tmux_pane_pid"
+	// KeyGrants widens what the task's own agent may run on other tasks
+	// (authority.ParseGrants reads it); only the operator writes it.
+	KeyGrants = "grants"
+	// KeySpawnedBy names the task whose pane ran the fm-spawn that created
+	// this one: a grant "@children" reaches the tasks that name it.
+	KeySpawnedBy = "spawned_by"
 )
 
 // MetaKeys lists every meta record key state names.
@@ -34,7 +40,7 @@ func MetaKeys() []string {
 	return []string{
 		KeyWindow, KeyEndpointTaskID, KeyBackend, KeyHarness, KeyKind, KeyWorktree, KeyProject,
 		KeyModel, KeyEffort, KeySpawnGen, KeyBusyGen, KeyRemoteHost, KeyControlRelaunchTx, KeySharedWorktree,
-		KeyTmuxPane, KeyTmuxPanePID, KeyTmuxWindow,
+		KeyTmuxPane, KeyTmuxPanePID, KeyTmuxWindow, KeyGrants, KeySpawnedBy,
 	}
 }
 
@@ -80,6 +86,15 @@ func (r Record) SharedWorktree() bool { return r.Get(KeySharedWorktree) == Yes }
 
 // Yes is a record's word for a true flag.
 const Yes = "yes"
+
+// Grants is the recorded grants line, raw ("" grants nothing).
+func (r Record) Grants() string { return r.Get(KeyGrants) }
+
+// SpawnedBy is the task that spawned this one, if a task did.
+func (r Record) SpawnedBy() string { return r.Get(KeySpawnedBy) }
+
+// TmuxPanePID is the recorded pid of the task's pane's first process.
+func (r Record) TmuxPanePID() string { return r.Get(KeyTmuxPanePID) }
 
 // ControlRelaunchTx is the relaunch transaction that wrote the record, if any.
 func (r Record) ControlRelaunchTx() string { return r.Get(KeyControlRelaunchTx) }

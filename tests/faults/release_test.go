@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// seamNames are the variables only a fault build reads (state/fault_on.go).
-var seamNames = []string{"FM_TEST_CRASH", "FM_TEST_FAULT"}
+// seamNames are the variables only a fault build reads (state/fault_on.go,
+// authority/seam_on.go).
+var seamNames = []string{"FM_TEST_CRASH", "FM_TEST_FAULT", "FM_TEST_CALLER"}
 
 // TestReleaseBuildHasNoFaultSeams builds the binaries as `make build` does
 // (its own target, flags and all, into a temporary BINDIR) and proves none

@@ -57,7 +57,7 @@ func TestSendKeyThatEndsTheAgentIsRefused(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
 	a := s.startAgent("x1", "codex")
-	before := s.homeTree()
+	before := s.treeWithoutAudit()
 	r := s.run("", nil, "fm-send", "x1", "--key", "C-c")
 	wantCode(t, r, 1, "fm-send x1 --key C-c to codex")
 	if !strings.Contains(r.stderr, "key C-c ends codex (at idle: quits;") || !strings.Contains(r.stderr, "fm-control exit x1") || !strings.Contains(r.stderr, "--allow-exit") {
@@ -67,7 +67,11 @@ func TestSendKeyThatEndsTheAgentIsRefused(t *testing.T) {
 	if got := a.bytes(); got != "" {
 		t.Fatalf("the agent read %q after a refused key, want nothing", got)
 	}
-	s.assertHomeIs(before, "a refused fm-send --key")
+	// Only the audit trail took the attempt (docs/security.md).
+	s.assertTreeWithoutAuditIs(before, "a refused fm-send --key")
+	if trail := readFile(filepath.Join(s.home, "state", "x1.audit")); !strings.Contains(trail, "caller=operator pid=") || !strings.Contains(trail, "verb=send target=x1 outcome=failed code=key-ends-agent") {
+		t.Fatalf("x1's audit trail = %q, want the refused send", trail)
+	}
 
 	r = s.run("", nil, "fm-send", "x1", "--key", "C-c", "--allow-exit")
 	wantCode(t, r, 0, "fm-send x1 --key C-c --allow-exit")

@@ -61,6 +61,7 @@ const (
 	ETornTeardown         ErrCode = "torn-teardown"
 	ENotLanded            ErrCode = "not-landed"
 	ETasksInFlight        ErrCode = "tasks-in-flight"
+	ENotAuthorized        ErrCode = "not-authorized"
 )
 
 // CodeRow is one error class: its code, the exit code it comes with, the
@@ -122,6 +123,7 @@ var Codes = []CodeRow{
 	{ETornTeardown, CodeFailed, state.ErrTornTeardown, "a teardown was torn (its process died); settle it with `fm-control recover`"},
 	{ENotLanded, CodeFailed, nil, "fm-teardown: the task's work has not landed (unpushed or unmerged commits, uncommitted or untracked changes, a detached HEAD, a scout's missing report); `--force` discards it"},
 	{ETasksInFlight, CodeFailed, nil, "fm-teardown: the secondmate's home still has tasks of its own; tear them down first"},
+	{ENotAuthorized, CodeFailed, nil, "the caller runs inside another task's pane and may not do this to the task named (docs/security.md); nothing was typed, locked or written, and the attempt is in the audit trail"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or

@@ -9,6 +9,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
@@ -42,7 +43,15 @@ Events: ` + strings.Join(state.AgentEventNames(), ", ") + `.`,
 		},
 		Action: func(_ context.Context, cmd *ucli.Command) error {
 			a := agentEventArgs{gen: cmd.String("gen"), key: d.Tunables.EventKey}
-			return recordAgentEvent(d.Tunables.Home, a, cmd.Args().Slice(), time.Now())
+			if err := a.positional(cmd.Args().Slice()); err != nil {
+				return err
+			}
+			// A task's own hooks run inside its pane, so the task may
+			// report for itself; another task's events are refused here,
+			// before the key is even looked at.
+			return task.NewAuthority("fm-control", d.Tunables, d.Printer(false).Warn).Guard(authority.AgentEvent, a.id, func() error {
+				return recordAgentEvent(d.Tunables.Home, a, cmd.Args().Slice(), time.Now())
+			})
 		},
 	}, d.Tunables.Home, nil)
 }

@@ -10,6 +10,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/state"
@@ -134,7 +135,10 @@ func lifecycleCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 					return err
 				}
 			}
-			return NewController(d.Env, d.Tunables, d.Runner, d.Printer(cmd.Bool("json"))).Lifecycle(ctx, v.Name, id, opts)
+			p := d.Printer(cmd.Bool("json"))
+			return task.NewAuthority("fm-control", d.Tunables, p.Warn).Guard(v.Name, id, func() error {
+				return NewController(d.Env, d.Tunables, d.Runner, p).Lifecycle(ctx, v.Name, id, opts)
+			})
 		}),
 	}
 	if v.Name == "relaunch" {

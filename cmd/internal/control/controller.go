@@ -60,6 +60,11 @@ var lifecycleRuns = map[string]lifecycleRun{
 	},
 }
 
+// authority is fm-control's gate (task.Authority).
+func (c *Controller) authority() task.Authority {
+	return task.NewAuthority("fm-control", c.tun, c.print.Warn)
+}
+
 // tasks opens tasks for fm-control's verbs.
 func (c *Controller) tasks() task.Opener {
 	return task.Opener{Tool: "fm-control", Env: c.env, Tunables: c.tun, Runner: c.runner}

@@ -58,6 +58,9 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 	default:
 		return "", nil, err
 	}
+	if ids, err = c.authority().Visible(home, ids); err != nil {
+		return "", nil, err
+	}
 	store := state.Store{Dir: home.State}
 	rows := make([]listRow, len(ids))
 	batches := map[string][]int{} // backend name -> rows to classify

@@ -8,6 +8,7 @@ import (
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/task"
 	"fmctl/cmd/internal/termtext"
+	"fmctl/state"
 )
 
 // Read prints the last lines of task id's pane as plain text: every
@@ -43,6 +44,48 @@ func readOutcome(t *task.Target, rows []string) cli.Outcome {
 	out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
 		Put(cli.Int("lines", len(rows))).Add("text", strings.Join(rows, "\n"))
 	return out
+}
+
+// ReadAudit prints task id's audit trail (state/<id>.audit): one line per
+// attempt to change the task, and per refused attempt of any kind, oldest
+// first. A task never acted on has an empty trail. Under --json it is read's
+// object, its text the trail.
+func (c *Controller) ReadAudit(id string) error {
+	home, err := c.tasks().Begin(id)
+	if err != nil {
+		return err
+	}
+	store := state.Store{Dir: home.State}
+	t, err := store.LoadTask("fm-control", id)
+	if err != nil {
+		return err
+	}
+	data, err := store.ReadAudit(id)
+	if err != nil {
+		return cli.Failed("cannot read task %s's audit trail: %v", id, err)
+	}
+	// Every agent of the user can write the file, so it is printed as a
+	// pane is: nothing in it may act on the reader's terminal.
+	rows := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for i, r := range rows {
+		rows[i] = termtext.Strip(r)
+	}
+	text := strings.Join(rows, "\n")
+	if c.print.JSON {
+		n := 0
+		if text != "" {
+			n = strings.Count(text, "\n") + 1
+		}
+		out := cli.Outcome{Word: "read", ID: id}
+		c.print.Outcome(*out.Add("backend", t.Record.Backend()).Add("endpoint", t.Record.Window()).
+			Put(cli.Int("lines", n)).Add("text", text))
+		return nil
+	}
+	if text != "" {
+		text += "\n"
+	}
+	_, err = c.print.Out.Write([]byte(text))
+	return err
 }
 
 // paneLines reads the pane's last n lines: with scrollback where the

@@ -21,6 +21,8 @@ type readInvocation struct {
 	Lines   int
 	Watch   bool // list --watch
 	Follow  bool // read --follow
+	// Audit: read prints the task's audit trail instead of its pane.
+	Audit bool
 }
 
 const (
@@ -51,6 +53,9 @@ func readFlags(verb string) []ucli.Flag {
 	}
 	if f, ok := streamFlags[verb]; ok {
 		fs = append(fs, &ucli.BoolFlag{Name: f[0], Usage: f[1]})
+	}
+	if verb == "read" {
+		fs = append(fs, &ucli.BoolFlag{Name: "audit", Usage: "print the task's audit trail (state/<id>.audit) instead of its pane"})
 	}
 	return fs
 }
@@ -85,6 +90,13 @@ func parseReadArgs(cmd *ucli.Command, tun config.Tunables) (readInvocation, erro
 	case "wait":
 		err = inv.waitFlags(values, tun.Control.Wait)
 	case "read":
+		inv.Audit = cmd.Bool("audit")
+		if inv.Audit && len(values) > 0 {
+			return inv, cli.Usage("--audit prints the whole audit trail; it takes no --lines")
+		}
+		if inv.Audit && inv.Follow {
+			return inv, cli.Usage("--audit prints the audit trail once; it takes no --follow")
+		}
 		err = inv.readFlags(values)
 	}
 	return inv, err

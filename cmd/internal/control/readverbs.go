@@ -23,7 +23,9 @@ unverified), activity (starting, idle, busy, waiting, dead or unknown: see
 docs/agent-state.md; never idle without the agent's own report) and relaunch journal phase (none,
 complete, failed:<phase>, torn). A record that cannot be read is listed with
 its error. tmux tasks are classified from one list-panes call. On a terminal
-the list is an aligned table; piped, one stable line per task.
+the list is an aligned table; piped, one stable line per task. Run from
+inside a task's pane it lists that task and the tasks its grants name
+(docs/security.md).
 
 --watch prints it again each time it changes (redrawn in place on a
 terminal; piped, each change after a blank line; with --json one object a
@@ -57,7 +59,9 @@ scrollback, herdr and zellij the visible screen) with every terminal control
 sequence removed (CSI, OSC such as OSC 52 clipboard writes and OSC 8 links,
 DCS such as tmux passthrough, APC, PM, SOS, lone ESC, 8-bit C1 forms) and
 every control character but newline and tab, so nothing an agent wrote acts on
-your terminal. Takes no lock and types nothing.
+your terminal. Takes no lock and types nothing. --audit prints the task's
+audit trail instead (state/<id>.audit: every change and every refused
+attempt, one line each; docs/security.md).
 
 --follow then keeps printing the pane's new lines (those a line diff finds
 added; a line an agent redraws in place, such as a spinner, is not printed
@@ -68,7 +72,8 @@ lines is one read object.
 Examples:
    fm-control read t1
    fm-control read t1 --follow
-   fm-control read t1 --lines 200 --json | jq -r .text`,
+   fm-control read t1 --lines 200 --json | jq -r .text
+   fm-control read t1 --audit`,
 }
 
 // readCommands are the read-only verbs of the capability table: no lock,
@@ -98,23 +103,29 @@ func readCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 				return err
 			}
 			ctl := NewController(d.Env, d.Tunables, d.Runner, d.Printer(inv.JSON))
-			if inv.Watch || inv.Follow {
+			if inv.Watch {
 				ctx, stop := cli.StreamContext(ctx)
 				defer stop()
-				if inv.Watch {
-					return ctl.Watch(ctx)
-				}
-				return ctl.Follow(ctx, inv.ID, inv.Lines)
+				return ctl.Watch(ctx)
 			}
-			switch name {
-			case "list":
+			if name == "list" {
 				return ctl.List(ctx)
-			case "wait":
-				ctx, stop := cli.SignalContext(ctx)
-				defer stop()
-				return ctl.Wait(ctx, inv.ID, inv.For, inv.Timeout)
 			}
-			return ctl.Read(ctx, inv.ID, inv.Lines)
+			return ctl.authority().Guard(name, inv.ID, func() error {
+				switch {
+				case name == "wait":
+					ctx, stop := cli.SignalContext(ctx)
+					defer stop()
+					return ctl.Wait(ctx, inv.ID, inv.For, inv.Timeout)
+				case inv.Audit:
+					return ctl.ReadAudit(inv.ID)
+				case inv.Follow:
+					ctx, stop := cli.StreamContext(ctx)
+					defer stop()
+					return ctl.Follow(ctx, inv.ID, inv.Lines)
+				}
+				return ctl.Read(ctx, inv.ID, inv.Lines)
+			})
 		},
 	}
 	if name == "list" {

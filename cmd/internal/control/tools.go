@@ -6,6 +6,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
 )
 
 // toolCommands are the read-only and repair commands beside the lifecycle
@@ -63,5 +64,8 @@ func runTool(d cli.Deps, cmd *ucli.Command, fn func(*Controller, string) error) 
 	if err != nil {
 		return err
 	}
-	return fn(NewController(d.Env, d.Tunables, d.Runner, d.Printer(cmd.Bool("json"))), id)
+	p := d.Printer(cmd.Bool("json"))
+	return task.NewAuthority("fm-control", d.Tunables, p.Warn).Guard(cmd.Name, id, func() error {
+		return fn(NewController(d.Env, d.Tunables, d.Runner, p), id)
+	})
 }

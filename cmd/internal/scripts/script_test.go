@@ -209,6 +209,8 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 // treesnap DIR remembers every entry under DIR (path, mode, size, bytes, link
 // target); treesame DIR asserts nothing was added, removed or changed since:
 // a read-only verb must leave the home byte-identical, lock files included.
+// treesame -audit DIR leaves the tasks' audit trails out of the comparison,
+// for a verb that refuses yet must keep the attempt (docs/security.md).
 func cmdTreeSnap(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: treesnap DIR")
@@ -217,15 +219,33 @@ func cmdTreeSnap(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func cmdTreeSame(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: treesame DIR")
+	audit := len(args) == 2 && args[0] == "-audit"
+	if audit {
+		args = args[1:]
 	}
-	want, err := os.ReadFile(ts.MkAbs(args[0] + ".treesnap"))
+	if len(args) != 1 {
+		ts.Fatalf("usage: treesame [-audit] DIR")
+	}
+	wantBytes, err := os.ReadFile(ts.MkAbs(args[0] + ".treesnap"))
 	ts.Check(err)
-	got := treeListing(ts, args[0])
-	if (got == string(want)) == neg {
+	want, got := string(wantBytes), treeListing(ts, args[0])
+	if audit {
+		want, got = withoutAudit(want), withoutAudit(got)
+	}
+	if (got == want) == neg {
 		ts.Fatalf("%s changed=%v, want changed=%v\n--- before\n%s--- after\n%s", args[0], got != string(want), neg, want, got)
 	}
+}
+
+// withoutAudit drops the listing's audit trails (state/<id>.audit).
+func withoutAudit(listing string) string {
+	var keep []string
+	for _, line := range strings.SplitAfter(listing, "\n") {
+		if path, _, _ := strings.Cut(line, " "); !strings.HasSuffix(path, ".audit") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "")
 }
 
 func treeListing(ts *testscript.TestScript, dir string) string {

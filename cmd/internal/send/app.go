@@ -8,7 +8,9 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
 	"fmctl/harness"
 	"fmctl/state"
 )
@@ -76,30 +78,37 @@ func App(d cli.Deps) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			if req.Key == "" {
-				// A text send waits for its submit to be confirmed; a
-				// key is one call, which a signal ends as well unwatched.
-				var stop context.CancelFunc
-				ctx, stop = cli.SignalContext(ctx)
-				defer stop()
-			}
-			if req.FromStdin {
-				data, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdinText+1))
-				if err != nil {
-					return cli.Failed("read the message from standard input: %v", err)
-				}
-				if len(data) > maxStdinText {
-					return cli.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdinText)
-				}
-				// A file's last line end goes, CRLF (a Windows file) as well
-				// as LF: a CR left behind would be refused as a control byte.
-				req.Text = strings.TrimRight(string(data), "\r\n")
-			}
-			return Sender{Env: d.Env, Tunables: d.Tunables, Runner: d.Runner, Print: d.Printer(req.JSON)}.Run(ctx, req)
+			return task.NewAuthority("fm-send", d.Tunables, d.Printer(req.JSON).Warn).Guard(authority.Send, req.ID, func() error {
+				return sendMessage(ctx, d, req)
+			})
 		},
 	}
 	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
 	return app
+}
+
+// sendMessage reads the message from standard input when asked to, and sends it.
+func sendMessage(ctx context.Context, d cli.Deps, req Request) error {
+	if req.Key == "" {
+		// A text send waits for its submit to be confirmed; a
+		// key is one call, which a signal ends as well unwatched.
+		var stop context.CancelFunc
+		ctx, stop = cli.SignalContext(ctx)
+		defer stop()
+	}
+	if req.FromStdin {
+		data, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdinText+1))
+		if err != nil {
+			return cli.Failed("read the message from standard input: %v", err)
+		}
+		if len(data) > maxStdinText {
+			return cli.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdinText)
+		}
+		// A file's last line end goes, CRLF (a Windows file) as well
+		// as LF: a CR left behind would be refused as a control byte.
+		req.Text = strings.TrimRight(string(data), "\r\n")
+	}
+	return Sender{Env: d.Env, Tunables: d.Tunables, Runner: d.Runner, Print: d.Printer(req.JSON)}.Run(ctx, req)
 }
 
 // request reads `<id> <text...>`, `<id> -` or `<id> --key K` from the

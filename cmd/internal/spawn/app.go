@@ -7,7 +7,9 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
 	"fmctl/harness"
 )
 
@@ -16,6 +18,7 @@ func usageText() string {
 	return `fm-spawn <id> [--harness H] --project REPO [--base REF] [--branch NAME] [--kind ` + strings.Join(harness.KindNames(), "|") +
 		`] [--model M] [--effort E] [--backend ` + strings.Join(harness.AdapterBackendNames(), "|") + `] [--brief FILE] [--json]
 fm-spawn <id> --harness H --worktree DIR [--project REPO] [--shared-worktree] [...]
+fm-spawn <id> ... --grant VERBS@TARGET [--grant ...]   (the operator's alone; docs/security.md)
 fm-spawn <id> --relaunch [--harness H] [--model M] [--effort E] [--json]`
 }
 
@@ -46,6 +49,12 @@ It refuses unless the endpoint is positively agent-free and sits in the recorded
 worktree, clears the previous harness's wiring files, and publishes the new
 record (with control_relaunch_tx from FM_CONTROL_RELAUNCH_TX).
 
+Authority: run from inside a task's pane, fm-spawn acts for that task, which
+may not spawn or relaunch without a grant; --grant verb[,verb]@id (or
+@children, the tasks it spawns) records grants= in the new task's record and
+is refused from inside any task's pane: only the operator grants
+(docs/security.md). A relaunch keeps the recorded grants.
+
 Ready: for a harness with verified screen signatures (claude, codex, opencode,
 pi, gemini) ready=confirmed means its screen shows the composer drawn with no
 blocking dialog (and for codex and gemini, which draw it before they can take
@@ -72,6 +81,8 @@ func App(d cli.Deps) *ucli.Command {
 		UsageText:   usageText(),
 		Description: description,
 		Flags:       flags(),
+		// --grant's value holds commas (exit,send@t1): one flag, one rule.
+		DisableSliceFlagSeparator: true,
 		Action: cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
 			req, err := request(cmd)
 			if err != nil {
@@ -83,11 +94,31 @@ func App(d cli.Deps) *ucli.Command {
 				}
 				return cli.Usage("fm-spawn needs a task id: fm-spawn <id> [flags] (see fm-spawn --help)")
 			}
-			return spawn(ctx, d, req)
+			return guarded(ctx, d, req)
 		}),
 	}
 	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
 	return app
+}
+
+// guarded spawns once the caller may: a fresh spawn is the spawn verb, a
+// --relaunch the relaunch verb, and a --grant is the operator's alone.
+func guarded(ctx context.Context, d cli.Deps, req Request) error {
+	a := task.NewAuthority("fm-spawn", d.Tunables, d.Printer(req.JSON).Warn)
+	verb := authority.Spawn
+	if req.Relaunch {
+		verb = authority.Relaunch
+	}
+	run := func() error {
+		return a.GuardAs(verb, req.ID, func(c authority.Caller) error {
+			req.SpawnedBy = c.Task
+			return spawn(ctx, d, req)
+		})
+	}
+	if len(req.Grants) > 0 {
+		return a.Guard(authority.Grant, req.ID, run)
+	}
+	return run()
 }
 
 func spawn(ctx context.Context, d cli.Deps, req Request) error {

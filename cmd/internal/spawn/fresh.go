@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"fmctl/authority"
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/launch"
@@ -193,6 +194,12 @@ func (s Spawner) place(ctx context.Context, f *fresh) (Result, error) {
 	if f.req.SharedWorktree {
 		// so that the task it joined may relaunch beside it
 		rec.Set(state.KeySharedWorktree, state.Yes)
+	}
+	if len(f.req.Grants) > 0 {
+		rec.Set(state.KeyGrants, authority.FormatGrants(f.req.Grants))
+	}
+	if f.req.SpawnedBy != "" {
+		rec.Set(state.KeySpawnedBy, f.req.SpawnedBy)
 	}
 	ep := backends.Endpoint{Backend: f.backend, Target: rec.Window(), TaskID: id, Worktree: wt, Fields: rec.Map()}
 	removed := "the endpoint and record were removed"

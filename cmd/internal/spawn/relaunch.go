@@ -23,6 +23,7 @@ var refusedWithRelaunch = map[string]string{
 	"--branch":          "a relaunch adopts the recorded worktree",
 	"--brief":           "a relaunch reads the recorded brief (fm-control relaunch appends the progress note)",
 	"--shared-worktree": "a relaunch adopts the recorded worktree",
+	"--grant":           "a relaunch keeps the recorded grants",
 }
 
 // Relaunch adopts a task's recorded endpoint and worktree for a replacement

@@ -6,6 +6,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
 	"fmctl/harness"
 	"fmctl/state"
@@ -28,6 +29,11 @@ type Request struct {
 	JSON     bool
 	// SharedWorktree allows a worktree another live task already uses.
 	SharedWorktree bool
+	// Grants widen what the new task's own agent may do (--grant); only
+	// the operator may give them.
+	Grants []authority.GrantRule
+	// SpawnedBy is the task whose pane ran this spawn ("" the operator).
+	SpawnedBy string
 	// TxID is the relaunch transaction this launch belongs to
 	// (FM_CONTROL_RELAUNCH_TX); it is published in the new record.
 	TxID string
@@ -44,6 +50,7 @@ func flags() []ucli.Flag {
 		&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object"},
 		&ucli.BoolFlag{Name: "relaunch", Usage: "adopt the recorded endpoint and worktree for a replacement agent"},
 		&ucli.BoolFlag{Name: "shared-worktree", Usage: "allow a worktree another live task records"},
+		&ucli.StringSliceFlag{Name: "grant", Usage: "let the new task's agent run `VERBS@TARGET` (verb[,verb]@id or @" + authority.Children + ", repeatable; the operator's alone): " + strings.Join(authority.GrantableVerbs(), ", ")},
 	}
 	for _, k := range kindShortcuts() {
 		fs = append(fs, &ucli.BoolFlag{Name: k, Usage: "same as --kind " + k})
@@ -104,6 +111,14 @@ func request(cmd *ucli.Command) (Request, error) {
 	if args := cmd.Args().Slice(); len(args) > 0 {
 		r.ID, r.extra = args[0], args[1:]
 	}
+	for _, s := range cmd.StringSlice("grant") {
+		g, err := authority.ParseGrant(s)
+		if err != nil {
+			return r, cli.Usage("--grant: %v", err)
+		}
+		r.Grants = append(r.Grants, g)
+	}
+	r.given["--grant"] = len(r.Grants) > 0
 	return r, checkValues(r)
 }
 

@@ -8,7 +8,9 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/state"
 )
@@ -55,7 +57,9 @@ func App(d cli.Deps) *ucli.Command {
 				return err
 			}
 			r := Runner{Env: d.Env, Tunables: d.Tunables, Runner: d.Runner, Print: d.Printer(cmd.Bool("json"))}
-			return r.Teardown(ctx, id, cmd.Bool("force"))
+			return task.NewAuthority("fm-teardown", d.Tunables, r.Print.Warn).Guard(authority.Teardown, id, func() error {
+				return r.Teardown(ctx, id, cmd.Bool("force"))
+			})
 		}),
 	}
 	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)

@@ -1,0 +1,213 @@
+package authority
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"fmctl/state"
+)
+
+// fakeProcs is a process table of pid -> parent pid; it counts its reads.
+type fakeProcs struct {
+	parent map[int]int
+	reads  int
+}
+
+func (f *fakeProcs) ParentPID(pid int) (int, error) {
+	f.reads++
+	p, ok := f.parent[pid]
+	if !ok {
+		return 0, errors.New("no such process")
+	}
+	return p, nil
+}
+
+// writeRecord writes state/<id>.meta under dir with the given lines.
+func writeRecord(t *testing.T, dir, id string, lines ...string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := "window=s:fm-" + id + "\nworktree=/wt/" + id + "\n" + strings.Join(lines, "\n") + "\n"
+	if err := os.WriteFile(filepath.Join(dir, id+".meta"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A tmux server (pid 10) with two panes, t1's shell 200 and t2's shell 300;
+// under t2's shell its agent 310 runs a tool shell 320, which runs
+// fm-control 330. The operator's fm-control 900 runs from a shell 800 the
+// server does not know.
+func paneTable() *fakeProcs {
+	return &fakeProcs{parent: map[int]int{
+		10: 1, 200: 10, 210: 200, 300: 10, 310: 300, 320: 310, 330: 320,
+		800: 1, 900: 800,
+	}}
+}
+
+func twoTasks(t *testing.T) state.Store {
+	dir := filepath.Join(t.TempDir(), "state")
+	writeRecord(t, dir, "t1", "tmux_pane_pid=200")
+	writeRecord(t, dir, "t2", "tmux_pane_pid=300", "grants=exit@t1 read@children")
+	writeRecord(t, dir, "t3") // no pane pid recorded (herdr, zellij, an old record)
+	return state.Store{Dir: dir}
+}
+
+func TestResolveFindsTheTaskWhosePaneTheCallerDescendsFrom(t *testing.T) {
+	store := twoTasks(t)
+	procs := paneTable()
+	c, err := Resolver{Store: store, Procs: procs, Self: 330}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Task != "t2" || c.PanePID != 300 || c.Crew != "" {
+		t.Fatalf("caller = %+v, want task t2 at pane pid 300", c)
+	}
+	if got := FormatGrants(c.Grants); got != "exit@t1 read@children" {
+		t.Errorf("grants = %q, want t2's recorded ones", got)
+	}
+	// The walk reads the caller's ancestors and nothing else: 330 320 310 300 10.
+	if procs.reads != 5 {
+		t.Errorf("walk read %d processes, want 5 (the ancestry only)", procs.reads)
+	}
+}
+
+func TestResolveOutsideEveryPaneIsTheOperator(t *testing.T) {
+	store := twoTasks(t)
+	for _, self := range []int{900, 10} { // a plain shell; the server itself
+		c, err := Resolver{Store: store, Procs: paneTable(), Self: self}.Resolve()
+		if err != nil || !c.Operator() {
+			t.Errorf("caller from %d = %+v, %v; want the operator", self, c, err)
+		}
+	}
+	if c, err := (Resolver{Store: store, Self: 330}).Resolve(); err != nil || !c.Operator() {
+		t.Errorf("with no process table: %+v, %v; want the operator", c, err)
+	}
+}
+
+func TestResolveTakesTheNearestPaneAndIgnoresPidOne(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	// A nested multiplexer: t2's pane (300) holds a server whose pane 320
+	// is t4's. The nearest pane is the caller's.
+	writeRecord(t, dir, "t2", "tmux_pane_pid=300")
+	writeRecord(t, dir, "t4", "tmux_pane_pid=320")
+	writeRecord(t, dir, "bad", "tmux_pane_pid=1")
+	c, err := Resolver{Store: state.Store{Dir: dir}, Procs: paneTable(), Self: 330}.Resolve()
+	if err != nil || c.Task != "t4" {
+		t.Fatalf("caller = %+v, %v; want t4, the nearest pane", c, err)
+	}
+	c, err = Resolver{Store: state.Store{Dir: dir}, Procs: paneTable(), Self: 900}.Resolve()
+	if err != nil || !c.Operator() {
+		t.Errorf("a record naming pid 1 made %+v (%v) a task; every process descends from init", c, err)
+	}
+}
+
+func TestResolveWhenTheCallerCannotBeReadIsAnError(t *testing.T) {
+	store := twoTasks(t)
+	if c, err := (Resolver{Store: store, Procs: paneTable(), Self: 4242}).Resolve(); err == nil {
+		t.Errorf("unreadable caller resolved to %+v, want an error", c)
+	}
+	// An ancestor that exited mid-walk ends the chain: 331's parent 999 is gone.
+	procs := paneTable()
+	procs.parent[331] = 999
+	if c, err := (Resolver{Store: store, Procs: procs, Self: 331}).Resolve(); err != nil || !c.Operator() {
+		t.Errorf("orphaned chain = %+v, %v; want the operator", c, err)
+	}
+}
+
+func TestResolveAttributesASecondmatesCrewToTheSecondmate(t *testing.T) {
+	root := t.TempDir()
+	smHome := filepath.Join(root, "sm1-home")
+	parent := filepath.Join(root, "home", "state")
+	writeRecord(t, parent, "t1", "tmux_pane_pid=200")
+	if err := os.WriteFile(filepath.Join(parent, "sm1.meta"), []byte("window=s:fm-sm1\nworktree="+smHome+"\nkind=secondmate\ntmux_pane_pid=500\ngrants=status@t1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// sm1's crew member c1 runs in pane 300, recorded in sm1's own home.
+	writeRecord(t, filepath.Join(smHome, "state"), "c1", "tmux_pane_pid=300")
+	procs := paneTable()
+	procs.parent[500], procs.parent[510] = 10, 500
+
+	c, err := Resolver{Store: state.Store{Dir: parent}, Procs: procs, Self: 330}.Resolve()
+	if err != nil || c.Task != "sm1" || c.Crew != "c1" || FormatGrants(c.Grants) != "status@t1" {
+		t.Fatalf("crew member in the parent home = %+v, %v; want sm1 through c1, with sm1's grants", c, err)
+	}
+	if !strings.Contains(c.String(), "crew task c1") {
+		t.Errorf("caller named %q, want its crew task said", c.String())
+	}
+	// In its own home the secondmate is a firstmate: the operator there,
+	// while its crew member is a task.
+	own := state.Store{Dir: filepath.Join(smHome, "state")}
+	if c, err := (Resolver{Store: own, Procs: procs, Self: 510}).Resolve(); err != nil || !c.Operator() {
+		t.Errorf("secondmate in its own home = %+v, %v; want the operator", c, err)
+	}
+	if c, err := (Resolver{Store: own, Procs: procs, Self: 330}).Resolve(); err != nil || c.Task != "c1" {
+		t.Errorf("crew member in the secondmate's home = %+v, %v; want task c1", c, err)
+	}
+	// In the parent home the secondmate itself is task sm1.
+	if c, err := (Resolver{Store: state.Store{Dir: parent}, Procs: procs, Self: 510}).Resolve(); err != nil || c.Task != "sm1" || c.Crew != "" {
+		t.Errorf("secondmate in the parent home = %+v, %v; want task sm1", c, err)
+	}
+}
+
+func TestResolveFollowsNoSymlinkedSecondmateState(t *testing.T) {
+	root := t.TempDir()
+	smHome := filepath.Join(root, "sm1-home")
+	parent := filepath.Join(root, "home", "state")
+	writeRecord(t, filepath.Join(root, "elsewhere"), "c1", "tmux_pane_pid=300")
+	if err := os.MkdirAll(smHome, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(smHome, "state")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(parent, "sm1.meta"), []byte("window=s:fm-sm1\nworktree="+smHome+"\nkind=secondmate\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := (Resolver{Store: state.Store{Dir: parent}, Procs: paneTable(), Self: 330}).Resolve(); !c.Operator() {
+		t.Errorf("resolved %+v through a symlinked state dir", c)
+	}
+}
+
+// BenchmarkResolveInAHomeOf500Tasks is the price every invocation pays: the
+// real /proc walk of this process's ancestry and 500 record reads.
+func BenchmarkResolveInAHomeOf500Tasks(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "state")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 500; i++ {
+		id := "t" + strconv.Itoa(i)
+		body := "window=s:fm-" + id + "\nendpoint_task_id=" + id + "\nworktree=/wt/" + id + "\nharness=claude\nkind=ship\nspawn_gen=g1\ntmux_pane_id=%1\ntmux_window_id=@1\ntmux_pane_pid=" + strconv.Itoa(4000000+i) + "\n"
+		if err := os.WriteFile(filepath.Join(dir, id+".meta"), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := Resolver{Store: state.Store{Dir: dir}, Procs: procStat{}, Self: os.Getpid()}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if c, err := r.Resolve(); err != nil || !c.Operator() {
+			b.Fatalf("%+v, %v", c, err)
+		}
+	}
+}
+
+// procStat reads parents from the real /proc (backends.ProcFS does the
+// same; authority does not import backends).
+type procStat struct{}
+
+func (procStat) ParentPID(pid int) (int, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	return strconv.Atoi(f[1])
+}
