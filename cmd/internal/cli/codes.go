@@ -58,6 +58,11 @@ const (
 	ENoPane               ErrCode = "no-pane"
 	EAmbiguousPane        ErrCode = "ambiguous-pane"
 	EEventUnauthenticated ErrCode = "event-unauthenticated"
+	EBadHosts             ErrCode = "bad-hosts"
+	ENoSuchHost           ErrCode = "no-such-host"
+	EHostUnreachable      ErrCode = "host-unreachable"
+	EProtocolMismatch     ErrCode = "protocol-mismatch"
+	ENoRemoteBinaries     ErrCode = "no-remote-binaries"
 )
 
 // CodeRow is one error class: its code, the exit code it comes with, the
@@ -116,6 +121,11 @@ var Codes = []CodeRow{
 	{ENoPane, CodeFailed, nil, "fm-control rebind: no pane proves to be the task's"},
 	{EAmbiguousPane, CodeFailed, nil, "fm-control rebind: several panes carry the task's identity"},
 	{EEventUnauthenticated, CodeFailed, nil, "fm-control agent-event: the caller did not present the task's current event key (`FM_EVENT_KEY`); nothing was recorded, and the refusal is counted"},
+	{EBadHosts, CodeFailed, config.ErrBadHosts, "`config/hosts.toml` cannot be read, or names a host fmctl would not reach safely (the sentence says which key)"},
+	{ENoSuchHost, CodeFailed, config.ErrNoSuchHost, "a `<host>/<id>` names a host `config/hosts.toml` lacks"},
+	{EHostUnreachable, CodeFailed, nil, "ssh or the host's fmctl did not answer before the request was sent (nothing was sent), or a read-only verb's answer was lost"},
+	{EProtocolMismatch, CodeFailed, nil, "the host's fmctl speaks another protocol version (both are named); nothing was sent; see `fm-control hosts install`"},
+	{ENoRemoteBinaries, CodeFailed, nil, "the host has no fmctl binaries where `config/hosts.toml` says; nothing was sent; see `fm-control hosts install`"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or

@@ -10,6 +10,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fleet"
 	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/state"
@@ -101,7 +102,8 @@ Examples:
 		}
 	}
 	app.Commands = append(app.Commands, toolCommands(d)...)
-	app.Commands = append(app.Commands, capabilitiesCommand(d), agentEventCommand(d))
+	app.Commands = append(app.Commands, capabilitiesCommand(d), agentEventCommand(d), fleet.HostsCommand(d), fleet.ServeCommand(d))
+	acrossHosts(d, app.Commands)
 	for _, c := range app.Commands {
 		if c.OnUsageError == nil {
 			c.OnUsageError = relaunchOnly

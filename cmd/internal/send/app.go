@@ -9,6 +9,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fleet"
 	"fmctl/harness"
 	"fmctl/state"
 )
@@ -71,7 +72,8 @@ func App(d cli.Deps) *ucli.Command {
 			&ucli.StringFlag{Name: "key", Usage: "send the one named `KEY` (" + keyList() + ") instead of text", Validator: cli.Value("key"), OnlyOnce: true},
 			&ucli.BoolFlag{Name: "allow-exit", Usage: "with --key: send a key the capability table says quits the agent (codex's and opencode's C-c); prefer fm-control exit"},
 		},
-		Action: func(ctx context.Context, cmd *ucli.Command) error {
+		// A <host>/<id> is sent by that host's fm-send (package fleet).
+		Action: fleet.Remote(d, "fm-send", func(ctx context.Context, cmd *ucli.Command) error {
 			req, err := request(ctx, cmd)
 			if err != nil {
 				return err
@@ -96,7 +98,7 @@ func App(d cli.Deps) *ucli.Command {
 				req.Text = strings.TrimRight(string(data), "\r\n")
 			}
 			return Sender{Env: d.Env, Tunables: d.Tunables, Runner: d.Runner, Print: d.Printer(req.JSON)}.Run(ctx, req)
-		},
+		}),
 	}
 	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
 	return app
