@@ -45,3 +45,48 @@ func containsRow(out string, words ...string) bool {
 	}
 	return false
 }
+
+// hosts install copies this machine's binaries into a host's empty bin,
+// after which the host answers from them.
+func TestHostsInstallCopiesTheBinariesThere(t *testing.T) {
+	f := newFleet(t)
+	h := f.addHost("h1")
+	h.startAgent("t1")
+	fresh := h.dir + "/fresh bin"
+	appendFile(t, f.home+"/config/hosts.toml", "[hosts.fresh]\nssh = \"h1\"\nhome = \""+h.home+"\"\nbin = \""+fresh+"\"\n")
+	wantCode(t, f.run(30*time.Second, nil, "fm-control", "status", "fresh/t1"), 1, "status before the install")
+
+	r := f.run(60*time.Second, nil, "fm-control", "hosts", "install", "fresh")
+	wantCode(t, r, 0, "hosts install fresh")
+	if !strings.HasPrefix(r.stdout, "installed fresh bin="+fresh+" ") {
+		t.Fatalf("install said %s", r)
+	}
+	for _, bin := range []string{"fm-send", "fm-control", "fm-spawn"} {
+		local, remote := readFile(binDir+"/"+bin), readFile(fresh+"/"+bin)
+		if local == "" || local != remote {
+			t.Fatalf("%s was not copied whole", bin)
+		}
+	}
+	r = f.run(30*time.Second, nil, "fm-control", "status", "fresh/t1", "--json")
+	wantCode(t, r, 0, "status after the install")
+}
+
+// A host that stops answering is listed unreachable, its last answer's
+// tasks marked stale: never dead.
+func TestAnUnreachableHostListsItsLastTasksStale(t *testing.T) {
+	f := newFleet(t)
+	h := f.addHost("h1")
+	h.startAgent("t1")
+	wantCode(t, f.run(30*time.Second, nil, "fm-control", "list", "--all-hosts"), 0, "list with h1 up")
+	h.killSSHD()
+	r := f.run(30*time.Second, nil, "fm-control", "list", "--all-hosts")
+	wantCode(t, r, 0, "list with h1 down")
+	if !containsRow(r.stdout, "h1", "t1", "claude", "unreachable", "stale", "stale,") || strings.Contains(r.stdout, "dead") {
+		t.Fatalf("list = %q, want t1 unreachable and stale", r.stdout)
+	}
+	r = f.run(30*time.Second, nil, "fm-control", "list", "--all-hosts", "--json")
+	wantCode(t, r, 0, "list --json with h1 down")
+	if !strings.Contains(r.stdout, `"host":"h1","reachable":false,"stale":true`) {
+		t.Fatalf("list --json = %q", r.stdout)
+	}
+}
