@@ -39,6 +39,10 @@ type Request struct {
 	Argv     []string `json:"argv"`
 	// Stdin is what the verb reads on standard input (fm-send <id> -).
 	Stdin []byte `json:"stdin,omitempty"`
+	// Files are the contents of the files FileFlags named on this
+	// machine's command line, by flag: the serve writes each to a private
+	// file there and passes the verb --<flag>=<that file>.
+	Files map[string][]byte `json:"files,omitempty"`
 	// TimeoutMS bounds the verb there; the serve kills it past this.
 	TimeoutMS int64 `json:"timeout_ms"`
 }
@@ -56,6 +60,10 @@ type Response struct {
 	// does not run, a protocol it does not speak); Stderr says why.
 	Refused bool `json:"refused,omitempty"`
 }
+
+// FileFlags are the flags that name a file on the caller's machine (a
+// brief, a progress note): their content travels in Request.Files.
+var FileFlags = []string{"brief", "note-file"}
 
 // Binaries are the programs a request may name.
 var Binaries = []string{"fm-send", "fm-control", "fm-spawn"}

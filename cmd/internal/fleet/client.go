@@ -85,9 +85,10 @@ func (c *Client) session(ctx context.Context, name string) (*remote.Session, err
 	return sess, nil
 }
 
-// Call runs argv on host under timeout. Its error is already the user's
+// Call runs req (its Argv, Files and Stdin) on host under timeout; the
+// request id and deadline are set here. Its error is already the user's
 // refusal (see refusalOf).
-func (c *Client) Call(ctx context.Context, host string, argv []string, stdin []byte, timeout time.Duration) (remote.Response, error) {
+func (c *Client) Call(ctx context.Context, host string, req remote.Request, timeout time.Duration) (remote.Response, error) {
 	id, err := c.requestID()
 	if err != nil {
 		return remote.Response{}, err
@@ -96,14 +97,15 @@ func (c *Client) Call(ctx context.Context, host string, argv []string, stdin []b
 	defer cancel()
 	sess, err := c.session(ctx, host)
 	if err != nil {
-		return remote.Response{}, refusalOf(err, argv)
+		return remote.Response{}, refusalOf(err, req.Argv)
 	}
 	// The verb there stops a little before this side gives up, so its own
 	// answer (even "did not finish") normally arrives.
 	verbTimeout := timeout - min(timeout/10, 5*time.Second)
-	resp, err := sess.Call(ctx, remote.Request{ID: id, Argv: argv, Stdin: stdin, TimeoutMS: verbTimeout.Milliseconds()})
+	req.ID, req.TimeoutMS = id, verbTimeout.Milliseconds()
+	resp, err := sess.Call(ctx, req)
 	if err != nil {
-		return remote.Response{}, refusalOf(err, argv)
+		return remote.Response{}, refusalOf(err, req.Argv)
 	}
 	return resp, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/config"
+	"fmctl/remote"
 	"fmctl/state"
 )
 
@@ -36,7 +37,7 @@ func Remote(d cli.Deps, binary string, action ucli.ActionFunc) ucli.ActionFunc {
 		if err != nil {
 			return err
 		}
-		argv, stdin, err := forwarded(ctx, binary, cmd, addr.ID, args[1:])
+		argv, files, stdin, err := forwarded(ctx, binary, cmd, addr.ID, args[1:])
 		if err != nil {
 			return err
 		}
@@ -53,7 +54,7 @@ func Remote(d cli.Deps, binary string, action ucli.ActionFunc) ucli.ActionFunc {
 		// unconfirmed), not in a process killed mid-sentence.
 		ctx, stop := cli.SignalContext(ctx)
 		defer stop()
-		resp, err := client.Call(ctx, addr.Host, argv, stdin, callTimeout(d.Tunables, cmd))
+		resp, err := client.Call(ctx, addr.Host, remote.Request{Argv: argv, Files: files, Stdin: stdin}, callTimeout(d.Tunables, cmd))
 		if err != nil {
 			return err
 		}
@@ -64,9 +65,10 @@ func Remote(d cli.Deps, binary string, action ucli.ActionFunc) ucli.ActionFunc {
 // forwarded is the argv the host runs: the binary, the verb, every flag
 // given (as --name=value, so no value is read as a flag there), the bare
 // id, and the rest of the words after "--", so none is read as a flag.
-// fm-send's lone "-" is read here and sent as the verb's standard input.
-func forwarded(ctx context.Context, binary string, cmd *ucli.Command, id string, rest []string) ([]string, []byte, error) {
-	argv := []string{binary}
+// A file a flag names here (--brief, --note-file) is read here and sent,
+// and fm-send's lone "-" is read here and sent as the verb's standard input.
+func forwarded(ctx context.Context, binary string, cmd *ucli.Command, id string, rest []string) ([]string, map[string][]byte, []byte, error) {
+	argv, files := []string{binary}, map[string][]byte{}
 	if cmd != cmd.Root() {
 		argv = append(argv, cmd.Name)
 	}
@@ -84,8 +86,13 @@ func forwarded(ctx context.Context, binary string, cmd *ucli.Command, id string,
 		if !cmd.IsSet(n) {
 			continue
 		}
-		if n == "note-file" {
-			return nil, nil, cli.Usage("--note-file names a file on this machine; for a task on another host, pass the note with --note")
+		if slices.Contains(remote.FileFlags, n) {
+			data, err := state.ReadUserFile(cmd.String(n), state.MaxBriefBytes)
+			if err != nil {
+				return nil, nil, nil, cli.Failed("--%s: %v; nothing was sent", n, err)
+			}
+			files[n] = data
+			continue
 		}
 		switch v := cmd.Value(n).(type) {
 		case bool:
@@ -97,24 +104,24 @@ func forwarded(ctx context.Context, binary string, cmd *ucli.Command, id string,
 	argv = append(argv, id)
 	if binary != "fm-send" {
 		if len(rest) > 0 {
-			return nil, nil, cli.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", state.Printable(rest[0]), cmd.FullName(), cmd.FullName())
+			return nil, nil, nil, cli.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", state.Printable(rest[0]), cmd.FullName(), cmd.FullName())
 		}
-		return argv, nil, nil
+		return argv, files, nil, nil
 	}
 	if len(rest) == 1 && rest[0] == "-" && len(cli.AfterDoubleDash(ctx)) == 0 {
 		data, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdin+1))
 		if err != nil {
-			return nil, nil, cli.Failed("read the message from standard input: %v", err)
+			return nil, nil, nil, cli.Failed("read the message from standard input: %v", err)
 		}
 		if len(data) > maxStdin {
-			return nil, nil, cli.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdin)
+			return nil, nil, nil, cli.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdin)
 		}
-		return append(argv, "-"), data, nil
+		return append(argv, "-"), files, data, nil
 	}
 	if len(rest) > 0 {
 		argv = append(append(argv, "--"), rest...)
 	}
-	return argv, nil, nil
+	return argv, files, nil, nil
 }
 
 // callTimeout bounds one remote verb: FM_REMOTE_TIMEOUT, plus wait's own

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/remote"
 	"fmctl/state"
 )
 
@@ -97,7 +98,7 @@ func decodeList(data []byte, into *HostTasks) error {
 // cached one when there is none.
 func (c *Client) listHost(ctx context.Context, name string) HostTasks {
 	ht := HostTasks{Host: name}
-	resp, err := c.Call(ctx, name, []string{"fm-control", "list", "--json"}, nil, c.Tun.ListTimeout)
+	resp, err := c.Call(ctx, name, remote.Request{Argv: []string{"fm-control", "list", "--json"}}, c.Tun.ListTimeout)
 	if err == nil && resp.Exit != 0 {
 		err = fmt.Errorf("list on %s exited %d: %s", name, resp.Exit, firstLine(resp.Stderr))
 	}

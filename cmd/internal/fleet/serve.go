@@ -142,12 +142,45 @@ func servesItself(argv []string) bool {
 	return false
 }
 
+// withFiles writes the request's files into dir and returns its argv with
+// a --<flag>=<file> for each, after the verb (flags go anywhere before
+// "--", and a verb's own flags after it).
+func withFiles(req remote.Request, dir string) ([]string, error) {
+	var flags []string
+	for flag, data := range req.Files {
+		if !slices.Contains(remote.FileFlags, flag) {
+			return nil, fmt.Errorf("--%s names no file a verb reads", state.Printable(flag))
+		}
+		path := filepath.Join(dir, flag)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return nil, fmt.Errorf("write the --%s file: %w", flag, err)
+		}
+		flags = append(flags, "--"+flag+"="+path)
+	}
+	at := 1
+	if req.Argv[0] == "fm-control" && len(req.Argv) > 1 {
+		at = 2
+	}
+	return slices.Concat(req.Argv[:at], flags, req.Argv[at:]), nil
+}
+
 // run executes the request's binary under its deadline.
 func (s Server) run(ctx context.Context, req remote.Request, timeout time.Duration) remote.Response {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(s.BinDir, req.Argv[0]), req.Argv[1:]...)
-	cmd.Args[0] = req.Argv[0]
+	argv := req.Argv
+	if len(req.Files) > 0 {
+		dir, err := os.MkdirTemp("", "fmctl-serve-")
+		if err != nil {
+			return refusal(req.ID, "make a directory for the request's files: %v; nothing was run", err)
+		}
+		defer os.RemoveAll(dir)
+		if argv, err = withFiles(req, dir); err != nil {
+			return refusal(req.ID, "%v; nothing was run", err)
+		}
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(s.BinDir, argv[0]), argv[1:]...)
+	cmd.Args[0] = argv[0]
 	cmd.Env = withHome(s.Env, s.Home)
 	cmd.Dir = s.Home
 	cmd.Stdin = bytes.NewReader(req.Stdin)

@@ -110,3 +110,26 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// A file named on the caller's machine reaches the verb as a private file
+// of the same content, after the verb, and only for the flags that name
+// files.
+func TestServePassesTheCallersFilesAsFilesThere(t *testing.T) {
+	s, log := testServer(t)
+	script := "#!/bin/sh\nfor a; do case \"$a\" in --note-file=*) cat \"${a#--note-file=}\" >> " + log + ";; esac; done\necho \"$*\" >> " + log + "\n"
+	if err := os.WriteFile(filepath.Join(s.BinDir, "fm-control"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	relaunch := remote.Request{Protocol: remote.Protocol, ID: "req-note-01", Argv: []string{"fm-control", "relaunch", "--json=true", "t1"},
+		Files: map[string][]byte{"note-file": []byte("tests pass\n")}, TimeoutMS: 10000}
+	odd := relaunch
+	odd.ID, odd.Files = "req-note-02", map[string][]byte{"home": []byte("/")}
+	resps := serve(t, s, relaunch, odd)
+	if resps[0].Exit != 0 || !resps[1].Refused {
+		t.Fatalf("answers %+v", resps)
+	}
+	ran := readFile(t, log)
+	if !strings.HasPrefix(ran, "tests pass\nrelaunch --note-file=") || !strings.Contains(ran, " --json=true t1\n") || strings.Count(ran, "relaunch") != 1 {
+		t.Fatalf("ran %q, want the note's content through --note-file after the verb, once", ran)
+	}
+}

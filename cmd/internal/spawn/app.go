@@ -7,6 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fleet"
 	"fmctl/harness"
 )
 
@@ -71,7 +72,8 @@ func App(d cli.Deps) *ucli.Command {
 		UsageText:   usageText(),
 		Description: description,
 		Flags:       flags(),
-		Action: cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
+		// A <host>/<id> is spawned by that host's fm-spawn (package fleet).
+		Action: fleet.Remote(d, "fm-spawn", cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
 			req, err := request(cmd)
 			if err != nil {
 				return err
@@ -83,7 +85,7 @@ func App(d cli.Deps) *ucli.Command {
 				return cli.Usage("fm-spawn needs a task id: fm-spawn <id> [flags] (see fm-spawn --help)")
 			}
 			return spawn(ctx, d, req)
-		}),
+		})),
 	}
 	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
 	return app
