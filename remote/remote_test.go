@@ -129,22 +129,67 @@ func leaveSocket(t *testing.T, path string) {
 	l.Close()
 }
 
-func TestAWedgedMasterIsReplacedWithinTheProbe(t *testing.T) {
-	s := testSSH(t, "exec sleep 30")
-	leaveSocket(t, s.ControlPath(testHost))
-	start := time.Now()
-	removed, err := s.ReplaceStaleMaster(context.Background(), testHost)
-	if err != nil || !removed {
-		t.Fatalf("ReplaceStaleMaster = %v, %v; want the stale socket removed", removed, err)
+// fakeMaster listens at path as a master would: answer says whether it
+// speaks the mux protocol or, wedged, accepts and never answers.
+func fakeMaster(t *testing.T, path string, answer bool) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Fatalf("the probe took %v, past its 300ms bound", took)
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Lstat(s.ControlPath(testHost)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the stale socket is still there: %v", err)
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			if !answer {
+				t.Cleanup(func() { c.Close() })
+				continue
+			}
+			go func() {
+				defer c.Close()
+				_ = writeMux(c, muxHello, muxVersion)
+				if _, err := readMux(c); err != nil {
+					return
+				}
+				if check, err := readMux(c); err == nil && check[0] == muxAliveCheck {
+					_ = writeMux(c, muxAlive, check[1], 4242)
+				}
+			}()
+		}
+	}()
+}
+
+func TestAStaleMasterIsReplacedWithinTheProbe(t *testing.T) {
+	for name, setup := range map[string]func(t *testing.T, path string){
+		"dead":   leaveSocket,
+		"wedged": func(t *testing.T, path string) { fakeMaster(t, path, false) },
+	} {
+		s := testSSH(t, "exit 0")
+		setup(t, s.ControlPath(testHost))
+		start := time.Now()
+		removed, err := s.ReplaceStaleMaster(context.Background(), testHost)
+		if err != nil || !removed {
+			t.Fatalf("%s master: ReplaceStaleMaster = %v, %v; want the socket removed", name, removed, err)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Fatalf("%s master: the probe took %v, past its 300ms bound", name, took)
+		}
+		if _, err := os.Lstat(s.ControlPath(testHost)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s master: the socket is still there: %v", name, err)
+		}
 	}
-	live := testSSH(t, "exit 0")
-	leaveSocket(t, live.ControlPath(testHost))
+	live := testSSH(t, "exit 1")
+	fakeMaster(t, live.ControlPath(testHost), true)
+	if pid, err := muxCheck(live.ControlPath(testHost), time.Now().Add(time.Second)); err != nil || pid != 4242 {
+		t.Fatalf("muxCheck of a live master = %d, %v", pid, err)
+	}
 	if removed, err := live.ReplaceStaleMaster(context.Background(), testHost); err != nil || removed {
 		t.Fatalf("a master that answers was replaced: %v, %v", removed, err)
 	}
