@@ -120,7 +120,7 @@ func TestAStaleMasterIsReplacedNotHungOn(t *testing.T) {
 	t.Logf("status past a killed master's socket: %v", r.elapsed)
 }
 
-func waitGone(t *testing.T, pid int) {
+func waitGone(t testing.TB, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for syscall.Kill(pid, 0) == nil {

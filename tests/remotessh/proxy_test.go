@@ -25,7 +25,7 @@ type proxy struct {
 	backend string
 }
 
-func startProxy(t *testing.T, backend string) *proxy {
+func startProxy(t testing.TB, backend string) *proxy {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -92,7 +92,7 @@ func build(dir string) error {
 	return nil
 }
 
-func requireSSHD(t *testing.T) {
+func requireSSHD(t testing.TB) {
 	t.Helper()
 	if skipWhy != "" {
 		t.Skip(skipWhy)
@@ -102,7 +102,7 @@ func requireSSHD(t *testing.T) {
 // shortDir is a fresh directory with a short path: unix socket paths (the
 // ssh control socket, tmux's) are limited to about 100 bytes, and t.TempDir
 // names run long.
-func shortDir(t *testing.T) string {
+func shortDir(t testing.TB) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("/tmp", "fmr")
 	if err != nil {
@@ -112,7 +112,7 @@ func shortDir(t *testing.T) string {
 	return dir
 }
 
-func randomName(t *testing.T) string {
+func randomName(t testing.TB) string {
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func randomName(t *testing.T) string {
 
 // host is one test host: a private sshd and what its sessions see.
 type host struct {
-	t     *testing.T
+	t     testing.TB
 	name  string // its name in hosts.toml
 	dir   string
 	home  string // FM_HOME there
@@ -136,7 +136,7 @@ type host struct {
 
 // fleet is the client machine: its FM_HOME, ssh config and keys.
 type fleet struct {
-	t       *testing.T
+	t       testing.TB
 	dir     string
 	home    string // the local FM_HOME, with config/hosts.toml
 	sshConf string
@@ -146,7 +146,7 @@ type fleet struct {
 	hosts   []*host
 }
 
-func newFleet(t *testing.T) *fleet {
+func newFleet(t testing.TB) *fleet {
 	t.Helper()
 	requireSSHD(t)
 	dir := shortDir(t)
@@ -323,7 +323,7 @@ func sshdDescendants(root int) []int {
 	return out
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -382,14 +382,14 @@ func (f *fleet) run(limit time.Duration, extraEnv []string, bin string, args ...
 	return r
 }
 
-func wantCode(t *testing.T, r result, code int, what string) {
+func wantCode(t testing.TB, r result, code int, what string) {
 	t.Helper()
 	if r.code != code {
 		t.Fatalf("%s: want exit %d, got %s", what, code, r)
 	}
 }
 
-func run(t *testing.T, name string, args ...string) string {
+func run(t testing.TB, name string, args ...string) string {
 	t.Helper()
 	out, err := exec.Command(name, args...).CombinedOutput()
 	if err != nil {
@@ -398,14 +398,14 @@ func run(t *testing.T, name string, args ...string) string {
 	return string(out)
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func appendFile(t *testing.T, path, content string) {
+func appendFile(t testing.TB, path, content string) {
 	t.Helper()
 	fh, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
