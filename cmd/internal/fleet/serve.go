@@ -7,6 +7,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -113,20 +115,54 @@ func (s Server) answer(ctx context.Context, data []byte) remote.Response {
 	}
 	defer lock.Release()
 	if remembered != nil {
-		var resp remote.Response
-		if json.Unmarshal(remembered, &resp) == nil && resp.ID == req.ID {
-			resp.Replayed = true
-			return resp
+		var rec rememberedRequest
+		switch {
+		case json.Unmarshal(remembered, &rec) != nil || rec.Response.ID != req.ID:
+			return refusal(req.ID, "request %s ran before, and its remembered outcome is unreadable; look at the task before retrying with a new request", req.ID)
+		case rec.Digest != requestDigest(req):
+			// A reused id (FM_REQUEST_ID left set) must not pass a new
+			// command off as done.
+			return refusal(req.ID, "request id %s was used before for another command; nothing was run (unset FM_REQUEST_ID to send a new request)", req.ID)
 		}
-		return refusal(req.ID, "request %s ran before, and its remembered outcome is unreadable; look at the task before retrying with a new request", req.ID)
+		rec.Response.Replayed = true
+		return rec.Response
 	}
 	resp := s.run(ctx, req, timeout)
-	if rec, err := json.Marshal(resp); err == nil {
-		if err := s.Log.Remember(req.ID, rec); err != nil {
+	if data, err := json.Marshal(rememberedRequest{Digest: requestDigest(req), Response: resp}); err == nil {
+		if err := s.Log.Remember(req.ID, data); err != nil {
 			resp.Stderr += fmt.Sprintf("warning: %v: a retry of request %s would run it again\n", err, req.ID)
 		}
 	}
 	return resp
+}
+
+// rememberedRequest is what the request log keeps of a mutation: what it
+// was, by digest, and its answer.
+type rememberedRequest struct {
+	Digest   string          `json:"digest"`
+	Response remote.Response `json:"response"`
+}
+
+// requestDigest identifies what a request asks: its argv, standard input
+// and files. The output form (--json) is left out: a retry that asks for
+// the other form is the same request, answered in the form it ran in.
+func requestDigest(req remote.Request) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	var argv []string
+	for i, a := range req.Argv {
+		if a == "--" {
+			argv = append(argv, req.Argv[i:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "--json=") {
+			argv = append(argv, a)
+		}
+	}
+	_ = enc.Encode(argv)
+	_ = enc.Encode(req.Stdin)
+	_ = enc.Encode(req.Files) // map keys are encoded sorted
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // servesItself reports whether an fm-control argv names serve or hosts.

@@ -75,6 +75,25 @@ func TestServeRunsAMutationOnceAndReplaysItsOutcome(t *testing.T) {
 	if len(ran) != 1 || !strings.HasSuffix(ran[0], "fm-send t1 -|hello|"+s.Home) {
 		t.Fatalf("ran %q, want fm-send once, with its stdin and the serve's home", ran)
 	}
+	// The same id on another message (FM_REQUEST_ID left set) is refused,
+	// not answered with the first message's outcome.
+	other := send
+	other.Stdin = []byte("a new message")
+	if r := serve(t, s, other)[0]; !r.Refused || r.Replayed || !strings.Contains(r.Stderr, "used before for another command") {
+		t.Fatalf("a reused id: %+v", r)
+	}
+	if n := strings.Count(readFile(t, log), "\n"); n != 1 {
+		t.Fatalf("%d runs, want still one", n)
+	}
+	// Only the output form may differ, never a word of the message.
+	text := remote.Request{Protocol: remote.Protocol, ID: "req-text-1", Argv: []string{"fm-send", "t1", "--", "--json=a"}, TimeoutMS: 10000}
+	asJSON, changed := text, text
+	asJSON.Argv = []string{"fm-send", "--json=true", "t1", "--", "--json=a"}
+	changed.Argv = []string{"fm-send", "t1", "--", "--json=b"}
+	resps = serve(t, s, text, asJSON, changed)
+	if !resps[1].Replayed || !resps[2].Refused {
+		t.Fatalf("another form replayed %v; another message refused %v", resps[1].Replayed, resps[2].Refused)
+	}
 }
 
 func TestServeRunsReadsEachTimeAndRefusesTheRest(t *testing.T) {
