@@ -71,11 +71,14 @@ func App(d cli.Deps) *ucli.Command {
 task id. No free text, no raw keys. Each verb proves its postcondition or
 reports it unconfirmed. Flags go anywhere after the verb and before "--";
 every word after "--" is a word. A word beginning with '-' where the task id
-goes is checked as an id, and refused: no task id begins with '-'.
+goes is checked as an id, and refused: no task id begins with '-'. A task
+on another host of config/hosts.toml is <host>/<id>: that host's own fmctl
+runs the verb (docs/hosts.md).
 
 Examples:
    fm-control interrupt t1
    fm-control exit t1
+   fm-control status gpu1/t1
    fm-control relaunch t1 --harness codex --note "continue from the failing test"
    fm-control help relaunch`,
 		Flags:         []ucli.Flag{&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"}},

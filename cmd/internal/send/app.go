@@ -52,8 +52,12 @@ codex or opencode; see the key effects in fm-control capabilities) is refused,
 exit 1 with code key-ends-agent, naming fm-control exit, which stops an agent
 and proves it stopped; --allow-exit sends it anyway.
 
+A task on another host of config/hosts.toml is <host>/<id>: that host's own
+fm-send types it (docs/hosts.md).
+
 Examples:
    fm-send t1 "please rebase on main and rerun the tests"
+   fm-send gpu1/t1 "same, on gpu1"
    fm-send t1 - < review-notes.md          # multi-line: one bracketed paste
    fm-send t1 --key Escape                 # one named key, never marked
    fm-send t1 -- --help is a flag of fm-send  # text that looks like flags`
