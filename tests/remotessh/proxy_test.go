@@ -127,8 +127,11 @@ func TestPartition(t *testing.T) {
 	h := f.addHost("h1")
 	a := h.startAgent("t1")
 	p := f.viaProxy(h, "far")
-	fast := []string{"FM_SSH_CONNECT_TIMEOUT=1", "FM_REMOTE_TIMEOUT=4"}
-	wantCode(t, f.run(30*time.Second, fast, "fm-control", "status", "far/t1"), 0, "status before the partition")
+	// The master is made at the default connect timeout; the partitioned
+	// calls then ride it with short bounds: a second for the hello (two
+	// in all), eight for the send's answer.
+	wantCode(t, f.run(30*time.Second, nil, "fm-control", "status", "far/t1"), 0, "status before the partition")
+	fast := []string{"FM_SSH_CONNECT_TIMEOUT=1", "FM_REMOTE_TIMEOUT=8"}
 
 	p.set(0, true)
 	r := f.run(20*time.Second, fast, "fm-send", "far/t1", "never", "--json")
