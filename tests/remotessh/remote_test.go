@@ -90,3 +90,32 @@ func TestAnUnreachableHostListsItsLastTasksStale(t *testing.T) {
 		t.Fatalf("list --json = %q", r.stdout)
 	}
 }
+
+// Every fm-control verb reaches a task on a host: read, interrupt, rebind,
+// recover, exit and wait, each answered by the host's own verb.
+func TestEveryControlVerbOnARemoteTask(t *testing.T) {
+	f := newFleet(t)
+	h := f.addHost("h1")
+	a := h.startAgent("t1")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"read", "h1/t1", "--lines", "3"}, "bypass permissions on"},
+		{[]string{"interrupt", "h1/t1"}, "interrupt-delivered t1 "},
+		{[]string{"rebind", "h1/t1"}, "not-drifted t1 "},
+		{[]string{"recover", "h1/t1"}, "nothing-to-recover t1"},
+		{[]string{"exit", "h1/t1"}, "stopped t1 "},
+		{[]string{"wait", "h1/t1", "--for", "dead", "--timeout", "10"}, "reached t1 "},
+	} {
+		r := f.run(60*time.Second, nil, "fm-control", c.args...)
+		wantCode(t, r, 0, "fm-control "+strings.Join(c.args, " "))
+		if !strings.Contains(r.stdout, c.want) {
+			t.Fatalf("fm-control %s: stdout %q, want %q", strings.Join(c.args, " "), r.stdout, c.want)
+		}
+	}
+	events := readFile(a.events)
+	if !strings.Contains(events, "interrupt escape") || !strings.Contains(events, `submit "/exit"`) {
+		t.Fatalf("the agent's events lack the interrupt or the exit:\n%s", events)
+	}
+}
