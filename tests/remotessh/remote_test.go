@@ -22,6 +22,18 @@ func TestSendStatusAndListOnARemoteTask(t *testing.T) {
 		t.Fatalf("the agent received %q, want the one message", got)
 	}
 
+	// A key, and a message read from standard input here (one paste there).
+	r = f.run(30*time.Second, nil, "fm-send", "h1/t1", "--key", "Escape")
+	wantCode(t, r, 0, "fm-send h1/t1 --key Escape")
+	if !strings.HasPrefix(r.stdout, "key-delivered t1 key=Escape") {
+		t.Fatalf("stdout = %q", r.stdout)
+	}
+	r = f.runInput(60*time.Second, "line one\nline two\n", nil, "fm-send", "h1/t1", "-")
+	wantCode(t, r, 0, "fm-send h1/t1 -")
+	if events := readFile(a.events); !strings.Contains(events, `paste "line one\nline two"`) {
+		t.Fatalf("the agent's events lack the pasted stdin:\n%s", events)
+	}
+
 	r = f.run(30*time.Second, nil, "fm-control", "status", "h1/t1", "--json")
 	wantCode(t, r, 0, "fm-control status h1/t1")
 	if !strings.Contains(r.stdout, `"state":"alive"`) {

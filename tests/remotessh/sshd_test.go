@@ -360,9 +360,16 @@ func (f *fleet) env(extra ...string) []string {
 // run runs a local binary; limit bounds it, so a hang fails the test.
 func (f *fleet) run(limit time.Duration, extraEnv []string, bin string, args ...string) result {
 	f.t.Helper()
+	return f.runInput(limit, "", extraEnv, bin, args...)
+}
+
+// runInput is run with stdin as the binary's standard input.
+func (f *fleet) runInput(limit time.Duration, stdin string, extraEnv []string, bin string, args ...string) result {
+	f.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(binDir, bin), args...)
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = f.env(extraEnv...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
