@@ -56,9 +56,10 @@ fuzz:
 	$(GO) test ./state -run '^$$' -fuzz FuzzRecordRoundTrip -fuzztime 20s
 
 # Medians, ratios to one bare tmux call, processes started and peak RSS per operation,
-# at 1 and 500 windows and 10 B / 64 KB / 1 MB messages, on a private tmux server.
+# at 1 and 500 windows and 10 B / 64 KB / 1 MB messages, on a private tmux server;
+# and what a <host>/<id> adds to a verb, through a private sshd on loopback.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 30m ./tests/bench/
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 30m ./tests/bench/ ./tests/remotessh/
 
 # Regenerates the capability table and the exit-code table embedded in README.md.
 readme-table:

@@ -34,6 +34,7 @@ type Tunables struct {
 	Send    SendVars
 	Control ControlVars
 	Spawn   SpawnVars
+	Hosts   HostVars
 	// GitTimeout bounds one git call.
 	GitTimeout time.Duration
 	// RunnerTrace names a file every external command is logged to.
@@ -85,6 +86,16 @@ type SpawnVars struct {
 	Backend        string
 	Wait, PathWait time.Duration
 	RelaunchTx     string
+}
+
+// HostVars bound the calls to other hosts (config/hosts.toml).
+type HostVars struct {
+	SSHConfig                   string
+	ConnectTimeout, CallTimeout time.Duration
+	ListTimeout                 time.Duration
+	// RequestID is the id a remote mutation carries instead of a fresh
+	// one: an unconfirmed call's, to retry it without acting twice.
+	RequestID string
 }
 
 // Tunable is one FM_* variable: its row in docs/config.md and in
@@ -145,6 +156,12 @@ var table = []Tunable{
 
 	{Name: "FM_SPAWN_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long a spawned agent gets to come up ready", field: func(t *Tunables) any { return &t.Spawn.Wait }},
 	{Name: "FM_SPAWN_PATH_WAIT", Unit: UnitDuration, Default: "5s", Doc: "how long a new endpoint's shell gets to report its directory", field: func(t *Tunables) any { return &t.Spawn.PathWait }},
+
+	{Name: "FM_SSH_CONFIG", Unit: UnitPath, Doc: "an ssh_config file every ssh call to a host uses (ssh -F); unset, ssh's own", field: func(t *Tunables) any { return &t.Hosts.SSHConfig }},
+	{Name: "FM_SSH_CONNECT_TIMEOUT", Unit: UnitDuration, Default: "10s", NonZero: true, Doc: "ssh's ConnectTimeout, and the wait for a host's fmctl to answer its hello; 0 keeps the default", field: func(t *Tunables) any { return &t.Hosts.ConnectTimeout }},
+	{Name: "FM_REMOTE_TIMEOUT", Unit: UnitDuration, Default: "120s", NonZero: true, Doc: "one verb on another host, from its request to its answer (wait adds its own --timeout); 0 keeps the default", field: func(t *Tunables) any { return &t.Hosts.CallTimeout }},
+	{Name: "FM_HOSTS_LIST_TIMEOUT", Unit: UnitDuration, Default: "8s", NonZero: true, Doc: "list --all-hosts: each host's answer; a host slower than this is listed unreachable; 0 keeps the default", field: func(t *Tunables) any { return &t.Hosts.ListTimeout }},
+	{Name: "FM_REQUEST_ID", Unit: UnitName, Doc: "the request id a verb on another host carries; set it to the id an unconfirmed call printed to retry that call: the host answers from memory instead of acting twice", field: func(t *Tunables) any { return &t.Hosts.RequestID }},
 
 	{Name: "FM_RUNNER_TRACE", Unit: UnitPath, Doc: "a file every external command and wire call is appended to, with its duration (diagnostics, benchmarks)", field: func(t *Tunables) any { return &t.RunnerTrace }},
 	{Name: "FM_AUDIT_MAX_BYTES", Unit: UnitCount, Default: "262144", Doc: "the size a task's audit trail (state/<id>.audit) is kept under: past it the oldest lines are dropped, keeping about half; 0 keeps every line", field: func(t *Tunables) any { return &t.AuditMaxBytes }},

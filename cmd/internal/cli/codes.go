@@ -62,6 +62,11 @@ const (
 	ENotLanded            ErrCode = "not-landed"
 	ETasksInFlight        ErrCode = "tasks-in-flight"
 	ENotAuthorized        ErrCode = "not-authorized"
+	EBadHosts             ErrCode = "bad-hosts"
+	ENoSuchHost           ErrCode = "no-such-host"
+	EHostUnreachable      ErrCode = "host-unreachable"
+	EProtocolMismatch     ErrCode = "protocol-mismatch"
+	ENoRemoteBinaries     ErrCode = "no-remote-binaries"
 )
 
 // CodeRow is one error class: its code, the exit code it comes with, the
@@ -124,6 +129,11 @@ var Codes = []CodeRow{
 	{ENotLanded, CodeFailed, nil, "fm-teardown: the task's work has not landed (unpushed or unmerged commits, uncommitted or untracked changes, a detached HEAD, a scout's missing report); `--force` discards it"},
 	{ETasksInFlight, CodeFailed, nil, "fm-teardown: the secondmate's home still has tasks of its own; tear them down first"},
 	{ENotAuthorized, CodeFailed, nil, "the caller runs inside another task's pane and may not do this to the task named (docs/security.md); nothing was typed, locked or written, and the attempt is in the audit trail"},
+	{EBadHosts, CodeFailed, config.ErrBadHosts, "`config/hosts.toml` cannot be read, or names a host fmctl would not reach safely (the sentence says which key)"},
+	{ENoSuchHost, CodeFailed, config.ErrNoSuchHost, "a `<host>/<id>` names a host `config/hosts.toml` lacks"},
+	{EHostUnreachable, CodeFailed, nil, "ssh or the host's fmctl did not answer before the request was sent (nothing was sent), or a read-only verb's answer was lost"},
+	{EProtocolMismatch, CodeFailed, nil, "the host's fmctl speaks another protocol version (both are named); nothing was sent; see `fm-control hosts install`"},
+	{ENoRemoteBinaries, CodeFailed, nil, "the host has no fmctl binaries where `config/hosts.toml` says; nothing was sent; see `fm-control hosts install`"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or

@@ -50,6 +50,10 @@ func Run(cmd *ucli.Command, args []string, d Deps) int {
 	if err == nil || errors.Is(err, errCompletionPrinted) {
 		return CodeDone
 	}
+	var relayed *Relayed
+	if errors.As(err, &relayed) {
+		return relayed.Exit
+	}
 	var own *Error
 	var ec ucli.ExitCoder
 	if !errors.As(err, &own) && errors.As(err, &ec) {

@@ -103,3 +103,9 @@ func Code(err error) int {
 	}
 	return CodeFailed
 }
+
+// Relayed is an outcome another host's fmctl printed, copied through
+// already: Run exits with its code and prints nothing more.
+type Relayed struct{ Exit int }
+
+func (r *Relayed) Error() string { return fmt.Sprintf("relayed exit %d", r.Exit) }

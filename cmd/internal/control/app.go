@@ -10,6 +10,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
@@ -71,11 +72,14 @@ func App(d cli.Deps) *ucli.Command {
 task id. No free text, no raw keys. Each verb proves its postcondition or
 reports it unconfirmed. Flags go anywhere after the verb and before "--";
 every word after "--" is a word. A word beginning with '-' where the task id
-goes is checked as an id, and refused: no task id begins with '-'.
+goes is checked as an id, and refused: no task id begins with '-'. A task
+on another host of config/hosts.toml is <host>/<id>: that host's own fmctl
+runs the verb (docs/hosts.md).
 
 Examples:
    fm-control interrupt t1
    fm-control exit t1
+   fm-control status gpu1/t1
    fm-control relaunch t1 --harness codex --note "continue from the failing test"
    fm-control help relaunch`,
 		Flags:         []ucli.Flag{&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"}},
@@ -102,7 +106,8 @@ Examples:
 		}
 	}
 	app.Commands = append(app.Commands, toolCommands(d)...)
-	app.Commands = append(app.Commands, capabilitiesCommand(d), agentEventCommand(d))
+	app.Commands = append(app.Commands, capabilitiesCommand(d), agentEventCommand(d), fleet.HostsCommand(d), fleet.ServeCommand(d))
+	acrossHosts(d, app.Commands)
 	for _, c := range app.Commands {
 		if c.OnUsageError == nil {
 			c.OnUsageError = relaunchOnly

@@ -109,6 +109,18 @@ var controlCases = map[string][]classCase{
 		{class: 1, args: []string{"$ID", "turn-finished", "--gen", "$GEN"}},
 		{class: 2, args: []string{"$ID", "rm-rf", "--gen", "$GEN"}},
 	},
+	// a host of config/hosts.toml; class 0 needs a host that answers, which
+	// tests/remotessh starts (a real sshd)
+	"hosts": {
+		{class: 1, args: []string{"check", "nosuch"}},
+		{class: 2, args: []string{"check"}},
+	},
+	// what another machine runs over ssh; class 0 reads standard input to
+	// its end, as tests/remotessh and package fleet drive it
+	"serve": {
+		{class: 1, args: []string{"--home", "/nonexistent-fm-home"}},
+		{class: 2, args: []string{}},
+	},
 	// the built-in help, and `fm-control help <verb>`
 	"help": {
 		{class: 0, args: []string{"interrupt"}},

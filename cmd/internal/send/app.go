@@ -10,6 +10,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
 	"fmctl/state"
@@ -53,8 +54,12 @@ codex or opencode; see the key effects in fm-control capabilities) is refused,
 exit 1 with code key-ends-agent, naming fm-control exit, which stops an agent
 and proves it stopped; --allow-exit sends it anyway.
 
+A task on another host of config/hosts.toml is <host>/<id>: that host's own
+fm-send types it (docs/hosts.md).
+
 Examples:
    fm-send t1 "please rebase on main and rerun the tests"
+   fm-send gpu1/t1 "same, on gpu1"
    fm-send t1 - < review-notes.md          # multi-line: one bracketed paste
    fm-send t1 --key Escape                 # one named key, never marked
    fm-send t1 -- --help is a flag of fm-send  # text that looks like flags`
@@ -73,7 +78,8 @@ func App(d cli.Deps) *ucli.Command {
 			&ucli.StringFlag{Name: "key", Usage: "send the one named `KEY` (" + keyList() + ") instead of text", Validator: cli.Value("key"), OnlyOnce: true},
 			&ucli.BoolFlag{Name: "allow-exit", Usage: "with --key: send a key the capability table says quits the agent (codex's and opencode's C-c); prefer fm-control exit"},
 		},
-		Action: func(ctx context.Context, cmd *ucli.Command) error {
+		// A <host>/<id> is sent by that host's fm-send (package fleet).
+		Action: fleet.Remote(d, "fm-send", func(ctx context.Context, cmd *ucli.Command) error {
 			req, err := request(ctx, cmd)
 			if err != nil {
 				return err
@@ -81,7 +87,7 @@ func App(d cli.Deps) *ucli.Command {
 			return task.NewAuthority("fm-send", d.Tunables, d.Printer(req.JSON).Warn).Guard(authority.Send, req.ID, func() error {
 				return sendMessage(ctx, d, req)
 			})
-		},
+		}),
 	}
 	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
 	return app

@@ -9,6 +9,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
 )
@@ -83,7 +84,8 @@ func App(d cli.Deps) *ucli.Command {
 		Flags:       flags(),
 		// --grant's value holds commas (exit,send@t1): one flag, one rule.
 		DisableSliceFlagSeparator: true,
-		Action: cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
+		// A <host>/<id> is spawned by that host's fm-spawn (package fleet).
+		Action: fleet.Remote(d, "fm-spawn", cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
 			req, err := request(cmd)
 			if err != nil {
 				return err
@@ -95,7 +97,7 @@ func App(d cli.Deps) *ucli.Command {
 				return cli.Usage("fm-spawn needs a task id: fm-spawn <id> [flags] (see fm-spawn --help)")
 			}
 			return guarded(ctx, d, req)
-		}),
+		})),
 	}
 	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
 	return app

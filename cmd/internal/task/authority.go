@@ -56,14 +56,34 @@ func (a Authority) GuardAs(verb, id string, fn func(authority.Caller) error) err
 	if err != nil || state.CheckTaskArg(a.Tool, id) != nil {
 		return fn(authority.Caller{})
 	}
+	return a.guard(home, verb, id, fn)
+}
+
+// GuardRemote is Guard for a verb on another host's task (target is
+// <host>/<id>). The host's fmctl, reached over ssh, cannot see who called
+// here, so the gate is kept here: the operator may, and a task may not
+// (no grant names another host's task). Without a home here no task pane
+// can be told apart, and the caller is the operator.
+func (a Authority) GuardRemote(verb, target string, fn func() error) error {
+	home, err := config.LocateHome(a.Tool, a.Tunables.Home)
+	if err != nil {
+		return fn()
+	}
+	return a.guard(home, verb, target, func(authority.Caller) error { return fn() })
+}
+
+func (a Authority) guard(home config.Home, verb, id string, fn func(authority.Caller) error) error {
 	store := state.Store{Dir: home.State}
 	caller, err := a.Caller(home)
 	if err != nil {
 		return cli.Failed("%s cannot tell whether it runs inside a task's pane (%v), so it refuses to act as the operator; nothing was done", a.Tool, err).Coded(cli.ENotAuthorized)
 	}
 	req := authority.Request{Caller: caller, Verb: verb, Target: id}
-	if rec, err := readTaskRecord(store, id); err == nil {
-		req.TargetParent = rec.SpawnedBy()
+	// Another host's task (<host>/<id>) has its record there, not here.
+	if state.ValidTaskID(id) {
+		if rec, err := readTaskRecord(store, id); err == nil {
+			req.TargetParent = rec.SpawnedBy()
+		}
 	}
 	if err := authority.Decide(req); err != nil {
 		refused := a.refusal(err, req)
@@ -105,7 +125,7 @@ func (a Authority) refusal(err error, req authority.Request) *cli.Error {
 // written is warned about: the verb's own outcome stands.
 func (a Authority) audit(store state.Store, req authority.Request, err error) {
 	trail := req.Target
-	if _, statErr := os.Lstat(store.MetaPath(req.Target)); statErr != nil {
+	if _, statErr := os.Lstat(store.MetaPath(req.Target)); statErr != nil || !state.ValidTaskID(req.Target) {
 		if req.Caller.Operator() {
 			return
 		}

@@ -10,6 +10,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/state"
@@ -51,7 +52,8 @@ func App(d cli.Deps) *ucli.Command {
 			&ucli.BoolFlag{Name: "force", Usage: "discard work that has not landed (saying what), and kill an agent exit cannot prove stopped"},
 			&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"},
 		},
-		Action: cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
+		// A <host>/<id> is torn down by that host's fm-teardown (package fleet).
+		Action: fleet.Remote(d, "fm-teardown", cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
 			id, err := taskArg(d.Tunables.Home, cmd)
 			if err != nil {
 				return err
@@ -60,7 +62,7 @@ func App(d cli.Deps) *ucli.Command {
 			return task.NewAuthority("fm-teardown", d.Tunables, r.Print.Warn).Guard(authority.Teardown, id, func() error {
 				return r.Teardown(ctx, id, cmd.Bool("force"))
 			})
-		}),
+		})),
 	}
 	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
 	return app

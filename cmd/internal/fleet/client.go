@@ -1,0 +1,203 @@
+package fleet
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"fmctl/cmd/internal/cli"
+	"fmctl/config"
+	"fmctl/remote"
+	"fmctl/state"
+)
+
+// Client reaches the hosts of one invocation, holding one session (one
+// remote fmctl) per host for as long as the invocation lasts.
+type Client struct {
+	Home  config.Home
+	Hosts config.Hosts
+	SSH   remote.SSH
+	Tun   config.HostVars
+
+	mu       sync.Mutex
+	sessions map[string]*remote.Session
+}
+
+// probeTimeout bounds the check of an existing master connection: a live
+// one answers in milliseconds, so a second means dead or wedged.
+const probeTimeout = 2 * time.Second
+
+// masterPersist keeps an idle master connection up between invocations,
+// so the next verb skips the ssh handshake.
+const masterPersist = 10 * time.Minute
+
+// NewClient reads the home's hosts table. tool names the binary in
+// refusals.
+func NewClient(d cli.Deps, tool string) (*Client, error) {
+	home, err := config.LocateHome(tool, d.Tunables.Home)
+	if err != nil {
+		return nil, err
+	}
+	hosts, err := home.LoadHosts()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := remote.DefaultControlDir(d.Env)
+	if err != nil {
+		return nil, cli.Failed("%v", err)
+	}
+	tun := d.Tunables.Hosts
+	return &Client{
+		Home: home, Hosts: hosts, Tun: tun,
+		SSH: remote.SSH{
+			ConfigFile: tun.SSHConfig, ConnectTimeout: tun.ConnectTimeout, ControlDir: dir,
+			Persist: masterPersist, ProbeTimeout: probeTimeout, LocalVersion: cli.BuildVersion(),
+		},
+		sessions: map[string]*remote.Session{},
+	}, nil
+}
+
+// session is host's session, opened on first use.
+func (c *Client) session(ctx context.Context, name string) (*remote.Session, error) {
+	host, err := c.Hosts.Lookup(name, c.Home.HostsPath())
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	sess := c.sessions[name]
+	c.mu.Unlock()
+	if sess != nil {
+		return sess, nil
+	}
+	// The hello wait covers a new master's handshake and the remote
+	// login shell: the connect timeout, and as long again for the rest.
+	sess, err = c.SSH.Open(ctx, host, 2*c.Tun.ConnectTimeout)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.sessions[name] = sess
+	c.mu.Unlock()
+	return sess, nil
+}
+
+// Call runs req (its Argv, Files and Stdin) on host under timeout; the
+// request id and deadline are set here. Its error is already the user's
+// refusal (see refusalOf).
+func (c *Client) Call(ctx context.Context, host string, req remote.Request, timeout time.Duration) (remote.Response, error) {
+	id, err := c.requestID()
+	if err != nil {
+		return remote.Response{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	sess, err := c.session(ctx, host)
+	if err != nil {
+		return remote.Response{}, refusalOf(err, req.Argv)
+	}
+	// The verb there stops a little before this side gives up, so its own
+	// answer (even "did not finish") normally arrives.
+	verbTimeout := timeout - min(timeout/10, 5*time.Second)
+	req.ID, req.TimeoutMS = id, verbTimeout.Milliseconds()
+	resp, err := sess.Call(ctx, req)
+	if err != nil {
+		return remote.Response{}, refusalOf(err, req.Argv)
+	}
+	return resp, nil
+}
+
+// requestID is FM_REQUEST_ID, to retry an unconfirmed call, else a fresh
+// random id.
+func (c *Client) requestID() (string, error) {
+	if id := c.Tun.RequestID; id != "" {
+		if !state.ValidRequestID(id) {
+			return "", cli.Usage("FM_REQUEST_ID '%s' is not a request id (8 to 64 letters, digits, '-' or '_'); use the one an unconfirmed call printed", state.Printable(id))
+		}
+		return id, nil
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:]), nil
+}
+
+// Close ends every session.
+func (c *Client) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.sessions {
+		s.Close()
+	}
+	c.sessions = map[string]*remote.Session{}
+}
+
+// refusalOf turns a failed exchange into the user's refusal: before the
+// request, exit 1, nothing was sent; after it, a mutation is exit 3
+// unconfirmed naming the request id, and a read is exit 1.
+func refusalOf(err error, argv []string) error {
+	var re *remote.Error
+	if !errors.As(err, &re) {
+		return err
+	}
+	install := "fm-control hosts check " + re.Host + " says what is there; fm-control hosts install " + re.Host + " copies this machine's binaries"
+	switch {
+	case errors.Is(re, remote.ErrMismatch):
+		return cli.Failed("%s", re.Error()).Coded(cli.EProtocolMismatch).With("host", re.Host).Hint("%s", install)
+	case errors.Is(re, remote.ErrNoBinaries):
+		return cli.Failed("%s", re.Error()).Coded(cli.ENoRemoteBinaries).With("host", re.Host).Hint("%s", install)
+	case errors.Is(re, remote.ErrLost) && remote.Mutates(argv):
+		return cli.Unconfirmed("%s; it may or may not have run there", re.Error()).Coded(cli.EUnconfirmed).With("host", re.Host, "request", re.Request).
+			Hint("look before retrying: fm-control status %s/<id>", re.Host).
+			Hint("to retry it without acting twice: FM_REQUEST_ID=%s and the same command; the host answers from memory if it ran", re.Request)
+	case errors.Is(re, remote.ErrLost):
+		return cli.Failed("%s; the verb changes nothing, so ask again", re.Error()).Coded(cli.EHostUnreachable).With("host", re.Host)
+	}
+	return cli.Failed("%s", re.Error()).Coded(cli.EHostUnreachable).With("host", re.Host).
+		Hint("check the connection as fmctl makes it: ssh -o BatchMode=yes <the host's ssh destination> true")
+}
+
+// relay prints a host's answer as its verb printed it, and exits with its
+// code. Text from the host is kept free of terminal escapes.
+func relay(d cli.Deps, resp remote.Response) error {
+	if resp.Replayed {
+		// Said on stderr so a --json reader's stdout stays one object.
+		d.Printer(false).Notice("request %s had already run on the host; this is its remembered outcome, nothing was run again", resp.ID)
+	}
+	relayStdout(d, sanitize(resp.Stdout))
+	_, _ = d.Stderr.Write([]byte(sanitize(resp.Stderr)))
+	if resp.Exit == 0 {
+		return nil
+	}
+	return &cli.Relayed{Exit: resp.Exit}
+}
+
+// relayStdout prints the host's stdout here. The host ran with plain
+// --json: a field list or --jq given here is applied here, to each JSON
+// line, as to a local outcome.
+func relayStdout(d cli.Deps, out string) {
+	if !d.Output.Filtering() {
+		_, _ = d.Stdout.Write([]byte(out))
+		return
+	}
+	p := d.Printer(true)
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if trimmed := strings.TrimSpace(line); json.Valid([]byte(trimmed)) && trimmed != "" {
+			p.Value(json.RawMessage(trimmed))
+			continue
+		}
+		_, _ = d.Stdout.Write([]byte(line))
+	}
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,88 @@
+package fleet
+
+import (
+	"context"
+	"os"
+
+	ucli "github.com/urfave/cli/v3"
+
+	"fmctl/cmd/internal/cli"
+	"fmctl/config"
+	"fmctl/state"
+)
+
+// ServeCommand is the hidden `fm-control serve --home H`: what another
+// machine's fmctl runs over ssh, one per session. It reads requests on
+// standard input and answers on standard output until its input ends.
+func ServeCommand(d cli.Deps) *ucli.Command {
+	return &ucli.Command{
+		Name:   "serve",
+		Usage:  "answer another machine's requests over ssh (JSON lines on stdin and stdout)",
+		Hidden: true,
+		Flags:  []ucli.Flag{&ucli.StringFlag{Name: "home", Usage: "the `FM_HOME` the verbs run in", Required: true, Validator: cli.Value("home")}},
+		Action: func(ctx context.Context, cmd *ucli.Command) error {
+			home, err := config.LocateHome("fm-control serve", config.HomeVars{Root: cmd.String("home")})
+			if err != nil {
+				return err
+			}
+			dir, err := ExecutableDir()
+			if err != nil {
+				return cli.Failed("find this binary's directory: %v", err)
+			}
+			s := Server{Home: home.Root, BinDir: dir, Env: os.Environ(), Version: cli.BuildVersion(), Log: state.Store{Dir: home.State}.Requests()}
+			if err := s.Serve(ctx, os.Stdin, d.Stdout); err != nil {
+				return cli.Failed("fm-control serve: %v", err)
+			}
+			return nil
+		},
+	}
+}
+
+// HostsCommand is `fm-control hosts check|install <host>`.
+func HostsCommand(d cli.Deps) *ucli.Command {
+	hostArg := func(cmd *ucli.Command) (string, error) {
+		if cmd.NArg() != 1 {
+			return "", cli.Usage("%s takes one host name from config/hosts.toml: %s", cmd.FullName(), cmd.UsageText)
+		}
+		return cmd.Args().First(), nil
+	}
+	return &ucli.Command{
+		Name:      "hosts",
+		Usage:     "check or install fmctl on a host of config/hosts.toml",
+		UsageText: "fm-control hosts check <host> [--json]\nfm-control hosts install <host> [--json]",
+		Description: `A task on another host is addressed <host>/<id>; config/hosts.toml names the
+host (see docs/hosts.md). check says whether the host's binaries answer and
+speak this fmctl's protocol; install copies this machine's binaries there, over
+the same ssh connection, after checking the host's OS and architecture.
+
+Examples:
+   fm-control hosts check gpu1
+   fm-control hosts install gpu1`,
+		Commands: []*ucli.Command{
+			{
+				Name:      "check",
+				Usage:     "say whether the host's fmctl answers and matches this one",
+				UsageText: "fm-control hosts check <host> [--json]",
+				Action: func(ctx context.Context, cmd *ucli.Command) error {
+					name, err := hostArg(cmd)
+					if err != nil {
+						return err
+					}
+					return check(ctx, d, name, cmd.Bool("json"))
+				},
+			},
+			{
+				Name:      "install",
+				Usage:     "copy this machine's fm-send, fm-control, fm-spawn and fm-teardown to the host's bin",
+				UsageText: "fm-control hosts install <host> [--json]",
+				Action: cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
+					name, err := hostArg(cmd)
+					if err != nil {
+						return err
+					}
+					return install(ctx, d, name, cmd.Bool("json"))
+				}),
+			},
+		},
+	}
+}

@@ -1,0 +1,171 @@
+package remotessh
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// proxy forwards loopback TCP to a host's sshd, and can add latency or
+// stop forwarding (a partition: bytes are held, not refused, as when a
+// network path goes dark).
+type proxy struct {
+	l       net.Listener
+	mu      sync.Mutex
+	delay   time.Duration
+	dark    bool
+	healed  *sync.Cond
+	backend string
+}
+
+func startProxy(t testing.TB, backend string) *proxy {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{l: l, backend: backend}
+	p.healed = sync.NewCond(&p.mu)
+	t.Cleanup(func() { l.Close(); p.set(0, false) })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", backend)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go p.pipe(c, s)
+			go p.pipe(s, c)
+		}
+	}()
+	return p
+}
+
+func (p *proxy) port() int { return p.l.Addr().(*net.TCPAddr).Port }
+
+func (p *proxy) set(delay time.Duration, dark bool) {
+	p.mu.Lock()
+	p.delay, p.dark = delay, dark
+	p.mu.Unlock()
+	p.healed.Broadcast()
+}
+
+func (p *proxy) pipe(from, to net.Conn) {
+	defer to.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := from.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			for p.dark {
+				p.healed.Wait()
+			}
+			delay := p.delay
+			p.mu.Unlock()
+			time.Sleep(delay)
+			if _, werr := to.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// viaProxy names host h again as <name>, reached through a proxy.
+func (f *fleet) viaProxy(h *host, name string) *proxy {
+	f.t.Helper()
+	p := startProxy(f.t, fmt.Sprintf("127.0.0.1:%d", h.port))
+	hostPub, err := os.ReadFile(filepath.Join(h.dir, "hostkey.pub"))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	appendFile(f.t, f.known, fmt.Sprintf("[127.0.0.1]:%d %s", p.port(), hostPub))
+	conf := readFile(f.sshConf)
+	block := conf[strings.Index(conf, "Host "+h.name+"\n"):]
+	block = strings.Replace(block, "Host "+h.name+"\n", "Host "+name+"\n", 1)
+	block = strings.Replace(block, fmt.Sprintf("Port %d", h.port), fmt.Sprintf("Port %d", p.port()), 1)
+	appendFile(f.t, f.sshConf, block)
+	appendFile(f.t, filepath.Join(f.home, "config", "hosts.toml"), fmt.Sprintf("[hosts.%s]\nssh = %q\nhome = %q\nbin = %q\n", name, name, h.home, h.bin))
+	return p
+}
+
+// Through 40 ms each way, every verb still works.
+func TestAddedLatency(t *testing.T) {
+	f := newFleet(t)
+	h := f.addHost("h1")
+	a := h.startAgent("t1")
+	p := f.viaProxy(h, "slow")
+	p.set(40*time.Millisecond, false)
+	r := f.run(60*time.Second, nil, "fm-send", "slow/t1", "through the slow path")
+	wantCode(t, r, 0, "send through latency")
+	r = f.run(60*time.Second, nil, "fm-control", "status", "slow/t1")
+	wantCode(t, r, 0, "status through latency")
+	t.Logf("status through 40 ms each way, over the held master: %v", r.elapsed)
+	if got := a.submits(); len(got) != 1 {
+		t.Fatalf("the agent received %q", got)
+	}
+}
+
+// A partition before a call: the hello never comes, exit 1, nothing sent,
+// within twice the connect timeout. During a send whose message the host
+// types: exit 3 at the deadline, naming the request, and once the path
+// heals its retry is answered from memory, the message typed once.
+func TestPartition(t *testing.T) {
+	f := newFleet(t)
+	h := f.addHost("h1")
+	a := h.startAgent("t1")
+	p := f.viaProxy(h, "far")
+	// The master is made at the default connect timeout; the partitioned
+	// calls then ride it with short bounds: a second for the hello (two
+	// in all), eight for the send's answer.
+	wantCode(t, f.run(30*time.Second, nil, "fm-control", "status", "far/t1"), 0, "status before the partition")
+	fast := []string{"FM_SSH_CONNECT_TIMEOUT=1", "FM_REMOTE_TIMEOUT=8"}
+
+	p.set(0, true)
+	r := f.run(20*time.Second, fast, "fm-send", "far/t1", "never", "--json")
+	wantCode(t, r, 1, "send across a partition")
+	if !strings.Contains(r.stderr, `"code":"host-unreachable"`) || !strings.Contains(r.stderr, "nothing was sent") {
+		t.Fatalf("want host-unreachable, nothing sent: %s", r)
+	}
+	p.set(0, false)
+
+	lock, err := os.OpenFile(filepath.Join(h.home, "state", ".send-t1.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	send := f.start(30*time.Second, fast, "fm-send", "far/t1", "typed once", "--json")
+	h.waitFor(15*time.Second, "the host's fm-send to wait for the lock", func() bool { return running("^fm-send --json=true t1 -- typed once$") })
+	// Dark, then the lock released: the host types the message and its
+	// answer is lost in the partition; this side gives up at its deadline.
+	p.set(0, true)
+	_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	h.waitFor(30*time.Second, "the message typed", func() bool { return len(a.submits()) == 1 })
+	r = <-send.done
+	wantCode(t, r, 3, "send cut by a partition")
+	var lost struct{ Code, Request string }
+	if err := json.Unmarshal([]byte(r.stderr), &lost); err != nil || lost.Request == "" {
+		t.Fatalf("want the request id: %v %s", err, r)
+	}
+	p.set(0, false)
+	r = f.run(60*time.Second, []string{"FM_REQUEST_ID=" + lost.Request}, "fm-send", "far/t1", "typed once")
+	wantCode(t, r, 0, "the retry after the partition")
+	if !strings.Contains(r.stderr, "had already run") || len(a.submits()) != 1 {
+		t.Fatalf("the retry typed again or did not say it replayed: %s; agent got %q", r, a.submits())
+	}
+}
