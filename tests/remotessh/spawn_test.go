@@ -34,7 +34,12 @@ func TestSpawnAndRelaunchARemoteTask(t *testing.T) {
 	if got := readFile(filepath.Join(h.home, "data", "s1", "brief.md")); got != "Make the tests pass on h1.\n" {
 		t.Fatalf("the host's brief is %q", got)
 	}
-	wantCode(t, f.run(30*time.Second, nil, "fm-control", "status", "h1/s1"), 0, "status h1/s1")
+	// a field list and --jq are applied here, to the host's answer
+	r = f.run(30*time.Second, nil, "fm-control", "status", "h1/s1", "--jq", ".state")
+	wantCode(t, r, 0, "status h1/s1 --jq .state")
+	if r.stdout != "alive\n" {
+		t.Fatalf("status --jq .state said %s", r)
+	}
 
 	r = f.run(120*time.Second, nil, "fm-control", "relaunch", "h1/s1", "--note-file", note)
 	wantCode(t, r, 0, "relaunch h1/s1 --note-file")
@@ -44,6 +49,15 @@ func TestSpawnAndRelaunchARemoteTask(t *testing.T) {
 	if got := readFile(filepath.Join(h.home, "data", "s1", "brief.md")); !strings.Contains(got, "tests pass; next: the docs") {
 		t.Fatalf("the note did not reach the host's brief: %q", got)
 	}
-	r = f.run(60*time.Second, nil, "fm-control", "exit", "h1/s1")
-	wantCode(t, r, 0, "exit h1/s1")
+	// the task's branch holds nothing the project's main lacks: landed, so
+	// the host's fm-teardown finishes it there
+	r = f.run(90*time.Second, nil, "fm-teardown", "h1/s1")
+	wantCode(t, r, 0, "fm-teardown h1/s1")
+	if !strings.HasPrefix(r.stdout, "torn-down s1 ") || !strings.Contains(r.stdout, "worktree=removed") {
+		t.Fatalf("fm-teardown said %s", r)
+	}
+	if archived, _ := filepath.Glob(filepath.Join(h.home, "state", "archive", "s1-*", "s1.meta")); len(archived) != 1 {
+		t.Fatalf("the host archived %v, want one s1.meta", archived)
+	}
+	wantCode(t, f.run(30*time.Second, nil, "fm-control", "status", "h1/s1"), 1, "status h1/s1 after the teardown")
 }
