@@ -281,7 +281,11 @@ func (a *agent) submit() {
 			return
 		}
 	}
-	// The fake's turn ends as soon as it starts.
+	// The fake's turn ends as soon as it starts, recorded as the CLI it
+	// is built as records a prompt.
+	if dir, err := os.Getwd(); err == nil {
+		fakeframe.RecordPrompt(a.name, os.Getenv("HOME"), dir, text)
+	}
 	a.hooks.run("UserPromptSubmit")
 	a.hooks.run("Stop")
 	if a.clearDelay > 0 && a.startClearTimer != nil {

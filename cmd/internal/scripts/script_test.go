@@ -87,6 +87,14 @@ func scriptParams(dir string) testscript.Params {
 				return err
 			}
 			e.Setenv("FM_HOME", home)
+			// The fake agents keep their record (transcript, rollout) under
+			// HOME, as the real CLIs do; fm-send confirms a submit from it.
+			agentHome := filepath.Join(e.WorkDir, "agenthome")
+			if err := os.MkdirAll(agentHome, 0o755); err != nil {
+				return err
+			}
+			e.Setenv("HOME", agentHome)
+			e.Setenv("FM_SEND_RECORD_WAIT", "0.3")
 			e.Setenv("FAKE_TMUX_DIR", filepath.Join(e.WorkDir, "tmux"))
 			e.Setenv("FAKE_HERDR_DIR", filepath.Join(e.WorkDir, "herdr"))
 			e.Setenv("FAKE_ZELLIJ_DIR", filepath.Join(e.WorkDir, "zellij"))

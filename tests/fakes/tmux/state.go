@@ -154,7 +154,9 @@ func submit(p *Pane) {
 	}
 	if fakeframe.IsExitCommand(line) && !flag("never-dies") {
 		p.Command = "bash"
+		return
 	}
+	fakeframe.RecordPrompt(p.Command, os.Getenv("HOME"), p.Cwd, line)
 }
 
 func runShellLine(p *Pane, line string) {
