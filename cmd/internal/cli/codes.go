@@ -61,6 +61,8 @@ const (
 	ETornTeardown         ErrCode = "torn-teardown"
 	ENotLanded            ErrCode = "not-landed"
 	ETasksInFlight        ErrCode = "tasks-in-flight"
+	EDuplicated           ErrCode = "duplicated"
+	ENoSuchMessage        ErrCode = "no-such-message"
 )
 
 // CodeRow is one error class: its code, the exit code it comes with, the
@@ -122,6 +124,8 @@ var Codes = []CodeRow{
 	{ETornTeardown, CodeFailed, state.ErrTornTeardown, "a teardown was torn (its process died); settle it with `fm-control recover`"},
 	{ENotLanded, CodeFailed, nil, "fm-teardown: the task's work has not landed (unpushed or unmerged commits, uncommitted or untracked changes, a detached HEAD, a scout's missing report); `--force` discards it"},
 	{ETasksInFlight, CodeFailed, nil, "fm-teardown: the secondmate's home still has tasks of its own; tear them down first"},
+	{EDuplicated, CodeUnconfirmed, nil, "fm-send, `fm-control wait --for submitted`: the agent's own record holds the message more than once since the send; do not send it again"},
+	{ENoSuchMessage, CodeFailed, nil, "`fm-control wait --for submitted`: the task's send ledger (`state/<id>.sends`) holds no such message id"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or

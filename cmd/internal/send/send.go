@@ -266,7 +266,7 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 		s.Print.Outcome(out)
 		return nil
 	case deliver.Duplicated:
-		return d.facts(cli.Unconfirmed("%s's record holds this text more than once since the send: it reached the agent twice", t.RecordedHarness).
+		return d.facts(cli.Unconfirmed("%s's record holds this text more than once since the send: it reached the agent twice", t.RecordedHarness).Coded(cli.EDuplicated).
 			Hint("do not send it again; tell the agent to ignore the repeat if it matters"), "duplicated")
 	}
 	d.ledger("unrecorded")

@@ -156,7 +156,11 @@ func submit(p *Pane) {
 		p.Command = "bash"
 		return
 	}
-	fakeframe.RecordPrompt(p.Command, os.Getenv("HOME"), p.Cwd, line)
+	// unrecorded: the agent took the line but its record does not show it
+	// yet; `faketmux record` writes it there later.
+	if !flag("unrecorded") {
+		fakeframe.RecordPrompt(p.Command, os.Getenv("HOME"), p.Cwd, line)
+	}
 }
 
 func runShellLine(p *Pane, line string) {
