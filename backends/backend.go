@@ -38,6 +38,10 @@ type Observation struct {
 	Detail      string   // why, in a few words (names seen, backend error)
 	Names       []string // process or agent names that decided it
 	CurrentPath string   // the endpoint's current directory, when the read had it
+	// AgentPID is the foreground agent process that decided alive, where
+	// the backend read the endpoint's processes (0 otherwise): its
+	// environment and directory locate the agent's own record.
+	AgentPID int
 	// AgentStatus is the multiplexer's own busy signal for a live agent:
 	// herdr's agent_status (working, idle, blocked, done); "" where the
 	// backend has none.

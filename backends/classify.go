@@ -14,6 +14,7 @@ import (
 func classifyPane(procs []Process, procErr error, currentCommand string) Observation {
 	var fg, fgAgents, fgOther []string
 	var stoppedAgent string
+	agentPID := 0
 	for _, p := range procs {
 		if p.Exited() {
 			// A killed agent whose parent died too stays a zombie on the
@@ -28,6 +29,9 @@ func classifyPane(procs []Process, procErr error, currentCommand string) Observa
 			switch {
 			case agent != "":
 				fgAgents = append(fgAgents, agent)
+				if agentPID == 0 {
+					agentPID = p.PID
+				}
 			case harness.ClassifyProcess(p.Comm) == harness.ProcessOther:
 				fgOther = append(fgOther, p.Comm)
 			}
@@ -38,7 +42,7 @@ func classifyPane(procs []Process, procErr error, currentCommand string) Observa
 	cur := harness.ClassifyProcess(currentCommand)
 	switch {
 	case len(fgAgents) > 0:
-		return Observation{State: StateAlive, Names: fgAgents, Detail: "foreground " + strings.Join(fgAgents, ",")}
+		return Observation{State: StateAlive, Names: fgAgents, Detail: "foreground " + strings.Join(fgAgents, ","), AgentPID: agentPID}
 	case cur == harness.ProcessAgent:
 		return Observation{State: StateAlive, Names: []string{currentCommand}, Detail: "pane_current_command " + currentCommand}
 	}

@@ -40,6 +40,8 @@ func newStoppedFixture(t *testing.T, bin, agent string) (*herdrFixture, Endpoint
 }
 
 func TestHerdrTurnAndSuspended(t *testing.T) {
+	// The fake's agent writes its CLI's record under HOME: never the user's.
+	t.Setenv("HOME", t.TempDir())
 	bin := buildHerdrFake(t)
 	ctx := context.Background()
 

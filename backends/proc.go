@@ -320,3 +320,38 @@ func readProc(path string) ([]byte, error) {
 		buf = buf[:len(buf)+n]
 	}
 }
+
+// AgentPlace is where a live agent process keeps its own record: the HOME
+// it was started with and the directory it runs in.
+type AgentPlace struct {
+	Home string
+	Dir  string
+}
+
+// ReadAgentPlace reads pid's HOME from its environment and its working
+// directory from /proc. An agent's HOME is its own (a pane's shell may set
+// another than the caller's), and it reads the directory it runs in
+// physically, so both come from the process rather than from the caller.
+func ReadAgentPlace(root string, pid int) (AgentPlace, error) {
+	if pid <= 0 {
+		return AgentPlace{}, fmt.Errorf("no agent process")
+	}
+	base := filepath.Join(root, strconv.Itoa(pid))
+	env, err := readProc(filepath.Join(base, "environ"))
+	if err != nil {
+		return AgentPlace{}, fmt.Errorf("read agent %d environment: %w", pid, err)
+	}
+	var place AgentPlace
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte("HOME=")); ok {
+			place.Home = string(v)
+		}
+	}
+	if place.Home == "" {
+		return AgentPlace{}, fmt.Errorf("agent %d has no HOME", pid)
+	}
+	if place.Dir, err = os.Readlink(filepath.Join(base, "cwd")); err != nil {
+		return AgentPlace{}, fmt.Errorf("read agent %d directory: %w", pid, err)
+	}
+	return place, nil
+}

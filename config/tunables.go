@@ -69,7 +69,10 @@ type MuxVars struct {
 // SendVars bound a delivery (fm-send, and the keys fm-control sends).
 type SendVars struct {
 	LockWait, Sleep, Poll, ReadyWait time.Duration
-	Retries                          int
+	// RecordWait bounds the wait for the agent's own record to show a
+	// submitted message.
+	RecordWait time.Duration
+	Retries    int
 }
 
 // ControlVars bound fm-control's verbs.
@@ -143,6 +146,7 @@ var table = []Tunable{
 	{Name: "FM_SEND_LOCK_WAIT", Unit: UnitDuration, Default: "60s", Doc: "the wait for a task's input lock, held by another delivery or lifecycle verb", field: func(t *Tunables) any { return &t.Send.LockWait }},
 	{Name: "FM_SEND_READY_WAIT", Unit: UnitDuration, Default: "20s", Doc: "fm-send's wait for a starting agent's composer to be ready", field: func(t *Tunables) any { return &t.Send.ReadyWait }},
 	{Name: "FM_SEND_SLEEP", Unit: UnitDuration, Default: "0.4s", Doc: "how long each Enter gets to show its effect on the composer", field: func(t *Tunables) any { return &t.Send.Sleep }},
+	{Name: "FM_SEND_RECORD_WAIT", Unit: UnitDuration, Default: "15s", Doc: "how long fm-send waits for the agent's own record (transcript, rollout, database, session file) to show the submitted message before it says submit=unrecorded", field: func(t *Tunables) any { return &t.Send.RecordWait }},
 	{Name: "FM_SEND_RETRIES", Unit: UnitCount, Default: "3", Doc: "extra Enter presses while the sent text is provably still held", field: func(t *Tunables) any { return &t.Send.Retries }},
 	{Name: "FM_SEND_POLL", Unit: UnitDuration, Default: "0.01s", Doc: "the poll while fm-send waits for a ready composer, and the cap of a submit's polls (which start at 10 ms and double) when above 100 ms", field: func(t *Tunables) any { return &t.Send.Poll }},
 

@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"fmctl/backends"
 	"fmctl/harness"
-	"fmctl/tests/agents/records"
+	"fmctl/harness/records"
 	"fmctl/tests/agents/seed"
 	"fmctl/tests/agents/stubmodel"
 )
@@ -462,7 +463,7 @@ func trimScreen(s string) string {
 
 // reader is the agent's own record for the harness the task runs now.
 func (l *lab) reader() records.Reader {
-	r, err := records.For(l.current, records.Where{Home: l.home, Worktree: l.wt})
+	r, err := records.For(l.current, records.Where{Home: l.home, Worktree: l.wt, Query: backends.SQLiteQuery(backends.NewExecRunner(""))})
 	if err != nil {
 		l.t.Fatal(err)
 	}

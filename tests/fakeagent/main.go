@@ -15,6 +15,7 @@
 //	FAKEAGENT_IGNORE_EXIT=1         "/exit" and "/quit" are submitted like any text
 //	FAKEAGENT_CLEAR_DELAY=<dur>     after Enter, keep the old composer text visible
 //	                                for <dur> (Go duration) before clearing it
+//	FAKEAGENT_RECORD_DELAY=<dur>    write a prompt into the CLI's record only <dur> after Enter
 //	FAKEAGENT_ALT_WINDOW=<dur>      a lone ESC waits <dur> (not 30 ms) for more
 //	                                input, and an ESC followed by a printable
 //	                                byte is Alt+<byte> (event "alt <c>"), not the
@@ -77,9 +78,10 @@ type agent struct {
 	ignoreExit      bool
 	interruptExits  bool
 	clearDelay      time.Duration
-	altKeys         bool   // ESC + printable byte is Alt+<byte>
-	banner          string // drawn raw under the header, when set
-	quit            func() // called when the agent decides to exit
+	recordDelay     time.Duration // FAKEAGENT_RECORD_DELAY
+	altKeys         bool          // ESC + printable byte is Alt+<byte>
+	banner          string        // drawn raw under the header, when set
+	quit            func()        // called when the agent decides to exit
 	startClearTimer func(time.Duration)
 
 	composer   []rune
@@ -281,7 +283,18 @@ func (a *agent) submit() {
 			return
 		}
 	}
-	// The fake's turn ends as soon as it starts.
+	// The fake's turn ends as soon as it starts, recorded as the CLI it
+	// is built as records a prompt.
+	if dir, err := os.Getwd(); err == nil {
+		record := func() { fakeframe.RecordPrompt(a.name, os.Getenv("HOME"), dir, text) }
+		if a.recordDelay > 0 {
+			// A record written late, as a queued message's is when the
+			// turn before it ends.
+			time.AfterFunc(a.recordDelay, record)
+		} else {
+			record()
+		}
+	}
 	a.hooks.run("UserPromptSubmit")
 	a.hooks.run("Stop")
 	if a.clearDelay > 0 && a.startClearTimer != nil {
@@ -424,21 +437,10 @@ func main() {
 		}
 		a.banner = b
 	}
-	if s := os.Getenv("FAKEAGENT_CLEAR_DELAY"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "fakeagent: FAKEAGENT_CLEAR_DELAY: %v\n", err)
-			os.Exit(2)
-		}
-		a.clearDelay = d
-	}
+	a.clearDelay, _ = envDuration("FAKEAGENT_CLEAR_DELAY")
+	a.recordDelay, _ = envDuration("FAKEAGENT_RECORD_DELAY")
 	escWait := escTimeout
-	if s := os.Getenv("FAKEAGENT_ALT_WINDOW"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "fakeagent: FAKEAGENT_ALT_WINDOW: %v\n", err)
-			os.Exit(2)
-		}
+	if d, ok := envDuration("FAKEAGENT_ALT_WINDOW"); ok {
 		escWait, a.altKeys = d, true
 	}
 
@@ -530,4 +532,19 @@ func main() {
 			a.quit()
 		}
 	}
+}
+
+// envDuration reads a Go duration switch; a malformed one ends the fake
+// at once (exit 2), as a test's typo must not pass unnoticed.
+func envDuration(name string) (time.Duration, bool) {
+	s := os.Getenv(name)
+	if s == "" {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fakeagent: %s: %v\n", name, err)
+		os.Exit(2)
+	}
+	return d, true
 }

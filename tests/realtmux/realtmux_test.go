@@ -109,14 +109,15 @@ func copyFile(from, to string) error {
 
 // baseEnv is the test process's environment without anything that could
 // point a tool at another tmux server or change fmctl's or the agent's
-// behaviour behind the test's back.
+// behaviour behind the test's back, and without HOME, which newServer
+// gives each server its own.
 func baseEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch {
 		case strings.HasPrefix(kv, "TMUX="), strings.HasPrefix(kv, "TMUX_PANE="),
 			strings.HasPrefix(kv, "FM_"), strings.HasPrefix(kv, "FAKEAGENT_"),
-			strings.HasPrefix(kv, "HISTFILE="), strings.HasPrefix(kv, "PS1="):
+			strings.HasPrefix(kv, "HISTFILE="), strings.HasPrefix(kv, "PS1="), strings.HasPrefix(kv, "HOME="):
 			continue
 		}
 		env = append(env, kv)
@@ -180,7 +181,10 @@ func newServer(t *testing.T, serverEnv ...string) *server {
 	// The panes' bash must not write a history file into the user's home or
 	// read the user's rc files; PS1 keeps the prompt plain.
 	// XDG_CACHE_HOME: the tmux wire's version cache stays in the test.
-	s.env = append(baseEnv(), "HISTFILE=/dev/null", "PS1=$ ", "TMUX=", "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+	// HOME: the fake agent writes its CLI's record (~/.claude/projects/...)
+	// under HOME, and fm-send reads it back from the agent's environment;
+	// a private one keeps it out of the user's.
+	s.env = append(baseEnv(), "HISTFILE=/dev/null", "PS1=$ ", "TMUX=", "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "HOME="+filepath.Join(dir, "agenthome"))
 	start := s.cmd("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "200", "-y", "50",
 		"-n", "home", "--", bashBin, "--norc", "--noprofile")
 	start.Env = append(append([]string(nil), s.env...), serverEnv...)
@@ -723,8 +727,8 @@ func TestSendWaitsForSlowComposer(t *testing.T) {
 		a := s.startAgent("t1", "claude", agentEnv("FAKEAGENT_CLEAR_DELAY=1s"))
 		r := s.run("", []string{"FM_SEND_RETRIES=1", "FM_SEND_SLEEP=0.1"}, "fm-send", "t1", "slow composer")
 		wantCode(t, r, 3, "fm-send to a composer that clears after 1s with FM_SEND_RETRIES=1 FM_SEND_SLEEP=0.1")
-		if !strings.Contains(r.stderr, "unconfirmed") {
-			t.Fatalf("stderr = %q, want it to say the submit is unconfirmed", r.stderr)
+		if !strings.Contains(r.stderr, "still sits in the composer after 2 Enter") {
+			t.Fatalf("stderr = %q, want it to say the text still sits in the composer", r.stderr)
 		}
 		// Typed once; Enter pressed once plus one retry.
 		a.assertBytes("slow composer\r\r")

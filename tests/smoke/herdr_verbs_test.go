@@ -60,7 +60,9 @@ func TestHerdrVerbsSmokeOnFake(t *testing.T) {
 	state := t.TempDir()
 	runHerdrVerbs(t, herdrRig{
 		path: []string{fakeBin},
-		env:  []string{"FAKE_HERDR_DIR=" + state, "FM_CONTROL_EXIT_WAIT=0.5"},
+		// HOME: the fake's agent writes its CLI's record under it, where
+		// fm-send reads it back; never the user's ~/.claude.
+		env: []string{"FAKE_HERDR_DIR=" + state, "FM_CONTROL_EXIT_WAIT=0.5", "HOME=" + t.TempDir()},
 		session: func(t *testing.T, name string, ignoreExit bool) {
 			// The fake's sessions all have a server; never-dies is its
 			// agent ignoring /exit, for every session from now on.
@@ -113,7 +115,7 @@ func runHerdrVerbs(t *testing.T, rig herdrRig) {
 	session := fmt.Sprintf("fmctl-smoke-verbs-%d", os.Getpid())
 	rig.session(t, session, false)
 	verb(session, 0, `(?m)^spawned v1 .*backend=herdr `, "fm-spawn", "v1", "--harness", "claude", "--worktree", gitWorktree(t), "--backend", "herdr", "--brief", brief)
-	verb(session, 0, `(?m)^sent v1 .* submit=confirmed$`, "fm-send", "v1", "hello")
+	verb(session, 0, `(?m)^sent v1 .* submit=confirmed proof=record message=m[0-9T]+-[0-9a-f]{8}$`, "fm-send", "v1", "hello")
 	verb(session, 0, `(?m)^interrupt-delivered v1 harness=claude backend=herdr verified=agent-alive `, "fm-control", "interrupt", "v1")
 	verb(session, 0, `(?m)^stopped v1 harness=claude backend=herdr `, "fm-control", "exit", "v1")
 	verb(session, 0, `(?m)^already-stopped v1 harness=claude backend=herdr `, "fm-control", "exit", "v1")

@@ -67,6 +67,8 @@ const (
 	EHostUnreachable      ErrCode = "host-unreachable"
 	EProtocolMismatch     ErrCode = "protocol-mismatch"
 	ENoRemoteBinaries     ErrCode = "no-remote-binaries"
+	EDuplicated           ErrCode = "duplicated"
+	ENoSuchMessage        ErrCode = "no-such-message"
 )
 
 // CodeRow is one error class: its code, the exit code it comes with, the
@@ -134,6 +136,8 @@ var Codes = []CodeRow{
 	{EHostUnreachable, CodeFailed, nil, "ssh or the host's fmctl did not answer before the request was sent (nothing was sent), or a read-only verb's answer was lost"},
 	{EProtocolMismatch, CodeFailed, nil, "the host's fmctl speaks another protocol version (both are named); nothing was sent; see `fm-control hosts install`"},
 	{ENoRemoteBinaries, CodeFailed, nil, "the host has no fmctl binaries where `config/hosts.toml` says; nothing was sent; see `fm-control hosts install`"},
+	{EDuplicated, CodeUnconfirmed, nil, "fm-send, `fm-control wait --for submitted`: the agent's own record holds the message more than once since the send; do not send it again"},
+	{ENoSuchMessage, CodeFailed, nil, "`fm-control wait --for submitted`: the task's send ledger (`state/<id>.sends`) holds no such message id"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or

@@ -21,7 +21,7 @@ import (
 // mistyped field changes nothing. TestOutputFieldsMatchTheSchemas keeps
 // this table and the schemas the same.
 var OutputFields = map[string][]string{
-	"fm-send":                 {"outcome", "id", "backend", "endpoint", "bytes", "enters", "marked", "submit", "cleared", "key", "clear"},
+	"fm-send":                 {"outcome", "id", "backend", "endpoint", "bytes", "enters", "marked", "submit", "proof", "message", "cleared", "key", "clear"},
 	"fm-spawn":                {"outcome", "id", "harness", "kind", "backend", "window", "worktree", "ready", "dialog", "relaunch", "attach"},
 	"fm-control-capabilities": {"verbs", "harnesses", "backends", "family_rule", "efforts", "keys", "tunables"},
 	"fm-control-exit":         {"outcome", "id", "harness", "backend", "endpoint", "worktree"},
@@ -33,7 +33,7 @@ var OutputFields = map[string][]string{
 	"fm-control-relaunch":     {"outcome", "id", "harness", "from", "model", "effort", "backend", "endpoint", "worktree", "ready", "phase"},
 	"fm-control-status":       {"outcome", "id", "harness", "recorded_harness", "kind", "backend", "endpoint", "worktree", "model", "effort", "state", "classifier", "agent_status", "activity", "evidence", "events_refused", "journal", "rollback", "detail"},
 	"fm-teardown":             {"outcome", "id", "harness", "kind", "agent", "endpoint", "worktree", "branch", "archive", "discarded"},
-	"fm-control-wait":         {"outcome", "id", "for", "state", "activity", "evidence", "waited_ms"},
+	"fm-control-wait":         {"outcome", "id", "for", "message", "proof", "state", "activity", "evidence", "waited_ms"},
 }
 
 // Output is what a command line asks of its JSON outcome beyond --json:

@@ -23,6 +23,8 @@ type readInvocation struct {
 	Follow  bool // read --follow
 	// Audit: read prints the task's audit trail instead of its pane.
 	Audit bool
+	// MessageID is wait --for submitted's message: an id fm-send printed.
+	MessageID string
 }
 
 const (
@@ -31,11 +33,13 @@ const (
 )
 
 // waitConditions are what `wait --for` accepts.
-var waitConditions = []string{"ready", "busy", "idle", "waiting", "dead"}
+// submitted waits for one fm-send's message (--message-id) to reach the
+// agent's own record.
+var waitConditions = []string{"ready", "busy", "idle", "waiting", "dead", "submitted"}
 
 // readVerbFlags are each read-only verb's value flags and their help.
 var readVerbFlags = map[string][][2]string{
-	"wait": {{"for", "the `CONDITION` to wait for: " + strings.Join(waitConditions, ", ")}, {"timeout", "how long to wait, `D` (seconds or a Go duration; default FM_CONTROL_WAIT, else 30s)"}},
+	"wait": {{"for", "the `CONDITION` to wait for: " + strings.Join(waitConditions, ", ")}, {"timeout", "how long to wait, `D` (seconds or a Go duration; default FM_CONTROL_WAIT, else 30s)"}, {"message-id", "with --for submitted: the `ID` fm-send printed (message=...)"}},
 	"read": {{"lines", "print the pane's last `N` lines (default 50, at most 10000)"}},
 }
 
@@ -112,6 +116,9 @@ func (inv *readInvocation) waitFlags(values map[string]string, envWait string) e
 	if !validCondition(inv.For) {
 		return cli.Usage("--for '%s' is not a condition; use %s", state.Printable(inv.For), cli.OneOf(inv.For, waitConditions))
 	}
+	if err := inv.messageFlag(values); err != nil {
+		return err
+	}
 	v, refusal := envWait, "FM_CONTROL_WAIT '%s' is %v"
 	if t, ok := values["--timeout"]; ok {
 		v, refusal = t, "--timeout '%s' is %v"
@@ -124,6 +131,28 @@ func (inv *readInvocation) waitFlags(values map[string]string, envWait string) e
 		return cli.Usage(refusal, state.Printable(v), err)
 	}
 	inv.Timeout = d
+	return nil
+}
+
+// messageFlag reads --message-id, which --for submitted needs and every
+// other condition refuses: a message id says which send to wait for.
+func (inv *readInvocation) messageFlag(values map[string]string) error {
+	m, ok := values["--message-id"]
+	if inv.For != "submitted" {
+		if ok {
+			return cli.Usage("--message-id goes with --for submitted, not --for %s", inv.For)
+		}
+		return nil
+	}
+	if !ok || m == "" {
+		return cli.Usage("fm-control wait --for submitted needs --message-id ID").
+			Hint("the id is the message= fact fm-send printed, such as m20260101T120000-0a1b2c3d")
+	}
+	if !state.ValidMessageID(m) {
+		return cli.Usage("--message-id '%s' is not a message id", state.Printable(m)).
+			Hint("the id is the message= fact fm-send printed, such as m20260101T120000-0a1b2c3d")
+	}
+	inv.MessageID = m
 	return nil
 }
 

@@ -11,8 +11,8 @@ import (
 
 var readSynopsis = map[string]string{
 	"list": "[--watch] [--json [FIELDS] | --jq EXPR]",
-	"wait": "<id> --for ready|busy|idle|waiting|dead [--timeout D] [--json]",
-	"read": "<id> [--lines N] [--follow] [--json [FIELDS] | --jq EXPR]",
+	"wait": "<id> --for ready|busy|idle|waiting|dead [--timeout D] [--json]\nfm-control wait <id> --for submitted --message-id ID [--timeout D] [--json]",
+	"read": "<id> [--lines N] [--follow] [--audit] [--json [FIELDS] | --jq EXPR]",
 }
 
 var readExamples = map[string]string{
@@ -47,13 +47,22 @@ agent (suspended), an endpoint the multiplexer does not answer for
 (unreadable), another program there (unattributed) and a drifted or gone
 endpoint end the wait at once, exit 1, with their code.
 
+submitted: --message-id names a message fm-send could not confirm (its
+error line's message=, kept in state/<id>.sends): the wait reads the
+agent's own record (transcript, rollout, database, session file) until it
+holds that message once more than before the send (outcome proof=record).
+Held twice since is exit 3, code duplicated; an id the ledger does not
+hold is exit 1, code no-such-message.
+
 Timeout: --timeout, else FM_CONTROL_WAIT, else 30s (seconds or a Go
 duration). Exit 0 once reached; 1 refused (no signal, no live agent of the
-task's own, no classifier); 4 the timeout passed first.
+task's own, no classifier, no such message); 3 a message duplicated; 4 the
+timeout passed first.
 
 Examples:
    fm-control wait t1 --for dead --timeout 60
-   fm-send t1 "run the tests" && fm-control wait t1 --for busy && fm-control wait t1 --for idle --timeout 10m`,
+   fm-send t1 "run the tests" && fm-control wait t1 --for busy && fm-control wait t1 --for idle --timeout 10m
+   fm-control wait t1 --for submitted --message-id m20260101T120000-0a1b2c3d --timeout 5m`,
 	"read": `Prints the pane's last N lines (default 50, at most 10000; tmux includes
 scrollback, herdr and zellij the visible screen) with every terminal control
 sequence removed (CSI, OSC such as OSC 52 clipboard writes and OSC 8 links,
@@ -116,6 +125,9 @@ func readCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 				case name == "wait":
 					ctx, stop := cli.SignalContext(ctx)
 					defer stop()
+					if inv.For == "submitted" {
+						return ctl.WaitSubmitted(ctx, inv.ID, inv.MessageID, inv.Timeout)
+					}
 					return ctl.Wait(ctx, inv.ID, inv.For, inv.Timeout)
 				case inv.Audit:
 					return ctl.ReadAudit(inv.ID)

@@ -36,29 +36,44 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 	if cond == "dead" && !t.Ability.Classifier {
 		return cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so an agent-free endpoint cannot be proven; nothing to wait on", t.ID, t.BackendName).Coded(cli.ENoClassifier)
 	}
+	var v waitView
+	return c.poll(ctx, id, cond, limit, func(waited time.Duration) (bool, error) {
+		v = c.look(ctx, t)
+		if ctx.Err() != nil { // poll says interrupted
+			return false, nil
+		}
+		done, err := reached(t, cond, v)
+		if done {
+			c.printReached(t, cond, v, waited)
+		}
+		return done, err
+	}, func() error {
+		return cli.Timeout("task %s was not %s within %s (state=%s activity=%s evidence=%s)", id, cond, limit, v.obs.State, v.act.Word, v.act.Evidence).
+			With("id", id, "for", cond, "state", string(v.obs.State), "activity", v.act.Word, "evidence", v.act.Evidence)
+	})
+}
+
+// poll runs look (given the time waited so far) until it says done or
+// fails, or limit passes, when it returns timedOut's error. A signal ends
+// it as the wait's interruption.
+func (c *Controller) poll(ctx context.Context, id, cond string, limit time.Duration, look func(time.Duration) (bool, error), timedOut func() error) error {
 	start := time.Now()
 	deadline := start.Add(limit)
 	defer c.print.Waiting(fmt.Sprintf("waiting for task %s to be %s", id, cond), deadline)()
 	pause := backends.Backoff{Max: waitMaxPause}
 	for {
-		v := c.look(ctx, t)
+		done, err := look(time.Since(start))
 		// A signal cancels the read under way, which then reads unreadable:
 		// that is the wait's interruption, not the server's answer.
 		if ctx.Err() != nil {
 			return waitInterrupted(id)
 		}
-		done, err := reached(t, cond, v)
-		if err != nil {
+		if done || err != nil {
 			return err
-		}
-		if done {
-			c.printReached(t, cond, v, time.Since(start))
-			return nil
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return cli.Timeout("task %s was not %s within %s (state=%s activity=%s evidence=%s)", id, cond, limit, v.obs.State, v.act.Word, v.act.Evidence).
-				With("id", id, "for", cond, "state", string(v.obs.State), "activity", v.act.Word, "evidence", v.act.Evidence)
+			return timedOut()
 		}
 		if err := backends.Sleep(ctx, min(pause.Next(), left)); err != nil {
 			return waitInterrupted(id)

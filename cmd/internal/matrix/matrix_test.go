@@ -80,7 +80,12 @@ func newWorld(t *testing.T) *world {
 	t.Setenv("FAKE_TMUX_DIR", filepath.Join(fakes, "tmux"))
 	t.Setenv("FAKE_HERDR_DIR", filepath.Join(fakes, "herdr"))
 	t.Setenv("FAKE_ZELLIJ_DIR", filepath.Join(fakes, "zellij"))
+	// The fake agents write their CLI's record under HOME, where fm-send
+	// reads it back: a private one, never the user's ~/.claude.
+	agentHome := filepath.Join(fakes, "agenthome")
+	t.Setenv("HOME", agentHome)
 	w.env = map[string]string{
+		"HOME":            agentHome,
 		"FM_HOME":         w.home,
 		"FM_TMUX_BIN":     filepath.Join(fakeBin, "tmux"),
 		"FM_HERDR_BIN":    filepath.Join(fakeBin, "herdr"),

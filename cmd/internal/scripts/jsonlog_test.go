@@ -20,7 +20,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"fmctl/cmd/internal/cli"
-	"fmctl/tests/jsonschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Every --json run of a binary in any suite is recorded and, when its
@@ -175,6 +175,8 @@ var exercised, codesSeen sync.Map
 // schemas caches docs/schema/*.json across scripts run in parallel.
 var schemas sync.Map // name -> *jsonschema.Schema or error
 
+// loadSchema compiles one schema with a full draft 2020-12 validator, so a
+// schema may use the whole standard (patterns, formats, conditionals).
 func loadSchema(name string) (*jsonschema.Schema, error) {
 	if v, ok := schemas.Load(name); ok {
 		if err, isErr := v.(error); isErr {
@@ -182,7 +184,7 @@ func loadSchema(name string) (*jsonschema.Schema, error) {
 		}
 		return v.(*jsonschema.Schema), nil
 	}
-	s, err := jsonschema.Load(filepath.Join(schemaDir, name+".json"))
+	s, err := jsonschema.NewCompiler().Compile(filepath.Join(schemaDir, name+".json"))
 	if err != nil {
 		err = fmt.Errorf("schema %s: %w", name, err)
 		schemas.Store(name, err)
@@ -190,6 +192,34 @@ func loadSchema(name string) (*jsonschema.Schema, error) {
 	}
 	schemas.Store(name, s)
 	return s, nil
+}
+
+// decodeJSON reads one JSON value as the validator wants it (numbers kept
+// exact), refusing trailing data.
+func decodeJSON(data []byte) (any, error) {
+	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
+}
+
+// violations lists what makes v invalid against s, one line each.
+func violations(s *jsonschema.Schema, v any) []string {
+	err := s.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []string{err.Error()}
+	}
+	var out []string
+	for _, u := range ve.BasicOutput().Errors {
+		if u.Error != nil {
+			out = append(out, fmt.Sprintf("%s: %s", u.InstanceLocation, u.Error))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, ve.Error())
+	}
+	return out
 }
 
 // outcomeSchema names the schema of a run's stdout: its binary's, or for
@@ -263,7 +293,7 @@ func checkStdout(name, stdout string) []error {
 		if err != nil {
 			return append(errs, fmt.Errorf("stdout is not JSON (%v): %q", err, stdout))
 		}
-		for _, e := range s.Validate(v) {
+		for _, e := range violations(s, v) {
 			errs = append(errs, fmt.Errorf("stdout against %s.json: %s", name, e))
 		}
 	}
@@ -281,7 +311,7 @@ func checkStderr(stderr string) ([]map[string]any, []error) {
 		if len(bytes.TrimSpace(line)) == 0 || bytes.HasPrefix(line, []byte("notice: ")) || bytes.HasPrefix(line, []byte("warning: ")) {
 			continue
 		}
-		v, err := jsonschema.Decode(line)
+		v, err := decodeJSON(line)
 		obj, isObj := v.(map[string]any)
 		if err != nil || !isObj {
 			errs = append(errs, fmt.Errorf("stderr line is neither a notice nor a JSON error object: %q", line))
@@ -293,7 +323,7 @@ func checkStderr(stderr string) ([]map[string]any, []error) {
 			errs = append(errs, err)
 			continue
 		}
-		for _, e := range s.Validate(v) {
+		for _, e := range violations(s, v) {
 			errs = append(errs, fmt.Errorf("stderr against error.json: %s", e))
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -87,6 +88,14 @@ func scriptParams(dir string) testscript.Params {
 				return err
 			}
 			e.Setenv("FM_HOME", home)
+			// The fake agents keep their record (transcript, rollout) under
+			// HOME, as the real CLIs do; fm-send confirms a submit from it.
+			agentHome := filepath.Join(e.WorkDir, "agenthome")
+			if err := os.MkdirAll(agentHome, 0o755); err != nil {
+				return err
+			}
+			e.Setenv("HOME", agentHome)
+			e.Setenv("FM_SEND_RECORD_WAIT", "0.3")
 			e.Setenv("FAKE_TMUX_DIR", filepath.Join(e.WorkDir, "tmux"))
 			e.Setenv("FAKE_HERDR_DIR", filepath.Join(e.WorkDir, "herdr"))
 			e.Setenv("FAKE_ZELLIJ_DIR", filepath.Join(e.WorkDir, "zellij"))
@@ -115,6 +124,7 @@ func scriptParams(dir string) testscript.Params {
 			"treesame":    cmdTreeSame,
 			"gitwt":       cmdGitWorktree,
 			"stoppedtree": cmdStoppedTree,
+			"msgid":       cmdMsgID,
 		},
 	}
 }
@@ -180,6 +190,21 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.WriteFile(ts.MkAbs(f), []byte(os.Expand(string(data), ts.Getenv)), 0o644))
 	}
 }
+
+// msgid VAR sets VAR to the message id (message=...) the last command
+// printed on stdout or stderr, so a script can wait for that very send.
+func cmdMsgID(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: msgid VAR")
+	}
+	m := messageIDPattern.FindString(ts.ReadFile("stdout") + ts.ReadFile("stderr"))
+	if m == "" {
+		ts.Fatalf("msgid: the last command printed no message id")
+	}
+	ts.Setenv(args[0], m)
+}
+
+var messageIDPattern = regexp.MustCompile(`m[0-9]{8}T[0-9]{6}-[0-9a-f]{8}`)
 
 // exitcode N CMD [ARGS...] runs CMD like exec and asserts it exits with
 // status N. The exit-code classes (1 refused, 2 not a verb or bad command

@@ -84,16 +84,17 @@ func keyList() string {
 // lockDelivery takes the task's input lock, then passes the gate: under the
 // lock, nothing can stop or replace the agent between the gate's read and
 // the keys typed after it.
-func lockDelivery(ctx context.Context, t *task.Target, v config.SendVars) (*state.Lock, error) {
+func lockDelivery(ctx context.Context, t *task.Target, v config.SendVars) (*state.Lock, backends.Observation, error) {
 	l, err := lockInput(t, v)
 	if err != nil {
-		return nil, err
+		return nil, backends.Observation{}, err
 	}
-	if _, err := t.RequireAgent(ctx, "fm-send"); err != nil {
+	obs, err := t.RequireAgent(ctx, "fm-send")
+	if err != nil {
 		l.Release()
-		return nil, err
+		return nil, obs, err
 	}
-	return l, nil
+	return l, obs, nil
 }
 
 func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key, allowExit bool) error {
@@ -207,7 +208,7 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 	// A retried Enter passes the gate again: the first may have ended the
 	// agent (a sent /exit).
 	o.EnterAgain = func(ctx context.Context) error { return gatedKey(ctx, t, harness.KeyEnter) }
-	lock, err := lockDelivery(ctx, t, s.Tunables.Send)
+	lock, obs, err := lockDelivery(ctx, t, s.Tunables.Send)
 	if err != nil {
 		return err
 	}
@@ -221,28 +222,82 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 	} else if err := refuseHeld(ctx, t); err != nil {
 		return err
 	}
+	d := delivery{t: t, text: text, at: time.Now()}
+	if d.messageID, err = state.NewMessageID(d.at); err != nil {
+		return cli.Failed("%w; nothing was sent", err)
+	}
+	// The baseline is read before typing: an identical message sent
+	// earlier must not count as this one.
+	if r, ok := t.AgentRecord(obs); ok {
+		if w, err := deliver.StartWatch(r, text); err == nil {
+			d.watch = &w
+		}
+	}
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, text, o)
 	switch res.Verdict {
-	case deliver.Submitted:
+	case deliver.SendFailed:
+		return cli.Failed("text not sent to %s (%s send failed: %v); nothing may be assumed delivered", t.Endpoint.Target, t.BackendName, backends.StderrOf(res.Err)).Coded(cli.EDeliveryFailed).
+			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "failed")
+	case deliver.Queued:
+		d.ledger("queued")
+		return d.facts(cli.Unconfirmed("%s took the text into its queue behind the running turn, not as a submitted message", t.Harness.Name).
+			Hint("it submits everything queued as one message when the turn ends, so this text may reach it joined to others; do not resend it").
+			Hint("fm-control wait %s --for submitted --message-id %s tells when (and whether) it reached the agent's record", t.ID, d.messageID), "queued")
+	case deliver.Pending:
+		return d.facts(cli.Unconfirmed("text typed into %s, but it still sits in the composer after %d Enter", t.Endpoint.Target, res.Enters).
+			Hint("look at the pane, then send '--key Enter' only if the composer still holds the text; do not retype it"), "unconfirmed")
+	}
+	// The screen says the composer let go of the text (or could not tell);
+	// only the agent's own record says it was submitted.
+	if d.watch == nil {
+		return d.facts(cli.Unconfirmed("text delivered to %s (composer: %s after %d Enter), but fmctl cannot read %s's own record, so the submit is unconfirmed", t.Endpoint.Target, res.Verdict, res.Enters, t.RecordedHarness).
+			Hint("look at the pane or the agent's transcript before sending it again"), "unconfirmed")
+	}
+	proof := d.watch.Await(ctx, s.Tunables.Send.RecordWait)
+	switch proof {
+	case deliver.Recorded:
 		out := cli.Outcome{Word: "sent", ID: t.ID}
 		out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
 			Put(cli.Int("bytes", len(text)), cli.Int("enters", res.Enters), cli.Bool("marked", t.Kind == harness.KindSecondmate)).
-			Add("submit", "confirmed")
+			Add("submit", "confirmed").Add("proof", "record").Add("message", d.messageID)
 		if cleared {
 			out.Put(cli.Yes("cleared"))
 		}
 		s.Print.Outcome(out)
 		return nil
-	case deliver.Queued:
-		return cli.Unconfirmed("%s took the text into its queue behind the running turn, not as a submitted message: it submits everything queued as one message when the turn ends, so this text may reach it joined to others; do not resend it: look at the pane, or wait for the turn to end and read the transcript", t.Harness.Name).
-			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "queued", "verdict", string(res.Verdict))
-	case deliver.SendFailed:
-		return cli.Failed("text not sent to %s (%s send failed: %v); nothing may be assumed delivered", t.Endpoint.Target, t.BackendName, backends.StderrOf(res.Err)).Coded(cli.EDeliveryFailed).
-			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "failed")
-	default:
-		return cli.Unconfirmed("text delivered to %s but the submit is unconfirmed (verdict=%s after %d Enter); do not retype or blindly resend: look at the pane, then send '--key Enter' only if the composer still holds the text", t.Endpoint.Target, res.Verdict, res.Enters).
-			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "unconfirmed", "verdict", string(res.Verdict))
+	case deliver.Duplicated:
+		return d.facts(cli.Unconfirmed("%s's record holds this text more than once since the send: it reached the agent twice", t.RecordedHarness).Coded(cli.EDuplicated).
+			Hint("do not send it again; tell the agent to ignore the repeat if it matters"), "duplicated")
 	}
+	d.ledger("unrecorded")
+	return d.facts(cli.Unconfirmed("text delivered to %s (composer: %s after %d Enter), but %s's own record has not shown it within %v", t.Endpoint.Target, res.Verdict, res.Enters, t.RecordedHarness, s.Tunables.Send.RecordWait).
+		Hint("fm-control wait %s --for submitted --message-id %s waits for it; do not resend it before that says it never arrived", t.ID, d.messageID), "unrecorded")
+}
+
+// delivery is one text send, from its baseline to its verdict.
+type delivery struct {
+	t         *task.Target
+	text      string
+	at        time.Time
+	messageID string
+	watch     *deliver.RecordWatch
+}
+
+// facts adds what every unconfirmed send reports.
+func (d delivery) facts(e *cli.Error, submit string) *cli.Error {
+	return e.With("id", d.t.ID, "backend", d.t.BackendName, "endpoint", d.t.Endpoint.Target, "submit", submit, "message", d.messageID)
+}
+
+// ledger keeps an unconfirmed send so wait --for submitted can find it
+// later; where the record cannot be read there is nothing to wait on.
+func (d delivery) ledger(verdict string) {
+	if d.watch == nil {
+		return
+	}
+	// Failing to keep it loses only the later wait, which then says the
+	// message id is unknown; the send itself stands.
+	_ = d.t.Store.AddSend(d.t.ID, state.Send{MessageID: d.messageID, At: d.at.Unix(), Digest: d.watch.Digest,
+		Before: d.watch.Before, Harness: d.t.RecordedHarness, Verdict: verdict})
 }
 
 // refuseHeld refuses a message while the composer provably holds other

@@ -27,6 +27,9 @@ type Target struct {
 	Ability         harness.Backend
 	Backend         backends.Backend
 	Endpoint        backends.Endpoint
+	// env and runner locate and read the agent's own record (AgentRecord).
+	env    config.Env
+	runner backends.Runner
 }
 
 // Load reads and validates task id's record, in the control plane's refusal
@@ -58,6 +61,7 @@ func (o Opener) Load(home config.Home, id string) (*Target, error) {
 	t := &Target{
 		Home: home, Store: store, Task: task, ID: id, Kind: kind,
 		RecordedHarness: rec.Harness(), BackendName: name, Ability: ability,
+		env: o.Env, runner: o.Runner,
 	}
 	t.Harness, t.HasHarness = harness.Family(t.RecordedHarness)
 	if !ability.Adapter {

@@ -122,7 +122,9 @@ func (f *fake) submit(p *Pane) {
 		if fakeframe.IsExitCommand(line) && !f.flag("never-dies") {
 			p.say(p.Command + " exited")
 			p.Command = "bash"
+			return
 		}
+		fakeframe.RecordPrompt(p.Command, os.Getenv("HOME"), p.ForegroundCwd, line)
 		return
 	}
 	p.say("$ " + oneLine(line))

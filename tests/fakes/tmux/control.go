@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"fmctl/tests/fakeframe"
 )
 
 // Control is the `faketmux` test command that arranges the fake's world:
@@ -13,10 +15,11 @@ import (
 //	faketmux rm <session:window>                        remove a window
 //	faketmux show <session:window>                      print its state
 //	faketmux submitted <session:window>                 print each submitted line, raw
+//	faketmux record <session:window> <text>             write text into its agent's own record
 func Control() int {
 	args := os.Args[1:]
 	if len(args) < 2 {
-		return fail("usage: faketmux window|set|rm|show|submitted <session:window> ...")
+		return fail("usage: faketmux window|set|rm|show|submitted|record <session:window> ...")
 	}
 	sess, win, ok := strings.Cut(args[1], ":")
 	if !ok {
@@ -80,6 +83,13 @@ func Control() int {
 				b.WriteString(strings.TrimPrefix(line, "you: ") + "\n")
 			}
 			out = b.String()
+		case "record":
+			// A message the agent takes late (a queued one, when its turn
+			// ends) reaches its record only now.
+			if len(args) < 3 {
+				return fmt.Errorf("faketmux record needs a text")
+			}
+			return fakeframe.RecordPrompt(pane.Command, os.Getenv("HOME"), pane.Cwd, args[2])
 		default:
 			return fmt.Errorf("faketmux: unknown action %s", args[0])
 		}

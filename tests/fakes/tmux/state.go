@@ -154,6 +154,12 @@ func submit(p *Pane) {
 	}
 	if fakeframe.IsExitCommand(line) && !flag("never-dies") {
 		p.Command = "bash"
+		return
+	}
+	// unrecorded: the agent took the line but its record does not show it
+	// yet; `faketmux record` writes it there later.
+	if !flag("unrecorded") {
+		fakeframe.RecordPrompt(p.Command, os.Getenv("HOME"), p.Cwd, line)
 	}
 }
 

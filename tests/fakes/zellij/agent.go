@@ -2,6 +2,7 @@ package zellijfake
 
 import (
 	"fmctl/tests/fakeframe"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -33,7 +34,9 @@ func (p *pane) submit(dir string) {
 	p.Transcript = append(p.Transcript, "["+p.Command+"] "+line)
 	if fakeframe.IsExitCommand(line) && !flagFile(dir, neverDiesFile) {
 		p.Command = "bash"
+		return
 	}
+	fakeframe.RecordPrompt(p.Command, os.Getenv("HOME"), p.Cwd, line)
 }
 
 // runShellLine applies the two shell effects tests rely on: launching an

@@ -3,9 +3,7 @@ package records
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -120,7 +118,7 @@ func (r opencodeReader) rows() ([]opencodeRow, error) {
 	}
 	var mine []opencodeRow
 	for _, db := range dbs {
-		rows, err := opencodeSQL(db)
+		rows, err := r.query(db)
 		if err != nil {
 			return nil, err
 		}
@@ -133,19 +131,14 @@ func (r opencodeReader) rows() ([]opencodeRow, error) {
 	return mine, nil
 }
 
-func opencodeSQL(db string) ([]opencodeRow, error) {
+func (r opencodeReader) query(db string) ([]opencodeRow, error) {
+	if r.w.Query == nil {
+		return nil, fmt.Errorf("read opencode database %s: no SQLite reader was given", db)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), opencodeTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sqlite3", "-readonly", "-json", "-cmd", ".timeout 2000", db, opencodeQuery)
-	out, err := cmd.Output()
-	if errors.Is(err, exec.ErrNotFound) {
-		return nil, fmt.Errorf("read opencode database: the sqlite3 CLI is not installed (apt-get install sqlite3): %w", err)
-	}
+	out, err := r.w.Query(ctx, db, opencodeQuery)
 	if err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			err = fmt.Errorf("%w: %s", err, strings.TrimSpace(string(exit.Stderr)))
-		}
 		return nil, fmt.Errorf("read opencode database %s: %w", db, err)
 	}
 	var rows []opencodeRow

@@ -4,7 +4,10 @@
 // submitted must be in the agent's own record exactly once.
 package records
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // Reader answers the two questions the real-agent tier asks of an agent's
 // own record.
@@ -22,6 +25,11 @@ type Reader interface {
 type Where struct {
 	Home     string // the private HOME the agent ran with
 	Worktree string // the directory the agent ran in (absolute, symlinks resolved)
+	// Query runs one read-only SQL query against a SQLite database and
+	// returns its rows as a JSON array (sqlite3 -json); opencode keeps its
+	// record in one. Reading it is an external call, which the caller
+	// bounds and owns.
+	Query func(ctx context.Context, db, query string) ([]byte, error)
 }
 
 // For returns the reader for harness name.
@@ -35,3 +43,9 @@ func For(name string, w Where) (Reader, error) {
 
 // readers is filled by one file per harness (claude.go, codex.go, ...).
 var readers = map[string]func(Where) Reader{}
+
+// Has reports whether fmctl can read harness name's own record.
+func Has(name string) bool {
+	_, ok := readers[name]
+	return ok
+}

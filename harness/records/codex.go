@@ -1,7 +1,9 @@
 package records
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -111,11 +113,14 @@ func (r codexReader) rollouts() ([]string, error) {
 	sort.Slice(files, func(i, j int) bool { return filepath.Base(files[i]) < filepath.Base(files[j]) })
 	var mine []string
 	for _, f := range files {
-		lines, err := readJSONLines[codexLine](f)
+		head, err := firstJSONLine[codexLine](f)
+		if errors.Is(err, io.EOF) {
+			continue // created, its header not written yet
+		}
 		if err != nil {
 			return nil, err
 		}
-		if len(lines) > 0 && lines[0].Type == "session_meta" && lines[0].Payload.Cwd == r.w.Worktree {
+		if head.Type == "session_meta" && head.Payload.Cwd == r.w.Worktree {
 			mine = append(mine, f)
 		}
 	}

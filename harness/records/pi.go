@@ -143,6 +143,26 @@ func newestRecords[T any](files []string, err error) ([]T, error) {
 	return readJSONLines[T](files[len(files)-1])
 }
 
+// firstJSONLine decodes only the first line of a JSONL file: the header
+// naming the session's directory, read for every file a lister considers
+// without reading the whole of each (a user's codex keeps thousands).
+func firstJSONLine[T any](path string) (T, error) {
+	var v T
+	f, err := os.Open(path)
+	if err != nil {
+		return v, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 64<<10).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return v, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(line), &v); err != nil {
+		return v, fmt.Errorf("%s line 1: %w", path, err)
+	}
+	return v, nil
+}
+
 // readJSONLines decodes a JSONL file written by a live agent. Only complete
 // lines count: the last one may be half written (no newline yet), and a line
 // that does not decode is skipped only when it is that last one.

@@ -45,6 +45,9 @@ func claudeRead(t *testing.T, home string) ([]string, bool) {
 // readRecord asks harness's reader both questions, failing t on any error.
 func readRecord(t *testing.T, harness string, w Where) ([]string, bool) {
 	t.Helper()
+	if w.Query == nil {
+		w.Query = execSQLite
+	}
 	r, err := For(harness, w)
 	if err != nil {
 		t.Fatal(err)

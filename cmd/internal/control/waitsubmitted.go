@@ -1,0 +1,79 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/deliver"
+	"fmctl/cmd/internal/task"
+)
+
+// WaitSubmitted polls the agent's own record until it holds the message
+// fm-send left unconfirmed (state/<id>.sends) exactly once more than before
+// that send, or limit passes. The screen is never the proof: exit 0 means
+// the record shows it. A duplicate in the record is exit 3; an agent that
+// is no longer the task's own live one ends the wait as every wait does.
+func (c *Controller) WaitSubmitted(ctx context.Context, id, messageID string, limit time.Duration) error {
+	const cond = "submitted"
+	t, err := c.tasks().Open(id)
+	if err != nil {
+		return err
+	}
+	send, ok, err := t.Store.FindSend(t.ID, messageID)
+	if err != nil {
+		return cli.Failed("%w; cannot tell which message to wait for", err)
+	}
+	if !ok {
+		return cli.Failed("task %s's send ledger (state/%s.sends) holds no message %s", t.ID, t.ID, messageID).Coded(cli.ENoSuchMessage).
+			With("id", t.ID, "for", cond, "message", messageID).
+			Hint("only a send fm-send could not confirm is kept (submit=queued or submit=unrecorded), the newest 64; a confirmed one (exit 0) needs no wait").
+			Hint("copy the message= fact from that fm-send's error line")
+	}
+	if send.Harness != t.RecordedHarness {
+		return cli.Failed("message %s was sent to task %s's %s agent, but the task now records %s, whose record cannot hold it", messageID, t.ID, send.Harness, t.RecordedHarness).Coded(cli.ENoSuchMessage).
+			With("id", t.ID, "for", cond, "message", messageID).
+			Hint("look at the agent's transcript to see whether it arrived before the relaunch")
+	}
+	proof := deliver.Unreadable
+	return c.poll(ctx, id, cond, limit, func(waited time.Duration) (bool, error) {
+		obs := t.Backend.AgentState(ctx, t.Endpoint)
+		if ctx.Err() != nil { // poll says interrupted
+			return false, nil
+		}
+		if err := refuseWaitState(t, cond, obs); err != nil {
+			return false, err
+		}
+		proof = recordProof(t, obs, send.Digest, send.Before)
+		switch proof {
+		case deliver.Recorded:
+			out := cli.Outcome{Word: "reached", ID: t.ID}
+			out.Add("for", cond).Add("message", messageID).Add("proof", "record").Add("state", string(obs.State)).
+				Put(cli.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
+			c.print.Outcome(out)
+			return true, nil
+		case deliver.Duplicated:
+			return false, cli.Unconfirmed("task %s's %s record holds message %s more than once since it was sent: it reached the agent twice", t.ID, t.RecordedHarness, messageID).Coded(cli.EDuplicated).
+				With("id", t.ID, "for", cond, "message", messageID, "proof", string(proof)).
+				Hint("do not send it again; tell the agent to ignore the repeat if it matters")
+		}
+		return false, nil
+	}, func() error {
+		return cli.Timeout("message %s did not reach task %s's %s record within %s (proof=%s)", messageID, t.ID, t.RecordedHarness, limit, proof).
+			With("id", t.ID, "for", cond, "message", messageID, "proof", string(proof)).
+			Hint("do not resend it while the agent may still take it (a queued message is submitted when the turn ends); wait again, or look at the pane")
+	})
+}
+
+// recordProof reads the live agent's record once for a message sent when
+// the record held before exact copies of it; a record fmctl cannot find
+// or read is unreadable, which a later look may still change.
+func recordProof(t *task.Target, obs backends.Observation, digest string, before int) deliver.Proof {
+	r, ok := t.AgentRecord(obs)
+	if !ok {
+		return deliver.Unreadable
+	}
+	return deliver.RecordWatch{Reader: r, Digest: digest, Before: before}.Check()
+}

@@ -1,0 +1,94 @@
+package deliver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/harness/records"
+)
+
+// Proof is what the agent's own record says of one sent message.
+type Proof string
+
+const (
+	Recorded   Proof = "recorded"   // one more exact copy of the message than before the send
+	Duplicated Proof = "duplicated" // more than one more: the message reached the agent twice
+	Unrecorded Proof = "unrecorded" // the record was read and does not hold it (yet)
+	Unreadable Proof = "unreadable" // the record could not be read
+)
+
+// RecordWatch watches an agent's own record for one message: the count of
+// exact copies before the send is the baseline, so an identical message
+// sent earlier proves nothing about this one.
+type RecordWatch struct {
+	Reader records.Reader
+	Digest string // MessageDigest of the message as sent
+	Before int    // exact copies recorded before the send
+}
+
+// MessageDigest identifies a message as an agent records it: agents keep
+// the text as submitted, but may drop the trailing blanks a composer trims.
+func MessageDigest(text string) string {
+	sum := sha256.Sum256([]byte(strings.TrimRight(text, " \t\r\n")))
+	return hex.EncodeToString(sum[:])
+}
+
+// StartWatch reads the baseline before the message is typed.
+func StartWatch(r records.Reader, text string) (RecordWatch, error) {
+	w := RecordWatch{Reader: r, Digest: MessageDigest(text)}
+	n, err := w.count()
+	w.Before = n
+	return w, err
+}
+
+func (w RecordWatch) count() (int, error) {
+	msgs, err := w.Reader.UserMessages()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range msgs {
+		if MessageDigest(m) == w.Digest {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Check reads the record once.
+func (w RecordWatch) Check() Proof {
+	n, err := w.count()
+	switch {
+	case err != nil:
+		return Unreadable
+	case n == w.Before+1:
+		return Recorded
+	case n > w.Before+1:
+		return Duplicated
+	default:
+		return Unrecorded
+	}
+}
+
+// Await polls the record until it holds the message or wait passes. Agents
+// write their record as they take the message (claude, codex, opencode,
+// gemini at submit; pi as its request starts), so a poll backed off to
+// 200 ms costs little against the turn it starts.
+func (w RecordWatch) Await(ctx context.Context, wait time.Duration) Proof {
+	deadline := time.Now().Add(wait)
+	poll := backends.Backoff{Max: 200 * time.Millisecond}
+	proof := Unrecorded
+	for {
+		proof = w.Check()
+		if proof == Recorded || proof == Duplicated {
+			return proof
+		}
+		if !pollUntil(ctx, &poll, deadline) {
+			return proof
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package task
+
+import (
+	"path/filepath"
+
+	"fmctl/backends"
+	"fmctl/harness/records"
+)
+
+// AgentRecord opens the agent's own record (its transcript, rollout,
+// database or session file) for the live agent obs observed, where the
+// harness keeps one fmctl can read. The record is found where the agent
+// process runs: its HOME and its directory from /proc. Without the process
+// (a backend that does not read the endpoint's processes), it is looked
+// for under the caller's HOME and the pane's directory: a wrong guess
+// there finds nothing and confirms nothing, while a message found in that
+// worktree's record after the send was received by this task's agent, the
+// only agent that worktree has.
+func (t *Target) AgentRecord(obs backends.Observation) (records.Reader, bool) {
+	if !t.HasHarness || !records.Has(t.Harness.Name) {
+		return nil, false
+	}
+	where := records.Where{Query: backends.SQLiteQuery(t.runner)}
+	if place, err := backends.ReadAgentPlace("/proc", obs.AgentPID); err == nil {
+		where.Home, where.Worktree = place.Home, place.Dir
+	} else {
+		// The multiplexer's current path of the pane is the agent's own
+		// directory; the recorded worktree is where it was launched.
+		wt := obs.CurrentPath
+		if wt == "" {
+			wt = t.Task.Record.Worktree()
+		}
+		if resolved, err := filepath.EvalSymlinks(wt); err == nil {
+			wt = resolved
+		}
+		if t.env != nil {
+			where.Home = t.env("HOME")
+		}
+		where.Worktree = wt
+	}
+	if where.Home == "" || where.Worktree == "" {
+		return nil, false
+	}
+	r, err := records.For(t.Harness.Name, where)
+	return r, err == nil
+}

@@ -1,0 +1,119 @@
+package state
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+)
+
+// Send is one fm-send whose message the agent's own record did not show
+// before fm-send returned: kept so `fm-control wait --for submitted`
+// can tell later whether it arrived.
+type Send struct {
+	MessageID string `json:"message"`
+	At        int64  `json:"at"`     // unix seconds of the send
+	Digest    string `json:"digest"` // of the text as sent; the text itself is not kept
+	Before    int    `json:"before"` // exact copies the record held before the send
+	Harness   string `json:"harness"`
+	Verdict   string `json:"verdict"` // what fm-send reported: queued, unrecorded, ...
+}
+
+// maxSends bounds a task's send ledger: only recent sends are waited for.
+const maxSends = 64
+
+// SendsPath is the task's ledger of unconfirmed sends.
+func (s Store) SendsPath(id string) string { return filepath.Join(s.Dir, id+".sends") }
+
+// NewMessageID names one fm-send in its outcome, so a caller can wait for
+// that very message later.
+func NewMessageID(at time.Time) (string, error) {
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("read random bytes for a message id: %w", err)
+	}
+	return fmt.Sprintf("m%s-%s", at.UTC().Format("20060102T150405"), hex.EncodeToString(b)), nil
+}
+
+// ValidMessageID reports whether m has the shape NewMessageID gives.
+func ValidMessageID(m string) bool {
+	if len(m) != 1+15+1+8 || m[0] != 'm' || m[16] != '-' {
+		return false
+	}
+	for i, c := range m[1:] {
+		if i == 15 {
+			continue
+		}
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c == 'T') {
+			return false
+		}
+	}
+	return true
+}
+
+// AddSend appends one send to the task's ledger, keeping the newest
+// maxSends. The caller holds the task's input lock, the ledger's only
+// writer.
+func (s Store) AddSend(id string, send Send) error {
+	sends, err := s.Sends(id)
+	if err != nil {
+		return err
+	}
+	sends = append(sends, send)
+	if len(sends) > maxSends {
+		sends = sends[len(sends)-maxSends:]
+	}
+	var buf bytes.Buffer
+	for _, e := range sends {
+		line, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("encode send %s: %w", e.MessageID, err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	if err := WriteAtomic(s.SendsPath(id), buf.Bytes()); err != nil {
+		return fmt.Errorf("record send %s of task %s: %w", send.MessageID, id, err)
+	}
+	return nil
+}
+
+// Sends reads the task's ledger, oldest first; none yet is an empty one.
+func (s Store) Sends(id string) ([]Send, error) {
+	data, err := ReadSmallFile(s.SendsPath(id), 1<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read sends of task %s: %w", id, err)
+	}
+	var out []Send
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		var e Send
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.MessageID != "" {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// FindSend looks up one message id in the task's ledger.
+func (s Store) FindSend(id, messageID string) (Send, bool, error) {
+	sends, err := s.Sends(id)
+	if err != nil {
+		return Send{}, false, err
+	}
+	for i := len(sends) - 1; i >= 0; i-- {
+		if sends[i].MessageID == messageID {
+			return sends[i], true, nil
+		}
+	}
+	return Send{}, false, nil
+}

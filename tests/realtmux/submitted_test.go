@@ -1,0 +1,34 @@
+package realtmux
+
+import (
+	"regexp"
+	"testing"
+)
+
+// On a real server the record is found where the agent process runs (its
+// HOME and directory from /proc), never the caller's: a record written
+// after fm-send gave up is exit 3 unrecorded, and
+// `fm-control wait --for submitted` then proves that very message arrived.
+func TestWaitSubmittedSeesALateRecord(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	s.startAgent("t1", "claude", agentEnv("FAKEAGENT_RECORD_DELAY=1500ms"))
+	// The caller's HOME is not the agent's: only /proc finds the record.
+	caller := []string{"HOME=" + t.TempDir()}
+	r := s.run("", append(caller, "FM_SEND_RECORD_WAIT=0.2"), "fm-send", "t1", "late record")
+	wantCode(t, r, 3, "fm-send t1 to an agent whose record shows the prompt 1.5s later")
+	if !regexp.MustCompile(`claude's own record has not shown it within 200ms\n`).MatchString(r.stderr) {
+		t.Fatalf("stderr = %q, want submit unrecorded", r.stderr)
+	}
+	m := regexp.MustCompile(`--message-id (m[0-9]{8}T[0-9]{6}-[0-9a-f]{8})`).FindStringSubmatch(r.stderr)
+	if m == nil {
+		t.Fatalf("stderr = %q names no message id to wait for", r.stderr)
+	}
+	before := s.homeTree()
+	w := s.run("", caller, "fm-control", "wait", "t1", "--for", "submitted", "--message-id", m[1], "--timeout", "20")
+	wantCode(t, w, 0, "fm-control wait t1 --for submitted")
+	if !regexp.MustCompile(`^reached t1 for=submitted message=` + m[1] + ` proof=record state=alive waited=[0-9.]+s\n$`).MatchString(w.stdout) {
+		t.Fatalf("stdout = %q", w.stdout)
+	}
+	s.assertHomeIs(before, "wait --for submitted")
+}
