@@ -30,6 +30,11 @@ export FM_CONTROL_EXIT_WAIT=5 FM_SPAWN_WAIT=10 FM_CONTROL_LAUNCH_WAIT=10
 export PATH=$work/agents:$PATH
 tmux -L "$sock" -f /dev/null new-session -d -s demo -n home "bash --norc --noprofile"
 tmux -L "$sock" set-environment -t demo FAKEAGENT_EVENTS "$work/events.log"
+# The fake agents keep their transcripts under HOME, as the real CLIs do
+# (fm-send confirms a message from them): a private one, so the demo writes
+# nothing into your own ~/.claude or ~/.codex.
+mkdir -p "$work/agenthome"
+tmux -L "$sock" set-environment -t demo HOME "$work/agenthome"
 tmux -L "$sock" set-option -t demo default-command "bash --norc --noprofile"
 
 step() { printf '\n$'; printf ' %q' "$@"; printf '\n'; "$@"; }
