@@ -287,7 +287,11 @@ func (b Bounded) Run(ctx context.Context, c Cmd) (Output, error) {
 	tctx, cancel := context.WithTimeout(ctx, b.Timeout)
 	defer cancel()
 	out, err := b.Inner.Run(tctx, c)
-	if err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+	// A wire call's socket timeout, set to the deadline, can end the call a
+	// hair before the context's own timer marks tctx done; both are this
+	// bound running out (os.ErrDeadlineExceeded is the socket's word for it).
+	timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)
+	if err != nil && ctx.Err() == nil && timedOut {
 		te := &TimeoutError{Call: callName(c), After: b.Timeout}
 		return out, &RunError{Cmd: c, ExitCode: -1, Stderr: string(out.Stderr), Err: te}
 	}
