@@ -182,8 +182,17 @@ func busyGroup(t *testing.T, p profile) {
 	l.settle(20 * time.Second)
 	l.scenario("interrupt-right-after-submit", func(s *scen) {
 		r := s.send("a turn to cancel at once " + stubmodel.HangWord + " " + randHex(3))
-		if r.code != 0 {
-			s.broken("the turn to cancel was not confirmed: %s", r)
+		switch r.code {
+		case 0:
+		case 3:
+			// Taken into the queue of a turn whose end the record shows
+			// before the screen does (gemini): it starts the moment that
+			// turn is over, and is interrupted as soon as it runs.
+			if !poll(recordLag, func() bool { return l.turnRunning() && l.stub.Held() > 0 }) {
+				s.broken("the queued turn to cancel never ran: %s", r)
+			}
+		default:
+			s.broken("the turn to cancel was not sent: %s", r)
 		}
 		s.interrupt()
 	})
