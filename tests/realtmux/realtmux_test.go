@@ -748,15 +748,15 @@ func TestInterruptSendsEachHarnessVerifiedKeys(t *testing.T) {
 		out     string
 	}{
 		{"claude", "claude", nil, "\x1b", []string{"interrupt escape"},
-			"interrupt-delivered t1 harness=claude backend=tmux verified=agent-alive cancel=unconfirmed"},
+			"interrupt-delivered t1 harness=claude backend=tmux verified=agent-alive cancel=unconfirmed proof=none"},
 		{"opencode", "opencode", nil, "\x1b\x1b", []string{"interrupt escape", "interrupt escape"},
-			"interrupt-delivered t1 harness=opencode backend=tmux verified=agent-alive cancel=unconfirmed"},
+			"interrupt-delivered t1 harness=opencode backend=tmux verified=agent-alive cancel=unconfirmed proof=none"},
 		{"grok", "grok", nil, "\x03", []string{"interrupt ctrl-c"},
-			"interrupt-delivered t1 harness=grok backend=tmux verified=agent-alive cancel=unconfirmed"},
+			"interrupt-delivered t1 harness=grok backend=tmux verified=agent-alive cancel=unconfirmed proof=none"},
 		{"muse-with-session-log", "muse", []agentOpt{withMuseSessionLog()}, "\x1b\x15", []string{"interrupt escape", "clear"},
-			"interrupt-delivered t1 harness=muse backend=tmux verified=agent-alive cancel=confirmed"},
+			"interrupt-delivered t1 harness=muse backend=tmux verified=agent-alive cancel=confirmed proof=ack"},
 		{"muse-without-session-log", "muse", nil, "\x1b\x15", []string{"interrupt escape", "clear"},
-			"interrupt-delivered t1 harness=muse backend=tmux verified=agent-alive cancel=unconfirmed"},
+			"interrupt-delivered t1 harness=muse backend=tmux verified=agent-alive cancel=unconfirmed proof=none"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -157,6 +157,9 @@ func submit(p *Pane) {
 		return
 	}
 	fakeframe.RecordPrompt(p.Command, os.Getenv("HOME"), p.Cwd, line)
+	if !strings.HasPrefix(strings.TrimSpace(line), "/") {
+		fakeframe.HangTurn(dir(), p.Command, os.Getenv("HOME"), p.Cwd)
+	}
 }
 
 func runShellLine(p *Pane, line string) {
@@ -210,6 +213,7 @@ func interrupt(p *Pane) {
 			f.Close()
 		}
 	}
+	fakeframe.InterruptTurn(dir(), p.Command, os.Getenv("HOME"), p.Cwd)
 	if flag("interrupt-stops") {
 		p.Command = "bash"
 	}
