@@ -117,7 +117,9 @@ func (t *Tmux) agentUnder(ctx context.Context, pid int) (Observation, Process, b
 		return Observation{}, Process{}, false
 	}
 	name := harness.AgentName(leader.Comm, leader.Argv)
-	return Observation{State: StateAlive, Names: []string{name}, Detail: "foreground " + name}, leader, true
+	// AgentPID lets a gate find the agent's own record (its HOME and
+	// directory), as AgentState's observation does.
+	return Observation{State: StateAlive, Names: []string{name}, Detail: "foreground " + name, AgentPID: leader.PID}, leader, true
 }
 
 // foregroundName is #{pane_current_command} while leader is the terminal's
