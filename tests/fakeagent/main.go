@@ -21,6 +21,9 @@
 //	                                Escape key and text: as gemini reads them
 //	FAKEAGENT_INTERRUPT_EXITS=1     Escape or Ctrl+C makes the agent exit
 //	FAKEAGENT_MUSE_LOG=<path>       emulate muse's JSON-lines session log
+//	FAKEAGENT_TURNS=<dir>           a turn-hangs file there keeps each turn
+//	                                running in the record across interrupts
+//	                                (fakeframe.HangTurn)
 //	FAKEAGENT_BANNER=<text>         a line drawn under the header, Go escapes
 //	                                (\x1b, \a) decoded: raw terminal sequences
 //	                                an agent might print (OSC 52, OSC 8)
@@ -76,6 +79,7 @@ type agent struct {
 
 	ignoreExit      bool
 	interruptExits  bool
+	turns           string // FAKEAGENT_TURNS
 	clearDelay      time.Duration
 	altKeys         bool   // ESC + printable byte is Alt+<byte>
 	banner          string // drawn raw under the header, when set
@@ -259,6 +263,9 @@ func (a *agent) finishPaste() {
 
 func (a *agent) interrupt(kind string) {
 	a.event("interrupt %s", kind)
+	if dir, err := os.Getwd(); err == nil && a.turns != "" {
+		fakeframe.InterruptTurn(a.turns, a.name, os.Getenv("HOME"), dir)
+	}
 	if kind == "escape" {
 		a.museRecord(`{"type":"run_finished","run_id":"run-1","terminal":"cancelled"}`)
 	}
@@ -285,6 +292,9 @@ func (a *agent) submit() {
 	// is built as records a prompt.
 	if dir, err := os.Getwd(); err == nil {
 		fakeframe.RecordPrompt(a.name, os.Getenv("HOME"), dir, text)
+		if a.turns != "" && !strings.HasPrefix(strings.TrimSpace(text), "/") {
+			fakeframe.HangTurn(a.turns, a.name, os.Getenv("HOME"), dir)
+		}
 	}
 	a.hooks.run("UserPromptSubmit")
 	a.hooks.run("Stop")
@@ -419,6 +429,7 @@ func main() {
 		muse:           openAppend("FAKEAGENT_MUSE_LOG"),
 		ignoreExit:     os.Getenv("FAKEAGENT_IGNORE_EXIT") == "1",
 		interruptExits: os.Getenv("FAKEAGENT_INTERRUPT_EXITS") == "1",
+		turns:          os.Getenv("FAKEAGENT_TURNS"),
 	}
 	if s := os.Getenv("FAKEAGENT_BANNER"); s != "" {
 		b, err := strconv.Unquote(`"` + s + `"`)

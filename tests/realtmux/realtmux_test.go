@@ -787,6 +787,29 @@ func TestInterruptSendsEachHarnessVerifiedKeys(t *testing.T) {
 	}
 }
 
+// An interrupt finds the agent's own record through the agent's process
+// (its HOME, not the caller's), and while the record still shows the turn
+// after the first Escape it sends Escape again, once: the turn ended.
+func TestInterruptRepeatsWhileTheAgentsRecordShowsTheTurn(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	turns := t.TempDir()
+	if err := os.WriteFile(filepath.Join(turns, "turn-hangs"), []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := s.startAgent("t1", "claude", agentEnv("FAKEAGENT_TURNS="+turns))
+	r := s.run("", nil, "fm-send", "t1", "a turn that takes two Escapes")
+	wantCode(t, r, 0, "fm-send t1")
+	r = s.run("", []string{"HOME=" + t.TempDir()}, "fm-control", "interrupt", "t1", "--json")
+	wantCode(t, r, 0, "fm-control interrupt t1, from another HOME")
+	if !strings.Contains(r.stdout, `"cancel":"confirmed","proof":"record"`) || !strings.Contains(r.stdout, `"rounds":2`) {
+		t.Fatalf("stdout = %q, want cancel confirmed by the record after 2 rounds", r.stdout)
+	}
+	if got := a.eventsWithPrefix("interrupt "); len(got) != 2 {
+		t.Fatalf("the agent got %d interrupts, want 2:\n%s", len(got), a.state())
+	}
+}
+
 func TestExitTypesExitCommandAndProvesAgentStopped(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
