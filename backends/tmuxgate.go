@@ -117,6 +117,8 @@ func (t *Tmux) agentUnder(ctx context.Context, pid int) (Observation, Process, b
 		return Observation{}, Process{}, false
 	}
 	name := harness.AgentName(leader.Comm, leader.Argv)
+	// AgentPID lets a gate find the agent's own record (its HOME and
+	// directory), as AgentState's observation does.
 	return Observation{State: StateAlive, Names: []string{name}, Detail: "foreground " + name, AgentPID: leader.PID}, leader, true
 }
 

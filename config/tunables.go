@@ -78,7 +78,10 @@ type SendVars struct {
 // ControlVars bound fm-control's verbs.
 type ControlVars struct {
 	Poll, SettleWait, ExitWait, LaunchWait time.Duration
-	ExitRetries                            int
+	// CancelWait bounds how long an interrupt watches the agent's own
+	// record for its turn to end, over every round of keys.
+	CancelWait  time.Duration
+	ExitRetries int
 	// Wait is FM_CONTROL_WAIT as given: a bad value is refused by the wait
 	// verb, naming the variable, rather than silently replaced.
 	Wait string
@@ -152,6 +155,7 @@ var table = []Tunable{
 
 	{Name: "FM_CONTROL_POLL", Unit: UnitDuration, Default: "0.1s", Doc: "the cap of the state poll interval, which starts at 10 ms and doubles", field: func(t *Tunables) any { return &t.Control.Poll }},
 	{Name: "FM_CONTROL_SETTLE_WAIT", Unit: UnitDuration, Default: "5s", Doc: "how long an interrupt watches for the agent to acknowledge it (its turn ending)", field: func(t *Tunables) any { return &t.Control.SettleWait }},
+	{Name: "FM_CONTROL_CANCEL_WAIT", Unit: UnitDuration, Default: "3s", Doc: "how long an interrupt watches the agent's own record (transcript, rollout, database, session file) for its turn to end, over every round of interrupt keys; a turn still running after it is exit 3", field: func(t *Tunables) any { return &t.Control.CancelWait }},
 	{Name: "FM_CONTROL_EXIT_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long an exit command gets to stop the agent", field: func(t *Tunables) any { return &t.Control.ExitWait }},
 	{Name: "FM_CONTROL_EXIT_RETRIES", Unit: UnitCount, Default: "3", Doc: "Enter retries for the exit command", field: func(t *Tunables) any { return &t.Control.ExitRetries }},
 	{Name: "FM_CONTROL_LAUNCH_WAIT", Unit: UnitDuration, Default: "90s", Doc: "how long a relaunched agent gets to come up ready", field: func(t *Tunables) any { return &t.Control.LaunchWait }},

@@ -1,6 +1,10 @@
 package harness
 
-import "testing"
+import (
+	"testing"
+
+	"fmctl/harness/records"
+)
 
 // The key effects are a contract: every row names a harness of the table
 // and a deliverable key, every claim names its source, and the interrupt
@@ -54,5 +58,26 @@ func TestKeysThatEndTheAgent(t *testing.T) {
 	}
 	if e := (Harness{}).KeyEffect(KeyCtrlC); e.Idle != EffectUnknown || e.Busy != EffectUnknown || e.EndsAgent() {
 		t.Errorf("an unverified harness's key claims %+v, want unknown", e)
+	}
+}
+
+// The rounds rule: an interrupt repeats its keys only for a harness whose
+// own record says whether the turn still runs, and never where its key at
+// an idle agent quits or arms an exit (a repeat racing the turn's end
+// would land on the idle agent).
+func TestInterruptRoundsRepeatOnlyWhereTheRecordTellsAndTheKeyIsSafe(t *testing.T) {
+	for _, h := range Harnesses() {
+		if h.Rounds < 1 {
+			t.Errorf("%s: interrupt_rounds %d; every harness sends its sequence at least once", h.Name, h.Rounds)
+		}
+		if h.Rounds == 1 {
+			continue
+		}
+		if !records.Has(h.Name) {
+			t.Errorf("%s: %d interrupt rounds, but fmctl cannot read its record to tell a turn still running", h.Name, h.Rounds)
+		}
+		if idle := h.KeyEffect(h.InterruptKey).Idle; idle == EffectQuits || idle == EffectArmsExit || idle == EffectUnknown {
+			t.Errorf("%s: %d interrupt rounds, but %s at an idle agent is %s", h.Name, h.Rounds, h.InterruptKey, idle)
+		}
 	}
 }

@@ -57,7 +57,7 @@ func Text() string {
 	for _, v := range verbs {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", v.Name, v.Purpose, v.Postcondition)
 	}
-	b.WriteString("\n| harness | interrupt key | repeat | clear key | ack source | exit command | kinds | model flag | effort flag | verified against |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| harness | interrupt key | repeat | rounds | clear key | ack source | exit command | kinds | model flag | effort flag | verified against |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, h := range harnesses {
 		kinds := make([]string, len(h.Kinds))
 		for i, k := range h.Kinds {
@@ -70,7 +70,7 @@ func Text() string {
 				verified += " (CI: " + h.Verified.Version + ")"
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", h.Name, h.InterruptKey, h.Repeat,
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s |\n", h.Name, h.InterruptKey, h.Repeat, h.Rounds,
 			dash(string(h.ClearKey)), h.Ack, h.ExitCommand, strings.Join(kinds, ", "), dash(h.Launch.ModelFlag), dash(h.Launch.EffortFlag), verified)
 	}
 	b.WriteString("\n| key effects (idle / busy) | " + strings.Join(KeyNames(), " | ") + " |\n|---|" + strings.Repeat("---|", len(NamedKeys)) + "\n")

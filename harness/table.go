@@ -108,6 +108,13 @@ type Harness struct {
 	Name         string        `json:"name"`
 	InterruptKey Key           `json:"interrupt_key"`
 	Repeat       int           `json:"interrupt_repeat"`
+	// Rounds is the most times one interrupt sends its whole key sequence
+	// (Repeat presses, then ClearKey) while the agent's own record still
+	// shows the turn running: opencode right after a submit and claude in
+	// its retry back-off let a first Escape pass. A harness whose record
+	// fmctl cannot read, or whose interrupt key at an idle agent quits or
+	// arms an exit, gets 1: nothing would tell a repeat from a key too many.
+	Rounds int `json:"interrupt_rounds"`
 	PressGap     time.Duration `json:"-"`
 	ClearKey     Key           `json:"clear_key,omitempty"` // pressed after the interrupt so the composer is empty
 	Ack          AckSource     `json:"ack_source"`
@@ -186,7 +193,7 @@ var allKinds = []Kind{KindShip, KindScout, KindSecondmate}
 // full of quotes); every harness gets a one-line pointer to the brief file.
 var harnesses = []Harness{
 	{
-		Name: "claude", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
+		Name: "claude", InterruptKey: KeyEscape, Repeat: 1, Rounds: 3, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
 		Launch: Launch{
 			Env:    []string{"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION=false"},
 			Binary: "claude", Args: []string{"--dangerously-skip-permissions"},
@@ -198,7 +205,7 @@ var harnesses = []Harness{
 		Verified: &Release{Package: "@anthropic-ai/claude-code", Version: "2.1.197", Oldest: "2.1.126", Newest: "2.1.332"},
 	},
 	{
-		Name: "codex", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
+		Name: "codex", InterruptKey: KeyEscape, Repeat: 1, Rounds: 2, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
 		Launch: Launch{
 			Binary: "codex", Args: []string{"--dangerously-bypass-approvals-and-sandbox"},
 			ModelFlag: "-m", EffortFlag: "model_reasoning_effort", EffortForm: "codex-config",
@@ -210,7 +217,7 @@ var harnesses = []Harness{
 	},
 	{
 		// opencode's first Escape arms the cancel and the second performs it.
-		Name: "opencode", InterruptKey: KeyEscape, Repeat: 2, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
+		Name: "opencode", InterruptKey: KeyEscape, Repeat: 2, Rounds: 3, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
 		Launch: Launch{
 			Env:    []string{`OPENCODE_CONFIG_CONTENT={"permission":{"*":"allow"}}`},
 			Binary: "opencode", ModelFlag: "--model", PromptFlag: "--prompt",
@@ -220,7 +227,7 @@ var harnesses = []Harness{
 		Verified: &Release{Package: "opencode-ai", Version: "1.18.33"},
 	},
 	{
-		Name: "pi", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
+		Name: "pi", InterruptKey: KeyEscape, Repeat: 1, Rounds: 3, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
 		Launch: Launch{
 			Env: []string{"FM_PI_HARNESS=pi"}, Binary: "pi",
 			ModelFlag: "--model", EffortFlag: "--thinking", EffortForm: "flag",
@@ -234,7 +241,7 @@ var harnesses = []Harness{
 		// gemini stores text typed at its API-key dialog as the key, so its
 		// /quit is typed only at a drawn, idle composer (see Screen). No
 		// secondmate: it has no wake/supervision protocol (docs/harnesses.md).
-		Name: "gemini", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: []Kind{KindShip, KindScout},
+		Name: "gemini", InterruptKey: KeyEscape, Repeat: 1, Rounds: 3, Ack: AckNone, ExitCommand: "/quit", Kinds: []Kind{KindShip, KindScout},
 		Launch: Launch{
 			// A fresh worktree is otherwise refused at a trust dialog;
 			// --skip-trust would leave the project's hooks unloaded.
@@ -247,7 +254,7 @@ var harnesses = []Harness{
 		Verified:   &Release{Package: "@google/gemini-cli", Version: "0.61.0", Oldest: "0.52.0"},
 	},
 	{
-		Name: "pi-signed", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
+		Name: "pi-signed", InterruptKey: KeyEscape, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
 		Launch: Launch{
 			Env: []string{"FM_PI_HARNESS=pi-signed"}, Binary: "pi-signed",
 			ModelFlag: "--model", EffortFlag: "--thinking", EffortForm: "flag",
@@ -258,7 +265,7 @@ var harnesses = []Harness{
 	},
 	{
 		// grok ignores Escape mid-turn; Ctrl+C is its cancel.
-		Name: "grok", InterruptKey: KeyCtrlC, Repeat: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
+		Name: "grok", InterruptKey: KeyCtrlC, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
 		Launch: Launch{
 			Binary: "grok", Args: []string{"--always-approve"},
 			ModelFlag: "--model", EffortFlag: "--reasoning-effort", EffortForm: "flag",
@@ -268,7 +275,7 @@ var harnesses = []Harness{
 		Wiring: []string{"wt/.fm-grok-turnend", "state/<id>.grok-turnend-token"},
 	},
 	{
-		Name: "kimi", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
+		Name: "kimi", InterruptKey: KeyEscape, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
 		Launch: Launch{
 			Binary: "kimi", Args: []string{"--auto"}, ModelFlag: "--model",
 			PromptVia: PromptComposer, Source: "docs/harnesses.md#kimi",
@@ -276,7 +283,7 @@ var harnesses = []Harness{
 		Wiring: []string{"wt/.fm-kimi-turnend", "state/<id>.kimi-turnend-token"},
 	},
 	{
-		Name: "cursor", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
+		Name: "cursor", InterruptKey: KeyEscape, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
 		Launch: Launch{
 			Unset:  []string{"CLAUDECODE", "PI_CODING_AGENT", "GROK_AGENT", "FM_PI_HARNESS", "CURSOR_INVOKED_AS"},
 			Binary: "cursor-agent", Args: []string{"--trust", "--yolo"}, ModelFlag: "--model",
@@ -285,7 +292,7 @@ var harnesses = []Harness{
 		Wiring: []string{"state/<id>.cursor-session"},
 	},
 	{
-		Name: "agy", InterruptKey: KeyEscape, Repeat: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
+		Name: "agy", InterruptKey: KeyEscape, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
 		Launch: Launch{
 			Unset:  []string{"CLAUDECODE", "PI_CODING_AGENT", "GROK_AGENT", "FM_PI_HARNESS"},
 			Binary: "agy", Args: []string{"--dangerously-skip-permissions"}, ModelFlag: "--model",
@@ -296,7 +303,7 @@ var harnesses = []Harness{
 	{
 		// muse restores a cancelled prompt into its composer as real text, so
 		// without Ctrl+U the next submitted line would be glued onto it.
-		Name: "muse", InterruptKey: KeyEscape, Repeat: 1, ClearKey: KeyCtrlU, Ack: AckMuseSessionTerminal,
+		Name: "muse", InterruptKey: KeyEscape, Repeat: 1, Rounds: 1, ClearKey: KeyCtrlU, Ack: AckMuseSessionTerminal,
 		ExitCommand: "/exit", Kinds: []Kind{KindShip, KindScout},
 		Launch: Launch{
 			Unset:  []string{"CLAUDECODE", "PI_CODING_AGENT", "GROK_AGENT", "FM_PI_HARNESS"},
@@ -384,7 +391,7 @@ type Verb struct {
 var verbs = []Verb{
 	{Name: "interrupt", Lifecycle: true,
 		Purpose:       "cancel the agent's running turn and leave it running",
-		Postcondition: "the endpoint exists and, where the backend classifies agents, the agent is still alive; cancel=confirmed only from an adapter-owned acknowledgement or the agent's own turn-end report after the keys"},
+		Postcondition: "the endpoint exists and, where the backend classifies agents, the agent is still alive; cancel=confirmed only from the agent's own record showing the turn end (proof=record; the keys go again while it still shows the turn, up to the harness's rounds, and a turn still running after FM_CONTROL_CANCEL_WAIT is exit 3), an adapter-owned acknowledgement (proof=ack) or the agent's own turn-end report after the keys (proof=telemetry)"},
 	{Name: "exit", Lifecycle: true, NeedsVerified: true,
 		Purpose:       "stop the agent, keeping its endpoint, worktree and every uncommitted change",
 		Postcondition: "the backend's recovery-grade classifier reports the agent gone (and, for a harness whose turn outlives its exit command, the agent reported the turn over); already-stopped is success"},

@@ -227,6 +227,9 @@ func (s *scen) interrupt() {
 	l.capture(s.name + "-interrupted")
 	if r.code != 0 {
 		s.mark(Honest, "exit %d: %s", r.code, oneLine(r.stderr))
+		if !poll(5*time.Second, func() bool { return !l.turnRunning() }) {
+			s.missed("the turn still ran 5 s after the interrupt")
+		}
 		return
 	}
 	ended := poll(5*time.Second, func() bool { return !l.turnRunning() })
@@ -236,9 +239,9 @@ func (s *scen) interrupt() {
 	case !alive:
 		s.mark(False, "exit 0 (%s), but the agent is gone", oneLine(r.stdout))
 	case cancel == "confirmed" && !ended:
-		s.mark(False, "cancel=confirmed, but the record still shows the turn running")
+		s.mark(False, "cancel=confirmed proof=%s, but the record still shows the turn running", field(r.stdout, "proof"))
 	default:
-		s.mark(Backed, "exit 0 cancel=%s; the record shows the turn ended=%v", cancel, ended)
+		s.mark(Backed, "exit 0 cancel=%s proof=%s; the record shows the turn ended=%v", cancel, field(r.stdout, "proof"), ended)
 		if !ended {
 			s.missed("the turn still ran 5 s after the interrupt")
 		}

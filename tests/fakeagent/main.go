@@ -22,6 +22,9 @@
 //	                                Escape key and text: as gemini reads them
 //	FAKEAGENT_INTERRUPT_EXITS=1     Escape or Ctrl+C makes the agent exit
 //	FAKEAGENT_MUSE_LOG=<path>       emulate muse's JSON-lines session log
+//	FAKEAGENT_TURNS=<dir>           a turn-hangs file there keeps each turn
+//	                                running in the record across interrupts
+//	                                (fakeframe.HangTurn)
 //	FAKEAGENT_BANNER=<text>         a line drawn under the header, Go escapes
 //	                                (\x1b, \a) decoded: raw terminal sequences
 //	                                an agent might print (OSC 52, OSC 8)
@@ -77,6 +80,7 @@ type agent struct {
 
 	ignoreExit      bool
 	interruptExits  bool
+	turns           string // FAKEAGENT_TURNS
 	clearDelay      time.Duration
 	recordDelay     time.Duration // FAKEAGENT_RECORD_DELAY
 	altKeys         bool          // ESC + printable byte is Alt+<byte>
@@ -261,6 +265,9 @@ func (a *agent) finishPaste() {
 
 func (a *agent) interrupt(kind string) {
 	a.event("interrupt %s", kind)
+	if dir, err := os.Getwd(); err == nil && a.turns != "" {
+		fakeframe.InterruptTurn(a.turns, a.name, os.Getenv("HOME"), dir)
+	}
 	if kind == "escape" {
 		a.museRecord(`{"type":"run_finished","run_id":"run-1","terminal":"cancelled"}`)
 	}
@@ -286,7 +293,12 @@ func (a *agent) submit() {
 	// The fake's turn ends as soon as it starts, recorded as the CLI it
 	// is built as records a prompt.
 	if dir, err := os.Getwd(); err == nil {
-		record := func() { fakeframe.RecordPrompt(a.name, os.Getenv("HOME"), dir, text) }
+		record := func() {
+			fakeframe.RecordPrompt(a.name, os.Getenv("HOME"), dir, text)
+			if a.turns != "" && !strings.HasPrefix(strings.TrimSpace(text), "/") {
+				fakeframe.HangTurn(a.turns, a.name, os.Getenv("HOME"), dir)
+			}
+		}
 		if a.recordDelay > 0 {
 			// A record written late, as a queued message's is when the
 			// turn before it ends.
@@ -428,6 +440,7 @@ func main() {
 		muse:           openAppend("FAKEAGENT_MUSE_LOG"),
 		ignoreExit:     os.Getenv("FAKEAGENT_IGNORE_EXIT") == "1",
 		interruptExits: os.Getenv("FAKEAGENT_INTERRUPT_EXITS") == "1",
+		turns:          os.Getenv("FAKEAGENT_TURNS"),
 	}
 	if s := os.Getenv("FAKEAGENT_BANNER"); s != "" {
 		b, err := strconv.Unquote(`"` + s + `"`)

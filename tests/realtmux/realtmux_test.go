@@ -748,15 +748,15 @@ func TestInterruptSendsEachHarnessVerifiedKeys(t *testing.T) {
 		out     string
 	}{
 		{"claude", "claude", nil, "\x1b", []string{"interrupt escape"},
-			"interrupt-delivered t1 harness=claude backend=tmux verified=agent-alive cancel=unconfirmed"},
+			"interrupt-delivered t1 harness=claude backend=tmux verified=agent-alive cancel=unconfirmed proof=none"},
 		{"opencode", "opencode", nil, "\x1b\x1b", []string{"interrupt escape", "interrupt escape"},
-			"interrupt-delivered t1 harness=opencode backend=tmux verified=agent-alive cancel=unconfirmed"},
+			"interrupt-delivered t1 harness=opencode backend=tmux verified=agent-alive cancel=unconfirmed proof=none"},
 		{"grok", "grok", nil, "\x03", []string{"interrupt ctrl-c"},
-			"interrupt-delivered t1 harness=grok backend=tmux verified=agent-alive cancel=unconfirmed"},
+			"interrupt-delivered t1 harness=grok backend=tmux verified=agent-alive cancel=unconfirmed proof=none"},
 		{"muse-with-session-log", "muse", []agentOpt{withMuseSessionLog()}, "\x1b\x15", []string{"interrupt escape", "clear"},
-			"interrupt-delivered t1 harness=muse backend=tmux verified=agent-alive cancel=confirmed"},
+			"interrupt-delivered t1 harness=muse backend=tmux verified=agent-alive cancel=confirmed proof=ack"},
 		{"muse-without-session-log", "muse", nil, "\x1b\x15", []string{"interrupt escape", "clear"},
-			"interrupt-delivered t1 harness=muse backend=tmux verified=agent-alive cancel=unconfirmed"},
+			"interrupt-delivered t1 harness=muse backend=tmux verified=agent-alive cancel=unconfirmed proof=none"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -784,6 +784,29 @@ func TestInterruptSendsEachHarnessVerifiedKeys(t *testing.T) {
 				t.Fatalf("claude interrupt made %d tmux calls, want 1 (the gate, the screen read for a restored prompt, the key and the read proving the agent survived, in one):\n%s", tmuxCalls, strings.Join(lines, "\n"))
 			}
 		})
+	}
+}
+
+// An interrupt finds the agent's own record through the agent's process
+// (its HOME, not the caller's), and while the record still shows the turn
+// after the first Escape it sends Escape again, once: the turn ended.
+func TestInterruptRepeatsWhileTheAgentsRecordShowsTheTurn(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	turns := t.TempDir()
+	if err := os.WriteFile(filepath.Join(turns, "turn-hangs"), []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := s.startAgent("t1", "claude", agentEnv("FAKEAGENT_TURNS="+turns))
+	r := s.run("", nil, "fm-send", "t1", "a turn that takes two Escapes")
+	wantCode(t, r, 0, "fm-send t1")
+	r = s.run("", []string{"HOME=" + t.TempDir()}, "fm-control", "interrupt", "t1", "--json")
+	wantCode(t, r, 0, "fm-control interrupt t1, from another HOME")
+	if !strings.Contains(r.stdout, `"cancel":"confirmed","proof":"record"`) || !strings.Contains(r.stdout, `"rounds":2`) {
+		t.Fatalf("stdout = %q, want cancel confirmed by the record after 2 rounds", r.stdout)
+	}
+	if got := a.eventsWithPrefix("interrupt "); len(got) != 2 {
+		t.Fatalf("the agent got %d interrupts, want 2:\n%s", len(got), a.state())
 	}
 }
 

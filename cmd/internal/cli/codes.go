@@ -84,7 +84,7 @@ type CodeRow struct {
 var Codes = []CodeRow{
 	{ERefused, CodeFailed, nil, "refused or failed, with no more specific class; the sentence says why"},
 	{EUsage, CodeUsage, nil, "the command line is wrong: an unknown verb or flag, a missing or extra argument, a value outside the flag's set (with the one probably meant), an empty message"},
-	{EUnconfirmed, CodeUnconfirmed, nil, "the action happened but its effect could not be proven (fm-send's submit, exit's background turn); look before repeating it"},
+	{EUnconfirmed, CodeUnconfirmed, nil, "the action happened but its effect could not be proven (fm-send's submit, an interrupt's turn still running, exit's background turn); look before repeating it"},
 	{ETimeout, CodeTimeout, nil, "fm-control wait: the condition did not hold before `--timeout`"},
 	{ENoHome, CodeFailed, config.ErrNoHome, "`FM_HOME` is unset or is not a firstmate home"},
 	{EBadPin, CodeFailed, config.ErrBadPin, "a configured harness pin names a harness fmctl will not launch"},

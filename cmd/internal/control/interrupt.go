@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"strconv"
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
@@ -20,19 +21,14 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
 		return err
 	}
 	defer lock.Release()
-	gate := func(before backends.Observation) error {
-		if before.State != backends.StateAlive && before.State != backends.StateUnverified {
-			return lifecycle.RefuseState(t, "interrupt", before)
-		}
-		return t.Gate(before, "fm-control")
-	}
+	gate := lifecycle.InterruptGate(t)
 	// A backend that gates a key itself reads the state with the first
 	// key (tmux: one call, checked server-side); any other is read first.
 	if _, ok := t.Backend.(backends.GatedKeySender); !ok {
 		if err := gate(t.Backend.AgentState(ctx, t.Endpoint)); err != nil {
 			return err
 		}
-		gate = nil
+		gate = nil // a repeat round reads and gates the state again itself
 	}
 	res, err := c.verbs.Interrupt(ctx, t, gate, lock)
 	if err != nil {
@@ -40,8 +36,9 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
 	}
 	out := cli.Outcome{Word: "interrupt-delivered", ID: t.ID}
 	out.Add("harness", t.Harness.Name).Add("backend", t.BackendName).
-		Add("verified", res.Verified).Add("cancel", res.Cancel).
+		Add("verified", res.Verified).Add("cancel", res.Cancel).Add("proof", res.Proof).
 		AddJSON("endpoint", t.Endpoint.Target).AddJSON("state", string(res.After.State))
+	out.Put(cli.Fact{Key: "rounds", Text: strconv.Itoa(res.Rounds), Value: res.Rounds, JSONOnly: true})
 	c.print.Outcome(out)
 	return nil
 }

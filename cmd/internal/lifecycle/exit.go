@@ -112,30 +112,45 @@ type interrupted struct {
 	stopped      bool   // the interrupt alone stopped the agent
 }
 
-// interruptFirst interrupts an agent that is mid-turn (or was, by its own
-// telemetry) before its exit command, and proves it still there to exit.
+// interruptFirst interrupts an agent that is mid-turn (by its own record,
+// its telemetry or the multiplexer) before its exit command, with the
+// interrupt verb's proof and repeats, and proves it still there to exit. A
+// turn the record still shows running is left to the exit command, which
+// ends it with the agent; the note says so.
 func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends.Observation) (interrupted, error) {
-	if !busyNow(t, obs) && !busyBeforeExit(t) {
+	turn := c.readTurn(ctx, t, &obs)
+	if !turn.running && !busyNow(t, obs) && !busyBeforeExit(t) {
 		return interrupted{note: "not-needed"}, nil
 	}
 	since := time.Now()
-	cancel, err := c.deliverInterrupt(ctx, t)
+	ack, err := c.deliverInterrupt(ctx, t)
 	if err != nil {
 		return interrupted{}, err
 	}
 	after := t.Backend.AgentState(ctx, t.Endpoint)
+	if after.State == backends.StateAlive {
+		verdict, err := c.confirmCancel(ctx, t, turn, true, ack, since, InterruptGate(t), nil)
+		if verdict.Rounds > 1 || err != nil {
+			after = t.Backend.AgentState(ctx, t.Endpoint)
+		}
+		if err != nil && after.State == backends.StateAlive {
+			return interrupted{}, err
+		}
+		if after.State == backends.StateAlive {
+			note := "delivered verified=agent-alive cancel=" + verdict.Cancel + " proof=" + verdict.Proof
+			if verdict.Running {
+				note += " turn=running"
+			}
+			return interrupted{note: note, turnUnproven: verdict.Cancel != "confirmed" && t.Harness.ExitKeepsTurn()}, nil
+		}
+	}
 	switch after.State {
 	case backends.StateDead:
 		return interrupted{stopped: true}, nil
-	case backends.StateAlive:
-		if cancel != "confirmed" && c.waitTurnEnd(ctx, t, since) {
-			cancel = "confirmed"
-		}
-		return interrupted{note: "delivered verified=agent-alive cancel=" + cancel, turnUnproven: cancel != "confirmed" && t.Harness.ExitKeepsTurn()}, nil
 	case backends.StateMissing:
 		return interrupted{}, cli.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command; reconcile the task before any further control action", t.ID).Coded(cli.EEndpointMissing)
 	}
-	return interrupted{}, cli.Failed("task %s's agent reads '%s' after its interrupt key; refusing to type its exit command into an unattributed endpoint (interrupt=delivered cancel=%s)", t.ID, after.State, cancel).Coded(cli.EAgentUnverified)
+	return interrupted{}, cli.Failed("task %s's agent reads '%s' after its interrupt key; refusing to type its exit command into an unattributed endpoint (interrupt=delivered cancel=%s)", t.ID, after.State, ack).Coded(cli.EAgentUnverified)
 }
 
 func (c *Verbs) RetireBusy(t *task.Target) error {

@@ -16,6 +16,8 @@ import (
 type InterruptResult struct {
 	Verified string // agent-alive or endpoint
 	Cancel   string // confirmed or unconfirmed
+	Proof    string // what the cancel verdict rests on (ProofRecord, ...)
+	Rounds   int    // rounds of interrupt keys sent
 	After    backends.Observation
 }
 
@@ -255,28 +257,62 @@ func (c *Verbs) cancelForExit(ctx context.Context, t *task.Target, sig harness.S
 const restoreWait = 1500 * time.Millisecond
 
 // Interrupt is the full verb: deliver (the first key only past gate, when
-// set), then prove the agent is still there.
+// set), prove the turn ended, repeating the keys while the agent's own
+// record shows it running, then prove the agent is still there. A turn the
+// record still shows running after every round is exit 3.
 func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backends.Observation) error, hold *state.Lock) (InterruptResult, error) {
 	before, _ := Activity(t)
+	reported := before.State == state.ActivityBusy || before.State == state.ActivityWaiting
+	repeatGate := gate
+	if repeatGate == nil {
+		repeatGate = InterruptGate(t)
+	}
+	// The record is read right before the first key: inside the gate,
+	// from the state it judged, where the backend gates a key itself (one
+	// multiplexer call still), else after a read of its own.
+	var turn turnBefore
+	if _, gated := t.Backend.(backends.GatedKeySender); gated && gate != nil {
+		first := true
+		gate = func(obs backends.Observation) error {
+			if err := repeatGate(obs); err != nil || !first {
+				return err
+			}
+			first = false
+			turn = c.readTurn(ctx, t, &obs)
+			return nil
+		}
+	} else {
+		turn = c.readTurn(ctx, t, nil)
+	}
 	since := time.Now()
-	cancel, after, err := c.deliverInterruptThenRead(ctx, t, true, gate, hold)
+	ack, after, err := c.deliverInterruptThenRead(ctx, t, true, gate, hold)
 	if err != nil {
 		return InterruptResult{}, err
 	}
-	// The agent's own turn-end report after the keys confirms the cancel;
-	// it is awaited only when the agent had reported a turn running.
-	if cancel != "confirmed" && (before.State == state.ActivityBusy || before.State == state.ActivityWaiting) && c.waitTurnEnd(ctx, t, since) {
-		cancel = "confirmed"
+	res := InterruptResult{Verified: "endpoint", Cancel: ack, Proof: ProofNone, Rounds: 1, After: *after}
+	var verdict cancelled
+	if after.State == backends.StateAlive || after.State == backends.StateUnverified {
+		verdict, err = c.confirmCancel(ctx, t, turn, reported, ack, since, repeatGate, hold)
+		res.Cancel, res.Proof, res.Rounds = verdict.Cancel, verdict.Proof, verdict.Rounds
+		if res.Rounds > 1 || err != nil {
+			// The repeats are keys too: the agent is judged after the last.
+			res.After = t.Backend.AgentState(ctx, t.Endpoint)
+			if err != nil && (res.After.State == backends.StateAlive || res.After.State == backends.StateUnverified) {
+				return res, err
+			}
+		}
 	}
-	res := InterruptResult{Verified: "endpoint", Cancel: cancel, After: *after}
-	if after.State == backends.StateMissing {
+	if res.After.State == backends.StateMissing {
 		return res, cli.Failed("task %s's endpoint disappeared while interrupting it; reconcile the task before any further control action", t.ID).Coded(cli.EEndpointMissing)
 	}
 	if t.Ability.Classifier {
-		if after.State != backends.StateAlive {
-			return res, cli.Failed("task %s's agent is '%s' after its interrupt key; an interrupt must leave the agent running", t.ID, after.State)
+		if res.After.State != backends.StateAlive {
+			return res, cli.Failed("task %s's agent is '%s' after its interrupt key; an interrupt must leave the agent running", t.ID, res.After.State)
 		}
 		res.Verified = "agent-alive"
+	}
+	if verdict.Running {
+		return res, stillRunning(t, verdict, c.waits.Cancel)
 	}
 	return res, nil
 }

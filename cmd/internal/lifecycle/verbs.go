@@ -19,11 +19,13 @@ type Verbs struct {
 	waits    Waits
 	print    cli.Printer
 	lockWait time.Duration // FM_SEND_LOCK_WAIT
+	// openRecord opens the agent's own record; a test puts a fake here.
+	openRecord func(t *task.Target, obs backends.Observation) (turnRecord, bool)
 }
 
 // New builds the actions from the process's tunables and printer.
 func New(tun config.Tunables, p cli.Printer) *Verbs {
-	return &Verbs{waits: ReadWaits(tun.Control), print: p, lockWait: tun.Send.LockWait}
+	return &Verbs{waits: ReadWaits(tun.Control), print: p, lockWait: tun.Send.LockWait, openRecord: openAgentRecord}
 }
 
 // LockDelivery takes the task's input lock (see state.LockInput) while keys
@@ -40,12 +42,13 @@ type Waits struct {
 	Settle      time.Duration // FM_CONTROL_SETTLE_WAIT
 	Exit        time.Duration // FM_CONTROL_EXIT_WAIT
 	Launch      time.Duration // FM_CONTROL_LAUNCH_WAIT
+	Cancel      time.Duration // FM_CONTROL_CANCEL_WAIT
 	ExitRetries int           // FM_CONTROL_EXIT_RETRIES
 }
 
 // ReadWaits takes the waits from the tunables.
 func ReadWaits(v config.ControlVars) Waits {
-	return Waits{Poll: v.Poll, Settle: v.SettleWait, Exit: v.ExitWait, Launch: v.LaunchWait, ExitRetries: v.ExitRetries}
+	return Waits{Poll: v.Poll, Settle: v.SettleWait, Exit: v.ExitWait, Launch: v.LaunchWait, Cancel: v.CancelWait, ExitRetries: v.ExitRetries}
 }
 
 // Backoff is one wait's poll interval: a fast agent is seen within about

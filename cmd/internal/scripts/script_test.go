@@ -101,6 +101,7 @@ func scriptParams(dir string) testscript.Params {
 			e.Setenv("FAKE_ZELLIJ_DIR", filepath.Join(e.WorkDir, "zellij"))
 			e.Setenv("FM_CONTROL_POLL", "0.01")
 			e.Setenv("FM_CONTROL_SETTLE_WAIT", "0.05")
+			e.Setenv("FM_CONTROL_CANCEL_WAIT", "0.3")
 			e.Setenv("FM_CONTROL_EXIT_WAIT", "0.2")
 			e.Setenv("FM_CONTROL_LAUNCH_WAIT", "0.2")
 			e.Setenv("FM_SEND_SLEEP", "0.05")

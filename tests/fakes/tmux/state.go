@@ -160,6 +160,9 @@ func submit(p *Pane) {
 	// yet; `faketmux record` writes it there later.
 	if !flag("unrecorded") {
 		fakeframe.RecordPrompt(p.Command, os.Getenv("HOME"), p.Cwd, line)
+		if !strings.HasPrefix(strings.TrimSpace(line), "/") {
+			fakeframe.HangTurn(dir(), p.Command, os.Getenv("HOME"), p.Cwd)
+		}
 	}
 }
 
@@ -214,6 +217,7 @@ func interrupt(p *Pane) {
 			f.Close()
 		}
 	}
+	fakeframe.InterruptTurn(dir(), p.Command, os.Getenv("HOME"), p.Cwd)
 	if flag("interrupt-stops") {
 		p.Command = "bash"
 	}

@@ -1,0 +1,236 @@
+package lifecycle
+
+import (
+	"context"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/task"
+	"fmctl/harness/records"
+	"fmctl/state"
+)
+
+// endedReads is how many reads in a row must show the turn over before
+// the cancel is confirmed.
+const endedReads = 2
+
+// turnRecord is the one question an interrupt asks of the agent's own
+// record (harness/records): does a turn still run. Claude fires no hook on
+// a user interrupt, and some keys land where they cancel nothing (opencode
+// right after a submit, claude in its retry back-off), so only the record
+// can say the interrupt did what it is for.
+type turnRecord interface {
+	TurnRunning() (bool, error)
+}
+
+// turnVerdict is what the record said of the turn after the interrupt.
+type turnVerdict string
+
+const (
+	turnEnded      turnVerdict = "ended"      // shown running, then ended
+	turnStillRuns  turnVerdict = "running"    // still running after every round and the budget
+	turnNeverShown turnVerdict = "no-turn"    // never shown running: the record says nothing of this interrupt
+	turnUnreadable turnVerdict = "unreadable" // a read failed: the record says nothing either
+)
+
+// cancelWatch watches the record after an interrupt's first round of keys
+// and, while it shows the turn still running, sends the round again
+// (rounds in all, the table's interrupt_rounds), within budget.
+type cancelWatch struct {
+	record turnRecord
+	rounds int
+	budget time.Duration
+	poll   time.Duration // the cap of the poll interval
+	// again sends the harness's whole key sequence once more, past the
+	// agent-state gate; an error (the agent gone, a key not delivered)
+	// ends the watch.
+	again func(ctx context.Context) error
+}
+
+// watched is the watch's result.
+type watched struct {
+	verdict turnVerdict
+	rounds  int // key rounds sent, the first included
+}
+
+// run watches, given whether the record showed the turn running before
+// the first keys (shown). Each round gets an equal share of the budget,
+// counted from its last key, so the whole watch is the budget plus the
+// time the keys take. A
+// round is sent again only right after a read that shows the turn running:
+// a key that the table says ends or arms an idle agent must not follow a
+// turn that has already ended. A turn the record never showed is watched
+// for one share only: one may be starting (a prompt the agent took just
+// before the keys), and if it shows up running it is watched as any other.
+func (w cancelWatch) run(ctx context.Context, shown bool) (watched, error) {
+	rounds := max(w.rounds, 1)
+	share := w.budget / time.Duration(rounds)
+	roundEnd := time.Now().Add(share)
+	poll := backends.Backoff{Max: w.poll}
+	res := watched{rounds: 1}
+	ended := 0 // reads in a row that show a turn shown before as over
+	for {
+		running, err := w.record.TurnRunning()
+		if err != nil {
+			res.verdict = turnUnreadable
+			return res, nil
+		}
+		now := time.Now()
+		if running || !shown {
+			ended = 0
+		} else {
+			ended++
+		}
+		switch {
+		case ended >= endedReads:
+			res.verdict = turnEnded
+			return res, nil
+		case ended > 0:
+			// once more before the claim: a record file caught mid-write
+			// (claude rewrites its session status) reads as no turn
+		case !running && now.After(roundEnd):
+			res.verdict = turnNeverShown
+			return res, nil
+		case running && now.After(roundEnd) && res.rounds >= rounds:
+			res.verdict = turnStillRuns
+			return res, nil
+		case running && now.After(roundEnd):
+			if err := w.again(ctx); err != nil {
+				return res, err
+			}
+			res.rounds++
+			roundEnd = time.Now().Add(share)
+			poll = backends.Backoff{Max: w.poll}
+		}
+		shown = shown || running
+		if poll.Sleep(ctx) != nil {
+			res.verdict = turnStillRuns
+			if !shown {
+				res.verdict = turnNeverShown
+			}
+			return res, nil
+		}
+	}
+}
+
+// turnBefore is the agent's own record as read before the interrupt keys.
+type turnBefore struct {
+	record  turnRecord // nil: fmctl cannot read this harness's record, or could not now
+	running bool       // the record showed a turn running
+}
+
+// readTurn opens the agent's record and reads it once, before the keys;
+// obs is the agent observed, or nil to observe it here (the record is found
+// through the agent's process). A record that cannot be read leaves the
+// interrupt to today's evidence (an ack, the agent's telemetry).
+func (c *Verbs) readTurn(ctx context.Context, t *task.Target, obs *backends.Observation) turnBefore {
+	if !t.HasHarness || !records.Has(t.Harness.Name) {
+		return turnBefore{}
+	}
+	if obs == nil {
+		o := t.Backend.AgentState(ctx, t.Endpoint)
+		obs = &o
+	}
+	r, ok := c.openRecord(t, *obs)
+	if !ok {
+		return turnBefore{}
+	}
+	running, err := r.TurnRunning()
+	if err != nil {
+		return turnBefore{}
+	}
+	return turnBefore{record: r, running: running}
+}
+
+// openAgentRecord is the product's record seam: the reader for the task's
+// live agent (task.AgentRecord).
+func openAgentRecord(t *task.Target, obs backends.Observation) (turnRecord, bool) {
+	r, ok := t.AgentRecord(obs)
+	if !ok {
+		return nil, false
+	}
+	return r, true
+}
+
+// Proof names what a cancel verdict rests on.
+const (
+	ProofRecord    = "record"    // the agent's own record showed the turn end
+	ProofAck       = "ack"       // an adapter-owned acknowledgement (muse's session log)
+	ProofTelemetry = "telemetry" // the agent's own turn-end report after the keys
+	ProofNone      = "none"      // nothing proved the cancel
+)
+
+// cancelled is what an interrupt proved of the turn it was for.
+type cancelled struct {
+	Cancel string // confirmed or unconfirmed
+	Proof  string // ProofRecord, ProofAck, ProofTelemetry or ProofNone
+	Rounds int    // key rounds sent
+	// Running: the record still showed the turn after every round.
+	Running bool
+}
+
+// confirmCancel judges an interrupt whose first round of keys went out at
+// since (ack is what that round's acknowledgement said). Where the record
+// can be read and showed a turn (or the agent reported one), the record
+// decides, and the keys are repeated while it shows the turn running;
+// elsewhere the ack or, when the agent had reported a turn (reported), its
+// own turn-end report. Every repeat passes gate.
+func (c *Verbs) confirmCancel(ctx context.Context, t *task.Target, before turnBefore, reported bool, ack string, since time.Time, gate func(backends.Observation) error, hold *state.Lock) (cancelled, error) {
+	if ack == "confirmed" {
+		return cancelled{Cancel: "confirmed", Proof: ProofAck, Rounds: 1}, nil
+	}
+	if before.record != nil && (before.running || reported || t.Store.BusyState(t.ID) == "busy") {
+		w := cancelWatch{record: before.record, rounds: t.Harness.Rounds, budget: c.waits.Cancel, poll: c.waits.Poll, again: c.repeatInterrupt(t, gate, hold)}
+		res, err := w.run(ctx, before.running)
+		if err != nil {
+			return cancelled{Cancel: "unconfirmed", Proof: ProofNone, Rounds: res.rounds}, err
+		}
+		switch res.verdict {
+		case turnEnded:
+			return cancelled{Cancel: "confirmed", Proof: ProofRecord, Rounds: res.rounds}, nil
+		case turnStillRuns:
+			return cancelled{Cancel: "unconfirmed", Proof: ProofRecord, Rounds: res.rounds, Running: true}, nil
+		}
+	}
+	if reported && c.waitTurnEnd(ctx, t, since) {
+		return cancelled{Cancel: "confirmed", Proof: ProofTelemetry, Rounds: 1}, nil
+	}
+	return cancelled{Cancel: "unconfirmed", Proof: ProofNone, Rounds: 1}, nil
+}
+
+// repeatInterrupt sends the harness's whole interrupt sequence once more,
+// every key past gate (read right before it where the backend cannot gate
+// a key itself): the agent may have gone since the first round.
+func (c *Verbs) repeatInterrupt(t *task.Target, gate func(backends.Observation) error, hold *state.Lock) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if _, gated := t.Backend.(backends.GatedKeySender); !gated {
+			if err := gate(t.Backend.AgentState(ctx, t.Endpoint)); err != nil {
+				return err
+			}
+		}
+		_, _, err := c.deliverInterruptThenRead(ctx, t, false, gate, hold)
+		return err
+	}
+}
+
+// InterruptGate is what every interrupt key passes: a live (or, on a
+// backend without a classifier, unverified) agent that is the task's own.
+func InterruptGate(t *task.Target) func(backends.Observation) error {
+	return func(obs backends.Observation) error {
+		if obs.State != backends.StateAlive && obs.State != backends.StateUnverified {
+			return RefuseState(t, "interrupt", obs)
+		}
+		return t.Gate(obs, "fm-control")
+	}
+}
+
+// stillRunning is the exit-3 refusal of an interrupt whose turn the
+// agent's own record still shows running after every round of keys: the
+// keys arrived, but the verb did not do what it is for.
+func stillRunning(t *task.Target, c cancelled, wait time.Duration) error {
+	return cli.Unconfirmed("task %s's turn is still running per %s's own record %s after %d round(s) of its interrupt keys", t.ID, t.Harness.Name, Seconds(wait), c.Rounds).
+		Hint("fm-control exit %s stops the agent, and its turn with it", t.ID).
+		Hint("fm-control wait %s --for idle waits for the turn to end by itself", t.ID).
+		With("id", t.ID, "cancel", c.Cancel, "proof", c.Proof).Put(cli.Int("rounds", c.Rounds))
+}
