@@ -32,6 +32,12 @@ const (
 	ActivityUnknown = "unknown"
 )
 
+// EventTurnCancelled is written by fmctl itself, never by a hook: an
+// interrupt whose turn end the agent's own record showed (a harness that
+// reports no cancelled turn would otherwise read busy until its next
+// prompt). It is not in the allowlist agent-event accepts.
+const EventTurnCancelled = "turn-cancelled"
+
 // agentEvents is the closed allowlist of events the entry point accepts,
 // each with the activity it records.
 var agentEvents = map[string]string{

@@ -314,7 +314,29 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 	if verdict.Running {
 		return res, stillRunning(t, verdict, c.waits.Cancel)
 	}
+	if verdict.Cancel == "confirmed" && verdict.Proof == ProofRecord {
+		settleCancelled(t, before, time.Now())
+	}
 	return res, nil
+}
+
+// settleCancelled moves the agent's reported activity on to idle once its
+// own record shows the interrupted turn ended: claude fires no hook on a
+// user interrupt, so its last report (busy, or waiting at a dialog) would
+// otherwise stand until the next prompt and `wait --for idle` would time
+// out on an idle agent. Only a report unchanged since before the keys is
+// replaced: a newer one (a prompt submitted meanwhile) is the agent's own
+// word and stands. A write that fails leaves the report as it was.
+func settleCancelled(t *task.Target, before state.AgentState, now time.Time) {
+	if before.State != state.ActivityBusy && before.State != state.ActivityWaiting {
+		return
+	}
+	cur, ok := Activity(t)
+	if !ok || !cur.At.Equal(before.At) || cur.State != before.State {
+		return
+	}
+	idle := state.AgentState{State: state.ActivityIdle, Gen: cur.Gen, Event: state.EventTurnCancelled, At: now, Harness: cur.Harness}
+	_ = state.WriteAtomic(t.Store.AgentStatePath(t.ID), idle.Bytes())
 }
 
 // prepareExitComposer, for a harness with verified screen signatures,
