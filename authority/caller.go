@@ -24,8 +24,9 @@ const maxAncestry = 64
 const maxNesting = 4
 
 // Resolver finds who calls, by process ancestry: the caller is task T when
-// its process descends from T's recorded pane (tmux_pane_pid, the pane's
-// first process, a child of the tmux server). Every process in the pane, the
+// its process descends from T's recorded pane pid (the pane's first
+// process, its shell: tmux_pane_pid on tmux, pane_pid where another backend
+// reports it, state.PanePIDOf). Every process in the pane, the
 // agent and any shell or hook it starts, descends from it, and no process
 // can change its own ancestry but by leaving it (a double fork re-parents
 // to init), which a confused agent does not do. An environment variable
@@ -118,7 +119,7 @@ func (r Resolver) scan(store state.Store, depth map[int]int, top *owner, nesting
 			continue // an unreadable record names no pane to match
 		}
 		buf = data
-		pid, _ := strconv.Atoi(state.LastValue(data, state.KeyTmuxPanePID))
+		pid, _ := strconv.Atoi(state.PanePIDOf(data))
 		d, ancestor := depth[pid]
 		matched := pid > 1 && ancestor && d < m.depth
 		secondmate := nesting < maxNesting && state.LastValue(data, state.KeyKind) == string(harness.KindSecondmate)

@@ -89,6 +89,27 @@ func TestResolveOutsideEveryPaneIsTheOperator(t *testing.T) {
 	}
 }
 
+func TestResolveFindsATaskByTheBackendNeutralPanePID(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	// t1 is a tmux task (tmux_pane_pid); h2 a herdr task whose record holds
+	// the shell pid herdr reported (pane_pid); z3 a zellij task, which
+	// records none.
+	writeRecord(t, dir, "t1", "tmux_pane_pid=200")
+	writeRecord(t, dir, "h2", "backend=herdr", "pane_pid=300")
+	writeRecord(t, dir, "z3", "backend=zellij")
+	store := state.Store{Dir: dir}
+	for self, want := range map[int]string{330: "h2", 210: "t1", 900: ""} {
+		c, err := Resolver{Store: store, Procs: paneTable(), Self: self}.Resolve()
+		if err != nil || c.Task != want {
+			t.Errorf("caller from %d = %+v, %v; want task %q", self, c, err, want)
+		}
+	}
+	c, _ := Resolver{Store: store, Procs: paneTable(), Self: 330}.Resolve()
+	if c.PanePID != 300 {
+		t.Errorf("matched pane pid %d, want h2's recorded 300", c.PanePID)
+	}
+}
+
 func TestResolveTakesTheNearestPaneAndIgnoresPidOne(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	// A nested multiplexer: t2's pane (300) holds a server whose pane 320

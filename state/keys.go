@@ -27,6 +27,10 @@ const (
 	KeyTmuxPane    = "tmux_pane_id"
 	KeyTmuxWindow  = "tmux_window_id"
 	KeyTmuxPanePID = "tmux_pane_pid"
+	// KeyPanePID is the pane's first process (its shell) on a backend other
+	// than tmux, where the backend reports it (herdr's shell_pid): the
+	// process every caller inside the pane descends from (authority).
+	KeyPanePID = "pane_pid"
 	// KeyGrants widens what the task's own agent may run on other tasks
 	// (authority.ParseGrants reads it); only the operator writes it.
 	KeyGrants = "grants"
@@ -40,7 +44,7 @@ func MetaKeys() []string {
 	return []string{
 		KeyWindow, KeyEndpointTaskID, KeyBackend, KeyHarness, KeyKind, KeyWorktree, KeyProject,
 		KeyModel, KeyEffort, KeySpawnGen, KeyBusyGen, KeyRemoteHost, KeyControlRelaunchTx, KeySharedWorktree,
-		KeyTmuxPane, KeyTmuxPanePID, KeyTmuxWindow, KeyGrants, KeySpawnedBy,
+		KeyTmuxPane, KeyTmuxPanePID, KeyTmuxWindow, KeyPanePID, KeyGrants, KeySpawnedBy,
 	}
 }
 
@@ -93,8 +97,18 @@ func (r Record) Grants() string { return r.Get(KeyGrants) }
 // SpawnedBy is the task that spawned this one, if a task did.
 func (r Record) SpawnedBy() string { return r.Get(KeySpawnedBy) }
 
-// TmuxPanePID is the recorded pid of the task's pane's first process.
+// TmuxPanePID is the recorded pid of the task's tmux pane's first process.
 func (r Record) TmuxPanePID() string { return r.Get(KeyTmuxPanePID) }
+
+// PanePIDOf is the recorded pid of a task's pane's first process, on any
+// backend, read from a record's unparsed bytes (authority peeks at every
+// record): pane_pid, else a tmux record's tmux_pane_pid; "" when neither.
+func PanePIDOf(data []byte) string {
+	if v := LastValue(data, KeyPanePID); v != "" {
+		return v
+	}
+	return LastValue(data, KeyTmuxPanePID)
+}
 
 // ControlRelaunchTx is the relaunch transaction that wrote the record, if any.
 func (r Record) ControlRelaunchTx() string { return r.Get(KeyControlRelaunchTx) }

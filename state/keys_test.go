@@ -42,3 +42,17 @@ func TestAccessorsReadTheirKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestPanePIDOfReadsEitherKey(t *testing.T) {
+	for text, want := range map[string]string{
+		"window=s:fm-t1\ntmux_pane_pid=300\n":               "300", // tmux, and a record from before pane_pid
+		"window=d:w1:p1\nbackend=herdr\npane_pid=400\n":     "400",
+		"window=s:fm-t1\ntmux_pane_pid=300\npane_pid=500\n": "500", // the backend-neutral key wins
+		"window=z:1\nbackend=zellij\n":                      "",    // nothing recorded
+		"window=d:w1:p1\npane_pid=400\npane_pid=401\n":      "401", // the last line holds, as Get reads
+	} {
+		if got := PanePIDOf([]byte(text)); got != want {
+			t.Errorf("PanePIDOf(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
