@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"fmctl/harness"
+	"fmctl/state"
 )
 
 // HerdrOptions names the herdr binary and the session endpoints are created in.
@@ -450,13 +452,22 @@ func (h *Herdr) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 			return nil, fmt.Errorf("herdr tab rename %s %s: %w", tab.TabID, spec.Label, err)
 		}
 	}
-	return []Field{
+	fields := []Field{
 		{"window", session + ":" + root.PaneID},
 		{"herdr_session", session},
 		{"herdr_workspace_id", root.WorkspaceID},
 		{"herdr_tab_id", tab.TabID},
 		{"herdr_pane_id", root.PaneID},
-	}, nil
+	}
+	// The pane's shell is what every process in it descends from, so its
+	// pid recorded is how a caller inside the pane is known for this task
+	// (authority). herdr reports it as process-info's shell_pid [H13]; a
+	// pane it names none for records none, and a caller there is the
+	// operator, as docs/security.md says.
+	if info, err := h.processInfo(ctx, session, root.PaneID); err == nil && info.ShellPID > 1 {
+		fields = append(fields, Field{state.KeyPanePID, strconv.Itoa(info.ShellPID)})
+	}
+	return fields, nil
 }
 
 // checkServer is the spawn-time gate: a client older than the verified
@@ -586,6 +597,9 @@ func (h *Herdr) ValidateRecord(ep Endpoint) error {
 		case k != "herdr_session" && !herdrValidID(v):
 			return fmt.Errorf("herdr record has %s=%s, which is not a herdr id", k, v)
 		}
+	}
+	if v, ok := ep.Fields[state.KeyPanePID]; ok && !processID.MatchString(v) {
+		return fmt.Errorf("herdr record has %s=%s, which is not a process id", state.KeyPanePID, v)
 	}
 	if want := ep.Field("herdr_session") + ":" + ep.Field("herdr_pane_id"); window != want {
 		return fmt.Errorf("herdr record has window=%s but herdr_session:herdr_pane_id is %s", window, want)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"fmctl/harness"
+	"fmctl/state"
 	herdrfake "fmctl/tests/fakes/herdr"
 )
 
@@ -132,8 +133,8 @@ func TestHerdr(t *testing.T) {
 				t.Errorf("field %d = %v, want %v", i, fields[i], want[i])
 			}
 		}
-		if n := fx.runs.Calls(bin); n != 5 {
-			t.Errorf("Create into an empty session made %d herdr calls, want 5 (status, tab list, workspace list, workspace create, tab rename)", n)
+		if n := fx.runs.Calls(bin); n != 6 {
+			t.Errorf("Create into an empty session made %d herdr calls, want 6 (status, tab list, workspace list, workspace create, tab rename, pane process-info)", n)
 		}
 		ws := fx.state().Sessions["default"].Workspaces
 		if len(ws) != 1 || ws[0].Label != "fmctl" || len(ws[0].Tabs) != 1 || ws[0].Tabs[0].Label != "fm-t1" {
@@ -188,11 +189,34 @@ func TestHerdr(t *testing.T) {
 		if ep.Target != "default:w1:p2" || ep.Field("herdr_tab_id") != "w1:t2" || ep.Field("herdr_workspace_id") != "w1" {
 			t.Errorf("second endpoint = %v", ep.Fields)
 		}
-		if n := fx.runs.Calls(bin); n != 4 {
-			t.Errorf("Create into an existing workspace made %d herdr calls, want 4", n)
+		if n := fx.runs.Calls(bin); n != 5 {
+			t.Errorf("Create into an existing workspace made %d herdr calls, want 5", n)
 		}
 		if err := fx.h.ValidateRecord(ep); err != nil {
 			t.Errorf("ValidateRecord of a created record: %v", err)
+		}
+	})
+
+	t.Run("CreateRecordsTheShellPidHerdrReports", func(t *testing.T) {
+		fx := newHerdrFixture(t, bin)
+		// Without a shell_pid (a pane herdr runs no process in) nothing is
+		// recorded: a caller there cannot be told from the operator.
+		if ep := fx.create("fm-t1", t.TempDir()); ep.Field(state.KeyPanePID) != "" {
+			t.Errorf("pane_pid recorded without a shell_pid: %v", ep.Fields)
+		}
+		if err := os.WriteFile(filepath.Join(fx.dir, "shell-pid"), []byte("4242\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ep := fx.create("fm-t2", t.TempDir())
+		if got := ep.Field(state.KeyPanePID); got != "4242" {
+			t.Errorf("pane_pid = %q, want herdr's shell_pid 4242", got)
+		}
+		if err := fx.h.ValidateRecord(ep); err != nil {
+			t.Errorf("ValidateRecord with a pane_pid: %v", err)
+		}
+		ep.Fields[state.KeyPanePID] = "-1"
+		if err := fx.h.ValidateRecord(ep); err == nil || !strings.Contains(err.Error(), "not a process id") {
+			t.Errorf("ValidateRecord of pane_pid=-1: %v, want refused", err)
 		}
 	})
 

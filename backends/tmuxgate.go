@@ -78,7 +78,7 @@ func gateOf(ep Endpoint) (paneGate, bool) {
 	session, window, err := SplitTmuxTarget(ep.Target)
 	pane, windowID, pid := ep.Field(KeyTmuxPane), ep.Field(KeyTmuxWindow), ep.Field(KeyTmuxPanePID)
 	if err != nil || !validAtom(session) || !validAtom(window) || !tmuxPaneID.MatchString(pane) ||
-		!tmuxWindowID.MatchString(windowID) || !tmuxPanePID.MatchString(pid) {
+		!tmuxWindowID.MatchString(windowID) || !processID.MatchString(pid) {
 		return paneGate{}, false
 	}
 	n, err := strconv.Atoi(pid)

@@ -195,6 +195,10 @@ func (l Launcher) recreate(ctx context.Context, t *task.Target, rec *state.Recor
 	if err != nil {
 		return ep, cli.Failed("task %s's endpoint %s is provably absent, and a replacement could not be created: %v", t.ID, ep.Target, backends.StderrOf(err))
 	}
+	// The gone pane's pid names a process that no longer holds the task:
+	// only the replacement's own, when its backend reports one, may stand.
+	rec.Delete(state.KeyPanePID)
+	rec.Delete(state.KeyTmuxPanePID)
 	for _, f := range fields {
 		rec.Set(f.Key, f.Value)
 	}

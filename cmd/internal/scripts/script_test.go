@@ -88,6 +88,7 @@ func scriptParams(dir string) testscript.Params {
 				return err
 			}
 			e.Setenv("FM_HOME", home)
+			e.Values[paneShellsKey{}] = map[string]*paneShell{}
 			// The fake agents keep their record (transcript, rollout) under
 			// HOME, as the real CLIs do; fm-send confirms a submit from it.
 			agentHome := filepath.Join(e.WorkDir, "agenthome")
@@ -125,6 +126,8 @@ func scriptParams(dir string) testscript.Params {
 			"treesame":    cmdTreeSame,
 			"gitwt":       cmdGitWorktree,
 			"stoppedtree": cmdStoppedTree,
+			"paneshell":   cmdPaneShell,
+			"inpane":      cmdInPane,
 			"msgid":       cmdMsgID,
 		},
 	}

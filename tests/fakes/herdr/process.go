@@ -30,9 +30,11 @@ const fakePIDBase = 4000000
 
 // paneProcessInfo is `pane process-info --pane P`. The foreground job is
 // the pane's foreground program. The fake has no real processes, so
-// shell_pid is reported only when $FAKE_HERDR_DIR/shell-pid names one (a
-// test's stand-in process tree, where a stopped agent can really be seen);
-// otherwise it is omitted, as herdr omits it for a pane with no process.
+// shell_pid is reported only when $FAKE_HERDR_DIR/shell-pid-<pane id> or,
+// for every pane, $FAKE_HERDR_DIR/shell-pid names one (a test's stand-in
+// process tree, where a stopped agent can really be seen, or a stand-in pane
+// shell a caller runs under); otherwise it is omitted, as herdr omits it
+// for a pane with no process.
 func (f *fake) paneProcessInfo(args []string) int {
 	pane := ""
 	switch {
@@ -50,9 +52,7 @@ func (f *fake) paneProcessInfo(args []string) int {
 		return code
 	}
 	info := processInfo{PaneID: r.pane.ID}
-	if data, err := os.ReadFile(filepath.Join(f.dir, "shell-pid")); err == nil {
-		info.ShellPID, _ = strconv.Atoi(strings.TrimSpace(string(data)))
-	}
+	info.ShellPID = f.shellPID(r.pane.ID)
 	n, _ := strconv.ParseInt(strings.TrimPrefix(r.pane.TerminalID, "term_fake"), 16, 32)
 	fg := fgProcessJS{PID: fakePIDBase + int(n), Name: r.pane.Command, Argv0: r.pane.Command, Argv: []string{r.pane.Command}}
 	if fakeframe.RunsAsScript(r.pane.Command) {
@@ -61,6 +61,17 @@ func (f *fake) paneProcessInfo(args []string) int {
 	}
 	info.Foreground = []fgProcessJS{fg}
 	return f.respond("cli:pane:process_info", tagged("pane_process_info", field{"process_info", info}))
+}
+
+// shellPID is the stand-in shell pid a test named for the pane, 0 for none.
+func (f *fake) shellPID(pane string) int {
+	for _, name := range []string{"shell-pid-" + pane, "shell-pid"} {
+		if data, err := os.ReadFile(filepath.Join(f.dir, name)); err == nil {
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+			return pid
+		}
+	}
+	return 0
 }
 
 // suspend is Ctrl+Z: a foreground agent stops and the shell takes the
