@@ -28,7 +28,7 @@ const (
 	KeyTmuxWindow  = "tmux_window_id"
 	KeyTmuxPanePID = "tmux_pane_pid"
 	// KeyPanePID is the pane's first process (its shell) on a backend other
-	// than tmux, where the backend reports it (herdr's shell_pid): the
+	// than tmux, where the backend reports one (backends/ says which): the
 	// process every caller inside the pane descends from (authority).
 	KeyPanePID = "pane_pid"
 	// KeyGrants widens what the task's own agent may run on other tasks
