@@ -11,12 +11,14 @@ import (
 	"time"
 
 	"fmctl/harness"
+	"fmctl/state"
 )
 
 // ZellijOptions names the zellij binary and the session new endpoints go to.
 type ZellijOptions struct {
 	Binary         string // default "zellij"
 	DefaultSession string // default "firstmate"
+	ProcRoot       string // default "/proc": where a pane's first process is looked for
 }
 
 // Zellij drives zellij (0.44 or newer: paste, send-keys, list-panes,
@@ -41,6 +43,9 @@ func NewZellij(r Runner, o ZellijOptions) *Zellij {
 	}
 	if o.DefaultSession == "" {
 		o.DefaultSession = "firstmate"
+	}
+	if o.ProcRoot == "" {
+		o.ProcRoot = "/proc"
 	}
 	return &Zellij{r: r, o: o, sleep: Sleep}
 }
@@ -386,12 +391,21 @@ func (z *Zellij) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 	if prev != nil && strconv.FormatUint(prev.TabID, 10) != tabID {
 		_, _ = z.action(ctx, session, "go-to-tab-by-id", strconv.FormatUint(prev.TabID, 10))
 	}
-	return []Field{
+	fields := []Field{
 		{"window", session + ":" + pane},
 		{"zellij_session", session},
 		{"zellij_tab_id", tabID},
 		{"zellij_pane_id", pane},
-	}, nil
+	}
+	// The pane's first process recorded is how a caller inside the pane is
+	// known for this task (authority). zellij's CLI names none, so it is
+	// found through the environment its server gives the pane; a pane
+	// whose process cannot be told apart records none, and a caller there
+	// is the operator, as docs/security.md says.
+	if pid, err := z.panePID(ctx, session, pane); err == nil {
+		fields = append(fields, Field{state.KeyPanePID, strconv.Itoa(pid)})
+	}
+	return fields, nil
 }
 
 // startSession runs `attach -b`, which creates a detached session and
@@ -494,6 +508,9 @@ func (z *Zellij) ValidateRecord(ep Endpoint) error {
 		if !zellijNumeric(ep.Field(k)) {
 			return fmt.Errorf("zellij record %s=%s is not a numeric id", k, ep.Field(k))
 		}
+	}
+	if v, ok := ep.Fields[state.KeyPanePID]; ok && !processID.MatchString(v) {
+		return fmt.Errorf("zellij record has %s=%s, which is not a process id", state.KeyPanePID, v)
 	}
 	if want := ep.Field("zellij_session") + ":" + ep.Field("zellij_pane_id"); want != t.String() {
 		return fmt.Errorf("zellij record window=%s does not match zellij_session:zellij_pane_id (%s)", ep.Target, want)

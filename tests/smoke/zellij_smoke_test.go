@@ -42,6 +42,15 @@ func TestZellijSmoke(t *testing.T) {
 	if err := z.ValidateRecord(ep); err != nil {
 		t.Fatalf("Create returned a record ValidateRecord refuses: %v (%v)", err, fields)
 	}
+	// The pane pid is inferred from the environment zellij gives the pane:
+	// on a real server it must be the pane's own shell, started in dir.
+	pid := ep.Fields["pane_pid"]
+	if pid == "" {
+		t.Fatalf("Create recorded no pane_pid: %v", fields)
+	}
+	if cwd, err := os.Readlink("/proc/" + pid + "/cwd"); err != nil || cwd != dir {
+		t.Fatalf("pane_pid %s runs in %q (%v), want the pane's directory %s", pid, cwd, err, dir)
+	}
 	if _, err := z.Create(ctx, backends.CreateSpec{TaskID: "smoke", Label: "fm-smoke", Dir: dir}); err == nil {
 		t.Fatal("a second tab with the same label was created")
 	}

@@ -25,16 +25,24 @@ type paneShell struct {
 	out *bufio.Reader
 }
 
-// paneshell FILE starts a stand-in pane shell with the script's environment
-// and writes its pid to FILE (a fake multiplexer reports it as a pane's
-// shell pid, which fm-spawn records). It ends with the script.
+// paneshell FILE [VAR=VALUE...] starts a stand-in pane shell with the
+// script's environment plus the assignments (what a multiplexer gives its
+// panes, e.g. zellij's ZELLIJ_PANE_ID) and writes its pid to FILE (a fake
+// multiplexer reports it as a pane's shell pid, which fm-spawn records). It
+// ends with the script.
 func cmdPaneShell(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: paneshell FILE")
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: paneshell FILE [VAR=VALUE...]")
+	}
+	for _, kv := range args[1:] {
+		if !strings.Contains(kv, "=") {
+			ts.Fatalf("paneshell: %q is not VAR=VALUE", kv)
+		}
 	}
 	// The script's whole environment, as `env -0` run from it sees it.
 	ts.Check(ts.Exec("env", "-0"))
 	env := strings.Split(strings.TrimSuffix(ts.ReadFile("stdout"), "\x00"), "\x00")
+	env = append(env, args[1:]...)
 	cmd := exec.Command("bash", "--norc", "--noprofile")
 	cmd.Env, cmd.Dir = env, ts.Getenv("WORK")
 	in, err := cmd.StdinPipe()
