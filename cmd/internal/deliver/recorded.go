@@ -27,22 +27,35 @@ const (
 type RecordWatch struct {
 	Reader records.Reader
 	Digest string // MessageDigest of the message as sent
-	Before int    // exact copies recorded before the send
+	// Text is the message as recorded (trimmed), when the watcher has it:
+	// compared as it stands, where a watcher holding only the ledger's
+	// digest hashes every recorded message on every poll.
+	Text   string
+	Before int // exact copies recorded before the send
 }
 
 // MessageDigest identifies a message as an agent records it: agents keep
 // the text as submitted, but may drop the trailing blanks a composer trims.
 func MessageDigest(text string) string {
-	sum := sha256.Sum256([]byte(strings.TrimRight(text, " \t\r\n")))
+	sum := sha256.Sum256([]byte(recordedForm(text)))
 	return hex.EncodeToString(sum[:])
 }
 
+func recordedForm(text string) string { return strings.TrimRight(text, " \t\r\n") }
+
 // StartWatch reads the baseline before the message is typed.
 func StartWatch(r records.Reader, text string) (RecordWatch, error) {
-	w := RecordWatch{Reader: r, Digest: MessageDigest(text)}
+	w := RecordWatch{Reader: r, Digest: MessageDigest(text), Text: recordedForm(text)}
 	n, err := w.count()
 	w.Before = n
 	return w, err
+}
+
+func (w RecordWatch) holds(m string) bool {
+	if w.Text != "" {
+		return recordedForm(m) == w.Text
+	}
+	return MessageDigest(m) == w.Digest
 }
 
 func (w RecordWatch) count() (int, error) {
@@ -52,7 +65,7 @@ func (w RecordWatch) count() (int, error) {
 	}
 	n := 0
 	for _, m := range msgs {
-		if MessageDigest(m) == w.Digest {
+		if w.holds(m) {
 			n++
 		}
 	}

@@ -1,0 +1,40 @@
+package deliver
+
+import "testing"
+
+// recordOf is a record holding the given user messages.
+type recordOf []string
+
+func (r recordOf) UserMessages() ([]string, error) { return r, nil }
+func (r recordOf) TurnRunning() (bool, error)      { return false, nil }
+
+// A watch that has the text and one that has only the ledger's digest (wait
+// --for submitted) must prove the same things from the same record.
+func TestRecordWatchByTextAndByDigestAgree(t *testing.T) {
+	const msg = "fix the build\n"
+	for _, tc := range []struct {
+		name   string
+		before recordOf
+		after  recordOf
+		want   Proof
+	}{
+		{"taken once", recordOf{"hi"}, recordOf{"hi", "fix the build"}, Recorded},
+		{"composer trimmed the blanks", nil, recordOf{"fix the build  \n"}, Recorded},
+		{"an earlier copy proves nothing", recordOf{"fix the build"}, recordOf{"fix the build"}, Unrecorded},
+		{"taken twice", nil, recordOf{"fix the build", "fix the build"}, Duplicated},
+		{"a longer message is not it", nil, recordOf{"fix the build now"}, Unrecorded},
+	} {
+		byText, err := StartWatch(tc.before, msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byDigest := RecordWatch{Digest: byText.Digest, Before: byText.Before}
+		byText.Reader, byDigest.Reader = tc.after, tc.after
+		if got := byText.Check(); got != tc.want {
+			t.Errorf("%s: by text %s, want %s", tc.name, got, tc.want)
+		}
+		if got := byDigest.Check(); got != tc.want {
+			t.Errorf("%s: by digest %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
