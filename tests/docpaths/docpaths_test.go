@@ -91,7 +91,7 @@ func references(t *testing.T, doc string, top map[string]bool) []reference {
 			refs = append(refs, reference{doc, "go test", tok})
 		}
 		if strings.HasSuffix(tok, ".txtar") && !strings.Contains(tok, "/") {
-			refs = append(refs, reference{doc, "script", "tests/testdata/" + tok})
+			refs = append(refs, reference{doc, "script", "cmd/internal/scripts/testdata/" + tok})
 		}
 	}
 	for _, line := range strings.Split(text, "\n") {

@@ -1,4 +1,4 @@
-// Package scripts runs the testscript suites in tests/testdata against the
+// Package scripts runs the testscript suites in its testdata directory against the
 // four binaries and the fake multiplexers. It lives under cmd/internal because
 // only code there may import the CLI packages it runs in-process.
 package scripts
@@ -57,7 +57,7 @@ func TestScripts(t *testing.T) {
 		// schemas are exercised only there.
 		t.Cleanup(func() { checkCoverage(t) })
 	}
-	testscript.Run(t, scriptParams(filepath.Join("..", "..", "..", "tests", "testdata")))
+	testscript.Run(t, scriptParams("testdata"))
 }
 
 func scriptParams(dir string) testscript.Params {
