@@ -11,11 +11,11 @@ package agents
 
 import (
 	"encoding/json"
+	"fmctl/tests/testbin"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -86,20 +86,7 @@ func requireAgents(t *testing.T, p profile) {
 
 // buildProduct builds the three binaries into dir.
 func buildProduct(dir string) error {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		return err
-	}
-	out, err := exec.Command(goTool, "env", "GOMOD").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOMOD: %w", err)
-	}
-	cmd := exec.Command(goTool, "build", "-o", dir+string(os.PathSeparator), "./cmd/fm-send", "./cmd/fm-control", "./cmd/fm-spawn")
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(out)))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %w\n%s", err, out)
-	}
-	return nil
+	return testbin.Build(testbin.Dir(dir), nil, "./cmd/fm-send", "./cmd/fm-control", "./cmd/fm-spawn")
 }
 
 // installedVersion reads the version npm installed for package pkg.

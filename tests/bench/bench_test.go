@@ -18,6 +18,7 @@ package bench
 import (
 	"bytes"
 	"flag"
+	"fmctl/tests/testbin"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -68,17 +69,12 @@ func setup(m *testing.M) (int, error) {
 	}
 	defer os.RemoveAll(dir)
 	binDir = filepath.Join(dir, "bin")
-	root, err := moduleRoot()
-	if err != nil {
+	// The binaries are built as make builds them.
+	if err := testbin.Build(testbin.Dir(binDir), nil, "./cmd/..."); err != nil {
 		return 0, err
 	}
-	for _, b := range [][2]string{{"./cmd/...", binDir + "/"}, {"./tests/fakeagent", filepath.Join(dir, "agents", "claude")}} {
-		// The binaries are built as make builds them.
-		cmd := exec.Command("go", "build", "-o", b[1], b[0])
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return 0, fmt.Errorf("go build %s: %v\n%s", b[0], err, out)
-		}
+	if err := testbin.Build(filepath.Join(dir, "agents", "claude"), nil, "./tests/fakeagent"); err != nil {
+		return 0, err
 	}
 	home = filepath.Join(dir, "home")
 	for _, d := range []string{"state", "data", "config"} {
@@ -177,14 +173,6 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return os.WriteFile(to, data, 0o755)
-}
-
-func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Dir(strings.TrimSpace(string(out))), nil
 }
 
 // mode is how the binaries reach tmux.

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmctl/tests/testbin"
 	"fmt"
 	"os"
 	"os/exec"
@@ -116,12 +117,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	agentBin = filepath.Join(dir, "grok")
-	goTool, err := exec.LookPath("go")
-	if err == nil {
-		cmd := exec.Command(goTool, "build", "-o", agentBin, ".")
-		cmd.Stderr = os.Stderr
-		err = cmd.Run()
-	}
+	err = testbin.Build(agentBin, nil, "./tests/fakeagent")
 	code := 1
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "building fake agent:", err)

@@ -9,6 +9,7 @@ package faults
 import (
 	"bytes"
 	"errors"
+	"fmctl/tests/testbin"
 	"fmt"
 	"os"
 	"os/exec"
@@ -45,18 +46,10 @@ func TestMain(m *testing.M) {
 }
 
 func build(dir string) error {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		return fmt.Errorf("find the go command: %w", err)
-	}
 	// The seams this package drives exist only in a fault build.
-	cmd := exec.Command(gobin, "build", "-tags", "fmfault", "-o", dir+string(os.PathSeparator),
+	return testbin.Build(testbin.Dir(dir), []string{"fmfault"},
 		"fmctl/cmd/fm-control", "fmctl/cmd/fm-spawn",
 		"fmctl/tests/fakes/tmux/cmd/tmux", "fmctl/tests/fakes/tmux/cmd/faketmux")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("build the binaries: %v\n%s", err, out)
-	}
-	return nil
 }
 
 // world is one case's home, worktree and fake tmux.

@@ -13,6 +13,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmctl/tests/testbin"
 	"fmt"
 	"os"
 	"os/exec"
@@ -66,29 +67,12 @@ func runMain(m *testing.M) int {
 // buildAll builds the four binaries and the fake agent (once, then copied
 // under every harness name) into dir.
 func buildAll(dir string) error {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		return err
-	}
-	out, err := exec.Command(goTool, "env", "GOMOD").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOMOD: %w", err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(out)))
-	build := func(args ...string) error {
-		cmd := exec.Command(goTool, append([]string{"build"}, args...)...)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return nil
-	}
 	// A fault build: the killed-spawn test crashes fm-spawn at a seam.
-	if err := build("-tags", "fmfault", "-o", dir+string(os.PathSeparator), "./cmd/fm-send", "./cmd/fm-control", "./cmd/fm-spawn", "./cmd/fm-teardown"); err != nil {
+	if err := testbin.Build(testbin.Dir(dir), []string{"fmfault"}, "./cmd/fm-send", "./cmd/fm-control", "./cmd/fm-spawn", "./cmd/fm-teardown"); err != nil {
 		return err
 	}
 	first := filepath.Join(dir, agentNames[0])
-	if err := build("-o", first, "./tests/fakeagent"); err != nil {
+	if err := testbin.Build(first, nil, "./tests/fakeagent"); err != nil {
 		return err
 	}
 	for _, name := range agentNames[1:] {

@@ -22,6 +22,7 @@ import (
 	"fmctl/cmd/internal/spawn"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/tests/testbin"
 )
 
 var fakeBin string
@@ -32,29 +33,12 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	fakeBin = dir
-	root := moduleRoot()
-	for name, pkg := range map[string]string{
-		"tmux":   "./tests/fakes/tmux/cmd/tmux",
-		"herdr":  "./tests/fakes/herdr/cmd/herdr",
-		"zellij": "./tests/fakes/zellij/cmd/zellij",
-	} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			panic(string(out))
-		}
+	if err := testbin.Build(testbin.Dir(dir), nil, "./tests/fakes/tmux/cmd/tmux", "./tests/fakes/herdr/cmd/herdr", "./tests/fakes/zellij/cmd/zellij"); err != nil {
+		panic(err)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-func moduleRoot() string {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		panic(err)
-	}
-	return filepath.Dir(strings.TrimSpace(string(out)))
 }
 
 type world struct {
