@@ -1,8 +1,10 @@
 package agents
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -132,6 +134,62 @@ func (s *scen) sendWithin(text string, lag time.Duration) result {
 	return r
 }
 
+// judgeBusyInBackoff judges what status and wait say of an agent the model
+// keeps rate-limiting: its turn is running (the CLI retries on its own), so
+// activity=idle or a wait --for idle that returns 0 is a false claim.
+func (s *scen) judgeBusyInBackoff(nonce string) {
+	l := s.l
+	st := l.fm("fm-control", "status", l.id, "--json")
+	var got struct {
+		Activity string `json:"activity"`
+	}
+	_ = json.Unmarshal([]byte(st.stdout), &got)
+	w := l.fm("fm-control", "wait", l.id, "--for", "idle", "--timeout", "2s")
+	retrying := len(l.stub.CallsFor(nonce))
+	switch {
+	case got.Activity == "idle":
+		s.mark(False, "status said activity=idle while the CLI retried (%d attempts)", retrying)
+	case w.code == 0:
+		s.mark(False, "wait --for idle exit 0 (%s) while the CLI retried (%d attempts)", oneLine(w.stdout), retrying)
+	case got.Activity == "busy":
+		s.mark(Backed, "in its back-off (%d attempts) status said activity=busy and wait --for idle exit %d", retrying, w.code)
+	default:
+		s.mark(Honest, "in its back-off (%d attempts) status said activity=%q and wait --for idle exit %d", retrying, got.Activity, w.code)
+	}
+}
+
+// messageIDHint is the wait an unconfirmed fm-send names for its message.
+var messageIDHint = regexp.MustCompile(`--message-id (m[0-9T]+-[0-9a-f]+)`)
+
+// judgeWaitSubmitted judges an exit-3 send and then the wait for it: exit 0
+// of the wait must be backed by exactly one copy in the record, and a
+// message that never arrives is honest but ineffective.
+func (s *scen) judgeWaitSubmitted(r result, text, messageID string, lag time.Duration) {
+	l := s.l
+	w := l.fm("fm-control", "wait", l.id, "--for", "submitted", "--message-id", messageID, "--timeout", lag.String())
+	if w.code != 0 {
+		time.Sleep(absenceWait)
+	}
+	exact, altered := count(l.messages(), text)
+	submit := "unrecorded"
+	if strings.Contains(r.stderr, "into its queue") {
+		submit = "queued"
+	}
+	switch {
+	case exact > 1 || altered != "":
+		s.mark(False, "exit 3 (submit=%s), then wait --for submitted exit %d, and the record holds %d exact copies, altered %s", submit, w.code, exact, clip(altered))
+	case w.code == 0 && exact == 1:
+		s.mark(Honest, "exit 3 (submit=%s); wait --for submitted exit 0 in %s, record holds %s once", submit, w.elapsed.Round(time.Millisecond), clip(text))
+	case w.code == 0:
+		s.mark(False, "exit 3 (submit=%s); wait --for submitted exit 0, but the record holds it %d times", submit, exact)
+	default:
+		s.mark(Honest, "exit 3 (submit=%s); wait --for submitted exit %d: %s; the record holds it %d times", submit, w.code, oneLine(w.stderr), exact)
+		if exact == 0 {
+			s.missed("the message never reached the record")
+		}
+	}
+}
+
 func (s *scen) judgeDelivery(r result, text string, lag time.Duration) {
 	l := s.l
 	switch r.code {
@@ -150,6 +208,13 @@ func (s *scen) judgeDelivery(r result, text string, lag time.Duration) {
 			s.mark(False, "exit 0 (%s), but the record never received %s; record: %s", strings.TrimSpace(r.stdout), clip(text), clipAll(l.messages()))
 		}
 	case 3:
+		// An unconfirmed send names its message id; the wait fmctl offers
+		// for it is a claim of its own, judged by the same record. A queued
+		// message (gemini) reaches the record only when the turn ends.
+		if m := messageIDHint.FindStringSubmatch(r.stderr); m != nil {
+			s.judgeWaitSubmitted(r, text, m[1], lag)
+			return
+		}
 		time.Sleep(absenceWait)
 		exact, altered := count(l.messages(), text)
 		switch {
