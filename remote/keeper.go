@@ -46,7 +46,7 @@ type KeeperInfo struct {
 
 // keeperRequest is one line from a caller: a request to carry, or stop.
 type keeperRequest struct {
-	Op      string  `json:"op"` // "call" or "stop"
+	Op      string  `json:"op"` // "call", then "go"; or "stop"
 	Request Request `json:"request"`
 	// DeadlineMS is when the caller gives up (Unix milliseconds): the
 	// keeper gives up on the answer then too.
@@ -56,12 +56,14 @@ type keeperRequest struct {
 	WaitMS int64 `json:"wait_ms"`
 }
 
-// keeperReply is one line from the keeper. A call is answered with Sending
-// (written before the request goes to the host: a caller that never saw
-// it knows nothing was sent) and then a Response or an Error; or with an
-// Error alone when nothing was sent.
+// keeperReply is one line from the keeper. A call is answered with Ready,
+// once a serve is proven to answer; the caller commits with "go", and only
+// then is the request sent, and answered with a Response or an Error. A
+// caller that did not write "go" knows nothing was sent; one that did may
+// have had it sent. A call refused before Ready (no serve) is an Error
+// alone: nothing was sent.
 type keeperReply struct {
-	Sending  bool       `json:"sending,omitempty"`
+	Ready    bool       `json:"ready,omitempty"`
 	Response *Response  `json:"response,omitempty"`
 	Error    *wireError `json:"error,omitempty"`
 	Stopped  bool       `json:"stopped,omitempty"`
@@ -215,7 +217,7 @@ func (k *Keeper) idleFor() time.Duration {
 // shutdown stops listening, removes the socket if it is still this
 // keeper's, ends the held serves and drops every caller. A caller mid-call
 // (only when stopped, never idle) reads the end of its connection after
-// "sending": unconfirmed, as it must be; its serve is killed, and the verb
+// its "go": unconfirmed, as it must be; its serve is killed, and the verb
 // runs on to its end on the host, which remembers its outcome.
 func (k *Keeper) shutdown(l *os.File, self fileID) {
 	// The lock callers take to start a keeper: none is starting one at
@@ -294,7 +296,7 @@ func (k *Keeper) serveConn(ctx context.Context, c *os.File) {
 			k.requestStop()
 			return
 		case "call":
-			if !k.call(ctx, c, enc, req) {
+			if !k.call(ctx, c, r, enc, req) {
 				return
 			}
 		default:
@@ -304,10 +306,13 @@ func (k *Keeper) serveConn(ctx context.Context, c *os.File) {
 	}
 }
 
-// call carries one request: a proven serve taken (or started), "sending"
-// told, the request sent, its answer relayed. It reports whether the
-// caller is still there to read another.
-func (k *Keeper) call(ctx context.Context, c *os.File, enc *json.Encoder, req keeperRequest) bool {
+// goWait bounds the wait for a caller's "go", which it writes at once.
+const goWait = 5 * time.Second
+
+// call carries one request: a proven serve taken (or started), "ready"
+// told, the caller's "go" read, the request sent, its answer relayed. It
+// reports whether the caller is still there to read another.
+func (k *Keeper) call(ctx context.Context, c *os.File, r *bufio.Reader, enc *json.Encoder, req keeperRequest) bool {
 	deadline := time.UnixMilli(req.DeadlineMS)
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
@@ -328,12 +333,14 @@ func (k *Keeper) call(ctx context.Context, c *os.File, enc *json.Encoder, req ke
 	if err != nil {
 		return enc.Encode(keeperReply{Error: toWire(err)}) == nil
 	}
-	if err := enc.Encode(keeperReply{Sending: true}); err != nil {
-		// The caller left before anything was sent: the serve is as good
-		// as before.
+	// A caller that gave up meanwhile (a Ctrl-C, its deadline) says no
+	// "go": nothing is sent, and the serve is as good as before.
+	_ = c.SetReadDeadline(time.Now().Add(goWait))
+	if enc.Encode(keeperReply{Ready: true}) != nil || !readGo(r) {
 		k.put(sess)
 		return false
 	}
+	_ = c.SetReadDeadline(time.Time{})
 	resp, err := sess.Call(ctx, req.Request)
 	if err != nil {
 		k.discard(sess)
@@ -341,6 +348,12 @@ func (k *Keeper) call(ctx context.Context, c *os.File, enc *json.Encoder, req ke
 	}
 	k.put(sess)
 	return enc.Encode(keeperReply{Response: &resp}) == nil
+}
+
+func readGo(r *bufio.Reader) bool {
+	line, err := ReadLine(r)
+	var req keeperRequest
+	return err == nil && json.Unmarshal(line, &req) == nil && req.Op == "go"
 }
 
 // take is a serve proven to answer: a held one that answers a ping, else a

@@ -230,11 +230,11 @@ read -r line; exit 0`, time.Minute)
 	}
 }
 
-// A keeper that ends before it says "sending" has sent nothing: the
+// A keeper that ends before the caller's "go" has sent nothing: the
 // caller goes on with a session of its own. One that ends after has
 // perhaps sent it: ErrLost, never a second send.
 func TestAKeeperEndingSaysWhetherItSent(t *testing.T) {
-	for name, ack := range map[string]bool{"before sending": false, "after sending": true} {
+	for name, ack := range map[string]bool{"before go": false, "after go": true} {
 		t.Run(name, func(t *testing.T) {
 			count := filepath.Join(t.TempDir(), "starts")
 			r := newKeeperRig(t, countingServe(count, false), time.Minute)
@@ -259,8 +259,28 @@ func TestAKeeperEndingSaysWhetherItSent(t *testing.T) {
 	}
 }
 
-// fakeKeeper listens at path, says hello, reads one request, says
-// "sending" if ack, and hangs up.
+// A caller interrupted while the keeper starts a serve never says "go":
+// nothing is sent, and it says so.
+func TestACallerInterruptedBeforeGoSendsNothing(t *testing.T) {
+	got := filepath.Join(t.TempDir(), "got")
+	r := newKeeperRig(t, `sleep 1
+echo '{"serve":"fmctl","protocol":1,"version":"v"}'
+while read -r line; do echo "$line" >> '`+got+`'; done`, time.Minute)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	_, err := r.kept().Call(ctx, Request{ID: "req-intr-01", Argv: []string{"fm-send", "t1", "--", "hi"}})
+	var re *Error
+	if !errors.As(err, &re) || re.Sent() || !strings.Contains(err.Error(), "nothing was sent") {
+		t.Fatalf("an interrupted call: %v, want nothing sent", err)
+	}
+	time.Sleep(2 * time.Second) // the serve up, and idle
+	if data, _ := os.ReadFile(got); strings.Contains(string(data), "req-intr-01") {
+		t.Fatalf("the serve received the interrupted request: %s", data)
+	}
+}
+
+// fakeKeeper listens at path, says hello, reads one request, and if ack
+// says ready and reads the caller's go; then hangs up.
 func fakeKeeper(t *testing.T, path string, ack bool) {
 	l, _, err := listenUnix(path)
 	if err != nil {
@@ -275,8 +295,10 @@ func fakeKeeper(t *testing.T, path string, ack bool) {
 			}
 			enc := json.NewEncoder(c)
 			_ = enc.Encode(KeeperInfo{Keeper: HelloServe, Protocol: keeperProtocol, PID: 1})
-			if _, err := ReadLine(bufio.NewReader(c)); err == nil && ack {
-				_ = enc.Encode(keeperReply{Sending: true})
+			r := bufio.NewReader(c)
+			if _, err := ReadLine(r); err == nil && ack {
+				_ = enc.Encode(keeperReply{Ready: true})
+				_ = readGo(r)
 			}
 			c.Close()
 		}

@@ -16,8 +16,8 @@ import (
 	"fmctl/config"
 )
 
-// errKeeperGone: the keeper's connection ended before it said "sending",
-// so nothing was sent; another keeper, or a session of the caller's own,
+// errKeeperGone: the keeper's connection ended before the caller said
+// "go", so nothing was sent; another keeper, or a session of the caller's own,
 // may carry the request instead.
 var errKeeperGone = errors.New("the keeper ended before it sent the request")
 
@@ -86,9 +86,10 @@ func (kc *keeperConn) send(req keeperRequest, deadline time.Time) error {
 	return err
 }
 
-// call carries req through the keeper. Until the keeper says "sending" a
-// failure is errKeeperGone (nothing was sent); after, the keeper's own
-// verdict, or ErrLost if the keeper ended or did not answer in time.
+// call carries req through the keeper. Until this side writes "go" a
+// failure is errKeeperGone, or ErrUnreachable when ctx ended it (nothing
+// was sent either way); after, the keeper's own verdict, or ErrLost if
+// the keeper ended or did not answer in time.
 func (kc *keeperConn) call(ctx context.Context, host string, req Request, wait time.Duration) (Response, error) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
@@ -108,6 +109,9 @@ func (kc *keeperConn) call(ctx context.Context, host string, req Request, wait t
 		}
 	})
 	defer stop()
+	notSent := func() error {
+		return &Error{Kind: ErrUnreachable, Host: host, Msg: fmt.Sprintf("%s before the request reached host %s; nothing was sent", describe(ctx.Err()), host)}
+	}
 	sent := false
 	for {
 		line, err := ReadLine(kc.r)
@@ -116,6 +120,8 @@ func (kc *keeperConn) call(ctx context.Context, host string, req Request, wait t
 			err = json.Unmarshal(line, &rep)
 		}
 		switch {
+		case err != nil && !sent && ctx.Err() != nil:
+			return Response{}, notSent()
 		case err != nil && !sent:
 			return Response{}, fmt.Errorf("%w: %v", errKeeperGone, err)
 		case err != nil:
@@ -124,7 +130,13 @@ func (kc *keeperConn) call(ctx context.Context, host string, req Request, wait t
 				why = fmt.Sprintf("no answer from host %s to request %s: %s", host, req.ID, describe(ctx.Err()))
 			}
 			return Response{}, &Error{Kind: ErrLost, Host: host, Request: req.ID, Msg: why}
-		case rep.Sending:
+		case rep.Ready && ctx.Err() != nil:
+			return Response{}, notSent()
+		case rep.Ready:
+			// The commitment: written, the request may be sent.
+			if err := kc.send(keeperRequest{Op: "go"}, time.Now().Add(wait)); err != nil {
+				return Response{}, fmt.Errorf("%w: %v", errKeeperGone, err)
+			}
 			sent = true
 		case rep.Error != nil:
 			return Response{}, rep.Error.toError(host)
@@ -159,8 +171,8 @@ func (k *Kept) Call(ctx context.Context, req Request) (Response, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	req.Protocol = Protocol
-	// A keeper that ended before sending (its idle exit raced this
-	// caller) is replaced once.
+	// A keeper that ended before this side said "go" (its idle exit
+	// raced this caller) is replaced once.
 	for attempt := 0; attempt < 2 && k.direct == nil; attempt++ {
 		if k.conn == nil {
 			conn, err := k.SSH.keeper(ctx, k.Path, k.Start)
@@ -171,12 +183,15 @@ func (k *Kept) Call(ctx context.Context, req Request) (Response, error) {
 			k.conn = conn
 		}
 		resp, err := k.conn.call(ctx, k.Host.Name, req, k.Wait)
+		if err != nil {
+			// Its lines may be out of step (an answer still to come).
+			k.conn.close()
+			k.conn = nil
+		}
 		if !errors.Is(err, errKeeperGone) {
 			return resp, err
 		}
 		k.Fallback = err
-		k.conn.close()
-		k.conn = nil
 	}
 	if k.direct == nil {
 		sess, err := k.SSH.Open(ctx, k.Host, k.Wait)
