@@ -153,7 +153,8 @@ func (k *Keeper) Run(ctx context.Context) error {
 		return fmt.Errorf("keeper for host %s: %w", k.Host.Name, err)
 	}
 	k.conns, k.inUse, k.last, k.stop = map[*os.File]bool{}, map[*Session]bool{}, time.Now(), make(chan struct{})
-	accepted := make(chan *os.File)
+	accepted, done := make(chan *os.File), make(chan struct{})
+	defer close(done)
 	go func() {
 		defer close(accepted)
 		for {
@@ -161,7 +162,12 @@ func (k *Keeper) Run(ctx context.Context) error {
 			if err != nil {
 				return
 			}
-			accepted <- c
+			select {
+			case accepted <- c:
+			case <-done:
+				c.Close()
+				return
+			}
 		}
 	}()
 	tick := time.NewTicker(min(max(k.Idle/4, 10*time.Millisecond), time.Second))
