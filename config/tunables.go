@@ -99,6 +99,8 @@ type HostVars struct {
 	SSHConfig                   string
 	ConnectTimeout, CallTimeout time.Duration
 	ListTimeout                 time.Duration
+	// Keep is how long a host's keeper stays up idle; 0 runs none.
+	Keep time.Duration
 	// RequestID is the id a remote mutation carries instead of a fresh
 	// one: an unconfirmed call's, to retry it without acting twice.
 	RequestID string
@@ -169,6 +171,7 @@ var table = []Tunable{
 	{Name: "FM_SSH_CONNECT_TIMEOUT", Unit: UnitDuration, Default: "10s", NonZero: true, Doc: "ssh's ConnectTimeout, and the wait for a host's fmctl to answer its hello; 0 keeps the default", field: func(t *Tunables) any { return &t.Hosts.ConnectTimeout }},
 	{Name: "FM_REMOTE_TIMEOUT", Unit: UnitDuration, Default: "120s", NonZero: true, Doc: "one verb on another host, from its request to its answer (wait adds its own --timeout); 0 keeps the default", field: func(t *Tunables) any { return &t.Hosts.CallTimeout }},
 	{Name: "FM_HOSTS_LIST_TIMEOUT", Unit: UnitDuration, Default: "8s", NonZero: true, Doc: "list --all-hosts: each host's answer; a host slower than this is listed unreachable; 0 keeps the default", field: func(t *Tunables) any { return &t.Hosts.ListTimeout }},
+	{Name: "FM_HOSTS_KEEP", Unit: UnitDuration, Default: "600s", Doc: "how long a host's keeper (the local process holding one fm-control serve there across invocations, see docs/hosts.md) stays up with no caller; 0 runs no keeper, and each invocation starts a serve of its own", field: func(t *Tunables) any { return &t.Hosts.Keep }},
 	{Name: "FM_REQUEST_ID", Unit: UnitName, Doc: "the request id a verb on another host carries; set it to the id an unconfirmed call printed to retry that call: the host answers from memory instead of acting twice", field: func(t *Tunables) any { return &t.Hosts.RequestID }},
 
 	{Name: "FM_RUNNER_TRACE", Unit: UnitPath, Doc: "a file every external command and wire call is appended to, with its duration (diagnostics, benchmarks)", field: func(t *Tunables) any { return &t.RunnerTrace }},

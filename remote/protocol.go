@@ -1,7 +1,7 @@
 // Package remote talks to another host's fmctl: it runs the user's own ssh
-// (one multiplexed connection per host, never a daemon of fmctl's own),
-// starts one `fm-control serve` there per session, and exchanges the JSON
-// lines of protocol.go with it. It decides nothing about verbs; it carries
+// (one multiplexed connection per host), starts `fm-control serve` there,
+// held across invocations by a local keeper process per host (keeper.go),
+// and exchanges the JSON lines of protocol.go with it. It decides nothing about verbs; it carries
 // them and says, when a call fails, whether the request can have reached
 // the other side.
 package remote
@@ -46,6 +46,12 @@ type Request struct {
 	// TimeoutMS bounds the verb there; the serve kills it past this.
 	TimeoutMS int64 `json:"timeout_ms"`
 }
+
+// A Request with no Argv is a ping: the serve answers it with its id and
+// runs nothing (a serve of before the ping answered it refused, which
+// proves as much). A keeper pings a held serve before sending a request on
+// it, so a serve that died or a path that broke while it was held costs
+// "nothing was sent", not an answer lost.
 
 // Response is the verb's outcome: its exit code and what it printed.
 type Response struct {

@@ -30,6 +30,7 @@ type Session struct {
 	exited       chan struct{}
 	localVersion string
 	mu           sync.Mutex // one request at a time: the lines are not tagged for interleaving
+	pings        int
 }
 
 type line struct {
@@ -235,6 +236,58 @@ func (s *Session) Call(ctx context.Context, req Request) (Response, error) {
 		return Response{}, lost("host %s answered request %s with something else: %.80q", h.Name, req.ID, got)
 	}
 	return resp, nil
+}
+
+// errSessionEnded: the session's ssh or serve ended; a new one may be
+// opened in its place, since nothing was sent on it.
+var errSessionEnded = errors.New("the session ended")
+
+// Alive reports whether the session's ssh still runs.
+func (s *Session) Alive() bool {
+	select {
+	case <-s.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// Ping proves the session answers before a request is sent on it: a
+// request with no argv, which every serve answers without running
+// anything (protocol.go). A held session may have died or lost its path
+// since its last answer, and a request sent into that is lost, where a
+// ping lost is not. It returns errSessionEnded when the session is gone,
+// or the deadline's error when it did not answer within wait; either way
+// the session is of no further use.
+func (s *Session) Ping(ctx context.Context, wait time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pings++
+	id := fmt.Sprintf("ping-%08d", s.pings)
+	data, err := json.Marshal(Request{Protocol: Protocol, ID: id})
+	if err != nil {
+		return fmt.Errorf("encode ping: %w", err)
+	}
+	if !s.Alive() {
+		return errSessionEnded
+	}
+	if _, err := s.in.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("%w: %v", errSessionEnded, err)
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	got, err := s.next(ctx, timer.C)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return err
+	case err != nil:
+		return fmt.Errorf("%w: %v", errSessionEnded, err)
+	}
+	var resp Response
+	if err := json.Unmarshal(got, &resp); err != nil || resp.ID != id {
+		return fmt.Errorf("%w: the ping was answered with something else: %.80q", errSessionEnded, got)
+	}
+	return nil
 }
 
 func describe(err error) string {

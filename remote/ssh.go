@@ -144,7 +144,7 @@ func (s SSH) ReplaceStaleMaster(ctx context.Context, h config.Host) (bool, error
 	if err == nil {
 		return false, nil
 	}
-	if errors.Is(err, errMuxVersion) && s.sshCheck(ctx, h) {
+	if errors.Is(err, errMuxVersion) && s.sshControl(ctx, h, "check") {
 		return false, nil
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -153,12 +153,25 @@ func (s SSH) ReplaceStaleMaster(ctx context.Context, h config.Host) (bool, error
 	return true, nil
 }
 
-// sshCheck asks ssh -O check, for a master whose mux protocol muxCheck does
-// not speak.
-func (s SSH) sshCheck(ctx context.Context, h config.Host) bool {
+// ExitMaster closes host's master connection, if one answers (ssh -O
+// exit), and reports whether there was one; a stale socket is removed.
+func (s SSH) ExitMaster(ctx context.Context, h config.Host) bool {
+	path := s.ControlPath(h)
+	if _, err := os.Lstat(path); err != nil {
+		return false
+	}
+	if removed, err := s.ReplaceStaleMaster(ctx, h); err != nil || removed {
+		return false
+	}
+	return s.sshControl(ctx, h, "exit")
+}
+
+// sshControl asks the master ssh -O op: check, for a master whose mux
+// protocol muxCheck does not speak, or exit.
+func (s SSH) sshControl(ctx context.Context, h config.Host, op string) bool {
 	ctx, cancel := context.WithTimeout(ctx, s.ProbeTimeout)
 	defer cancel()
-	args := append(s.baseArgs(h), "-O", "check", "--", h.SSH)
+	args := append(s.baseArgs(h), "-O", op, "--", h.SSH)
 	cmd := exec.CommandContext(ctx, s.bin(), args...)
 	// A wedged ssh is killed with its whole group at the deadline.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -162,14 +162,7 @@ func TestSSHDKilledMidCall(t *testing.T) {
 
 	// The task's input lock, held here, keeps the host's fm-send waiting
 	// (as behind another delivery) while sshd dies; released, it types.
-	lock, err := os.OpenFile(filepath.Join(h.home, "state", ".send-t1.lock"), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	release := h.holdSendLock("t1")
 	h.startSSHD()
 	send := f.start(60*time.Second, nil, "fm-send", "h1/t1", "typed once", "--json")
 	h.waitFor(15*time.Second, "the host's fm-send to wait for the lock", func() bool { return running("^fm-send --json=true t1 -- typed once$") })
@@ -182,7 +175,7 @@ func TestSSHDKilledMidCall(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stderr), &lost); err != nil || lost.Code != "unconfirmed" || lost.Request == "" {
 		t.Fatalf("want unconfirmed with the request id: %v %s", err, r)
 	}
-	_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	release()
 	h.waitFor(30*time.Second, "the message typed by the orphaned fm-send", func() bool { return len(a.submits()) == 1 })
 
 	h.startSSHD()
@@ -194,6 +187,22 @@ func TestSSHDKilledMidCall(t *testing.T) {
 	if got := a.submits(); len(got) != 1 {
 		t.Fatalf("the agent received %q, want the message once", got)
 	}
+}
+
+// holdSendLock takes task id's input lock on h, as another delivery
+// would: the host's fm-send waits for it, typing nothing. It returns the
+// lock's release (also made at the test's end).
+func (h *host) holdSendLock(id string) (release func()) {
+	h.t.Helper()
+	lock, err := os.OpenFile(filepath.Join(h.home, "state", ".send-"+id+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { lock.Close() })
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		h.t.Fatal(err)
+	}
+	return func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }
 }
 
 // running reports whether a process's command line matches pattern (a

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -141,20 +140,13 @@ func TestPartition(t *testing.T) {
 	}
 	p.set(0, false)
 
-	lock, err := os.OpenFile(filepath.Join(h.home, "state", ".send-t1.lock"), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	release := h.holdSendLock("t1")
 	send := f.start(30*time.Second, fast, "fm-send", "far/t1", "typed once", "--json")
 	h.waitFor(15*time.Second, "the host's fm-send to wait for the lock", func() bool { return running("^fm-send --json=true t1 -- typed once$") })
 	// Dark, then the lock released: the host types the message and its
 	// answer is lost in the partition; this side gives up at its deadline.
 	p.set(0, true)
-	_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	release()
 	h.waitFor(30*time.Second, "the message typed", func() bool { return len(a.submits()) == 1 })
 	r = <-send.done
 	wantCode(t, r, 3, "send cut by a partition")

@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"fmctl/remote"
 )
 
 const sshdBin = "/usr/sbin/sshd"
@@ -158,7 +160,31 @@ func newFleet(t testing.TB) *fleet {
 		}
 	}
 	run(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "fmctl-test-client", "-f", f.key)
+	t.Cleanup(f.stopKeepers)
 	return f
+}
+
+// keeperSockets are the keepers' sockets in the client's control dir.
+func (f *fleet) keeperSockets() []string {
+	paths, _ := filepath.Glob(filepath.Join(f.runtime, "fmctl-ssh", "k-*"))
+	var out []string
+	for _, p := range paths {
+		if !strings.HasSuffix(p, ".lock") && !strings.HasSuffix(p, ".tmp") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// stopKeepers stops every keeper the test's calls started: they would
+// otherwise idle on for FM_HOSTS_KEEP (though each also ends once its
+// socket is gone with the test's directory).
+func (f *fleet) stopKeepers() {
+	for _, path := range f.keeperSockets() {
+		if _, err := remote.StopKeeper(path, 5*time.Second); err != nil {
+			f.t.Errorf("stop keeper %s: %v", path, err)
+		}
+	}
 }
 
 // addHost starts a host's sshd. opts are extra sshd_config lines.

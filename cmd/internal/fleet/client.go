@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -16,16 +17,24 @@ import (
 	"fmctl/state"
 )
 
-// Client reaches the hosts of one invocation, holding one session (one
-// remote fmctl) per host for as long as the invocation lasts.
+// Client reaches the hosts of one invocation: each host's requests go
+// through its keeper, which holds one remote fmctl across invocations
+// (FM_HOSTS_KEEP), or through a session of this invocation's own.
 type Client struct {
 	Home  config.Home
 	Hosts config.Hosts
 	SSH   remote.SSH
 	Tun   config.HostVars
 
-	mu       sync.Mutex
-	sessions map[string]*remote.Session
+	mu    sync.Mutex
+	conns map[string]conn
+}
+
+// conn carries one host's requests: a *remote.Kept (through the host's
+// keeper) or a *remote.Session (this invocation's own).
+type conn interface {
+	Call(ctx context.Context, req remote.Request) (remote.Response, error)
+	Close()
 }
 
 // probeTimeout bounds the check of an existing master connection: a live
@@ -58,32 +67,66 @@ func NewClient(d cli.Deps, tool string) (*Client, error) {
 			ConfigFile: tun.SSHConfig, ConnectTimeout: tun.ConnectTimeout, ControlDir: dir,
 			Persist: masterPersist, ProbeTimeout: probeTimeout, LocalVersion: cli.BuildVersion(),
 		},
-		sessions: map[string]*remote.Session{},
+		conns: map[string]conn{},
 	}, nil
 }
 
-// session is host's session, opened on first use.
-func (c *Client) session(ctx context.Context, name string) (*remote.Session, error) {
+// helloWait bounds a new serve's hello (a new master's handshake and the
+// remote login shell: the connect timeout, and as long again for the
+// rest), and a held serve's ping.
+func (c *Client) helloWait() time.Duration { return 2 * c.Tun.ConnectTimeout }
+
+// conn is host's connection, made on first use.
+func (c *Client) conn(ctx context.Context, name string) (conn, error) {
 	host, err := c.Hosts.Lookup(name, c.Home.HostsPath())
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
-	sess := c.sessions[name]
+	cn := c.conns[name]
 	c.mu.Unlock()
-	if sess != nil {
-		return sess, nil
+	if cn != nil {
+		return cn, nil
 	}
-	// The hello wait covers a new master's handshake and the remote
-	// login shell: the connect timeout, and as long again for the rest.
-	sess, err = c.SSH.Open(ctx, host, 2*c.Tun.ConnectTimeout)
-	if err != nil {
+	if c.Tun.Keep > 0 {
+		path := c.keeperPath(host)
+		cn = &remote.Kept{SSH: c.SSH, Host: host, Path: path, Wait: c.helloWait(), Start: startKeeper(name, path)}
+	} else if cn, err = c.open(ctx, name); err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
-	c.sessions[name] = sess
+	c.conns[name] = cn
 	c.mu.Unlock()
-	return sess, nil
+	return cn, nil
+}
+
+// open starts a session of this invocation's own on host name: what
+// hosts check and install ask, and every call when FM_HOSTS_KEEP is 0.
+func (c *Client) open(ctx context.Context, name string) (*remote.Session, error) {
+	host, err := c.Hosts.Lookup(name, c.Home.HostsPath())
+	if err != nil {
+		return nil, err
+	}
+	return c.SSH.Open(ctx, host, c.helloWait())
+}
+
+// keeperPath is host's keeper socket for this build: its version and the
+// directory of its binaries, so a caller meets only a keeper of its own.
+func (c *Client) keeperPath(h config.Host) string {
+	dir, _ := ExecutableDir()
+	return c.SSH.KeeperPath(h, cli.BuildVersion()+"\x00"+dir)
+}
+
+// startKeeper starts `fm-control hosts keep --socket <path> <name>`, this
+// binary's sibling, detached.
+func startKeeper(name, path string) func() (<-chan struct{}, error) {
+	return func() (<-chan struct{}, error) {
+		dir, err := ExecutableDir()
+		if err != nil {
+			return nil, err
+		}
+		return remote.StartDetached(filepath.Join(dir, "fm-control"), "hosts", "keep", "--socket", path, "--", name)
+	}
 }
 
 // Call runs req (its Argv, Files and Stdin) on host under timeout; the
@@ -96,7 +139,7 @@ func (c *Client) Call(ctx context.Context, host string, req remote.Request, time
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	sess, err := c.session(ctx, host)
+	cn, err := c.conn(ctx, host)
 	if err != nil {
 		return remote.Response{}, refusalOf(err, req.Argv)
 	}
@@ -104,7 +147,7 @@ func (c *Client) Call(ctx context.Context, host string, req remote.Request, time
 	// answer (even "did not finish") normally arrives.
 	verbTimeout := timeout - min(timeout/10, 5*time.Second)
 	req.ID, req.TimeoutMS = id, verbTimeout.Milliseconds()
-	resp, err := sess.Call(ctx, req)
+	resp, err := cn.Call(ctx, req)
 	if err != nil {
 		return remote.Response{}, refusalOf(err, req.Argv)
 	}
@@ -125,14 +168,14 @@ func (c *Client) requestID() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// Close ends every session.
+// Close ends every connection (a keeper holds on to its serve).
 func (c *Client) Close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, s := range c.sessions {
-		s.Close()
+	for _, cn := range c.conns {
+		cn.Close()
 	}
-	c.sessions = map[string]*remote.Session{}
+	c.conns = map[string]conn{}
 }
 
 // refusalOf turns a failed exchange into the user's refusal: before the

@@ -38,49 +38,67 @@ func ServeCommand(d cli.Deps) *ucli.Command {
 	}
 }
 
-// HostsCommand is `fm-control hosts check|install <host>`.
+// HostsCommand is `fm-control hosts check|install|disconnect <host>`, and
+// the hidden `hosts keep`, the keeper process.
 func HostsCommand(d cli.Deps) *ucli.Command {
-	hostArg := func(cmd *ucli.Command) (string, error) {
-		if cmd.NArg() != 1 {
-			return "", cli.Usage("%s takes one host name from config/hosts.toml: %s", cmd.FullName(), cmd.UsageText)
+	// onHost is an action on the one host its command line names.
+	onHost := func(fn func(ctx context.Context, cmd *ucli.Command, name string) error) ucli.ActionFunc {
+		return func(ctx context.Context, cmd *ucli.Command) error {
+			if cmd.NArg() != 1 {
+				return cli.Usage("%s takes one host name from config/hosts.toml: %s", cmd.FullName(), cmd.UsageText)
+			}
+			return fn(ctx, cmd, cmd.Args().First())
 		}
-		return cmd.Args().First(), nil
 	}
 	return &ucli.Command{
 		Name:      "hosts",
-		Usage:     "check or install fmctl on a host of config/hosts.toml",
-		UsageText: "fm-control hosts check <host> [--json]\nfm-control hosts install <host> [--json]",
+		Usage:     "check, install or disconnect fmctl on a host of config/hosts.toml",
+		UsageText: "fm-control hosts check <host> [--json]\nfm-control hosts install <host> [--json]\nfm-control hosts disconnect <host> [--json]",
 		Description: `A task on another host is addressed <host>/<id>; config/hosts.toml names the
 host (see docs/hosts.md). check says whether the host's binaries answer and
-speak this fmctl's protocol; install copies this machine's binaries there, over
-the same ssh connection, after checking the host's OS and architecture.
+speak this fmctl's protocol, and whether a keeper (the local process holding
+one fmctl there across invocations) is up; install copies this machine's
+binaries there, over the same ssh connection, after checking the host's OS and
+architecture; disconnect stops the host's keeper and closes its ssh master
+connection, and the next verb starts both afresh.
 
 Examples:
    fm-control hosts check gpu1
-   fm-control hosts install gpu1`,
+   fm-control hosts install gpu1
+   fm-control hosts disconnect gpu1`,
 		Commands: []*ucli.Command{
 			{
 				Name:      "check",
 				Usage:     "say whether the host's fmctl answers and matches this one",
 				UsageText: "fm-control hosts check <host> [--json]",
-				Action: func(ctx context.Context, cmd *ucli.Command) error {
-					name, err := hostArg(cmd)
-					if err != nil {
-						return err
-					}
+				Action: onHost(func(ctx context.Context, cmd *ucli.Command, name string) error {
 					return check(ctx, d, name, cmd.Bool("json"))
-				},
+				}),
 			},
 			{
 				Name:      "install",
 				Usage:     "copy this machine's fm-send, fm-control, fm-spawn and fm-teardown to the host's bin",
 				UsageText: "fm-control hosts install <host> [--json]",
-				Action: cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
-					name, err := hostArg(cmd)
-					if err != nil {
-						return err
-					}
+				Action: cli.CancelledBySignals(onHost(func(ctx context.Context, cmd *ucli.Command, name string) error {
 					return install(ctx, d, name, cmd.Bool("json"))
+				})),
+			},
+			{
+				Name:      "disconnect",
+				Usage:     "stop the host's keeper and close its ssh master connection",
+				UsageText: "fm-control hosts disconnect <host> [--json]",
+				Action: onHost(func(ctx context.Context, cmd *ucli.Command, name string) error {
+					return disconnect(ctx, d, name, cmd.Bool("json"))
+				}),
+			},
+			{
+				Name:      "keep",
+				Usage:     "hold one fm-control serve on the host across invocations (started by the first caller that finds none)",
+				UsageText: "fm-control hosts keep --socket <path> <host>",
+				Hidden:    true,
+				Flags:     []ucli.Flag{&ucli.StringFlag{Name: "socket", Usage: "the keeper's `socket`, in the ssh control directory", Required: true, Validator: cli.Value("socket")}},
+				Action: onHost(func(ctx context.Context, cmd *ucli.Command, name string) error {
+					return keep(ctx, d, name, cmd.String("socket"))
 				}),
 			},
 		},

@@ -3,10 +3,12 @@ package fleet
 import (
 	"context"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/config"
@@ -30,14 +32,80 @@ func check(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
 		return err
 	}
 	defer c.Close()
-	sess, err := c.session(ctx, name)
+	sess, err := c.open(ctx, name)
 	if err != nil {
 		return refusalOf(err, nil)
 	}
+	defer sess.Close()
 	o := cli.Outcome{Word: "host-ok", ID: name}
 	o.Add("ssh", host.SSH).Add("bin", host.RemoteBin()).Add("version", sess.Hello.Version).Add("arch", sess.Hello.Arch).
 		Put(cli.Int("protocol", sess.Hello.Protocol), cli.Bool("same_version", sess.Hello.Version == cli.BuildVersion()))
+	c.addKeeper(&o, host)
 	d.Printer(asJSON).Outcome(o)
+	return nil
+}
+
+// addKeeper says whether host's keeper is up, and what it holds.
+func (c *Client) addKeeper(o *cli.Outcome, host config.Host) {
+	if c.Tun.Keep <= 0 {
+		o.Add("keeper", "off")
+		return
+	}
+	info, up := remote.KeeperStatus(c.keeperPath(host), probeTimeout)
+	if !up {
+		o.Add("keeper", "down")
+		return
+	}
+	o.Add("keeper", "up").Put(cli.Int("keeper_pid", info.PID), cli.Int("keeper_serves_started", info.Started), cli.Int("keeper_serves_idle", info.Idle))
+}
+
+// disconnect stops host name's keeper and closes its master connection:
+// the next verb starts both afresh.
+func disconnect(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
+	c, host, err := clientFor(d, name)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	o := cli.Outcome{Word: "disconnected", ID: name}
+	pid, err := remote.StopKeeper(c.keeperPath(host), probeTimeout)
+	if err != nil {
+		return cli.Failed("stop host %s's keeper: %v", name, err).With("host", name)
+	}
+	if pid == 0 {
+		o.Add("keeper", "none")
+	} else {
+		o.Add("keeper", "stopped").Put(cli.Int("keeper_pid", pid))
+	}
+	if c.SSH.ExitMaster(ctx, host) {
+		o.Add("master", "closed")
+	} else {
+		o.Add("master", "none")
+	}
+	d.Printer(asJSON).Outcome(o)
+	return nil
+}
+
+// keep is the hidden `fm-control hosts keep --socket <path> <host>`: the
+// keeper process a caller starts, holding host's serve until it has been
+// idle for FM_HOSTS_KEEP.
+func keep(ctx context.Context, d cli.Deps, name, socket string) error {
+	c, host, err := clientFor(d, name)
+	if err != nil {
+		return err
+	}
+	if c.Tun.Keep <= 0 {
+		return cli.Usage("FM_HOSTS_KEEP is 0: no keeper runs")
+	}
+	if filepath.Dir(socket) != c.SSH.ControlDir {
+		return cli.Usage("--socket %s is not in the control directory %s", socket, c.SSH.ControlDir)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	k := &remote.Keeper{SSH: c.SSH, Host: host, Path: socket, Idle: c.Tun.Keep}
+	if err := k.Run(ctx); err != nil {
+		return cli.Failed("%v", err)
+	}
 	return nil
 }
 
@@ -106,10 +174,16 @@ func install(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
 				Hint("each binary is replaced whole or not at all; run fm-control hosts install %s again", name)
 		}
 	}
-	sess, err := c.session(ctx, name)
+	// A keeper holds a serve of the binaries just replaced: stopped, the
+	// next verb starts the new ones.
+	if _, err := remote.StopKeeper(c.keeperPath(host), probeTimeout); err != nil {
+		d.Printer(asJSON).Warn("host %s's keeper holds a serve of the old binaries and did not stop (%v); fm-control hosts disconnect %s stops it", name, err, name)
+	}
+	sess, err := c.open(ctx, name)
 	if err != nil {
 		return refusalOf(err, nil)
 	}
+	defer sess.Close()
 	o := cli.Outcome{Word: "installed", ID: name}
 	o.Add("bin", host.RemoteBin()).Add("version", sess.Hello.Version).Add("arch", sess.Hello.Arch).Put(cli.Int("protocol", sess.Hello.Protocol))
 	d.Printer(asJSON).Outcome(o)

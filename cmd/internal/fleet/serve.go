@@ -52,7 +52,7 @@ func (s Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
-		data, err := readLine(r)
+		data, err := remote.ReadLine(r)
 		if err == io.EOF {
 			return nil
 		}
@@ -61,23 +61,6 @@ func (s Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		}
 		if err := enc.Encode(s.answer(ctx, data)); err != nil {
 			return fmt.Errorf("write answer: %w", err)
-		}
-	}
-}
-
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, isPrefix, err := r.ReadLine()
-		buf = append(buf, chunk...)
-		if err != nil {
-			return nil, err
-		}
-		if len(buf) > remote.MaxLine {
-			return nil, fmt.Errorf("a request is longer than %d bytes", remote.MaxLine)
-		}
-		if !isPrefix {
-			return buf, nil
 		}
 	}
 }
@@ -97,7 +80,10 @@ func (s Server) answer(ctx context.Context, data []byte) remote.Response {
 		return refusal(req.ID, "this host's fmctl %s speaks protocol %d and the request is protocol %d; nothing was run", s.Version, remote.Protocol, req.Protocol)
 	case !state.ValidRequestID(req.ID):
 		return refusal(req.ID, "request id '%s' is not 8 to 64 letters, digits, '-' or '_'; nothing was run", state.Printable(req.ID))
-	case len(req.Argv) == 0 || !slices.Contains(remote.Binaries, req.Argv[0]):
+	case len(req.Argv) == 0:
+		// A keeper's ping (protocol.go): answered, nothing run.
+		return remote.Response{ID: req.ID}
+	case !slices.Contains(remote.Binaries, req.Argv[0]):
 		return refusal(req.ID, "fm-control serve runs %s only; nothing was run", strings.Join(remote.Binaries, ", "))
 	case req.Argv[0] == "fm-control" && servesItself(req.Argv):
 		return refusal(req.ID, "fm-control serve does not run serve or hosts for another machine; nothing was run")
