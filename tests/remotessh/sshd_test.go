@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"fmctl/remote"
+	"fmctl/tests/testbin"
 )
 
 const sshdBin = "/usr/sbin/sshd"
@@ -76,22 +77,10 @@ func runMain(m *testing.M) int {
 }
 
 func build(dir string) error {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOMOD: %w", err)
+	if err := testbin.Build(testbin.Dir(dir), nil, "./cmd/fm-send", "./cmd/fm-control", "./cmd/fm-spawn", "./cmd/fm-teardown"); err != nil {
+		return err
 	}
-	root := filepath.Dir(strings.TrimSpace(string(out)))
-	for _, args := range [][]string{
-		{"-o", dir + "/", "./cmd/fm-send", "./cmd/fm-control", "./cmd/fm-spawn", "./cmd/fm-teardown"},
-		{"-o", filepath.Join(dir, "claude"), "./tests/fakeagent"},
-	} {
-		cmd := exec.Command("go", append([]string{"build"}, args...)...)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	return nil
+	return testbin.Build(filepath.Join(dir, "claude"), nil, "./tests/fakeagent")
 }
 
 func requireSSHD(t testing.TB) {
