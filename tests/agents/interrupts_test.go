@@ -79,13 +79,25 @@ func startToolRunning(s *scen, nonce string) {
 }
 
 // startBackoff has the model answer every attempt with a rate limit, and
-// returns once the CLI has retried: it is in its own back-off.
+// returns once the first attempt was refused: the CLI is in its own
+// back-off, waiting to retry (the backoff group's interrupt comes after a
+// retry; claude's first wait is where a confirmed cancel once left it
+// retrying).
 func startBackoff(s *scen, nonce string) {
 	l := s.l
 	s.send("rate limited for good " + stubmodel.RateWord + "60 " + nonce)
-	if !poll(30*time.Second, func() bool { return len(l.stub.CallsFor(nonce)) >= 2 }) {
-		s.broken("the CLI did not retry after the rate limit: %s", outcomes(l, nonce))
+	limited := func() bool {
+		for _, r := range l.stub.CallsFor(nonce) {
+			if r.Outcome == stubmodel.RateLimit.String() {
+				return true
+			}
+		}
+		return false
 	}
+	if !poll(30*time.Second, limited) {
+		s.broken("the model's rate limit never went out: %s", outcomes(l, nonce))
+	}
+	time.Sleep(300 * time.Millisecond) // the CLI reads the 429 and starts its wait
 }
 
 // toolProcesses lists the processes of the slow tool command of turn nonce
