@@ -144,6 +144,9 @@ func interruptsGroup(t *testing.T, p profile) {
 				nonce := randHex(3)
 				k.start(s, nonce)
 				s.interrupt()
+				if pids := toolProcesses(nonce, l); len(pids) > 0 {
+					s.note("the tool command still runs after the interrupt (pids %v)", pids)
+				}
 				if n := retriedAfter(l, nonce, len(l.stub.CallsFor(nonce)), k.quiet); n > 0 {
 					s.survived("the CLI called the model %d more times for the turn after the interrupt", n)
 				}
