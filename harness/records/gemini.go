@@ -103,8 +103,11 @@ type geminiRecord struct {
 // user line (the prompt, recorded as its request starts, or a tool's
 // function response) or a model reply that called tools means the turn goes
 // on; an error, an info ("Request cancelled.") or a plain reply ends it.
-// With model "auto" the prompt is recorded only after the router's request,
-// so the seed pins a model.
+// A tool Escape cancelled is recorded after the info line, as a reply whose
+// tool calls are all "cancelled" and a user line of their "[Operation
+// Cancelled]" responses, which gemini keeps for the next prompt rather
+// than sending: those end the turn too. With model "auto" the prompt is
+// recorded only after the router's request, so the seed pins a model.
 func (r geminiReader) TurnRunning() (bool, error) {
 	chat, err := r.newestChat()
 	if err != nil || chat == "" {
@@ -119,15 +122,57 @@ func (r geminiReader) TurnRunning() (bool, error) {
 		case "":
 			continue // a $set patch
 		case "user":
-			return true, nil
+			return !geminiCancelledResponses(l.Content), nil
 		case "gemini":
-			calls := strings.TrimSpace(string(l.ToolCalls))
-			return calls != "" && calls != "null" && calls != "[]", nil
+			return geminiCallsPending(l.ToolCalls), nil
 		default:
 			return false, nil
 		}
 	}
 	return false, nil
+}
+
+// geminiCancelled starts the error gemini records as the response of a
+// tool call the user cancelled.
+const geminiCancelled = "[Operation Cancelled]"
+
+// geminiCancelledResponses reports whether a user line's content is only
+// function responses of cancelled tool calls (gemini 0.61.0, after Escape
+// while a shell command ran).
+func geminiCancelledResponses(content json.RawMessage) bool {
+	var parts []struct {
+		FunctionResponse *struct {
+			Response struct {
+				Error string `json:"error"`
+			} `json:"response"`
+		} `json:"functionResponse"`
+	}
+	if json.Unmarshal(content, &parts) != nil || len(parts) == 0 {
+		return false
+	}
+	for _, p := range parts {
+		if p.FunctionResponse == nil || !strings.HasPrefix(p.FunctionResponse.Response.Error, geminiCancelled) {
+			return false
+		}
+	}
+	return true
+}
+
+// geminiCallsPending reports whether a reply's tool calls leave the turn
+// going: any call not recorded as cancelled.
+func geminiCallsPending(raw json.RawMessage) bool {
+	var calls []struct {
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(raw, &calls) != nil {
+		return false
+	}
+	for _, c := range calls {
+		if c.Status != "cancelled" {
+			return true
+		}
+	}
+	return false
 }
 
 // newestChat is the chat recording of r's worktree with the latest start.

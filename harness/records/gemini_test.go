@@ -82,6 +82,11 @@ func TestGeminiTurnRunning(t *testing.T) {
 		{"busy", true},
 		{"interrupted-queued", false},
 		{"interrupted", false},
+		// Escape while a shell command ran (tier capture, 0.61.0): the
+		// cancelled calls and their responses are written after the info
+		// line, and gemini sends nothing on.
+		{"tool-cancelled", false},
+		{"tool-cancelled-calls", false},
 	} {
 		t.Run(c.chat, func(t *testing.T) {
 			_, running := readRecord(t, "gemini", Where{Home: geminiHome(t, geminiWorktree, "logs.json", c.chat), Worktree: geminiWorktree})
@@ -116,5 +121,27 @@ func TestGeminiOtherWorktree(t *testing.T) {
 	msgs, running := readRecord(t, "gemini", Where{Home: geminiHome(t, geminiWorktree, "logs.json", "busy"), Worktree: "/elsewhere"})
 	if len(msgs) != 0 || running {
 		t.Errorf("another worktree's records were read: %q running=%v", msgs, running)
+	}
+}
+
+// A tool's real response is the turn going on; only responses gemini wrote
+// for calls the user cancelled end it.
+func TestGeminiCancelledResponses(t *testing.T) {
+	for _, c := range []struct {
+		content string
+		want    bool
+	}{
+		{`[{"functionResponse":{"response":{"error":"[Operation Cancelled] Reason: Operation cancelled by user"}}}]`, true},
+		{`[{"functionResponse":{"response":{"output":"done"}}}]`, false},
+		{`[{"functionResponse":{"response":{"error":"[Operation Cancelled] x"}}},{"functionResponse":{"response":{"output":"done"}}}]`, false},
+		{`[{"text":"a prompt"}]`, false},
+		{`"a prompt"`, false},
+	} {
+		if got := geminiCancelledResponses([]byte(c.content)); got != c.want {
+			t.Errorf("geminiCancelledResponses(%s) = %v, want %v", c.content, got, c.want)
+		}
+	}
+	if !geminiCallsPending([]byte(`[{"status":"success"}]`)) || geminiCallsPending([]byte(`[{"status":"cancelled"}]`)) || geminiCallsPending(nil) {
+		t.Error("geminiCallsPending: a finished call is pending, a cancelled one is not, none is not")
 	}
 }

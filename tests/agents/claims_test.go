@@ -24,6 +24,9 @@ type scen struct {
 	verdict     Verdict
 	notes       []string
 	ineffective bool // an honest claim that did not achieve the verb's purpose
+	// lastInterrupt is the scenario's last interrupt in the tally, for a
+	// finding after its verdict (the CLI retried the turn).
+	lastInterrupt *interruptResult
 }
 
 // errStop ends a scenario early once it cannot go on.

@@ -413,9 +413,12 @@ func (l *lab) settleLaunch() {
 	prompt := harness.BriefPrompt(l.briefPath())
 	// opencode on a loaded 2-core machine took over two minutes from its
 	// launch to its first model request; an idle one takes seconds.
+	// The model must have had the launch turn's call too: opencode under
+	// load records the prompt, reads no turn running, and sends its
+	// request tens of seconds later.
 	poll(180*time.Second, func() bool {
 		n, _ := count(l.messages(), prompt)
-		return n == 1 && !l.turnRunning() && l.stub.Held() == 0
+		return n == 1 && !l.turnRunning() && l.stub.Held() == 0 && len(l.stub.CallsFor(l.briefPath())) > 0
 	})
 }
 

@@ -34,6 +34,8 @@ func TestRealAgents(t *testing.T) {
 			}
 			t.Run("turns", func(t *testing.T) { turnsGroup(t, p) })
 			t.Run("backoff", func(t *testing.T) { backoffGroup(t, p) })
+			t.Run("interrupts", func(t *testing.T) { interruptsGroup(t, p) })
+			t.Run("relaunch-kinds", func(t *testing.T) { relaunchKindsGroup(t, p) })
 		})
 	}
 }
@@ -181,19 +183,7 @@ func busyGroup(t *testing.T, p profile) {
 	})
 	l.settle(20 * time.Second)
 	l.scenario("interrupt-right-after-submit", func(s *scen) {
-		r := s.send("a turn to cancel at once " + stubmodel.HangWord + " " + randHex(3))
-		switch r.code {
-		case 0:
-		case 3:
-			// Taken into the queue of a turn whose end the record shows
-			// before the screen does (gemini): it starts the moment that
-			// turn is over, and is interrupted as soon as it runs.
-			if !poll(recordLag, func() bool { return l.turnRunning() && l.stub.Held() > 0 }) {
-				s.broken("the queued turn to cancel never ran: %s", r)
-			}
-		default:
-			s.broken("the turn to cancel was not sent: %s", r)
-		}
+		startRightAfterSubmit(s, randHex(3))
 		s.interrupt()
 	})
 	recoverIdle(l)
@@ -227,7 +217,9 @@ func (s *scen) interrupt() {
 	l.capture(s.name + "-interrupted")
 	if r.code != 0 {
 		s.mark(Honest, "exit %d: %s", r.code, oneLine(r.stderr))
-		if !poll(5*time.Second, func() bool { return !l.turnRunning() }) {
+		ended := poll(5*time.Second, func() bool { return !l.turnRunning() })
+		s.tallyInterrupt(ended, false)
+		if !ended {
 			s.missed("the turn still ran 5 s after the interrupt")
 		}
 		return
@@ -235,6 +227,7 @@ func (s *scen) interrupt() {
 	ended := poll(5*time.Second, func() bool { return !l.turnRunning() })
 	alive := l.agentAlive()
 	cancel := field(r.stdout, "cancel")
+	s.tallyInterrupt(ended, !alive || (cancel == "confirmed" && !ended))
 	switch {
 	case !alive:
 		s.mark(False, "exit 0 (%s), but the agent is gone", oneLine(r.stdout))

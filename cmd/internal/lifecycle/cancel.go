@@ -172,15 +172,20 @@ type cancelled struct {
 
 // confirmCancel judges an interrupt whose first round of keys went out at
 // since (ack is what that round's acknowledgement said). Where the record
-// can be read and showed a turn (or the agent reported one), the record
-// decides, and the keys are repeated while it shows the turn running;
-// elsewhere the ack or, when the agent had reported a turn (reported), its
-// own turn-end report. Every repeat passes gate.
+// can be read, the record decides, and the keys are repeated while it
+// shows the turn running; elsewhere the ack or, when the agent had
+// reported a turn (reported), its own turn-end report. The record is
+// watched even when neither it nor the agent showed a turn yet: a prompt
+// submitted a moment before the keys may not have started its turn
+// (gemini logs it at once and records its turn only as the request goes
+// out), and a key that lands before the turn starts cancels nothing, so
+// the turn that then shows up gets the keys again. Every repeat passes
+// gate.
 func (c *Verbs) confirmCancel(ctx context.Context, t *task.Target, before turnBefore, reported bool, ack string, since time.Time, gate func(backends.Observation) error, hold *state.Lock) (cancelled, error) {
 	if ack == "confirmed" {
 		return cancelled{Cancel: "confirmed", Proof: ProofAck, Rounds: 1}, nil
 	}
-	if before.record != nil && (before.running || reported || t.Store.BusyState(t.ID) == "busy") {
+	if before.record != nil {
 		w := cancelWatch{record: before.record, rounds: t.Harness.Rounds, budget: c.waits.Cancel, poll: c.waits.Poll, again: c.repeatInterrupt(t, gate, hold)}
 		res, err := w.run(ctx, before.running)
 		if err != nil {

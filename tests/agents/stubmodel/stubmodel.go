@@ -36,6 +36,7 @@ type Request struct {
 	Scenario     Kind      // what the prompt asked for
 	Outcome      string    // how it was answered: reply, tool-call, 429, reset, held, ...
 	Held         bool      // held open as a busy turn (hang)
+	Side         bool      // a side request offering no tools (a title), not the turn
 	At           time.Time // when it arrived
 }
 
@@ -119,8 +120,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sc := ParseScenario(turn.Prompt)
+	// A call offering no tools is the CLI's own side request about the
+	// prompt (claude asks for a session title with it), never the turn: it
+	// gets a plain reply, or a title request held on fmhang would keep the
+	// stub busy long after the turn was interrupted.
+	side := len(turn.Tools) == 0
+	if side {
+		sc = Scenario{Kind: Reply}
+	}
 	s.mu.Lock()
-	s.reqs[idx].Dialect, s.reqs[idx].Prompt, s.reqs[idx].Scenario = name, turn.Prompt, sc.Kind
+	s.reqs[idx].Dialect, s.reqs[idx].Prompt, s.reqs[idx].Scenario, s.reqs[idx].Side = name, turn.Prompt, sc.Kind, side
 	s.open++
 	s.nextID++
 	id := fmt.Sprintf("fmstub%06d", s.nextID)
@@ -327,13 +336,14 @@ func (s *Server) Close() error {
 func toolID(id string, i int) string { return fmt.Sprintf("%s_%d", id, i) }
 
 // CallsFor returns the model calls whose newest prompt contains word (a
-// scenario's unique nonce), oldest first.
+// scenario's unique nonce), oldest first; side requests are not calls of
+// the turn.
 func (s *Server) CallsFor(word string) []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Request
 	for _, r := range s.reqs {
-		if r.Dialect != "" && strings.Contains(r.Prompt, word) {
+		if r.Dialect != "" && !r.Side && strings.Contains(r.Prompt, word) {
 			out = append(out, r)
 		}
 	}

@@ -494,3 +494,25 @@ func countLines(resp *http.Response) (int, error) {
 	}
 	return n, sc.Err()
 }
+
+// TestSideRequestIsNeverHeld: a call offering no tools (claude's session
+// title request quotes the prompt) gets a plain reply whatever word the
+// prompt holds, and is no call of the turn.
+func TestSideRequestIsNeverHeld(t *testing.T) {
+	s := start(t)
+	f := loadFixtures(t)[0]
+	var doc map[string]any
+	if err := json.Unmarshal(withPrompt(t, f.Body, "title for go fmhang 7c7c"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "tools")
+	body, _ := json.Marshal(doc)
+	status, _, events, err := post(t, s, f.Path, body)
+	if status != 200 || err != nil {
+		t.Fatalf("side request: status %d, %v; want the reply", status, err)
+	}
+	checkStream(t, f.name, dialectOf(f.Path), events)
+	if n := len(s.CallsFor("7c7c")); n != 0 || s.Held() != 0 {
+		t.Errorf("side request counted as %d calls of the turn, %d held", n, s.Held())
+	}
+}

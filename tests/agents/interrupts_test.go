@@ -1,0 +1,400 @@
+package agents
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fmctl/harness"
+	"fmctl/tests/agents/stubmodel"
+)
+
+// interruptRounds is how many times interruptsGroup goes through every turn
+// kind in one agent session: with the tier's other interrupts it makes
+// over 20 per harness, the sample issue 22's 99% target is judged on.
+const interruptRounds = 3
+
+// turnKind is one state of a running turn an interrupt, an exit or a
+// relaunch meets: start puts the agent in it, nonce names the turn at the
+// model stub.
+type turnKind struct {
+	name  string
+	start func(s *scen, nonce string)
+	// quiet is how long to watch, after the verb, for the CLI starting the
+	// turn again by itself (a retry after the back-off it was in).
+	quiet time.Duration
+}
+
+var turnKinds = []turnKind{
+	{name: "submit", start: startRightAfterSubmit, quiet: time.Second},
+	{name: "streaming", start: func(s *scen, nonce string) {
+		s.waitBusy("stream until stopped " + stubmodel.LongWord + "60 " + nonce)
+	}, quiet: time.Second},
+	{name: "tool", start: startToolRunning, quiet: time.Second},
+	{name: "backoff", start: startBackoff, quiet: 4 * time.Second},
+	{name: "hang", start: func(s *scen, nonce string) {
+		s.waitBusy("hold the turn open " + stubmodel.HangWord + " " + nonce)
+	}, quiet: time.Second},
+}
+
+// startRightAfterSubmit sends a turn that hangs and returns as soon as the
+// send does: the interrupt that follows comes right after the submit.
+func startRightAfterSubmit(s *scen, nonce string) {
+	l := s.l
+	r := s.send("a turn to cancel at once " + stubmodel.HangWord + " " + nonce)
+	switch r.code {
+	case 0:
+	case 3:
+		// Taken into the queue of a turn whose end the record shows
+		// before the screen does (gemini): it starts the moment that
+		// turn is over, and is interrupted as soon as it runs.
+		if !poll(recordLag, func() bool { return l.turnRunning() && l.stub.Held() > 0 }) {
+			s.broken("the queued turn to cancel never ran: %s", r)
+		}
+	default:
+		s.broken("the turn to cancel was not sent: %s", r)
+	}
+}
+
+// startToolRunning has the model call the CLI's shell tool with a command
+// that sleeps 40 s, and returns once the CLI has had a moment to start it.
+func startToolRunning(s *scen, nonce string) {
+	l := s.l
+	dir := filepath.Join(l.wt, "fmtool-"+nonce)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		l.t.Fatal(err)
+	}
+	s.send("a slow tool " + stubmodel.ToolWord + "40 " + dir + " " + nonce)
+	if !poll(30*time.Second, func() bool { return madeToolCall(l, nonce) }) {
+		s.broken("the model's tool call never went out: %s", outcomes(l, nonce))
+	}
+	if !poll(5*time.Second, func() bool { return len(toolProcesses(nonce, l)) > 0 }) {
+		s.note("no tool command seen running 5 s after the tool call")
+	}
+}
+
+// startBackoff has the model answer every attempt with a rate limit, and
+// returns once the first attempt was refused: the CLI is in its own
+// back-off, waiting to retry (the backoff group's interrupt comes after a
+// retry; claude's first wait is where a confirmed cancel once left it
+// retrying).
+func startBackoff(s *scen, nonce string) {
+	l := s.l
+	s.send("rate limited for good " + stubmodel.RateWord + "60 " + nonce)
+	limited := func() bool {
+		for _, r := range l.stub.CallsFor(nonce) {
+			if r.Outcome == stubmodel.RateLimit.String() {
+				return true
+			}
+		}
+		return false
+	}
+	if !poll(30*time.Second, limited) {
+		s.broken("the model's rate limit never went out: %s", outcomes(l, nonce))
+	}
+	time.Sleep(300 * time.Millisecond) // the CLI reads the 429 and starts its wait
+}
+
+// toolProcesses lists the processes of the slow tool command of turn nonce
+// (its command line names the turn's tool directory) still running,
+// wherever they were reparented.
+func toolProcesses(nonce string, l *lab) []int {
+	prefix := filepath.Join(l.wt, "fmtool-"+nonce)
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), prefix) || !strings.Contains(string(cmdline), "sleep") {
+			continue
+		}
+		var pid int
+		if _, err := fmt.Sscan(e.Name(), &pid); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// retriedAfter reports whether the model stub got another call for nonce
+// within quiet after it had seen calls: the CLI started the turn again by
+// itself.
+func retriedAfter(l *lab, nonce string, calls int, quiet time.Duration) int {
+	time.Sleep(quiet)
+	return len(l.stub.CallsFor(nonce)) - calls
+}
+
+// interruptsGroup interrupts one agent session many times, going through
+// every turn kind interruptRounds times, so effectiveness is measured over
+// a sample rather than one try per kind. Each interrupt is judged by the
+// agent's own record (the turn ended) and the model stub (the CLI did not
+// start the turn again by itself).
+func interruptsGroup(t *testing.T, p profile) {
+	l := spawnedLab(t, p, "interrupts")
+	if l == nil {
+		return
+	}
+	for round := 1; round <= interruptRounds; round++ {
+		for _, k := range turnKinds {
+			l.scenario(fmt.Sprintf("interrupt-%s-%d", k.name, round), func(s *scen) {
+				nonce := randHex(3)
+				k.start(s, nonce)
+				s.interrupt()
+				if pids := toolProcesses(nonce, l); len(pids) > 0 {
+					s.note("the tool command still runs after the interrupt (pids %v)", pids)
+				}
+				if n := retriedAfter(l, nonce, len(l.stub.CallsFor(nonce)), k.quiet); n > 0 {
+					s.survived("the CLI called the model %d more times for the turn after the interrupt", n)
+				}
+			})
+			recoverIdle(l)
+		}
+	}
+}
+
+// relaunchKindsGroup relaunches one task onto the same harness from each
+// turn kind, then exits it while a tool runs: every time the old agent must
+// be gone with no turn of it left running, and (relaunch) one new agent
+// ready in the pane, its record holding the launch prompt.
+func relaunchKindsGroup(t *testing.T, p profile) {
+	l := spawnedLab(t, p, "relaunch-kinds")
+	if l == nil {
+		return
+	}
+	kinds := append([]turnKind{{name: "idle", start: func(*scen, string) {}}}, turnKinds[1:4]...)
+	for _, k := range kinds {
+		launches := len(l.stub.CallsFor(l.briefPath()))
+		if l.scenario("relaunch-"+k.name, func(s *scen) { s.relaunchFrom(k) }) == Broken {
+			// No relaunch ran: the kind's turn, if any, is ended by hand.
+			if !l.agentAlive() {
+				return
+			}
+			recoverIdle(l)
+			continue
+		}
+		// Not settleLaunch: claude's record holds every session's launch
+		// prompt. The new agent's launch turn is over once the model had
+		// its call and the record shows no turn.
+		poll(180*time.Second, func() bool {
+			return len(l.stub.CallsFor(l.briefPath())) > launches && l.settle(0)
+		})
+	}
+	l.scenario("exit-tool-running", func(s *scen) {
+		nonce := randHex(3)
+		startToolRunning(s, nonce)
+		s.exit("exit-tool-running")
+		s.leftNothing(nonce, turnKinds[2])
+	})
+}
+
+// relaunchFrom puts the agent in kind k and relaunches it.
+func (s *scen) relaunchFrom(k turnKind) {
+	l := s.l
+	nonce := randHex(3)
+	k.start(s, nonce)
+	old := l.descendants()
+	launches := len(l.stub.CallsFor(l.briefPath()))
+	prompt := harness.BriefPrompt(l.briefPath())
+	before, _ := count(l.messages(), prompt)
+	r := l.fm("fm-control", "relaunch", l.id, "--note", "carry on "+randHex(3))
+	l.capture("relaunched-from-" + k.name)
+	if r.code != 0 {
+		s.mark(Honest, "exit %d: %s", r.code, oneLine(r.stderr))
+		s.missed("the task was not relaunched")
+		return
+	}
+	if !poll(5*time.Second, func() bool { return !anyAlive(old) }) {
+		s.mark(False, "exit 0 (%s), but the old agent's processes %v still run", oneLine(r.stdout), alive(old))
+		return
+	}
+	s.leftNothing(nonce, k)
+	// Some readers read every session of the worktree (claude, opencode):
+	// the new agent's prompt is one more copy. Others read the newest,
+	// which held the old agent's copy too: there the new one shows as one
+	// more request at the model, which opencode under load sends tens of
+	// seconds after it recorded the prompt.
+	took := poll(recordLag, func() bool {
+		n, _ := count(l.messages(), prompt)
+		return n == before+1 || (n == 1 && len(l.stub.CallsFor(l.briefPath())) > launches)
+	})
+	agents := paneAgents(l)
+	switch {
+	case len(agents) != 1:
+		s.mark(False, "exit 0 (%s), but the pane runs %d agents: %v", oneLine(r.stdout), len(agents), l.agentProcesses())
+	case !took && field(r.stdout, "ready") == "confirmed":
+		s.mark(False, "ready=confirmed, but the new agent's record never took the launch prompt: %s", clipAll(l.messages()))
+	case !took:
+		s.mark(Honest, "exit 0 ready=%s; the new agent has not taken the launch prompt %v later", field(r.stdout, "ready"), recordLag)
+	default:
+		s.mark(Backed, "exit 0 ready=%s; old agent gone, one new agent whose record holds the launch prompt", field(r.stdout, "ready"))
+	}
+}
+
+// leftNothing checks that no part of the old agent's turn nonce (of kind
+// k) lives on after the agent was stopped: no request held open at the
+// model, no retry, no tool command still running.
+func (s *scen) leftNothing(nonce string, k turnKind) {
+	l := s.l
+	// A request still being answered (held, streaming) has no outcome yet.
+	held := func() bool {
+		for _, r := range l.stub.CallsFor(nonce) {
+			if r.Outcome == "" {
+				return true
+			}
+		}
+		return false
+	}
+	if !poll(5*time.Second, func() bool { return !held() && len(toolProcesses(nonce, l)) == 0 }) {
+		s.mark(False, "the old agent's turn lives on: held at the model=%v, tool processes %v", held(), toolProcesses(nonce, l))
+		return
+	}
+	if n := retriedAfter(l, nonce, len(l.stub.CallsFor(nonce)), k.quiet); n > 0 {
+		s.mark(False, "the old agent's turn lives on: the model got %d more calls for it", n)
+	}
+}
+
+// paneAgents lists the processes whose parent is the pane's shell: one
+// agent per task.
+func paneAgents(l *lab) []int {
+	_, shell := l.pane()
+	var out []int
+	for pid, p := range processTable() {
+		if p.ppid == shell && shell != 0 {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func alive(pids []int) []int {
+	table := processTable()
+	var out []int
+	for _, pid := range pids {
+		if _, ok := table[pid]; ok {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func anyAlive(pids []int) bool { return len(alive(pids)) > 0 }
+
+// interruptTally counts, per harness, every interrupt the tier judged.
+type interruptTally struct {
+	mu   sync.Mutex
+	rows []*interruptResult
+}
+
+// interruptResult is one judged interrupt.
+type interruptResult struct {
+	harness, scenario string
+	outcome           string // effective, ineffective or false
+}
+
+var theTally = &interruptTally{}
+
+func (t *interruptTally) add(harness, scenario, outcome string) *interruptResult {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := &interruptResult{harness: harness, scenario: scenario, outcome: outcome}
+	t.rows = append(t.rows, r)
+	return r
+}
+
+// survived records that the scenario's last interrupt did not end its turn
+// for good (the CLI went on with it), found after the interrupt's own
+// verdict.
+func (s *scen) survived(format string, args ...any) {
+	s.missed(format, args...)
+	theTally.mu.Lock()
+	defer theTally.mu.Unlock()
+	if s.lastInterrupt != nil && s.lastInterrupt.outcome == "effective" {
+		s.lastInterrupt.outcome = "ineffective"
+	}
+}
+
+// interruptCounts is one harness's line of the tally.
+type interruptCounts struct {
+	harness                           string
+	n, effective, ineffective, false_ int
+}
+
+func (c interruptCounts) percent() float64 { return 100 * float64(c.effective) / float64(c.n) }
+
+// perHarness counts the tally per harness, in the order first seen.
+func (t *interruptTally) perHarness() []*interruptCounts {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	per := map[string]*interruptCounts{}
+	var out []*interruptCounts
+	for _, r := range t.rows {
+		c := per[r.harness]
+		if c == nil {
+			c = &interruptCounts{harness: r.harness}
+			per[r.harness] = c
+			out = append(out, c)
+		}
+		c.n++
+		switch r.outcome {
+		case "effective":
+			c.effective++
+		case "ineffective":
+			c.ineffective++
+		default:
+			c.false_++
+		}
+	}
+	return out
+}
+
+// print writes one line per harness: interrupts, effective, ineffective,
+// false, and the share that was effective; then every interrupt that was
+// not.
+func (t *interruptTally) print(w io.Writer) {
+	per := t.perHarness()
+	if len(per) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "real-agent tier: interrupts %-9s %10s %9s %11s %5s %10s\n", "harness", "interrupts", "effective", "ineffective", "false", "effective%")
+	for _, c := range per {
+		fmt.Fprintf(w, "real-agent tier: interrupts %-9s %10d %9d %11d %5d %9.1f%%\n", c.harness, c.n, c.effective, c.ineffective, c.false_, c.percent())
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range t.rows {
+		if r.outcome != "effective" {
+			fmt.Fprintf(w, "real-agent tier: interrupt %s %s/%s\n", r.outcome, r.harness, r.scenario)
+		}
+	}
+}
+
+// tallyInterrupt counts the scenario's interrupt: false when fmctl's claim
+// was, else effective when the record shows the turn ended.
+func (s *scen) tallyInterrupt(ended, false_ bool) {
+	outcome := "ineffective"
+	switch {
+	case false_:
+		outcome = "false"
+	case ended:
+		outcome = "effective"
+	}
+	s.lastInterrupt = theTally.add(s.l.p.name, s.name, outcome)
+}
+
+// markdown renders the tally for a report file.
+func (t *interruptTally) markdown() string {
+	per := t.perHarness()
+	if len(per) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n| harness | interrupts | effective | ineffective | false | effective % |\n|---|---|---|---|---|---|\n")
+	for _, c := range per {
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.1f%% |\n", c.harness, c.n, c.effective, c.ineffective, c.false_, c.percent())
+	}
+	return b.String()
+}
