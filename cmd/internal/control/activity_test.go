@@ -66,9 +66,41 @@ func TestReadActivityIsNeverIdleWithoutEvidence(t *testing.T) {
 	}
 	for _, c := range cases {
 		tg := activityTarget(t, c.harness, c.gen, c.report, c.busy)
-		got := readActivity(tg, c.obs, now, 90*time.Second)
+		got := readActivity(tg, c.obs, now, 90*time.Second, harness.Dialog{})
 		if got.Word != c.word || got.Evidence != c.evident {
 			t.Errorf("%s: activity=%s evidence=%s, want %s %s", c.name, got.Word, got.Evidence, c.word, c.evident)
+		}
+	}
+}
+
+// A dialog drawn on the screen is waiting at once, with what for, over
+// any report (claude's comes ~6 s later); a waiting report with no dialog
+// drawn says the one kind its harness's wiring reports, else unknown; a
+// dead endpoint's screen says nothing.
+func TestReadActivityWaitingFor(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	gen := "s" + strconv.FormatInt(now.Add(-5*time.Second).Unix(), 10) + ".1"
+	busy := "state=busy\ngen=" + gen + "\n"
+	waiting := "state=waiting\ngen=" + gen + "\n"
+	alive := backends.Observation{State: backends.StateAlive}
+	perm := harness.Dialog{Name: "permission", Waits: harness.WaitPermission}
+	cases := []struct {
+		name, harness, report string
+		obs                   backends.Observation
+		dialog                harness.Dialog
+		word, evident, waits  string
+	}{
+		{"dialog over a busy report", "claude", busy, alive, perm, actWaiting, evScreen, harness.WaitPermission},
+		{"an overlay waits for nothing", "claude", busy, alive, harness.Dialog{Name: "help"}, actBusy, evTelemetry, ""},
+		{"claude's report names no kind", "claude", waiting, alive, harness.Dialog{}, actWaiting, evTelemetry, waitingUnknown},
+		{"opencode's report is a permission", "opencode", waiting, alive, harness.Dialog{}, actWaiting, evTelemetry, harness.WaitPermission},
+		{"dead endpoint", "claude", busy, backends.Observation{State: backends.StateDead}, perm, actDead, evEndpoint, ""},
+	}
+	for _, c := range cases {
+		tg := activityTarget(t, c.harness, gen, c.report, "")
+		got := readActivity(tg, c.obs, now, 90*time.Second, c.dialog)
+		if got.Word != c.word || got.Evidence != c.evident || got.For != c.waits {
+			t.Errorf("%s: activity=%s evidence=%s waiting_for=%q, want %s %s %q", c.name, got.Word, got.Evidence, got.For, c.word, c.evident, c.waits)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"fmctl/cmd/internal/task"
 	"fmctl/cmd/internal/termtext"
 	"fmctl/config"
+	"fmctl/harness"
 	"fmctl/state"
 )
 
@@ -88,7 +89,7 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 		obs := observeAll(ctx, targets, idx)
 		for k, i := range idx {
 			rows[i].State = string(obs[k].State)
-			rows[i].Activity = readActivity(targets[i], obs[k], now, c.waits.Launch).Word
+			rows[i].Activity = readActivity(targets[i], obs[k], now, c.waits.Launch, harness.Dialog{}).Word
 		}
 	}
 	return home.State, rows, nil
