@@ -18,7 +18,7 @@ func TestLaunchLinePermissionModes(t *testing.T) {
 		{h: "claude", mode: PermAuto, want: "claude --dangerously-skip-permissions "},
 		{h: "claude", mode: "", want: "claude --dangerously-skip-permissions "},
 		{h: "claude", mode: PermAsk, want: "claude --permission-mode default ", gone: "dangerously"},
-		{h: "codex", mode: PermAsk, want: "codex --ask-for-approval untrusted ", gone: "dangerously"},
+		{h: "codex", mode: PermAsk, want: "codex --ask-for-approval on-request ", gone: "dangerously"},
 		{h: "opencode", mode: PermAsk, want: `OPENCODE_CONFIG_CONTENT='{"permission":{"*":"ask"}}' opencode `, gone: "allow"},
 		{h: "opencode", mode: PermAuto, want: `OPENCODE_CONFIG_CONTENT='{"permission":{"*":"allow"}}' opencode `},
 		{h: "gemini", mode: PermAsk, want: "gemini --approval-mode=default ", gone: "yolo"},

@@ -266,7 +266,7 @@ var harnesses = []Harness{
 		Name: "codex", InterruptKey: KeyEscape, Repeat: 1, Rounds: 2, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
 		Launch: Launch{
 			Binary: "codex", Auto: ModeLaunch{Args: []string{"--dangerously-bypass-approvals-and-sandbox"}},
-			Ask:       &ModeLaunch{Args: []string{"--ask-for-approval", "untrusted"}},
+			Ask:       &ModeLaunch{Args: []string{"--ask-for-approval", "on-request"}},
 			ModelFlag: "-m", EffortFlag: "model_reasoning_effort", EffortForm: "codex-config",
 			EffortMap: identity("low", "medium", "high", "xhigh"),
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#codex",

@@ -25,7 +25,10 @@ func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 		err := cli.Failed("task %s's %s agent is at its %s dialog; text typed now would go to the dialog, so nothing was sent. Answer the dialog in the pane, then send again", t.ID, t.Harness.Name, st.Dialog).Coded(cli.EDialog).
 			With(append(facts, "ready", "blocked", "dialog", st.Dialog)...)
 		if d, ok := sig.Dialog(st.Dialog); ok && d.Answer != "" {
-			err = err.Hint("%s answers it (fm-send %s --key <Key>); fm-control interrupt %s cancels the turn", d.Answer, t.ID, t.ID)
+			err = err.Hint("at the %s dialog %s: fm-send %s --key <Key>", d.Name, d.Answer, t.ID)
+			if d.Waits == harness.WaitPermission {
+				err = err.Hint("or fm-control interrupt %s, which denies the tool call and ends the turn", t.ID)
+			}
 		}
 		return false, err
 	}

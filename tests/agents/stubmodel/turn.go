@@ -120,7 +120,10 @@ func shellCall(t Turn, cmd string) (Call, bool) {
 		return Call{Name: tool.Name, Args: args}, true
 	}
 	if t.hasCustom("exec") {
-		return Call{Name: "exec", Custom: true, Input: "const r = await tools.exec_command({cmd: " + jsString(cmd) + "});\ntext(r.output ?? \"\");\n"}, true
+		// Escalated, as a model asks to run outside codex's sandbox: codex
+		// in its ask mode (on-request) raises its approval dialog for it,
+		// and in its auto mode runs it as any other command.
+		return Call{Name: "exec", Custom: true, Input: "const r = await tools.exec_command({cmd: " + jsString(cmd) + ", sandbox_permissions: \"require_escalated\", justification: \"fmctl stub model's command\"});\ntext(r.output ?? \"\");\n"}, true
 	}
 	return Call{}, false
 }
