@@ -16,6 +16,7 @@ func TestWaitingDialogsOnRealCaptures(t *testing.T) {
 		{"gemini", "rewind-dialog", "rewind", ""},
 		{"gemini", "permission-dialog", "permission", WaitPermission},
 		{"opencode", "after-help", "help", ""},
+		{"opencode", "permission-dialog", "permission", WaitPermission},
 	}
 	for _, c := range cases {
 		t.Run(c.h+"/"+c.file, func(t *testing.T) {

@@ -66,6 +66,8 @@ var screens = map[string]ScreenSig{
 		// is taken once its turn runs (busy) or has ended (▣).
 		TurnSeen: []string{"^▣ "},
 		Dialogs: []Dialog{
+			// Drawn in place of the composer, over a tool call to approve.
+			{Name: "permission", Marks: []string{"Permission required", "Allow once"}, Waits: WaitPermission, Answer: "Enter allows once, Escape rejects"},
 			{Name: "help", Marks: []string{"Press ctrl+p to see all available actions"}},
 		},
 		Collapsed: []string{"[Pasted ~"},
