@@ -13,6 +13,7 @@ func TestWaitingDialogsOnRealCaptures(t *testing.T) {
 		{"claude", "help", "help", ""},
 		{"claude", "esc-esc-empty", "rewind", ""},
 		{"codex", "ctrl-c-busy", "task-running", ""},
+		{"codex", "permission-dialog", "permission", WaitPermission},
 		{"gemini", "rewind-dialog", "rewind", ""},
 		{"gemini", "permission-dialog", "permission", WaitPermission},
 		{"opencode", "after-help", "help", ""},

@@ -44,6 +44,10 @@ var screens = map[string]ScreenSig{
 		Placeholders: []string{"Ask Codex to do anything"},
 		Busy:         []string{"esc to interrupt)"},
 		Dialogs: []Dialog{
+			// An approval ("Would you like to run the following command?",
+			// "... make the following edits?"); its first choice is drawn
+			// behind "› ", so it is read before the composer.
+			{Name: "permission", Marks: []string{"Would you like to ", "Press enter to confirm or esc to cancel"}, Waits: WaitPermission, Answer: "Enter proceeds, Escape denies"},
 			{Name: "trust", Marks: []string{"Trust this folder?"}, Waits: WaitTrust, Answer: "Enter picks the highlighted choice"},
 			{Name: "sign-in", Marks: []string{"Sign in with ChatGPT"}, Waits: WaitSignIn, Answer: "Enter picks the highlighted choice"},
 			{Name: "task-running", Marks: []string{"Task is still running", "enter select · esc back"}},

@@ -29,7 +29,7 @@ const (
 // The evidence words: what decided the activity.
 const (
 	evTelemetry = "telemetry"    // the agent's own report for the incarnation the record names
-	evScreen    = "screen"       // a dialog the agent waits at, drawn on its screen (the harness's verified signature)
+	evScreen    = "screen"       // the screen by the harness's verified signatures: a dialog drawn, or a reported one gone
 	evStatus    = "agent-status" // the multiplexer's own reading of the agent (herdr's agent_status)
 	evBusyState = "busy-state"   // the legacy state/<id>.busy-state file said busy
 	evEndpoint  = "endpoint"     // the backend's reading of the endpoint (no agent, or not one to believe)
@@ -50,20 +50,36 @@ type agentActivity struct {
 // shows no dialog its signatures name.
 const waitingUnknown = "unknown"
 
-// screenWait reads the endpoint's screen by the harness's verified
-// signatures: the dialog the agent waits at, when one is drawn. A dialog
-// is waiting the moment it is drawn, while a hook may report it seconds
-// later (claude's permission_prompt Notification: ~6 s) or never. Only the
-// task's own live agent's screen is read.
-func screenWait(ctx context.Context, t *task.Target, obs backends.Observation) (harness.Dialog, bool) {
+// screenView is one read of the agent's screen by its harness's verified
+// signatures; the zero value is no read.
+type screenView struct {
+	Read   bool
+	Dialog harness.Dialog // the dialog the agent waits at (Waits set), if one is drawn
+	Ready  bool           // the composer drawn, with no dialog over it
+	Busy   bool           // a busy mark on screen
+}
+
+// readScreen reads the endpoint's screen by the harness's verified
+// signatures. A dialog is waiting the moment it is drawn, while a hook may
+// report it seconds later (claude's permission_prompt Notification: ~6 s)
+// or never. Only the task's own live agent's screen is read.
+func readScreen(ctx context.Context, t *task.Target, obs backends.Observation) screenView {
 	if !t.HasHarness || !t.Attributed(obs) {
-		return harness.Dialog{}, false
+		return screenView{}
 	}
 	sig, ok := t.Harness.Screen()
 	if !ok {
-		return harness.Dialog{}, false
+		return screenView{}
 	}
-	return deliver.WaitingDialog(ctx, t.Backend, t.Endpoint, sig)
+	st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+	if err != nil {
+		return screenView{}
+	}
+	v := screenView{Read: true, Ready: st.Ready(), Busy: st.Busy}
+	if d, ok := sig.Dialog(st.Dialog); ok && d.Waits != "" {
+		v.Dialog = d
+	}
+	return v
 }
 
 // readActivity decides what the agent is doing from the endpoint's state
@@ -73,9 +89,11 @@ func screenWait(ctx context.Context, t *task.Target, obs backends.Observation) (
 // launch is the window after a launch in which a wired harness that has not
 // reported yet is starting rather than unknown.
 //
-// dialog is the waiting dialog drawn on the agent's screen (screenWait), if
-// any: it decides before every report, which may come seconds late.
-func readActivity(t *task.Target, obs backends.Observation, now time.Time, launch time.Duration, dialog harness.Dialog) agentActivity {
+// scr is the agent's screen (readScreen): a waiting dialog drawn there
+// decides before every report, which may come seconds late; and a waiting
+// report whose dialog is gone from the screen (answered, or dismissed by an
+// interrupt that fired no hook) is not left standing.
+func readActivity(t *task.Target, obs backends.Observation, now time.Time, launch time.Duration, scr screenView) agentActivity {
 	switch obs.State {
 	case backends.StateDead, backends.StateMissing:
 		return agentActivity{Word: actDead, Evidence: evEndpoint}
@@ -83,14 +101,17 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 	default:
 		return agentActivity{Word: actUnknown, Evidence: evEndpoint}
 	}
-	if dialog.Waits != "" {
-		return agentActivity{Word: actWaiting, Evidence: evScreen, For: dialog.Waits}
+	if scr.Dialog.Waits != "" {
+		return agentActivity{Word: actWaiting, Evidence: evScreen, For: scr.Dialog.Waits}
 	}
 	if a, ok := lifecycle.Activity(t); ok {
 		switch a.State {
 		case state.ActivityBusy:
 			return agentActivity{Word: actBusy, Evidence: evTelemetry}
 		case state.ActivityWaiting:
+			if gone, ok := waitGone(t, scr); ok {
+				return gone
+			}
 			return agentActivity{Word: actWaiting, Evidence: evTelemetry, For: reportedWait(t)}
 		case state.ActivityReady, state.ActivityIdle:
 			return agentActivity{Word: actIdle, Evidence: evTelemetry}
@@ -120,6 +141,24 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 		}
 	}
 	return agentActivity{Word: actUnknown, Evidence: evNone}
+}
+
+// waitGone reads a waiting report against the screen: where every dialog
+// the harness reports waiting at has a verified signature (its waiting
+// events name one kind) and the screen shows the composer with none drawn,
+// the dialog is gone, and the screen says whether a turn runs. gemini
+// reported waiting at its permission dialog and, after an interrupt there
+// dismissed it, nothing more. claude's report covers questions, which have
+// no signature, so it stands.
+func waitGone(t *task.Target, scr screenView) (agentActivity, bool) {
+	tel, ok := t.Harness.Telemetry()
+	if !ok || tel.WaitingFor() == "" || !scr.Read || !scr.Ready {
+		return agentActivity{}, false
+	}
+	if scr.Busy {
+		return agentActivity{Word: actBusy, Evidence: evScreen}, true
+	}
+	return agentActivity{Word: actIdle, Evidence: evScreen}, true
 }
 
 // reportedWait is what an agent that reported waiting, with no dialog on

@@ -33,8 +33,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	if obs.AgentStatus != "" {
 		out.Add("agent_status", obs.AgentStatus)
 	}
-	dialog, _ := screenWait(ctx, t, obs)
-	act := readActivity(t, obs, time.Now(), c.waits.Launch, dialog)
+	act := readActivity(t, obs, time.Now(), c.waits.Launch, readScreen(ctx, t, obs))
 	out.Add("activity", act.Word)
 	if act.For != "" {
 		out.Add("waiting_for", act.For)

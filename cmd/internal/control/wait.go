@@ -88,8 +88,7 @@ func waitInterrupted(id string) error {
 // look reads the endpoint and the agent's reports once.
 func (c *Controller) look(ctx context.Context, t *task.Target) waitView {
 	v := waitView{obs: t.Backend.AgentState(ctx, t.Endpoint)}
-	dialog, _ := screenWait(ctx, t, v.obs)
-	v.act = readActivity(t, v.obs, time.Now(), c.waits.Launch, dialog)
+	v.act = readActivity(t, v.obs, time.Now(), c.waits.Launch, readScreen(ctx, t, v.obs))
 	return v
 }
 
