@@ -72,7 +72,7 @@ func permissionGroup(t *testing.T, p profile) {
 		if exists(filepath.Join(dir, stubmodel.ShellFile)) {
 			s.mark(False, "the tool ran: the interrupt approved the call")
 		}
-		l.judgeAfterDialog(s, nonce)
+		l.judgeAfterDialog(s)
 	})
 	recoverIdle(l)
 	l.settle(20 * time.Second)
@@ -167,10 +167,11 @@ func (l *lab) dialogUp() (string, bool) {
 	return d.Name, ok && d.Waits == harness.WaitPermission
 }
 
-// turnOpen reports whether the turn of nonce is still open: the agent's
-// record shows it running, or, where the record cannot show a turn held at
-// a tool confirmation (gemini writes the tool call only once it has run),
-// the model's last answer for it was a tool call whose result never came.
+// turnOpen reports whether the turn of nonce is still open at its dialog:
+// the agent's record shows it running, or, where the record cannot show a
+// turn held at a tool confirmation (gemini writes the tool call only once
+// it has run), the model's last answer for it was a tool call whose result
+// has not come (which stays so after a cancel: only while the dialog is up).
 func (l *lab) turnOpen(nonce string) (bool, string) {
 	if l.turnRunning() {
 		return true, "the record shows the turn running"
@@ -231,16 +232,15 @@ func (l *lab) status() map[string]string {
 // judgeAfterDialog checks status once an interrupt dismissed the dialog:
 // the agent waits for nothing once the dialog is gone and the turn over, so
 // a waiting report left standing is false.
-func (l *lab) judgeAfterDialog(s *scen, nonce string) {
+func (l *lab) judgeAfterDialog(s *scen) {
 	poll(3*time.Second, func() bool { _, up := l.dialogUp(); return !up })
 	st := l.status()
 	_, up := l.dialogUp()
-	open, why := l.turnOpen(nonce)
 	switch {
-	case st["activity"] == "waiting" && !up && !open:
-		s.mark(False, "status says activity=waiting waiting_for=%s (evidence=%s) after the dialog is gone; %s", st["waiting_for"], st["evidence"], why)
+	case st["activity"] == "waiting" && !up:
+		s.mark(False, "status says activity=waiting waiting_for=%s (evidence=%s) after the dialog is gone; record turn running=%v", st["waiting_for"], st["evidence"], l.turnRunning())
 	default:
-		s.note("status after: activity=%s evidence=%s (dialog up=%v; %s)", st["activity"], st["evidence"], up, why)
+		s.note("status after: activity=%s evidence=%s (dialog up=%v, record turn running=%v)", st["activity"], st["evidence"], up, l.turnRunning())
 	}
 }
 
