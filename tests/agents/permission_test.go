@@ -122,9 +122,11 @@ func (l *lab) raiseDialog(s *scen) (string, string) {
 	if r := s.send(text); r.code == 3 {
 		if n, _ := count(l.messages(), text); n == 0 {
 			// Scaffolding, not a step under test: the send was judged
-			// above; the dialog scenarios need the turn.
-			l.rawKeys("Enter")
-			s.note("the test pressed Enter to submit the text fm-send left unconfirmed in the composer")
+			// above; the dialog scenarios need the turn. opencode on the
+			// loaded machine dropped what fm-send typed right after its
+			// slow launch turn, so the test types it again.
+			l.retype(text)
+			s.note("the test typed the prompt again and pressed Enter (fm-send left it unconfirmed)")
 		}
 	}
 	if !poll(60*time.Second, func() bool { return madeToolCall(l, nonce) }) {
@@ -132,6 +134,19 @@ func (l *lab) raiseDialog(s *scen) (string, string) {
 	}
 	l.requireDialog(s, dir)
 	return dir, nonce
+}
+
+// retype clears the composer and types text with tmux directly, then
+// Enter: scaffolding, never a step under test.
+func (l *lab) retype(text string) {
+	pane, _ := l.pane()
+	if pane == "" {
+		return
+	}
+	l.rawKeys("C-u")
+	l.tmuxCmd("send-keys", "-t", pane, "-l", text).Run()
+	time.Sleep(time.Second)
+	l.rawKeys("Enter")
 }
 
 // requireDialog waits until the permission dialog is on screen, capturing
