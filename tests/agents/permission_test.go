@@ -118,7 +118,7 @@ func spawnedAsk(l *lab, s *scen) {
 func (l *lab) raiseDialog(s *scen) (string, string) {
 	dir := l.toolDir()
 	nonce := randHex(3)
-	text := "run a tool " + stubmodel.ToolWord + " " + dir + " " + nonce
+	text := "run a tool " + stubmodel.ToolWord + " " + dir + " " + nonce + " " + stubmodel.EscalateWord
 	if r := s.send(text); r.code == 3 {
 		if n, _ := count(l.messages(), text); n == 0 {
 			// Scaffolding, not a step under test: the send was judged
