@@ -26,6 +26,8 @@ type LaunchParams struct {
 	// the key is neither typed on screen nor in the shell's history, and
 	// the agent's hooks inherit it.
 	EventKeyFile string
+	// Permissions is the task's permission mode ("" = auto).
+	Permissions PermissionMode
 }
 
 // EventKeyEnv is the variable an agent's hooks present its event key in
@@ -74,6 +76,10 @@ func (h Harness) Executable(p LaunchParams) string {
 // ever interpreted by that shell.
 func (h Harness) LaunchLine(p LaunchParams) (string, error) {
 	l := h.Launch
+	mode, err := h.Mode(p.Permissions)
+	if err != nil {
+		return "", err
+	}
 	var words []string
 	// First, so it reaches the agent through env -u as well: the shell
 	// exports a command's leading assignments to it.
@@ -92,12 +98,12 @@ func (h Harness) LaunchLine(p LaunchParams) (string, error) {
 		}
 		words = append(words, "FM_HOME="+Quote(p.Home))
 	}
-	for _, kv := range l.Env {
+	for _, kv := range append(append([]string(nil), l.Env...), mode.Env...) {
 		name, value, _ := strings.Cut(kv, "=")
 		words = append(words, name+"="+Quote(value))
 	}
 	words = append(words, QuoteIfNeeded(h.Executable(p)))
-	for _, a := range l.Args {
+	for _, a := range append(append([]string(nil), l.Args...), mode.Args...) {
 		words = append(words, QuoteIfNeeded(a))
 	}
 	if m := p.Model; m != "" && m != "default" {

@@ -248,7 +248,7 @@ func TestLaunchLineQuotingSurvivesAShell(t *testing.T) {
 // table independently of LaunchLine's string assembly.
 func expectedArgv(h harness.Harness, worktree, brief string, extra []string) []string {
 	l := h.Launch
-	argv := append([]string(nil), l.Args...)
+	argv := append(append([]string(nil), l.Args...), l.Auto.Args...)
 	argv = append(argv, l.ModelFlag, "prov/m-1.5@x")
 	if v, ok := l.EffortMap["high"]; ok {
 		if l.EffortForm == "codex-config" {

@@ -33,6 +33,34 @@ const (
 type Dialog struct {
 	Name  string   `json:"name"`
 	Marks []string `json:"marks"`
+	// Waits is what the agent waits for while the dialog is up, the
+	// waiting_for of its activity (WaitPermission, ...); "" for an overlay
+	// the user opened (help, rewind), which covers the composer but asks
+	// nothing.
+	Waits string `json:"waits,omitempty"`
+	// Answer names the keys that answer the dialog, for the hint of a
+	// refusal to type into it.
+	Answer string `json:"answer,omitempty"`
+}
+
+// What an agent at a dialog waits for (Dialog.Waits).
+const (
+	WaitPermission = "permission" // a tool call to approve or deny
+	WaitQuestion   = "question"   // the agent asks the user to choose
+	WaitTrust      = "trust"      // trust this folder
+	WaitAPIKey     = "api-key"    // an API key to accept or enter
+	WaitSignIn     = "sign-in"    // an authentication choice
+	WaitSetup      = "setup"      // first-run setup (claude's theme)
+)
+
+// Dialog returns the signature of the dialog named name.
+func (sig ScreenSig) Dialog(name string) (Dialog, bool) {
+	for _, d := range sig.Dialogs {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return Dialog{}, false
 }
 
 // ClearSeq is a harness's verified way to empty a composer that holds text.

@@ -15,9 +15,13 @@ var screens = map[string]ScreenSig{
 		Placeholders: []string{"Press up to edit queued messages"},
 		Busy:         []string{"esc to interrupt"},
 		Dialogs: []Dialog{
-			{Name: "trust", Marks: []string{"Yes, I trust this folder"}},
-			{Name: "theme", Marks: []string{"Dark mode", "Light mode"}},
-			{Name: "api-key", Marks: []string{"Do you want to use this API key?"}},
+			{Name: "api-key", Marks: []string{"Do you want to use this API key?"}, Waits: WaitAPIKey, Answer: "Enter picks the highlighted choice"},
+			{Name: "trust", Marks: []string{"Yes, I trust this folder"}, Waits: WaitTrust, Answer: "Enter picks the highlighted choice"},
+			{Name: "theme", Marks: []string{"Dark mode", "Light mode"}, Waits: WaitSetup, Answer: "Enter picks the highlighted theme"},
+			// A tool call to approve ("Do you want to proceed?", "... make
+			// this edit to X?", "... create X?"), before the overlays: the
+			// command it shows may hold their words.
+			{Name: "permission", Marks: []string{"^Do you want to ", "Esc to cancel"}, Waits: WaitPermission, Answer: "Enter approves, Escape denies"},
 			{Name: "rewind", Marks: []string{"Rewind", "Enter to continue · Esc to cancel"}},
 			{Name: "help", Marks: []string{"Shortcuts", "Esc to cancel"}},
 		},
@@ -40,8 +44,12 @@ var screens = map[string]ScreenSig{
 		Placeholders: []string{"Ask Codex to do anything"},
 		Busy:         []string{"esc to interrupt)"},
 		Dialogs: []Dialog{
-			{Name: "trust", Marks: []string{"Trust this folder?"}},
-			{Name: "sign-in", Marks: []string{"Sign in with ChatGPT"}},
+			// An approval ("Would you like to run the following command?",
+			// "... make the following edits?"); its first choice is drawn
+			// behind "› ", so it is read before the composer.
+			{Name: "permission", Marks: []string{"Would you like to ", "Press enter to confirm or esc to cancel"}, Waits: WaitPermission, Answer: "Enter proceeds, Escape denies"},
+			{Name: "trust", Marks: []string{"Trust this folder?"}, Waits: WaitTrust, Answer: "Enter picks the highlighted choice"},
+			{Name: "sign-in", Marks: []string{"Sign in with ChatGPT"}, Waits: WaitSignIn, Answer: "Enter picks the highlighted choice"},
 			{Name: "task-running", Marks: []string{"Task is still running", "enter select · esc back"}},
 			{Name: "transcript", Marks: []string{"Browsing transcript"}},
 		},
@@ -62,6 +70,8 @@ var screens = map[string]ScreenSig{
 		// is taken once its turn runs (busy) or has ended (▣).
 		TurnSeen: []string{"^▣ "},
 		Dialogs: []Dialog{
+			// Drawn in place of the composer, over a tool call to approve.
+			{Name: "permission", Marks: []string{"Permission required", "Allow once"}, Waits: WaitPermission, Answer: "Enter allows once, Escape rejects"},
 			{Name: "help", Marks: []string{"Press ctrl+p to see all available actions"}},
 		},
 		Collapsed: []string{"[Pasted ~"},
@@ -84,8 +94,11 @@ var screens = map[string]ScreenSig{
 		Placeholders: []string{"Type your message or @path/to/file"},
 		Busy:         []string{"esc to cancel"},
 		Dialogs: []Dialog{
-			{Name: "api-key", Marks: []string{"Enter Gemini API Key"}},
-			{Name: "auth", Marks: []string{"How would you like to authenticate"}},
+			{Name: "api-key", Marks: []string{"Enter Gemini API Key"}, Waits: WaitAPIKey, Answer: "Escape leaves it (text typed there is stored as the key)"},
+			{Name: "auth", Marks: []string{"How would you like to authenticate"}, Waits: WaitSignIn, Answer: "Enter picks the highlighted choice"},
+			// A tool call to approve ("Allow execution of [Shell]?", "Apply
+			// this change?"), each with the same numbered choices.
+			{Name: "permission", Marks: []string{"1. Allow once", "No, suggest changes (esc)"}, Waits: WaitPermission, Answer: "Enter allows once, Escape denies"},
 			// Escape twice on an empty composer opens /rewind's picker.
 			{Name: "rewind", Marks: []string{"Use Enter to select a message, Esc to close"}},
 		},

@@ -5,6 +5,7 @@
 package harness
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -89,10 +90,16 @@ const (
 
 // Launch describes how to start a harness in a pane's shell.
 type Launch struct {
-	Env        []string          `json:"env,omitempty"`         // NAME=value assignments put before the binary
-	Unset      []string          `json:"unset,omitempty"`       // variables removed with env -u, so a nested agent does not inherit its parent's identity
-	Binary     string            `json:"binary"`                // executable name looked up on the pane's PATH
-	Args       []string          `json:"args,omitempty"`        // fixed arguments (auto-approve and the like)
+	Env    []string `json:"env,omitempty"`   // NAME=value assignments put before the binary
+	Unset  []string `json:"unset,omitempty"` // variables removed with env -u, so a nested agent does not inherit its parent's identity
+	Binary string   `json:"binary"`          // executable name looked up on the pane's PATH
+	Args   []string `json:"args,omitempty"`  // fixed arguments, in every permission mode
+	// Auto and Ask are what each permission mode adds after Env and Args
+	// (PermissionMode): auto approves every tool call, as fmctl always
+	// launched; ask leaves the harness's own permission dialogs up. A
+	// harness with no verified Ask refuses a launch in ask mode.
+	Auto       ModeLaunch        `json:"auto"`
+	Ask        *ModeLaunch       `json:"ask,omitempty"`
 	ModelFlag  string            `json:"model_flag,omitempty"`  // flag that takes the model; "" = the harness has none
 	EffortFlag string            `json:"effort_flag,omitempty"` // flag or -c key that takes the effort
 	EffortForm string            `json:"effort_form,omitempty"` // "flag" (--x value) or "codex-config" (-c key="value")
@@ -103,24 +110,74 @@ type Launch struct {
 	Source     string            `json:"source"` // where the flags were verified
 }
 
+// ModeLaunch is what one permission mode adds to a launch line.
+type ModeLaunch struct {
+	Env  []string `json:"env,omitempty"`
+	Args []string `json:"args,omitempty"`
+	// None says the harness has no permission dialog in any mode (pi runs
+	// every tool call), so ask has nothing to ask and is refused.
+	None string `json:"none,omitempty"`
+}
+
+// PermissionMode is how a launched agent treats its tool calls.
+type PermissionMode string
+
+const (
+	// PermAuto: every tool call runs unasked (the harness's auto/yolo
+	// mode); the default, and what a record without a mode ran.
+	PermAuto PermissionMode = "auto"
+	// PermAsk: the harness's own default, a permission dialog per tool
+	// call it does not trust, which the agent then waits at.
+	PermAsk PermissionMode = "ask"
+)
+
+// PermissionModes lists the modes, default first.
+func PermissionModes() []string { return []string{string(PermAuto), string(PermAsk)} }
+
+// ParsePermissionMode maps a recorded or given mode; "" is auto.
+func ParsePermissionMode(s string) (PermissionMode, bool) {
+	switch PermissionMode(s) {
+	case "", PermAuto:
+		return PermAuto, true
+	case PermAsk:
+		return PermAsk, true
+	}
+	return "", false
+}
+
+// Mode returns what mode m adds to the launch line, or an error naming
+// why the harness cannot launch in it.
+func (h Harness) Mode(m PermissionMode) (ModeLaunch, error) {
+	if m == "" || m == PermAuto {
+		return h.Launch.Auto, nil
+	}
+	if h.Launch.Ask == nil {
+		return ModeLaunch{}, fmt.Errorf("harness %s has no verified permission mode 'ask'; launch it with --permissions auto", h.Name)
+	}
+	if h.Launch.Ask.None != "" {
+		return ModeLaunch{}, fmt.Errorf("harness %s has no permission dialog to ask with (%s); launch it with --permissions auto", h.Name, h.Launch.Ask.None)
+	}
+	return *h.Launch.Ask, nil
+}
+
 // Harness is one verified adapter's mechanics.
 type Harness struct {
-	Name         string        `json:"name"`
-	InterruptKey Key           `json:"interrupt_key"`
-	Repeat       int           `json:"interrupt_repeat"`
+	Name         string `json:"name"`
+	InterruptKey Key    `json:"interrupt_key"`
+	Repeat       int    `json:"interrupt_repeat"`
 	// Rounds is the most times one interrupt sends its whole key sequence
 	// (Repeat presses, then ClearKey) while the agent's own record still
 	// shows the turn running: opencode right after a submit and claude in
 	// its retry back-off let a first Escape pass. A harness whose record
 	// fmctl cannot read, or whose interrupt key at an idle agent quits or
 	// arms an exit, gets 1: nothing would tell a repeat from a key too many.
-	Rounds int `json:"interrupt_rounds"`
-	PressGap     time.Duration `json:"-"`
-	ClearKey     Key           `json:"clear_key,omitempty"` // pressed after the interrupt so the composer is empty
-	Ack          AckSource     `json:"ack_source"`
-	ExitCommand  string        `json:"exit_command"`
-	Kinds        []Kind        `json:"kinds"`
-	Launch       Launch        `json:"launch"`
+	Rounds      int           `json:"interrupt_rounds"`
+	PressGap    time.Duration `json:"-"`
+	ClearKey    Key           `json:"clear_key,omitempty"` // pressed after the interrupt so the composer is empty
+	Ack         AckSource     `json:"ack_source"`
+	ExitCommand string        `json:"exit_command"`
+	Kinds       []Kind        `json:"kinds"`
+	Launch      Launch        `json:"launch"`
 	// Wiring lists the per-task files an incarnation leaves behind, relative
 	// to the worktree ("wt/...") or the state dir ("state/<id>...").
 	Wiring []string `json:"wiring,omitempty"`
@@ -196,7 +253,8 @@ var harnesses = []Harness{
 		Name: "claude", InterruptKey: KeyEscape, Repeat: 1, Rounds: 3, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
 		Launch: Launch{
 			Env:    []string{"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION=false"},
-			Binary: "claude", Args: []string{"--dangerously-skip-permissions"},
+			Binary: "claude", Auto: ModeLaunch{Args: []string{"--dangerously-skip-permissions"}},
+			Ask:       &ModeLaunch{Args: []string{"--permission-mode", "default"}},
 			ModelFlag: "--model", EffortFlag: "--effort", EffortForm: "flag",
 			EffortMap: identity("low", "medium", "high", "xhigh", "max"),
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#claude",
@@ -207,7 +265,8 @@ var harnesses = []Harness{
 	{
 		Name: "codex", InterruptKey: KeyEscape, Repeat: 1, Rounds: 2, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
 		Launch: Launch{
-			Binary: "codex", Args: []string{"--dangerously-bypass-approvals-and-sandbox"},
+			Binary: "codex", Auto: ModeLaunch{Args: []string{"--dangerously-bypass-approvals-and-sandbox"}},
+			Ask:       &ModeLaunch{Args: []string{"--ask-for-approval", "on-request"}},
 			ModelFlag: "-m", EffortFlag: "model_reasoning_effort", EffortForm: "codex-config",
 			EffortMap: identity("low", "medium", "high", "xhigh"),
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#codex",
@@ -219,7 +278,8 @@ var harnesses = []Harness{
 		// opencode's first Escape arms the cancel and the second performs it.
 		Name: "opencode", InterruptKey: KeyEscape, Repeat: 2, Rounds: 3, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
 		Launch: Launch{
-			Env:    []string{`OPENCODE_CONFIG_CONTENT={"permission":{"*":"allow"}}`},
+			Auto:   ModeLaunch{Env: []string{`OPENCODE_CONFIG_CONTENT={"permission":{"*":"allow"}}`}},
+			Ask:    &ModeLaunch{Env: []string{`OPENCODE_CONFIG_CONTENT={"permission":{"*":"ask"}}`}},
 			Binary: "opencode", ModelFlag: "--model", PromptFlag: "--prompt",
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#opencode",
 		},
@@ -230,6 +290,7 @@ var harnesses = []Harness{
 		Name: "pi", InterruptKey: KeyEscape, Repeat: 1, Rounds: 3, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
 		Launch: Launch{
 			Env: []string{"FM_PI_HARNESS=pi"}, Binary: "pi",
+			Ask:       &ModeLaunch{None: "pi runs every tool call it makes; it has no permission system"},
 			ModelFlag: "--model", EffortFlag: "--thinking", EffortForm: "flag",
 			EffortMap: identity("low", "medium", "high", "xhigh", "max"),
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#pi",
@@ -246,7 +307,8 @@ var harnesses = []Harness{
 			// A fresh worktree is otherwise refused at a trust dialog;
 			// --skip-trust would leave the project's hooks unloaded.
 			Env:    []string{"GEMINI_CLI_TRUST_WORKSPACE=true"},
-			Binary: "gemini", Args: []string{"--approval-mode=yolo"}, ModelFlag: "--model",
+			Binary: "gemini", Auto: ModeLaunch{Args: []string{"--approval-mode=yolo"}},
+			Ask: &ModeLaunch{Args: []string{"--approval-mode=default"}}, ModelFlag: "--model",
 			PromptFlag: "-i", PromptVia: PromptArgument, Source: "docs/harnesses.md#gemini",
 		},
 		Wiring:     []string{"wt/.gemini/settings.json"},
@@ -257,6 +319,7 @@ var harnesses = []Harness{
 		Name: "pi-signed", InterruptKey: KeyEscape, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
 		Launch: Launch{
 			Env: []string{"FM_PI_HARNESS=pi-signed"}, Binary: "pi-signed",
+			Ask:       &ModeLaunch{None: "pi runs every tool call it makes; it has no permission system"},
 			ModelFlag: "--model", EffortFlag: "--thinking", EffortForm: "flag",
 			EffortMap: identity("low", "medium", "high", "xhigh", "max"),
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#pi",
@@ -267,7 +330,7 @@ var harnesses = []Harness{
 		// grok ignores Escape mid-turn; Ctrl+C is its cancel.
 		Name: "grok", InterruptKey: KeyCtrlC, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
 		Launch: Launch{
-			Binary: "grok", Args: []string{"--always-approve"},
+			Binary: "grok", Auto: ModeLaunch{Args: []string{"--always-approve"}},
 			ModelFlag: "--model", EffortFlag: "--reasoning-effort", EffortForm: "flag",
 			EffortMap: identity("low", "medium", "high"),
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#grok",
@@ -277,7 +340,7 @@ var harnesses = []Harness{
 	{
 		Name: "kimi", InterruptKey: KeyEscape, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
 		Launch: Launch{
-			Binary: "kimi", Args: []string{"--auto"}, ModelFlag: "--model",
+			Binary: "kimi", Auto: ModeLaunch{Args: []string{"--auto"}}, ModelFlag: "--model",
 			PromptVia: PromptComposer, Source: "docs/harnesses.md#kimi",
 		},
 		Wiring: []string{"wt/.fm-kimi-turnend", "state/<id>.kimi-turnend-token"},
@@ -286,7 +349,7 @@ var harnesses = []Harness{
 		Name: "cursor", InterruptKey: KeyEscape, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
 		Launch: Launch{
 			Unset:  []string{"CLAUDECODE", "PI_CODING_AGENT", "GROK_AGENT", "FM_PI_HARNESS", "CURSOR_INVOKED_AS"},
-			Binary: "cursor-agent", Args: []string{"--trust", "--yolo"}, ModelFlag: "--model",
+			Binary: "cursor-agent", Args: []string{"--trust"}, Auto: ModeLaunch{Args: []string{"--yolo"}}, ModelFlag: "--model",
 			Workspace: "--workspace", PromptVia: PromptArgument, Source: "docs/harnesses.md#cursor",
 		},
 		Wiring: []string{"state/<id>.cursor-session"},
@@ -295,7 +358,7 @@ var harnesses = []Harness{
 		Name: "agy", InterruptKey: KeyEscape, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
 		Launch: Launch{
 			Unset:  []string{"CLAUDECODE", "PI_CODING_AGENT", "GROK_AGENT", "FM_PI_HARNESS"},
-			Binary: "agy", Args: []string{"--dangerously-skip-permissions"}, ModelFlag: "--model",
+			Binary: "agy", Auto: ModeLaunch{Args: []string{"--dangerously-skip-permissions"}}, ModelFlag: "--model",
 			Workspace: "--add-dir", PromptFlag: "-i", PromptVia: PromptArgument, Source: "docs/harnesses.md#agy",
 		},
 		Wiring: []string{"wt/.fm-agy-turnend", "state/<id>.agy-turnend-token", "state/<id>.agy-session"},
@@ -307,7 +370,7 @@ var harnesses = []Harness{
 		ExitCommand: "/exit", Kinds: []Kind{KindShip, KindScout},
 		Launch: Launch{
 			Unset:  []string{"CLAUDECODE", "PI_CODING_AGENT", "GROK_AGENT", "FM_PI_HARNESS"},
-			Binary: "muse", Args: []string{"--yolo"},
+			Binary: "muse", Auto: ModeLaunch{Args: []string{"--yolo"}},
 			ModelFlag: "--model", EffortFlag: "--reasoning-effort", EffortForm: "flag",
 			EffortMap: map[string]string{"low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "ultra"},
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#muse",

@@ -56,6 +56,26 @@ type EventMap struct {
 	Native  string `json:"native"`
 	Matcher string `json:"matcher,omitempty"` // claude hooks only
 	Event   string `json:"event"`
+	// WaitingFor is what a "waiting" event says the agent waits for
+	// (WaitPermission, ...), where the native event names one kind only.
+	WaitingFor string `json:"waiting_for,omitempty"`
+}
+
+// WaitingFor is the one kind of dialog the wiring's waiting events report,
+// or "" where they report several (claude's Notification covers a
+// permission prompt and a question alike) or none.
+func (t Telemetry) WaitingFor() string {
+	kind := ""
+	for _, e := range t.Events {
+		if e.Event != "waiting" {
+			continue
+		}
+		if e.WaitingFor == "" || (kind != "" && kind != e.WaitingFor) {
+			return ""
+		}
+		kind = e.WaitingFor
+	}
+	return kind
 }
 
 // telemetry is per harness; a harness absent here has no wiring and its
@@ -80,7 +100,7 @@ var telemetry = map[string]Telemetry{
 			{Native: "plugin-init", Event: "session-start"},
 			{Native: "session.status busy", Event: "prompt-submitted"},
 			{Native: "session.status idle", Event: "turn-finished"},
-			{Native: "permission.asked", Event: "waiting"},
+			{Native: "permission.asked", Event: "waiting", WaitingFor: WaitPermission},
 			{Native: "server.instance.disposed", Event: "session-end"},
 		},
 		Source: "docs/harnesses.md#telemetry",
@@ -93,7 +113,7 @@ var telemetry = map[string]Telemetry{
 			{Native: "SessionStart", Event: "session-start"},
 			{Native: "BeforeAgent", Event: "prompt-submitted"},
 			{Native: "AfterAgent", Event: "turn-finished"},
-			{Native: "Notification", Event: "waiting"},
+			{Native: "Notification", Event: "waiting", WaitingFor: WaitPermission},
 			{Native: "SessionEnd", Event: "session-end"},
 		},
 		Source: "docs/harnesses.md#telemetry",

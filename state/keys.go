@@ -37,6 +37,10 @@ const (
 	// KeySpawnedBy names the task whose pane ran the fm-spawn that created
 	// this one: a grant "@children" reaches the tasks that name it.
 	KeySpawnedBy = "spawned_by"
+	// KeyPermissions is the permission mode the task's agents launch in
+	// (harness.PermissionMode): "ask" keeps the harness's permission
+	// dialogs; absent is auto, as every record before it ran.
+	KeyPermissions = "permissions"
 )
 
 // MetaKeys lists every meta record key state names.
@@ -44,7 +48,7 @@ func MetaKeys() []string {
 	return []string{
 		KeyWindow, KeyEndpointTaskID, KeyBackend, KeyHarness, KeyKind, KeyWorktree, KeyProject,
 		KeyModel, KeyEffort, KeySpawnGen, KeyBusyGen, KeyRemoteHost, KeyControlRelaunchTx, KeySharedWorktree,
-		KeyTmuxPane, KeyTmuxPanePID, KeyTmuxWindow, KeyPanePID, KeyGrants, KeySpawnedBy,
+		KeyTmuxPane, KeyTmuxPanePID, KeyTmuxWindow, KeyPanePID, KeyGrants, KeySpawnedBy, KeyPermissions,
 	}
 }
 
@@ -93,6 +97,10 @@ const Yes = "yes"
 
 // Grants is the recorded grants line, raw ("" grants nothing).
 func (r Record) Grants() string { return r.Get(KeyGrants) }
+
+// Permissions is the recorded permission mode, raw ("" is auto;
+// harness.ParsePermissionMode reads it).
+func (r Record) Permissions() string { return r.Get(KeyPermissions) }
 
 // SpawnedBy is the task that spawned this one, if a task did.
 func (r Record) SpawnedBy() string { return r.Get(KeySpawnedBy) }

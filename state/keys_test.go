@@ -34,7 +34,7 @@ func TestAccessorsReadTheirKeys(t *testing.T) {
 		KeyWindow: r.Window(), KeyWorktree: r.Worktree(), KeyHarness: r.Harness(), KeyKind: r.Kind(),
 		KeyBackend: r.Backend(), KeyModel: r.Model(), KeyEffort: r.Effort(), KeySpawnGen: r.SpawnGen(),
 		KeyRemoteHost: r.RemoteHost(), KeyControlRelaunchTx: r.ControlRelaunchTx(),
-		KeyGrants: r.Grants(), KeySpawnedBy: r.SpawnedBy(), KeyTmuxPanePID: r.TmuxPanePID(),
+		KeyGrants: r.Grants(), KeySpawnedBy: r.SpawnedBy(), KeyTmuxPanePID: r.TmuxPanePID(), KeyPermissions: r.Permissions(),
 	}
 	for k, v := range got {
 		if v != k+"-value" {

@@ -101,7 +101,10 @@ func (r claudeReader) TurnRunning() (bool, error) {
 		return false, nil
 	}
 	status, err := r.sessionStatus(session)
-	return status == "busy", err
+	// "waiting" is a turn held at a dialog (its waitingFor: "permission
+	// prompt", "dialog open", ...): still open, and an interrupt there
+	// must end it like any other.
+	return status == "busy" || status == "waiting", err
 }
 
 // sessionStatus reads the status claude keeps for a live session, "" when no

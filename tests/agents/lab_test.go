@@ -294,13 +294,13 @@ func (l *lab) fm(bin string, args ...string) result {
 	return r
 }
 
-// spawn launches the lab's task with its brief.
-func (l *lab) spawn() result {
+// spawn launches the lab's task with its brief, and any extra flags.
+func (l *lab) spawn(extra ...string) result {
 	brief := filepath.Join(l.dir, "brief.md")
 	if err := os.WriteFile(brief, []byte("You are driven by fmctl's real-agent tests. Reply with one word.\n"), 0o644); err != nil {
 		l.t.Fatal(err)
 	}
-	return l.fm("fm-spawn", l.id, "--harness", l.p.name, "--worktree", l.wt, "--brief", brief)
+	return l.fm("fm-spawn", append([]string{l.id, "--harness", l.p.name, "--worktree", l.wt, "--brief", brief}, extra...)...)
 }
 
 // briefPath is where fm-spawn placed the task's brief.

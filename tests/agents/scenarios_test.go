@@ -36,6 +36,7 @@ func TestRealAgents(t *testing.T) {
 			t.Run("backoff", func(t *testing.T) { backoffGroup(t, p) })
 			t.Run("interrupts", func(t *testing.T) { interruptsGroup(t, p) })
 			t.Run("relaunch-kinds", func(t *testing.T) { relaunchKindsGroup(t, p) })
+			t.Run("permission", func(t *testing.T) { permissionGroup(t, p) })
 		})
 	}
 }
@@ -44,8 +45,8 @@ func TestRealAgents(t *testing.T) {
 // agent that fm-spawn calls ready must take its launch prompt (the brief
 // pointer) into its own record. Whether it was ready for input at that
 // moment is what the next scenario, a send right after spawn, finds out.
-func spawned(l *lab, s *scen) {
-	r := l.spawn()
+func spawned(l *lab, s *scen, flags ...string) {
+	r := l.spawn(flags...)
 	l.capture("spawned")
 	if r.code != 0 {
 		s.broken("fm-spawn failed: %s", r)

@@ -1,13 +1,16 @@
 package control
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
 
 	"fmctl/backends"
+	"fmctl/cmd/internal/deliver"
 	"fmctl/cmd/internal/lifecycle"
 	"fmctl/cmd/internal/task"
+	"fmctl/harness"
 	"fmctl/state"
 )
 
@@ -26,6 +29,7 @@ const (
 // The evidence words: what decided the activity.
 const (
 	evTelemetry = "telemetry"    // the agent's own report for the incarnation the record names
+	evScreen    = "screen"       // the screen by the harness's verified signatures: a dialog drawn, or a reported one gone
 	evStatus    = "agent-status" // the multiplexer's own reading of the agent (herdr's agent_status)
 	evBusyState = "busy-state"   // the legacy state/<id>.busy-state file said busy
 	evEndpoint  = "endpoint"     // the backend's reading of the endpoint (no agent, or not one to believe)
@@ -37,6 +41,45 @@ const (
 type agentActivity struct {
 	Word     string
 	Evidence string
+	// For is what a waiting agent waits for (harness.WaitPermission, ...),
+	// "unknown" where its report names no dialog; "" unless waiting.
+	For string
+}
+
+// waitingUnknown is For when the agent reported waiting and its screen
+// shows no dialog its signatures name.
+const waitingUnknown = "unknown"
+
+// screenView is one read of the agent's screen by its harness's verified
+// signatures; the zero value is no read.
+type screenView struct {
+	Read   bool
+	Dialog harness.Dialog // the dialog the agent waits at (Waits set), if one is drawn
+	Ready  bool           // the composer drawn, with no dialog over it
+	Busy   bool           // a busy mark on screen
+}
+
+// readScreen reads the endpoint's screen by the harness's verified
+// signatures. A dialog is waiting the moment it is drawn, while a hook may
+// report it seconds later (claude's permission_prompt Notification: ~6 s)
+// or never. Only the task's own live agent's screen is read.
+func readScreen(ctx context.Context, t *task.Target, obs backends.Observation) screenView {
+	if !t.HasHarness || !t.Attributed(obs) {
+		return screenView{}
+	}
+	sig, ok := t.Harness.Screen()
+	if !ok {
+		return screenView{}
+	}
+	st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+	if err != nil {
+		return screenView{}
+	}
+	v := screenView{Read: true, Ready: st.Ready(), Busy: st.Busy}
+	if d, ok := sig.Dialog(st.Dialog); ok && d.Waits != "" {
+		v.Dialog = d
+	}
+	return v
 }
 
 // readActivity decides what the agent is doing from the endpoint's state
@@ -45,46 +88,89 @@ type agentActivity struct {
 // is doing nothing a report could describe, whatever its last report said.
 // launch is the window after a launch in which a wired harness that has not
 // reported yet is starting rather than unknown.
-func readActivity(t *task.Target, obs backends.Observation, now time.Time, launch time.Duration) agentActivity {
+//
+// scr is the agent's screen (readScreen): a waiting dialog drawn there
+// decides before every report, which may come seconds late; and a waiting
+// report whose dialog is gone from the screen (answered, or dismissed by an
+// interrupt that fired no hook) is not left standing.
+func readActivity(t *task.Target, obs backends.Observation, now time.Time, launch time.Duration, scr screenView) agentActivity {
 	switch obs.State {
 	case backends.StateDead, backends.StateMissing:
-		return agentActivity{actDead, evEndpoint}
+		return agentActivity{Word: actDead, Evidence: evEndpoint}
 	case backends.StateAlive, backends.StateUnverified:
 	default:
-		return agentActivity{actUnknown, evEndpoint}
+		return agentActivity{Word: actUnknown, Evidence: evEndpoint}
+	}
+	if scr.Dialog.Waits != "" {
+		return agentActivity{Word: actWaiting, Evidence: evScreen, For: scr.Dialog.Waits}
 	}
 	if a, ok := lifecycle.Activity(t); ok {
 		switch a.State {
-		case state.ActivityBusy, state.ActivityWaiting:
-			return agentActivity{a.State, evTelemetry}
+		case state.ActivityBusy:
+			return agentActivity{Word: actBusy, Evidence: evTelemetry}
+		case state.ActivityWaiting:
+			if gone, ok := waitGone(t, scr); ok {
+				return gone
+			}
+			return agentActivity{Word: actWaiting, Evidence: evTelemetry, For: reportedWait(t)}
 		case state.ActivityReady, state.ActivityIdle:
-			return agentActivity{actIdle, evTelemetry}
+			return agentActivity{Word: actIdle, Evidence: evTelemetry}
 		}
 		// ended while the endpoint still holds it: the session said it
 		// was over, the process says otherwise; neither is idle.
-		return agentActivity{actUnknown, evTelemetry}
+		return agentActivity{Word: actUnknown, Evidence: evTelemetry}
 	}
 	// herdr's classifier knows the agent it names; its word stands in for
 	// a report the agent did not make.
 	switch obs.Turn {
 	case backends.TurnWorking:
-		return agentActivity{actBusy, evStatus}
+		return agentActivity{Word: actBusy, Evidence: evStatus}
 	case backends.TurnBlocked:
-		return agentActivity{actWaiting, evStatus}
+		return agentActivity{Word: actWaiting, Evidence: evStatus, For: waitingUnknown}
 	case backends.TurnIdle:
-		return agentActivity{actIdle, evStatus}
+		return agentActivity{Word: actIdle, Evidence: evStatus}
 	}
 	// The legacy file carries no generation, so it can only say busy
 	// (which exit already treats as a reason to interrupt), never idle.
 	if t.Store.BusyState(t.ID) == "busy" {
-		return agentActivity{actBusy, evBusyState}
+		return agentActivity{Word: actBusy, Evidence: evBusyState}
 	}
 	if _, wired := t.Harness.Telemetry(); wired {
 		if at, ok := spawnedAt(t.Task.Record.SpawnGen()); ok && now.Sub(at) < launch {
-			return agentActivity{actStarting, evLaunch}
+			return agentActivity{Word: actStarting, Evidence: evLaunch}
 		}
 	}
-	return agentActivity{actUnknown, evNone}
+	return agentActivity{Word: actUnknown, Evidence: evNone}
+}
+
+// waitGone reads a waiting report against the screen: where every dialog
+// the harness reports waiting at has a verified signature (its waiting
+// events name one kind) and the screen shows the composer with none drawn,
+// the dialog is gone, and the screen says whether a turn runs. gemini
+// reported waiting at its permission dialog and, after an interrupt there
+// dismissed it, nothing more. claude's report covers questions, which have
+// no signature, so it stands.
+func waitGone(t *task.Target, scr screenView) (agentActivity, bool) {
+	tel, ok := t.Harness.Telemetry()
+	if !ok || tel.WaitingFor() == "" || !scr.Read || !scr.Ready {
+		return agentActivity{}, false
+	}
+	if scr.Busy {
+		return agentActivity{Word: actBusy, Evidence: evScreen}, true
+	}
+	return agentActivity{Word: actIdle, Evidence: evScreen}, true
+}
+
+// reportedWait is what an agent that reported waiting, with no dialog on
+// its screen fmctl can name, waits for: the one kind its wiring reports
+// waiting for, else unknown.
+func reportedWait(t *task.Target) string {
+	if tel, ok := t.Harness.Telemetry(); ok {
+		if kind := tel.WaitingFor(); kind != "" {
+			return kind
+		}
+	}
+	return waitingUnknown
 }
 
 // spawnedAt reads the launch time out of a spawn_gen (s<unix seconds>.<pid>,

@@ -66,9 +66,45 @@ func TestReadActivityIsNeverIdleWithoutEvidence(t *testing.T) {
 	}
 	for _, c := range cases {
 		tg := activityTarget(t, c.harness, c.gen, c.report, c.busy)
-		got := readActivity(tg, c.obs, now, 90*time.Second)
+		got := readActivity(tg, c.obs, now, 90*time.Second, screenView{})
 		if got.Word != c.word || got.Evidence != c.evident {
 			t.Errorf("%s: activity=%s evidence=%s, want %s %s", c.name, got.Word, got.Evidence, c.word, c.evident)
+		}
+	}
+}
+
+// A dialog drawn on the screen is waiting at once, with what for, over
+// any report (claude's comes ~6 s later); a waiting report with no dialog
+// drawn says the one kind its harness's wiring reports, else unknown; a
+// dead endpoint's screen says nothing.
+func TestReadActivityWaitingFor(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	gen := "s" + strconv.FormatInt(now.Add(-5*time.Second).Unix(), 10) + ".1"
+	busy := "state=busy\ngen=" + gen + "\n"
+	waiting := "state=waiting\ngen=" + gen + "\n"
+	alive := backends.Observation{State: backends.StateAlive}
+	perm := screenView{Read: true, Dialog: harness.Dialog{Name: "permission", Waits: harness.WaitPermission}}
+	composer := screenView{Read: true, Ready: true}
+	cases := []struct {
+		name, harness, report string
+		obs                   backends.Observation
+		scr                   screenView
+		word, evident, waits  string
+	}{
+		{"dialog over a busy report", "claude", busy, alive, perm, actWaiting, evScreen, harness.WaitPermission},
+		{"an overlay waits for nothing", "claude", busy, alive, screenView{Read: true}, actBusy, evTelemetry, ""},
+		{"claude's report names no kind", "claude", waiting, alive, screenView{}, actWaiting, evTelemetry, waitingUnknown},
+		{"claude's report stands over its composer (a question has no signature)", "claude", waiting, alive, composer, actWaiting, evTelemetry, waitingUnknown},
+		{"opencode's report is a permission", "opencode", waiting, alive, screenView{}, actWaiting, evTelemetry, harness.WaitPermission},
+		{"gemini's dialog gone, composer idle", "gemini", waiting, alive, composer, actIdle, evScreen, ""},
+		{"gemini's dialog gone, turn running", "gemini", waiting, alive, screenView{Read: true, Ready: true, Busy: true}, actBusy, evScreen, ""},
+		{"dead endpoint", "claude", busy, backends.Observation{State: backends.StateDead}, perm, actDead, evEndpoint, ""},
+	}
+	for _, c := range cases {
+		tg := activityTarget(t, c.harness, gen, c.report, "")
+		got := readActivity(tg, c.obs, now, 90*time.Second, c.scr)
+		if got.Word != c.word || got.Evidence != c.evident || got.For != c.waits {
+			t.Errorf("%s: activity=%s evidence=%s waiting_for=%q, want %s %s %q", c.name, got.Word, got.Evidence, got.For, c.word, c.evident, c.waits)
 		}
 	}
 }

@@ -88,7 +88,7 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 		obs := observeAll(ctx, targets, idx)
 		for k, i := range idx {
 			rows[i].State = string(obs[k].State)
-			rows[i].Activity = readActivity(targets[i], obs[k], now, c.waits.Launch).Word
+			rows[i].Activity = readActivity(targets[i], obs[k], now, c.waits.Launch, screenView{}).Word
 		}
 	}
 	return home.State, rows, nil

@@ -8,6 +8,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
+	"fmctl/harness"
 	"fmctl/state"
 )
 
@@ -22,7 +23,8 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	out := cli.Outcome{Word: "status", ID: id}
 	out.Add("harness", t.Family()).Put(cli.OrNull("recorded_harness", t.RecordedHarness, "none")).Add("kind", string(t.Kind)).
 		Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).Add("worktree", t.Endpoint.Worktree).
-		Add("model", orDefault(t.Task.Record.Model())).Add("effort", orDefault(t.Task.Record.Effort()))
+		Add("model", orDefault(t.Task.Record.Model())).Add("effort", orDefault(t.Task.Record.Effort())).
+		Add("permissions", permissionsOf(t.Task.Record.Permissions()))
 	obs := t.Backend.AgentState(ctx, t.Endpoint)
 	out.Add("state", string(obs.State))
 	if obs.State == backends.StateUnverified || !t.Ability.Classifier {
@@ -31,8 +33,12 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	if obs.AgentStatus != "" {
 		out.Add("agent_status", obs.AgentStatus)
 	}
-	act := readActivity(t, obs, time.Now(), c.waits.Launch)
-	out.Add("activity", act.Word).Add("evidence", act.Evidence).Put(cli.Int("events_refused", t.Store.RefusedEvents(id)))
+	act := readActivity(t, obs, time.Now(), c.waits.Launch, readScreen(ctx, t, obs))
+	out.Add("activity", act.Word)
+	if act.For != "" {
+		out.Add("waiting_for", act.For)
+	}
+	out.Add("evidence", act.Evidence).Put(cli.Int("events_refused", t.Store.RefusedEvents(id)))
 	j, err := state.ReadJournal(t.Store.Journal(id).Journal)
 	teardown, tornDown := teardownPhase(t.Store, id)
 	switch {
@@ -59,6 +65,15 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 		c.print.Notice("%s's endpoint %s: %s", id, t.Endpoint.Target, obs.Detail)
 	}
 	return nil
+}
+
+// permissionsOf is the recorded permission mode as status prints it: a
+// record without one ran in auto; one fmctl cannot read is printed as is.
+func permissionsOf(recorded string) string {
+	if m, ok := harness.ParsePermissionMode(recorded); ok {
+		return string(m)
+	}
+	return state.Printable(recorded)
 }
 
 func orNone(s string) string {

@@ -88,7 +88,7 @@ func waitInterrupted(id string) error {
 // look reads the endpoint and the agent's reports once.
 func (c *Controller) look(ctx context.Context, t *task.Target) waitView {
 	v := waitView{obs: t.Backend.AgentState(ctx, t.Endpoint)}
-	v.act = readActivity(t, v.obs, time.Now(), c.waits.Launch)
+	v.act = readActivity(t, v.obs, time.Now(), c.waits.Launch, readScreen(ctx, t, v.obs))
 	return v
 }
 
@@ -149,7 +149,11 @@ func refuseWaitState(t *task.Target, cond string, obs backends.Observation) erro
 
 func (c *Controller) printReached(t *task.Target, cond string, v waitView, waited time.Duration) {
 	out := cli.Outcome{Word: "reached", ID: t.ID}
-	out.Add("for", cond).Add("state", string(v.obs.State)).Add("activity", v.act.Word).Add("evidence", v.act.Evidence).
+	out.Add("for", cond).Add("state", string(v.obs.State)).Add("activity", v.act.Word)
+	if v.act.For != "" {
+		out.Add("waiting_for", v.act.For)
+	}
+	out.Add("evidence", v.act.Evidence).
 		Put(cli.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
 	c.print.Outcome(out)
 }

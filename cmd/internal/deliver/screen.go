@@ -74,6 +74,18 @@ func ReadComposer(ctx context.Context, b backends.Backend, ep backends.Endpoint,
 	return sig.ReadScreen(s.Lines), nil
 }
 
+// WaitingDialog reads the screen by the signatures: the dialog drawn on
+// it that the agent waits at (a permission, a question, a trust or API-key
+// dialog), if any; an overlay the user opened (help) waits for nothing.
+func WaitingDialog(ctx context.Context, b backends.Backend, ep backends.Endpoint, sig harness.ScreenSig) (harness.Dialog, bool) {
+	st, err := ReadComposer(ctx, b, ep, sig)
+	if err != nil {
+		return harness.Dialog{}, false
+	}
+	d, ok := sig.Dialog(st.Dialog)
+	return d, ok && d.Waits != ""
+}
+
 // WaitReady polls until the screen shows the harness ready (composer drawn,
 // no dialog, no not-ready mark) or a blocking dialog, bounded by limit. It
 // returns the last reading and whether it was ready.

@@ -37,6 +37,8 @@ type Agent struct {
 	Worktree      string
 	Brief         string
 	Model, Effort string
+	// Permissions is the task's permission mode ("" = auto).
+	Permissions harness.PermissionMode
 }
 
 // Prepare names a new incarnation and builds its launch line, with
@@ -45,7 +47,7 @@ type Agent struct {
 func (l Launcher) Prepare(home config.Home, f config.File, a Agent) (Incarnation, error) {
 	inc := Incarnation{Gen: newSpawnGen()}
 	inc.wire = l.prepareWiring(home, a.Harness, a.ID, a.Worktree, inc.Gen)
-	p := harness.LaunchParams{Model: a.Model, Effort: a.Effort, Worktree: a.Worktree, Brief: a.Brief, TelemetryArgs: inc.wire.args}
+	p := harness.LaunchParams{Model: a.Model, Effort: a.Effort, Worktree: a.Worktree, Brief: a.Brief, TelemetryArgs: inc.wire.args, Permissions: a.Permissions}
 	if inc.wire.target.FMControl != "" {
 		key, err := state.NewEventKey()
 		if err != nil {

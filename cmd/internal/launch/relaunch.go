@@ -121,7 +121,13 @@ func (l Launcher) prepareReplacement(t *task.Target, r Replacement) (Incarnation
 	if err != nil {
 		return Incarnation{}, "", err
 	}
-	inc, err := l.Prepare(t.Home, f, Agent{Harness: r.Harness, ID: t.ID, Kind: t.Kind, Worktree: t.Endpoint.Worktree, Brief: brief, Model: OrDefault(r.Model), Effort: OrDefault(r.Effort)})
+	// The recorded mode was checked when it was written; an unreadable one
+	// launches as ask would not, so it is refused rather than read as auto.
+	mode, ok := harness.ParsePermissionMode(t.Task.Record.Permissions())
+	if !ok {
+		return Incarnation{}, "", cli.Failed("task %s records permissions=%s, which is not %s; fix the record before relaunching", t.ID, state.Printable(t.Task.Record.Permissions()), cli.OrList(harness.PermissionModes())).Coded(cli.EBadRecord)
+	}
+	inc, err := l.Prepare(t.Home, f, Agent{Harness: r.Harness, ID: t.ID, Kind: t.Kind, Worktree: t.Endpoint.Worktree, Brief: brief, Model: OrDefault(r.Model), Effort: OrDefault(r.Effort), Permissions: mode})
 	return inc, brief, err
 }
 

@@ -119,7 +119,7 @@ type interrupted struct {
 // ends it with the agent; the note says so.
 func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends.Observation) (interrupted, error) {
 	turn := c.readTurn(ctx, t, &obs)
-	if !turn.running && !busyNow(t, obs) && !busyBeforeExit(t) {
+	if !turn.running && !busyNow(t, obs) && !busyBeforeExit(t) && !atDialog(ctx, t) {
 		return interrupted{note: "not-needed"}, nil
 	}
 	since := time.Now()
@@ -190,6 +190,19 @@ func Seconds(d time.Duration) string {
 // blocked), which needs no hook in the agent.
 func busyNow(t *task.Target, obs backends.Observation) bool {
 	return t.Store.BusyState(t.ID) == "busy" || obs.Turn.Busy()
+}
+
+// atDialog says the agent's screen shows a dialog it waits at (a permission
+// prompt): its turn is open, though no hook may have said so yet (claude's
+// comes ~6 s after the dialog), and the exit command typed there would go
+// to the dialog, so the interrupt goes first.
+func atDialog(ctx context.Context, t *task.Target) bool {
+	sig, ok := t.Harness.Screen()
+	if !ok {
+		return false
+	}
+	_, waits := deliver.WaitingDialog(ctx, t.Backend, t.Endpoint, sig)
+	return waits
 }
 
 // turnRuns reads the multiplexer's own signal, where the backend has one:

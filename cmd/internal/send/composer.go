@@ -22,8 +22,15 @@ func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 	st, ready := deliver.WaitReady(ctx, t.Backend, t.Endpoint, sig, limit, poll)
 	facts := []string{"id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target}
 	if st.Dialog != "" {
-		return false, cli.Failed("task %s's %s agent is at its %s dialog; text typed now would go to the dialog, so nothing was sent. Answer the dialog in the pane, then send again", t.ID, t.Harness.Name, st.Dialog).Coded(cli.EDialog).
+		err := cli.Failed("task %s's %s agent is at its %s dialog; text typed now would go to the dialog, so nothing was sent. Answer the dialog in the pane, then send again", t.ID, t.Harness.Name, st.Dialog).Coded(cli.EDialog).
 			With(append(facts, "ready", "blocked", "dialog", st.Dialog)...)
+		if d, ok := sig.Dialog(st.Dialog); ok && d.Answer != "" {
+			err = err.Hint("at the %s dialog %s: fm-send %s --key <Key>", d.Name, d.Answer, t.ID)
+			if d.Waits == harness.WaitPermission {
+				err = err.Hint("or fm-control interrupt %s, which denies the tool call and ends the turn", t.ID)
+			}
+		}
+		return false, err
 	}
 	if !ready {
 		return false, cli.Failed("task %s's %s agent did not show a ready composer within %s (FM_SEND_READY_WAIT); nothing was sent. Look at the pane (it may still be starting), then send again", t.ID, t.Harness.Name, limit).Coded(cli.ENotReady).

@@ -17,7 +17,7 @@ import (
 // usageText lists --kind's and --backend's values from the capability table.
 func usageText() string {
 	return `fm-spawn <id> [--harness H] --project REPO [--base REF] [--branch NAME] [--kind ` + strings.Join(harness.KindNames(), "|") +
-		`] [--model M] [--effort E] [--backend ` + strings.Join(harness.AdapterBackendNames(), "|") + `] [--brief FILE] [--json]
+		`] [--model M] [--effort E] [--permissions ` + strings.Join(harness.PermissionModes(), "|") + `] [--backend ` + strings.Join(harness.AdapterBackendNames(), "|") + `] [--brief FILE] [--json]
 fm-spawn <id> --harness H --worktree DIR [--project REPO] [--shared-worktree] [...]
 fm-spawn <id> ... --grant VERBS@TARGET [--grant ...]   (the operator's alone; docs/security.md)
 fm-spawn <id> --relaunch [--harness H] [--model M] [--effort E] [--json]`

@@ -176,7 +176,7 @@ func (s Spawner) prepare(ctx context.Context, f *fresh) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return cli.Failed("task %s's existing record cannot be read: %v", id, err).Coded(cli.EBadRecord).Coded(cli.EBadRecord)
 	}
-	f.inc, err = s.launcher().Prepare(f.home, f.file, launch.Agent{Harness: f.prof.Harness, ID: id, Kind: f.kind, Worktree: f.plan.Dir, Brief: f.brief, Model: f.prof.Model, Effort: f.prof.Effort})
+	f.inc, err = s.launcher().Prepare(f.home, f.file, launch.Agent{Harness: f.prof.Harness, ID: id, Kind: f.kind, Worktree: f.plan.Dir, Brief: f.brief, Model: f.prof.Model, Effort: f.prof.Effort, Permissions: f.permissions()})
 	return err
 }
 
@@ -194,6 +194,9 @@ func (s Spawner) place(ctx context.Context, f *fresh) (Result, error) {
 	if f.req.SharedWorktree {
 		// so that the task it joined may relaunch beside it
 		rec.Set(state.KeySharedWorktree, state.Yes)
+	}
+	if f.permissions() != harness.PermAuto {
+		rec.Set(state.KeyPermissions, string(f.permissions()))
 	}
 	if len(f.req.Grants) > 0 {
 		rec.Set(state.KeyGrants, authority.FormatGrants(f.req.Grants))
@@ -335,6 +338,12 @@ func (f *fresh) placeBrief() error {
 	}
 	f.priorBrief, f.hadBrief = prior, err == nil
 	return nil
+}
+
+// permissions is the mode the request asks for (checked by checkValues).
+func (f *fresh) permissions() harness.PermissionMode {
+	m, _ := harness.ParsePermissionMode(f.req.Permissions)
+	return m
 }
 
 // restoreBrief undoes placeBrief for a launch that failed: the brief it

@@ -24,6 +24,7 @@ var refusedWithRelaunch = map[string]string{
 	"--brief":           "a relaunch reads the recorded brief (fm-control relaunch appends the progress note)",
 	"--shared-worktree": "a relaunch adopts the recorded worktree",
 	"--grant":           "a relaunch keeps the recorded grants",
+	"--permissions":     "a relaunch keeps the recorded permission mode",
 }
 
 // Relaunch adopts a task's recorded endpoint and worktree for a replacement

@@ -26,7 +26,9 @@ type Request struct {
 	Branch   string // new worktree: its branch (fm/<id>)
 	Backend  string
 	Brief    string
-	JSON     bool
+	// Permissions is the permission mode the agent launches in ("" = auto).
+	Permissions string
+	JSON        bool
 	// SharedWorktree allows a worktree another live task already uses.
 	SharedWorktree bool
 	// Grants widen what the new task's own agent may do (--grant); only
@@ -43,7 +45,7 @@ type Request struct {
 }
 
 // valueFlags are fm-spawn's string flags, each checked by cli.Value.
-var valueFlags = []string{"harness", "model", "effort", "kind", "worktree", "project", "base", "branch", "backend", "brief"}
+var valueFlags = []string{"harness", "model", "effort", "kind", "worktree", "project", "base", "branch", "backend", "brief", "permissions"}
 
 func flags() []ucli.Flag {
 	fs := []ucli.Flag{
@@ -65,16 +67,17 @@ func flags() []ucli.Flag {
 var pathFlags = map[string]bool{"worktree": true, "project": true, "brief": true}
 
 var flagUsage = map[string]string{
-	"harness":  "the agent CLI `H` to launch (see fm-control capabilities)",
-	"model":    "the harness's model `M` (default: the harness's own)",
-	"effort":   "reasoning effort `E`: " + strings.Join(harness.Efforts, ", "),
-	"kind":     "the task's `KIND` (see fm-control capabilities)",
-	"worktree": "adopt the existing, clean git worktree root `DIR`",
-	"project":  "add the task's worktree to the repository `REPO`",
-	"base":     "new worktree: the `REF` to start from (default origin/HEAD)",
-	"branch":   "new worktree: its branch `NAME` (default fm/<id>)",
-	"backend":  "the multiplexer `B` to place the agent in (see fm-control capabilities)",
-	"brief":    "copy the `FILE` to data/<id>/brief.md",
+	"harness":     "the agent CLI `H` to launch (see fm-control capabilities)",
+	"model":       "the harness's model `M` (default: the harness's own)",
+	"effort":      "reasoning effort `E`: " + strings.Join(harness.Efforts, ", "),
+	"kind":        "the task's `KIND` (see fm-control capabilities)",
+	"worktree":    "adopt the existing, clean git worktree root `DIR`",
+	"project":     "add the task's worktree to the repository `REPO`",
+	"base":        "new worktree: the `REF` to start from (default origin/HEAD)",
+	"branch":      "new worktree: its branch `NAME` (default fm/<id>)",
+	"backend":     "the multiplexer `B` to place the agent in (see fm-control capabilities)",
+	"brief":       "copy the `FILE` to data/<id>/brief.md",
+	"permissions": "the agent's permission `MODE`: " + strings.Join(harness.PermissionModes(), " (default) or ") + " (its own permission dialogs, which it waits at); recorded, so a relaunch keeps it",
 }
 
 // kindShortcuts are the kinds with a flag of their own (--scout): every
@@ -96,7 +99,7 @@ func request(cmd *ucli.Command) (Request, error) {
 		Harness: cmd.String("harness"), Model: cmd.String("model"), Effort: cmd.String("effort"),
 		Kind: cmd.String("kind"), Worktree: cmd.String("worktree"), Project: cmd.String("project"),
 		Base: cmd.String("base"), Branch: cmd.String("branch"), Backend: cmd.String("backend"),
-		Brief: cmd.String("brief"),
+		Brief: cmd.String("brief"), Permissions: cmd.String("permissions"),
 		given: map[string]bool{},
 	}
 	for _, name := range append([]string{"shared-worktree"}, valueFlags...) {
@@ -128,6 +131,9 @@ func request(cmd *ucli.Command) (Request, error) {
 func checkValues(r Request) error {
 	if err := cli.ProfileFlags(r.Harness, r.Model, r.Effort); err != nil {
 		return err
+	}
+	if _, ok := harness.ParsePermissionMode(r.Permissions); !ok {
+		return cli.Usage("--permissions must be %s", cli.OneOf(r.Permissions, harness.PermissionModes()))
 	}
 	if _, ok := harness.ParseKind(r.Kind); !ok {
 		return cli.Usage("--kind must be %s%s", cli.OrList(harness.KindNames()), cli.DidYouMean(r.Kind, harness.KindNames()))

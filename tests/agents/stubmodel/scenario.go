@@ -23,6 +23,12 @@ const (
 	// /dir) the command first sleeps that many seconds: a tool still
 	// running.
 	ToolWord = "fmtool"
+	// EscalateWord beside ToolWord makes the shell call ask to run outside
+	// the CLI's sandbox, as a model does (codex's exec_command with
+	// sandbox_permissions "require_escalated"): codex in its ask mode
+	// (on-request) raises its approval dialog only for such a call, and in
+	// its auto mode does not run it.
+	EscalateWord = "fmescalate"
 	// RateWord answers N attempts with 429 and retry-after (fmrate3;
 	// default 2), then serves the reply: the CLI's own back-off.
 	RateWord = "fmrate"
@@ -73,6 +79,7 @@ type Scenario struct {
 	Failures int           // attempts that fail before the reply is served
 	Duration time.Duration // Long: how long to stream; Down: how long to refuse; ToolCalls: how long the command sleeps
 	Dir      string        // ToolCalls: where the calls write
+	Escalate bool          // ToolCalls: the shell call asks to leave the sandbox (EscalateWord)
 }
 
 var (
@@ -113,6 +120,7 @@ func ParseScenario(prompt string) Scenario {
 		if d := dirRE.FindStringSubmatch(prompt); d != nil {
 			s.Dir = strings.TrimRight(d[1], ".,;:)")
 		}
+		s.Escalate = strings.Contains(prompt, EscalateWord)
 		return s
 	case "rate":
 		return Scenario{Kind: RateLimit, Failures: count(2)}

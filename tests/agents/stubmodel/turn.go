@@ -82,13 +82,13 @@ func nextCall(t Turn, sc Scenario) (Call, bool) {
 	}
 	switch t.ToolResults {
 	case 0:
-		return shellCall(t, ShellCommand(dir, sc.Duration))
+		return shellCall(t, ShellCommand(dir, sc.Duration), sc.Escalate)
 	case 1:
 		path := filepath.Join(dir, WriteFile)
 		if c, ok := writeCall(t, path); ok {
 			return c, true
 		}
-		return shellCall(t, fmt.Sprintf("printf %%s %q > %s", WriteContent, path))
+		return shellCall(t, fmt.Sprintf("printf %%s %q > %s", WriteContent, path), sc.Escalate)
 	}
 	return Call{}, false
 }
@@ -104,7 +104,9 @@ func findTool(t Turn, names []string) (Tool, bool) {
 	return Tool{}, false
 }
 
-func shellCall(t Turn, cmd string) (Call, bool) {
+// shellCall runs cmd with the CLI's shell tool; escalate asks codex's
+// exec_command to run it outside the sandbox (EscalateWord).
+func shellCall(t Turn, cmd string, escalate bool) (Call, bool) {
 	if tool, ok := findTool(t, shellTools); ok {
 		args := map[string]any{}
 		for name, typ := range tool.Params {
@@ -120,7 +122,11 @@ func shellCall(t Turn, cmd string) (Call, bool) {
 		return Call{Name: tool.Name, Args: args}, true
 	}
 	if t.hasCustom("exec") {
-		return Call{Name: "exec", Custom: true, Input: "const r = await tools.exec_command({cmd: " + jsString(cmd) + "});\ntext(r.output ?? \"\");\n"}, true
+		args := "{cmd: " + jsString(cmd) + "}"
+		if escalate {
+			args = "{cmd: " + jsString(cmd) + ", sandbox_permissions: \"require_escalated\", justification: \"fmctl stub model's command\"}"
+		}
+		return Call{Name: "exec", Custom: true, Input: "const r = await tools.exec_command(" + args + ");\ntext(r.output ?? \"\");\n"}, true
 	}
 	return Call{}, false
 }
