@@ -82,7 +82,10 @@ var screens = map[string]ScreenSig{
 	},
 	"pi": {
 		Release: "0.73.1", Layout: LayoutBetweenRules,
-		Busy:      []string{"Working..."},
+		// "Retrying (1/3) in 2s... (Escape to cancel)": its loader while it
+		// waits out a failed request (auto_retry_start), when its extension
+		// has already reported the attempt's agent_end.
+		Busy:      []string{"Working...", "Retrying ("},
 		Collapsed: []string{"[paste #"},
 		// C-c clears every row; only a quick second C-c exits, and one is sent.
 		Clear:    ClearSeq{Keys: []Key{KeyCtrlC}},

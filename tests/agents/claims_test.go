@@ -142,6 +142,7 @@ func (s *scen) sendWithin(text string, lag time.Duration) result {
 // activity=idle or a wait --for idle that returns 0 is a false claim.
 func (s *scen) judgeBusyInBackoff(nonce string) {
 	l := s.l
+	l.capture(s.name + "-retrying")
 	st := l.fm("fm-control", "status", l.id, "--json")
 	var got struct {
 		Activity string `json:"activity"`

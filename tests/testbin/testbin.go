@@ -50,4 +50,6 @@ func Build(out string, tags []string, pkgs ...string) error {
 }
 
 // Dir is out as a directory for Build: one binary per package in it.
-func Dir(out string) string { return strings.TrimSuffix(out, string(filepath.Separator)) + string(filepath.Separator) }
+func Dir(out string) string {
+	return strings.TrimSuffix(out, string(filepath.Separator)) + string(filepath.Separator)
+}

@@ -114,6 +114,12 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 			}
 			return agentActivity{Word: actWaiting, Evidence: evTelemetry, For: reportedWait(t)}
 		case state.ActivityReady, state.ActivityIdle:
+			// A busy mark drawn now outranks an idle report: pi reports
+			// each failed attempt's end and then retries on its own, so in
+			// its back-off the last report is idle while its turn runs.
+			if scr.Busy {
+				return agentActivity{Word: actBusy, Evidence: evScreen}
+			}
 			return agentActivity{Word: actIdle, Evidence: evTelemetry}
 		}
 		// ended while the endpoint still holds it: the session said it

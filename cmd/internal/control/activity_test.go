@@ -99,6 +99,9 @@ func TestReadActivityWaitingFor(t *testing.T) {
 		{"gemini's dialog gone, composer idle", "gemini", waiting, alive, composer, actIdle, evScreen, ""},
 		{"gemini's dialog gone, turn running", "gemini", waiting, alive, screenView{Read: true, Ready: true, Busy: true}, actBusy, evScreen, ""},
 		{"dead endpoint", "claude", busy, backends.Observation{State: backends.StateDead}, perm, actDead, evEndpoint, ""},
+		// pi reports each failed attempt's end, then retries on its own
+		{"an idle report under a busy mark", "pi", "state=idle\ngen=" + gen + "\n", alive, screenView{Read: true, Busy: true}, actBusy, evScreen, ""},
+		{"an idle report over an idle screen", "pi", "state=idle\ngen=" + gen + "\n", alive, composer, actIdle, evTelemetry, ""},
 	}
 	for _, c := range cases {
 		tg := activityTarget(t, c.harness, gen, c.report, "")
