@@ -10,6 +10,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"fmctl/cmd/internal/fault"
 	"fmctl/state"
 )
 
@@ -84,7 +85,7 @@ Examples:
 		},
 		Action: func(_ context.Context, cmd *ucli.Command) error {
 			if cmd.NArg() != 1 {
-				return Usage("%s completion takes one shell: %s", name, strings.Join(Shells, ", "))
+				return fault.Usage("%s completion takes one shell: %s", name, strings.Join(Shells, ", "))
 			}
 			return printScript(cmd.Root().Writer, name, cmd.Args().First())
 		},
@@ -148,7 +149,7 @@ func printScript(w io.Writer, name, shell string) error {
 	scripts := map[string]string{"bash": bashScript, "zsh": zshScript, "fish": fishScript}
 	script, ok := scripts[shell]
 	if !ok {
-		return Usage("completion takes %s", OneOf(shell, Shells))
+		return fault.Usage("completion takes %s", OneOf(shell, Shells))
 	}
 	fn := "_" + strings.ReplaceAll(name, "-", "_")
 	if shell == "fish" {

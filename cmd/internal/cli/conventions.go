@@ -13,6 +13,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/state"
@@ -54,12 +55,12 @@ func Run(cmd *ucli.Command, args []string, d Deps) int {
 	if errors.As(err, &relayed) {
 		return relayed.Exit
 	}
-	var own *Error
+	var own *fault.Error
 	var ec ucli.ExitCoder
 	if !errors.As(err, &own) && errors.As(err, &ec) {
 		// urfave's own exit (help for a topic that does not exist) is a
 		// command-line mistake, whatever code urfave picked for it.
-		err = Usage("%s (see %s --help)", state.Printable(err.Error()), cmd.Name)
+		err = fault.Usage("%s (see %s --help)", state.Printable(err.Error()), cmd.Name)
 	}
 	return d.Printer(jsonRequested(cmd, args)).Error(err)
 }
@@ -197,7 +198,7 @@ func HelpForMissing(cmd *ucli.Command, format string, args ...any) error {
 	root.Writer = root.ErrWriter
 	defer func() { root.Writer = out }()
 	_ = ucli.ShowRootCommandHelp(cmd)
-	return Usage(format, args...)
+	return fault.Usage(format, args...)
 }
 
 // StreamContext is ctx for a verb that prints until stopped (list
@@ -268,7 +269,7 @@ func UsageError(ctx context.Context, cmd *ucli.Command, err error, _ bool) error
 			}
 		}
 	}
-	return Usage("%s (see %s --help)", msg, cmd.FullName())
+	return fault.Usage("%s (see %s --help)", msg, cmd.FullName())
 }
 
 // idInFlagsPlace checks, as a task id, a single-dash word standing where a
@@ -335,13 +336,13 @@ func Value(name string) func(string) error {
 // agent), as the usage error it is.
 func ProfileFlags(h, model, effort string) error {
 	if _, ok := harness.Lookup(h); h != "" && !ok {
-		return Usage("unknown harness '%s'; fmctl launches verified harnesses only: %s%s", state.Printable(h), strings.Join(harness.Names(), ", "), DidYouMean(h, harness.Names()))
+		return fault.Usage("unknown harness '%s'; fmctl launches verified harnesses only: %s%s", state.Printable(h), strings.Join(harness.Names(), ", "), DidYouMean(h, harness.Names()))
 	}
 	if effort != "" && !harness.ValidEffort(effort) {
-		return Usage("--effort must be %s", OneOf(effort, harness.Efforts))
+		return fault.Usage("--effort must be %s", OneOf(effort, harness.Efforts))
 	}
 	if model != "" && model != "default" && !harness.ValidModel(model) {
-		return Usage("--model '%s' has characters outside [A-Za-z0-9._:/@+-]", state.Printable(model))
+		return fault.Usage("--model '%s' has characters outside [A-Za-z0-9._:/@+-]", state.Printable(model))
 	}
 	return nil
 }

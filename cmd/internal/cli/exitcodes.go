@@ -4,17 +4,19 @@ import (
 	"fmt"
 	"strings"
 
+	"fmctl/cmd/internal/fault"
 	"fmctl/harness"
 )
 
 // The exit codes every binary shares. They are the rows of exitCodes, the one
 // table --help and the README print.
+// A fault's class is its exit code.
 const (
 	CodeDone        = 0
-	CodeFailed      = 1
-	CodeUsage       = 2
-	CodeUnconfirmed = 3
-	CodeTimeout     = 4
+	CodeFailed      = int(fault.ClassFailed)
+	CodeUsage       = int(fault.ClassUsage)
+	CodeUnconfirmed = int(fault.ClassUnconfirmed)
+	CodeTimeout     = int(fault.ClassTimeout)
 )
 
 // ExitCode is one row of the exit-code table.

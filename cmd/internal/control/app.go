@@ -10,6 +10,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
@@ -167,11 +168,11 @@ func taskArg(home config.HomeVars, cmd *ucli.Command) (string, error) {
 	args := cmd.Args().Slice()
 	switch len(args) {
 	case 0:
-		return "", cli.Usage("%s needs a task id: %s", cmd.FullName(), cmd.UsageText)
+		return "", fault.Usage("%s needs a task id: %s", cmd.FullName(), cmd.UsageText)
 	case 1:
 		return args[0], nil
 	}
-	return "", cli.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", state.Printable(args[1]), cmd.FullName(), cmd.FullName())
+	return "", fault.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", state.Printable(args[1]), cmd.FullName(), cmd.FullName())
 }
 
 // unknownVerb refuses anything outside the allowlist, listing it. resume
@@ -206,7 +207,7 @@ func unknownVerb(home config.HomeVars, verb string) error {
 		fmt.Fprintf(&b, "\n  %s", name)
 	}
 	b.WriteString("\nother commands: " + strings.Join(append(others, "completion"), ", ") + " (fm-control help <verb> explains one)")
-	return cli.Usage("%s", b.String())
+	return fault.Usage("%s", b.String())
 }
 
 func printableVerb(s string) string {
@@ -235,7 +236,7 @@ Examples:
    fm-control capabilities --json | jq '.harnesses[] | {name, interrupt_key, exit_command}'`,
 		Action: func(_ context.Context, cmd *ucli.Command) error {
 			if cmd.NArg() > 0 {
-				return cli.Usage("unexpected argument '%s': fm-control capabilities takes no task id", state.Printable(cmd.Args().First()))
+				return fault.Usage("unexpected argument '%s': fm-control capabilities takes no task id", state.Printable(cmd.Args().First()))
 			}
 			if d.Output.Filtering() {
 				d.Printer(true).Value(capabilities{harness.Snapshot(), d.Tunables.Settings()})

@@ -7,6 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
@@ -33,7 +34,7 @@ func acrossHosts(d cli.Deps, cmds []*ucli.Command) {
 				return local(ctx, cmd)
 			}
 			if cmd.NArg() > 0 {
-				return cli.Usage("fm-control list takes no task id (it lists every task); got '%s'", cmd.Args().First())
+				return fault.Usage("fm-control list takes no task id (it lists every task); got '%s'", cmd.Args().First())
 			}
 			if caller, ok := taskCaller(d); ok {
 				// No grant names another host's task (docs/security.md).

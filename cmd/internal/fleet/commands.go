@@ -7,6 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/state"
 )
@@ -27,11 +28,11 @@ func ServeCommand(d cli.Deps) *ucli.Command {
 			}
 			dir, err := ExecutableDir()
 			if err != nil {
-				return cli.Failed("find this binary's directory: %v", err)
+				return fault.Failed("find this binary's directory: %v", err)
 			}
 			s := Server{Home: home.Root, BinDir: dir, Env: os.Environ(), Version: cli.BuildVersion(), Log: state.Store{Dir: home.State}.Requests()}
 			if err := s.Serve(ctx, os.Stdin, d.Stdout); err != nil {
-				return cli.Failed("fm-control serve: %v", err)
+				return fault.Failed("fm-control serve: %v", err)
 			}
 			return nil
 		},
@@ -42,7 +43,7 @@ func ServeCommand(d cli.Deps) *ucli.Command {
 func HostsCommand(d cli.Deps) *ucli.Command {
 	hostArg := func(cmd *ucli.Command) (string, error) {
 		if cmd.NArg() != 1 {
-			return "", cli.Usage("%s takes one host name from config/hosts.toml: %s", cmd.FullName(), cmd.UsageText)
+			return "", fault.Usage("%s takes one host name from config/hosts.toml: %s", cmd.FullName(), cmd.UsageText)
 		}
 		return cmd.Args().First(), nil
 	}

@@ -13,6 +13,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/remote"
@@ -114,7 +115,7 @@ func forwarded(ctx context.Context, binary string, cmd *ucli.Command, id string,
 		if slices.Contains(remote.FileFlags, n) {
 			data, err := state.ReadUserFile(cmd.String(n), state.MaxBriefBytes)
 			if err != nil {
-				return nil, nil, nil, cli.Failed("--%s: %v; nothing was sent", n, err)
+				return nil, nil, nil, fault.Failed("--%s: %v; nothing was sent", n, err)
 			}
 			files[n] = data
 			continue
@@ -129,17 +130,17 @@ func forwarded(ctx context.Context, binary string, cmd *ucli.Command, id string,
 	argv = append(argv, id)
 	if binary != "fm-send" {
 		if len(rest) > 0 {
-			return nil, nil, nil, cli.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", state.Printable(rest[0]), cmd.FullName(), cmd.FullName())
+			return nil, nil, nil, fault.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", state.Printable(rest[0]), cmd.FullName(), cmd.FullName())
 		}
 		return argv, files, nil, nil
 	}
 	if len(rest) == 1 && rest[0] == "-" && len(cli.AfterDoubleDash(ctx)) == 0 {
 		data, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdin+1))
 		if err != nil {
-			return nil, nil, nil, cli.Failed("read the message from standard input: %v", err)
+			return nil, nil, nil, fault.Failed("read the message from standard input: %v", err)
 		}
 		if len(data) > maxStdin {
-			return nil, nil, nil, cli.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdin)
+			return nil, nil, nil, fault.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdin)
 		}
 		return append(argv, "-"), files, data, nil
 	}

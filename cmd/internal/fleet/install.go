@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/remote"
 )
@@ -36,7 +38,7 @@ func check(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
 	}
 	o := cli.Outcome{Word: "host-ok", ID: name}
 	o.Add("ssh", host.SSH).Add("bin", host.RemoteBin()).Add("version", sess.Hello.Version).Add("arch", sess.Hello.Arch).
-		Put(cli.Int("protocol", sess.Hello.Protocol), cli.Bool("same_version", sess.Hello.Version == cli.BuildVersion()))
+		Put(fact.Int("protocol", sess.Hello.Protocol), fact.Bool("same_version", sess.Hello.Version == cli.BuildVersion()))
 	d.Printer(asJSON).Outcome(o)
 	return nil
 }
@@ -78,23 +80,23 @@ func install(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
 	}
 	fields := strings.Fields(string(out))
 	if len(fields) != 2 {
-		return cli.Failed("host %s answered uname -s -m with %q; nothing was copied", name, sanitize(string(out)))
+		return fault.Failed("host %s answered uname -s -m with %q; nothing was copied", name, sanitize(string(out)))
 	}
 	goos, goarch := strings.ToLower(fields[0]), unameArch[fields[1]]
 	if goos != runtime.GOOS || goarch != runtime.GOARCH {
-		return cli.Failed("host %s is %s/%s (uname: %s) and these binaries are %s/%s; nothing was copied", name, goos, orUnknown(goarch), sanitize(strings.TrimSpace(string(out))), runtime.GOOS, runtime.GOARCH).
-			Coded(cli.ENoRemoteBinaries).With("host", name).
+		return fault.Failed("host %s is %s/%s (uname: %s) and these binaries are %s/%s; nothing was copied", name, goos, orUnknown(goarch), sanitize(strings.TrimSpace(string(out))), runtime.GOOS, runtime.GOARCH).
+			Coded(fault.ENoRemoteBinaries).With("host", name).
 			Hint("build them for it (GOOS=%s GOARCH=%s make build) and copy them to %s there", goos, orUnknown(goarch), host.RemoteBin())
 	}
 	dir, err := ExecutableDir()
 	if err != nil {
-		return cli.Failed("find this binary's directory: %v", err)
+		return fault.Failed("find this binary's directory: %v", err)
 	}
 	for _, bin := range remote.Binaries {
 		path := filepath.Join(dir, bin)
 		f, err := os.Open(path)
 		if err != nil {
-			return cli.Failed("open %s: %v; nothing more was copied", path, err)
+			return fault.Failed("open %s: %v; nothing more was copied", path, err)
 		}
 		info, err := f.Stat()
 		if err == nil {
@@ -102,7 +104,7 @@ func install(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
 		}
 		f.Close()
 		if err != nil {
-			return cli.Failed("copy %s to host %s: %v", bin, name, err).With("host", name).
+			return fault.Failed("copy %s to host %s: %v", bin, name, err).With("host", name).
 				Hint("each binary is replaced whole or not at all; run fm-control hosts install %s again", name)
 		}
 	}
@@ -111,7 +113,7 @@ func install(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
 		return refusalOf(err, nil)
 	}
 	o := cli.Outcome{Word: "installed", ID: name}
-	o.Add("bin", host.RemoteBin()).Add("version", sess.Hello.Version).Add("arch", sess.Hello.Arch).Put(cli.Int("protocol", sess.Hello.Protocol))
+	o.Add("bin", host.RemoteBin()).Add("version", sess.Hello.Version).Add("arch", sess.Hello.Arch).Put(fact.Int("protocol", sess.Hello.Protocol))
 	d.Printer(asJSON).Outcome(o)
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
@@ -105,10 +106,10 @@ func sendMessage(ctx context.Context, d cli.Deps, req Request) error {
 	if req.FromStdin {
 		data, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdinText+1))
 		if err != nil {
-			return cli.Failed("read the message from standard input: %v", err)
+			return fault.Failed("read the message from standard input: %v", err)
 		}
 		if len(data) > maxStdinText {
-			return cli.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdinText)
+			return fault.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdinText)
 		}
 		// A file's last line end goes, CRLF (a Windows file) as well
 		// as LF: a CR left behind would be refused as a control byte.
@@ -124,20 +125,20 @@ func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
 	req := Request{JSON: cmd.Bool("json"), Key: cmd.String("key"), AllowExit: cmd.Bool("allow-exit")}
 	args := cmd.Args().Slice()
 	if len(args) == 0 {
-		return req, cli.Usage("fm-send needs a task id and a message: fm-send <id> <text...> or fm-send <id> --key <Key>")
+		return req, fault.Usage("fm-send needs a task id and a message: fm-send <id> <text...> or fm-send <id> --key <Key>")
 	}
 	req.ID, args = args[0], args[1:]
 	if req.AllowExit && !cmd.IsSet("key") {
-		return req, cli.Usage("--allow-exit applies to --key only")
+		return req, fault.Usage("--allow-exit applies to --key only")
 	}
 	if cmd.IsSet("key") {
 		if len(args) > 0 {
-			return req, cli.Usage("--key sends one named key and no text; send the text separately")
+			return req, fault.Usage("--key sends one named key and no text; send the text separately")
 		}
 		return req, nil
 	}
 	if len(args) == 0 {
-		return req, cli.Usage("fm-send needs a message after the task id: fm-send %s <text...>", state.Printable(req.ID))
+		return req, fault.Usage("fm-send needs a message after the task id: fm-send %s <text...>", state.Printable(req.ID))
 	}
 	after := cli.AfterDoubleDash(ctx)
 	if len(args) == 1 && args[0] == "-" && len(after) == 0 {
@@ -149,7 +150,7 @@ func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
 	// before "--", a word that begins with "-" is refused, never sent.
 	for _, w := range args[:max(0, len(args)-len(after))] {
 		if len(w) > 1 && w[0] == '-' {
-			return req, cli.Usage("fm-send takes no flag '%s'; message text that begins with - goes after --: fm-send %s -- <text...>", state.Printable(w), state.Printable(req.ID))
+			return req, fault.Usage("fm-send takes no flag '%s'; message text that begins with - goes after --: fm-send %s -- <text...>", state.Printable(w), state.Printable(req.ID))
 		}
 	}
 	req.Text = strings.Join(args, " ")

@@ -9,6 +9,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
@@ -94,7 +95,7 @@ func App(d cli.Deps) *ucli.Command {
 				if cmd.NumFlags() == 0 {
 					return cli.HelpForMissing(cmd, "fm-spawn needs a task id: fm-spawn <id> [flags]")
 				}
-				return cli.Usage("fm-spawn needs a task id: fm-spawn <id> [flags] (see fm-spawn --help)")
+				return fault.Usage("fm-spawn needs a task id: fm-spawn <id> [flags] (see fm-spawn --help)")
 			}
 			return guarded(ctx, d, req)
 		})),
@@ -141,7 +142,7 @@ func spawn(ctx context.Context, d cli.Deps, req Request) error {
 		s.Print.Notice("watch %s's agent with: %s", req.ID, attach)
 	}
 	if res.Ready == "blocked" {
-		return cli.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it. Answer it in the pane (or fix the harness's setup), then send", req.ID, res.Record.Window(), res.Dialog).Coded(cli.EDialog)
+		return fault.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it. Answer it in the pane (or fix the harness's setup), then send", req.ID, res.Record.Window(), res.Dialog).Coded(fault.EDialog)
 	}
 	if res.Ready == "starting" {
 		// The commonest first-run cause is a pane whose login shell has

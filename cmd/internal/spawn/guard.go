@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/launch"
 	"fmctl/config"
 	"fmctl/state"
@@ -55,7 +55,7 @@ func intentBody(id, backend, container, wt string) []byte {
 
 func writeIntent(store state.Store, id, backend, container, wt string) error {
 	if err := state.WriteAtomic(store.SpawnIntentPath(id), intentBody(id, backend, container, wt)); err != nil {
-		return cli.Failed("task %s's spawn intent %s could not be written: %v; nothing was created", id, store.SpawnIntentPath(id), err)
+		return fault.Failed("task %s's spawn intent %s could not be written: %v; nothing was created", id, store.SpawnIntentPath(id), err)
 	}
 	return nil
 }

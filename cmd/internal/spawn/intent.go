@@ -6,7 +6,7 @@ import (
 	"io/fs"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/state"
 )
 
@@ -29,23 +29,23 @@ func (s Spawner) SettleIntent(ctx context.Context, store state.Store, id string)
 		return IntentNone, "", nil
 	}
 	if err != nil {
-		return "", "", cli.Failed("task %s's spawn intent %s cannot be read: %v; inspect it, then remove it", id, path, err).Coded(cli.ETornSpawn)
+		return "", "", fault.Failed("task %s's spawn intent %s cannot be read: %v; inspect it, then remove it", id, path, err).Coded(fault.ETornSpawn)
 	}
 	intent, err := state.ParseRecord(data)
 	if err != nil || intent.Get("task") != id {
-		return "", "", cli.Failed("task %s's spawn intent %s is malformed; inspect it, then remove it", id, path).Coded(cli.ETornSpawn)
+		return "", "", fault.Failed("task %s's spawn intent %s is malformed; inspect it, then remove it", id, path).Coded(fault.ETornSpawn)
 	}
 	backend, wt := intent.Get(state.KeyBackend), intent.Worktree()
 	window = intent.Get("container") + ":" + state.Label(id)
 	if !backends.SettlesByLabel(backend) {
-		return "", "", cli.Failed("task %s's spawn on %s was interrupted (intent %s); fmctl can settle only a tmux spawn, so check that backend for an endpoint %s, then remove the intent", id, backend, path, state.Label(id)).Coded(cli.ETornSpawn)
+		return "", "", fault.Failed("task %s's spawn on %s was interrupted (intent %s); fmctl can settle only a tmux spawn, so check that backend for an endpoint %s, then remove the intent", id, backend, path, state.Label(id)).Coded(fault.ETornSpawn)
 	}
 	if task, err := store.LoadTask("fm-spawn", id); err == nil && task.Record.Window() == window {
 		return IntentAdopted, window, removeIntent(store, id)
 	}
 	be, err := backends.Open(backend, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
 	if err != nil {
-		return "", "", cli.Failed("%w", err)
+		return "", "", fault.Failed("%w", err)
 	}
 	action, err = settleOrphan(ctx, be, id, window, wt)
 	if err != nil {
@@ -65,16 +65,16 @@ func settleOrphan(ctx context.Context, be backends.Backend, id, window, wt strin
 		return IntentCleared, nil
 	case obs.State == backends.StateDead && backends.SameDirKey(obs.CurrentPath) == backends.SameDirKey(wt):
 		if err := be.Kill(ctx, ep); err != nil {
-			return "", cli.Failed("task %s's orphan window %s could not be removed: %v", id, window, err).Coded(cli.ETornSpawn)
+			return "", fault.Failed("task %s's orphan window %s could not be removed: %v", id, window, err).Coded(fault.ETornSpawn)
 		}
 		return IntentRemoved, nil
 	}
-	return "", cli.Failed("window %s carries task %s's label but no record names it (an interrupted fm-spawn left it, or it was made by hand); it reads '%s' (%s), not an agent-free shell in %s, so fmctl will not remove it. Stop or close it yourself, then run fm-control recover %s or spawn again", window, id, obs.State, obs.Detail, wt, id).Coded(cli.ETornSpawn)
+	return "", fault.Failed("window %s carries task %s's label but no record names it (an interrupted fm-spawn left it, or it was made by hand); it reads '%s' (%s), not an agent-free shell in %s, so fmctl will not remove it. Stop or close it yourself, then run fm-control recover %s or spawn again", window, id, obs.State, obs.Detail, wt, id).Coded(fault.ETornSpawn)
 }
 
 func removeIntent(store state.Store, id string) error {
 	if err := state.RemoveIfExists(store.SpawnIntentPath(id)); err != nil {
-		return cli.Failed("task %s's spawn intent could not be removed: %v", id, err)
+		return fault.Failed("task %s's spawn intent could not be removed: %v", id, err)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/harness"
 	"fmctl/state"
 )
@@ -114,7 +115,7 @@ func request(cmd *ucli.Command) (Request, error) {
 	for _, s := range cmd.StringSlice("grant") {
 		g, err := authority.ParseGrant(s)
 		if err != nil {
-			return r, cli.Usage("--grant: %v", err)
+			return r, fault.Usage("--grant: %v", err)
 		}
 		r.Grants = append(r.Grants, g)
 	}
@@ -130,10 +131,10 @@ func checkValues(r Request) error {
 		return err
 	}
 	if _, ok := harness.ParseKind(r.Kind); !ok {
-		return cli.Usage("--kind must be %s%s", cli.OrList(harness.KindNames()), cli.DidYouMean(r.Kind, harness.KindNames()))
+		return fault.Usage("--kind must be %s%s", cli.OrList(harness.KindNames()), cli.DidYouMean(r.Kind, harness.KindNames()))
 	}
 	if b := r.Backend; b != "" && !slices.Contains(harness.AdapterBackendNames(), b) {
-		return cli.Usage("backend '%s' has no adapter in fmctl (use %s)%s", state.Printable(b), cli.OrList(harness.AdapterBackendNames()), cli.DidYouMean(b, harness.AdapterBackendNames()))
+		return fault.Usage("backend '%s' has no adapter in fmctl (use %s)%s", state.Printable(b), cli.OrList(harness.AdapterBackendNames()), cli.DidYouMean(b, harness.AdapterBackendNames()))
 	}
 	return nil
 }

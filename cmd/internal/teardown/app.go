@@ -10,6 +10,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
@@ -75,13 +76,13 @@ func taskArg(home config.HomeVars, cmd *ucli.Command) (string, error) {
 		if cmd.NumFlags() == 0 {
 			return "", cli.HelpForMissing(cmd, "fm-teardown needs a task id: fm-teardown <id> [--force] [--json]")
 		}
-		return "", cli.Usage("fm-teardown needs a task id: fm-teardown <id> [--force] [--json]")
+		return "", fault.Usage("fm-teardown needs a task id: fm-teardown <id> [--force] [--json]")
 	}
 	if _, err := config.ResolveHome("fm-teardown", home); err != nil {
 		return "", err
 	}
 	if len(args) > 1 {
-		return "", cli.Usage("unexpected argument '%s': fm-teardown takes one task id (see fm-teardown --help)", state.Printable(args[1]))
+		return "", fault.Usage("unexpected argument '%s': fm-teardown takes one task id (see fm-teardown --help)", state.Printable(args[1]))
 	}
 	return args[0], nil
 }
