@@ -11,6 +11,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/fault"
+	"fmctl/cmd/internal/phrase"
 	"fmctl/state"
 )
 
@@ -149,7 +150,7 @@ func printScript(w io.Writer, name, shell string) error {
 	scripts := map[string]string{"bash": bashScript, "zsh": zshScript, "fish": fishScript}
 	script, ok := scripts[shell]
 	if !ok {
-		return fault.Usage("completion takes %s", OneOf(shell, Shells))
+		return fault.Usage("completion takes %s", phrase.OneOf(shell, Shells))
 	}
 	fn := "_" + strings.ReplaceAll(name, "-", "_")
 	if shell == "fish" {

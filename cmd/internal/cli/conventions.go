@@ -14,6 +14,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/fault"
+	"fmctl/cmd/internal/phrase"
 	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/state"
@@ -310,7 +311,7 @@ func spelling(ctx context.Context, name string) string {
 func closestFlag(cmd *ucli.Command, name string) string {
 	flags := append(cmd.VisibleFlags(), cmd.VisiblePersistentFlags()...)
 	s := ucli.SuggestFlag(flags, name, false)
-	if !Close(name, strings.TrimLeft(s, "-")) {
+	if !phrase.Close(name, strings.TrimLeft(s, "-")) {
 		return ""
 	}
 	return s
@@ -336,10 +337,10 @@ func Value(name string) func(string) error {
 // agent), as the usage error it is.
 func ProfileFlags(h, model, effort string) error {
 	if _, ok := harness.Lookup(h); h != "" && !ok {
-		return fault.Usage("unknown harness '%s'; fmctl launches verified harnesses only: %s%s", state.Printable(h), strings.Join(harness.Names(), ", "), DidYouMean(h, harness.Names()))
+		return fault.Usage("unknown harness '%s'; fmctl launches verified harnesses only: %s%s", state.Printable(h), strings.Join(harness.Names(), ", "), phrase.DidYouMean(h, harness.Names()))
 	}
 	if effort != "" && !harness.ValidEffort(effort) {
-		return fault.Usage("--effort must be %s", OneOf(effort, harness.Efforts))
+		return fault.Usage("--effort must be %s", phrase.OneOf(effort, harness.Efforts))
 	}
 	if model != "" && model != "default" && !harness.ValidModel(model) {
 		return fault.Usage("--model '%s' has characters outside [A-Za-z0-9._:/@+-]", state.Printable(model))

@@ -13,6 +13,7 @@ import (
 	"github.com/itchyny/gojq"
 
 	"fmctl/cmd/internal/fault"
+	"fmctl/cmd/internal/phrase"
 	"fmctl/state"
 )
 
@@ -122,7 +123,7 @@ func (o *Output) addFields(list string, args []string, known []string) error {
 	}
 	for _, f := range strings.Split(list, ",") {
 		if known != nil && !slices.Contains(known, f) {
-			return fault.Usage("%s --json has no field '%s'; its fields: %s%s", commandName(args), f, strings.Join(known, ", "), DidYouMean(f, known))
+			return fault.Usage("%s --json has no field '%s'; its fields: %s%s", commandName(args), f, strings.Join(known, ", "), phrase.DidYouMean(f, known))
 		}
 		if !slices.Contains(o.Fields, f) {
 			o.Fields = append(o.Fields, f)

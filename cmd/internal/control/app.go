@@ -12,6 +12,7 @@ import (
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
+	"fmctl/cmd/internal/phrase"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
@@ -196,7 +197,7 @@ func unknownVerb(home config.HomeVars, verb string) error {
 	} else {
 		fmt.Fprintf(&b, "'%s' is not a control verb", printableVerb(verb))
 		for _, name := range append(append(lifecycle, others...), "help") {
-			if cli.Close(verb, name) {
+			if phrase.Close(verb, name) {
 				fmt.Fprintf(&b, "; did you mean %s?", name)
 				break
 			}

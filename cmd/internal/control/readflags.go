@@ -9,6 +9,7 @@ import (
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
+	"fmctl/cmd/internal/phrase"
 	"fmctl/config"
 	"fmctl/state"
 )
@@ -115,7 +116,7 @@ func (inv *readInvocation) waitFlags(values map[string]string, envWait string) e
 		return fault.Usage("fm-control wait needs --for %s", strings.Join(waitConditions, "|"))
 	}
 	if !validCondition(inv.For) {
-		return fault.Usage("--for '%s' is not a condition; use %s", state.Printable(inv.For), cli.OneOf(inv.For, waitConditions))
+		return fault.Usage("--for '%s' is not a condition; use %s", state.Printable(inv.For), phrase.OneOf(inv.For, waitConditions))
 	}
 	if err := inv.messageFlag(values); err != nil {
 		return err

@@ -20,6 +20,22 @@ const (
 	ClassTimeout     Class = 4 // a wait's condition did not hold in time
 )
 
+// String is the class's one word, as scripts, docs and the audit trail
+// name it.
+func (c Class) String() string {
+	switch c {
+	case ClassFailed:
+		return "failed"
+	case ClassUsage:
+		return "usage"
+	case ClassUnconfirmed:
+		return "unconfirmed"
+	case ClassTimeout:
+		return "timeout"
+	}
+	return fmt.Sprintf("class-%d", int(c))
+}
+
 // Error is a failure the user is told about: its exit class and, under
 // --json, its stable code. Msg says what happened, in one short sentence;
 // Hints say what to do next. Facts are what a machine reader may want

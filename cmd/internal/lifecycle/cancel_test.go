@@ -22,7 +22,7 @@ type fakeTurn struct {
 	// blinks lists reads that show no turn although one runs: a record
 	// file caught mid-write.
 	blinks map[int]bool
-	rounds      int // rounds the fake agent received (the first included)
+	rounds int // rounds the fake agent received (the first included)
 	// readsAtRound is the read count when each repeat was sent, for the
 	// check that a repeat follows a read showing the turn running.
 	readsAtRound []int

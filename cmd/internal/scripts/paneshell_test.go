@@ -95,4 +95,3 @@ func cmdInPane(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s in the pane exited with status %d, want %d", args[2], got, want)
 	}
 }
-

@@ -13,6 +13,7 @@ import (
 	"fmctl/cmd/internal/deliver"
 	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
+	"fmctl/cmd/internal/phrase"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
@@ -52,7 +53,7 @@ func (s Sender) Run(ctx context.Context, req Request) error {
 	if req.Key != "" {
 		k, ok := harness.ParseKey(req.Key)
 		if !ok {
-			return fault.Usage("key '%s' is not a named key; fm-send --key accepts %s%s", state.Printable(req.Key), keyList(), cli.DidYouMean(req.Key, harness.KeyNames()))
+			return fault.Usage("key '%s' is not a named key; fm-send --key accepts %s%s", state.Printable(req.Key), keyList(), phrase.DidYouMean(req.Key, harness.KeyNames()))
 		}
 		key = k
 	}

@@ -9,9 +9,9 @@ import (
 
 	"fmctl/authority"
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/launch"
+	"fmctl/cmd/internal/phrase"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
@@ -101,7 +101,7 @@ func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
 	f := &fresh{req: req, home: home, store: state.Store{Dir: home.State}, unprovision: func() {}}
 	var ok bool
 	if f.kind, ok = harness.ParseKind(req.Kind); !ok {
-		return nil, fault.Usage("--kind must be %s", cli.OrList(harness.KindNames()))
+		return nil, fault.Usage("--kind must be %s", phrase.OrList(harness.KindNames()))
 	}
 	if f.prof, err = s.freshProfile(home, req, f.kind); err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func (s Spawner) openBackend(f *fresh) error {
 	}
 	ability, known := harness.LookupBackend(name)
 	if !known || !ability.Adapter {
-		return fault.Failed("backend '%s' has no adapter in fmctl (use %s)", state.Printable(name), cli.OrList(harness.AdapterBackendNames())).Coded(fault.ENoAdapter)
+		return fault.Failed("backend '%s' has no adapter in fmctl (use %s)", state.Printable(name), phrase.OrList(harness.AdapterBackendNames())).Coded(fault.ENoAdapter)
 	}
 	be, err := backends.Open(name, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
+	"fmctl/cmd/internal/phrase"
 	"fmctl/harness"
 	"fmctl/state"
 )
@@ -131,10 +132,10 @@ func checkValues(r Request) error {
 		return err
 	}
 	if _, ok := harness.ParseKind(r.Kind); !ok {
-		return fault.Usage("--kind must be %s%s", cli.OrList(harness.KindNames()), cli.DidYouMean(r.Kind, harness.KindNames()))
+		return fault.Usage("--kind must be %s%s", phrase.OrList(harness.KindNames()), phrase.DidYouMean(r.Kind, harness.KindNames()))
 	}
 	if b := r.Backend; b != "" && !slices.Contains(harness.AdapterBackendNames(), b) {
-		return fault.Usage("backend '%s' has no adapter in fmctl (use %s)%s", state.Printable(b), cli.OrList(harness.AdapterBackendNames()), cli.DidYouMean(b, harness.AdapterBackendNames()))
+		return fault.Usage("backend '%s' has no adapter in fmctl (use %s)%s", state.Printable(b), phrase.OrList(harness.AdapterBackendNames()), phrase.DidYouMean(b, harness.AdapterBackendNames()))
 	}
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 
 	"fmctl/authority"
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/state"
@@ -97,7 +96,7 @@ func (a Authority) guard(home config.Home, verb, id string, fn func(authority.Ca
 	err = fn(caller)
 	// A command line refused as wrong (exit 2) attempted nothing, and bad
 	// input changes nothing in the home, its trail included.
-	if cli.Code(err) != cli.CodeUsage {
+	if fault.ClassOf(err) != fault.ClassUsage {
 		a.audit(store, req, err)
 	}
 	return err
@@ -158,20 +157,11 @@ func (a Authority) auditLine(req authority.Request, err error) string {
 	case errors.As(err, &refusal):
 		b.WriteString(" outcome=refused code=" + string(fault.ENotAuthorized))
 	case err != nil:
-		fmt.Fprintf(&b, " outcome=%s code=%s", exitName(cli.Code(err)), fault.CodeOf(err))
+		fmt.Fprintf(&b, " outcome=%s code=%s", fault.ClassOf(err), fault.CodeOf(err))
 	default:
 		b.WriteString(" outcome=done")
 	}
 	return b.String()
-}
-
-func exitName(code int) string {
-	for _, c := range cli.ExitCodes() {
-		if c.Code == code {
-			return c.Name
-		}
-	}
-	return fmt.Sprintf("exit-%d", code)
 }
 
 // requestID names one invocation in the trail, so its line can be told

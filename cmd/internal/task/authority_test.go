@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 )
@@ -48,7 +47,7 @@ func TestGuardRefusesBeforeTheVerbRunsAndAuditsIt(t *testing.T) {
 	g, st := gateFor(t, 30)
 	ran := false
 	err := g.Guard("exit", "t1", func() error { ran = true; return nil })
-	if ran || fault.CodeOf(err) != fault.ENotAuthorized || cli.Code(err) != cli.CodeFailed {
+	if ran || fault.CodeOf(err) != fault.ENotAuthorized || fault.ClassOf(err) != fault.ClassFailed {
 		t.Fatalf("ran=%v err=%v (%s); want refused before the verb ran", ran, err, fault.CodeOf(err))
 	}
 	trail, _ := os.ReadFile(filepath.Join(st, "t1.audit"))

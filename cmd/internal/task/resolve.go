@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
+	"fmctl/cmd/internal/phrase"
 	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/state"
@@ -52,7 +52,7 @@ func (o Opener) Load(home config.Home, id string) (*Target, error) {
 	}
 	kind, ok := harness.ParseKind(rec.Kind())
 	if !ok {
-		return nil, fault.Failed("task %s records kind '%s', which is not %s", id, state.Printable(rec.Kind()), cli.OrList(harness.KindNames())).Coded(fault.EBadRecord)
+		return nil, fault.Failed("task %s records kind '%s', which is not %s", id, state.Printable(rec.Kind()), phrase.OrList(harness.KindNames())).Coded(fault.EBadRecord)
 	}
 	name := rec.Backend()
 	ability, known := harness.LookupBackend(name)
