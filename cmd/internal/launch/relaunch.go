@@ -75,9 +75,8 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 		// sentence, so this one says what is already true: the record is new.
 		return Result{Record: rec}, Explain(fault.Failed("task %s's new record (harness %s) is published, but its agent did not come up: %w", t.ID, h.Name, err).Coded(fault.ELaunchFailed).Put(fact.Yes("published")), err, h)
 	}
-	out := Spawned(t.ID, h.Name, string(t.Kind), t.BackendName, t.Backend, ep, wt, ready)
-	out.Put(fact.Yes("relaunch"))
-	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
+	out := append(Spawned(h.Name, string(t.Kind), t.BackendName, t.Backend, ep, wt, ready), fact.Yes("relaunch"))
+	return Result{Facts: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
 }
 
 // CheckReplacement makes Relaunch's refusals that do not wait on the stop:

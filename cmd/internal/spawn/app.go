@@ -9,6 +9,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
@@ -137,8 +138,8 @@ func spawn(ctx context.Context, d cli.Deps, req Request) error {
 	if err != nil {
 		return err
 	}
-	s.Print.Outcome(res.Outcome)
-	if attach := res.Outcome.Get("attach"); attach != "" && !req.JSON && !insideBackend(d, res.Record.Backend()) {
+	s.Print.Outcome(cli.Outcome{Word: "spawned", ID: req.ID, Facts: res.Facts})
+	if attach := fact.Get(res.Facts, "attach"); attach != "" && !req.JSON && !insideBackend(d, res.Record.Backend()) {
 		s.Print.Notice("watch %s's agent with: %s", req.ID, attach)
 	}
 	if res.Ready == "blocked" {

@@ -232,8 +232,8 @@ func (s Spawner) place(ctx context.Context, f *fresh) (Result, error) {
 	if err != nil {
 		return Result{}, s.undo(ctx, f, ep, launch.Explain(fault.Failed("the agent for %s could not be launched on %s: %v; %s", id, h.Name, err, removed).Coded(fault.ELaunchFailed), err, h))
 	}
-	out := launch.Spawned(id, h.Name, string(f.kind), f.backend, f.be, ep, wt, ready)
-	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
+	out := launch.Spawned(h.Name, string(f.kind), f.backend, f.be, ep, wt, ready)
+	return Result{Facts: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
 }
 
 // createEndpoint adds the planned worktree (a secondmate's provisioned as
