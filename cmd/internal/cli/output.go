@@ -13,8 +13,7 @@ import (
 	"github.com/itchyny/gojq"
 
 	"fmctl/cmd/internal/fault"
-	"fmctl/cmd/internal/phrase"
-	"fmctl/state"
+	"fmctl/phrase"
 )
 
 // OutputFields are the top-level keys of each JSON outcome, by the name of
@@ -119,7 +118,7 @@ func isBoolWord(v string) bool { return v == "true" || v == "false" }
 // one is a usage error naming those there are.
 func (o *Output) addFields(list string, args []string, known []string) error {
 	if !fieldList.MatchString(list) {
-		return fault.Usage("--json '%s' is not a field list: give field names joined by commas, such as --json id,state", state.Printable(list))
+		return fault.Usage("--json '%s' is not a field list: give field names joined by commas, such as --json id,state", phrase.Printable(list))
 	}
 	for _, f := range strings.Split(list, ",") {
 		if known != nil && !slices.Contains(known, f) {
@@ -142,7 +141,7 @@ func compileJQ(expr string) (*gojq.Code, error) {
 			return code, nil
 		}
 	}
-	return nil, fault.Usage("--jq '%s' is not a jq expression: %v", state.Printable(expr), err)
+	return nil, fault.Usage("--jq '%s' is not a jq expression: %v", phrase.Printable(expr), err)
 }
 
 // schemaName names the outcome a command line asks for, as docs/schema

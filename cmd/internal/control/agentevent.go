@@ -11,6 +11,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
@@ -23,7 +24,7 @@ import (
 // lifecycle verb: it never touches the pane, takes no lock and makes no
 // multiplexer call, because a hook runs on every prompt and must never
 // block the agent. It only records what the agent said about itself.
-func agentEventCommand(d cli.Deps) *ucli.Command {
+func agentEventCommand(d edge.Deps) *ucli.Command {
 	return cli.TaskCommand(&ucli.Command{
 		Name:      "agent-event",
 		Hidden:    true,
@@ -54,7 +55,7 @@ Events: ` + strings.Join(state.AgentEventNames(), ", ") + `.`,
 				return recordAgentEvent(d.Tunables.Home, a, cmd.Args().Slice(), time.Now())
 			})
 		},
-	}, d.Tunables.Home, nil)
+	}, edge.Tasks(d.Tunables.Home), nil)
 }
 
 // agentEventArgs are the parsed arguments.

@@ -10,12 +10,13 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
-	"fmctl/cmd/internal/phrase"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -71,7 +72,7 @@ var relaunchSynopsis = "<id> [--harness H] [--model M] [--effort " + strings.Joi
 
 // App builds the fm-control command line: one command per verb, each parsed
 // by urfave with flags anywhere before "--".
-func App(d cli.Deps) *ucli.Command {
+func App(d edge.Deps) *ucli.Command {
 	app := &ucli.Command{
 		Name:      "fm-control",
 		Usage:     "run an allowlisted lifecycle verb on a task's agent",
@@ -91,7 +92,7 @@ Examples:
    fm-control relaunch t1 --harness codex --note "continue from the failing test"
    fm-control help relaunch`,
 		Flags:         []ucli.Flag{&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"}},
-		ShellComplete: cli.Completer{Home: d.Tunables.Home}.Complete,
+		ShellComplete: cli.Completer{Tasks: edge.Tasks(d.Tunables.Home)}.Complete,
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			if cmd.NArg() == 0 {
 				return cli.HelpForMissing(cmd, "fm-control needs a verb: fm-control <verb> <id> [flags]")
@@ -121,11 +122,11 @@ Examples:
 			c.OnUsageError = relaunchOnly
 		}
 	}
-	cli.Conventions(app, d)
+	cli.Conventions(app, d.IO())
 	return app
 }
 
-func lifecycleCommand(d cli.Deps, v harness.Verb) *ucli.Command {
+func lifecycleCommand(d edge.Deps, v harness.Verb) *ucli.Command {
 	synopsis := verbSynopsis
 	if v.Name == "relaunch" {
 		synopsis = relaunchSynopsis
@@ -157,7 +158,7 @@ func lifecycleCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 	if v.Name == "relaunch" {
 		cmd.Flags = relaunchFlags()
 	}
-	return cli.TaskCommand(cmd, d.Tunables.Home, nil)
+	return cli.TaskCommand(cmd, edge.Tasks(d.Tunables.Home), nil)
 }
 
 // taskArg returns a verb's one task id. The home is checked first: without
@@ -223,7 +224,7 @@ func printableVerb(s string) string {
 	}, s)
 }
 
-func capabilitiesCommand(d cli.Deps) *ucli.Command {
+func capabilitiesCommand(d edge.Deps) *ucli.Command {
 	return &ucli.Command{
 		Name:      "capabilities",
 		Usage:     "print the capability table (verbs, harness mechanics, backend abilities) and the FM_* tunables",
@@ -270,6 +271,6 @@ func printCapabilities(w io.Writer, tun config.Tunables, asJSON bool) error {
 
 // Main runs fm-control with the process's real edges.
 func Main(args []string) int {
-	d := cli.OSDeps()
-	return cli.Run(App(d), args, d)
+	d := edge.OSDeps()
+	return cli.Run(App(d), args, d.IO())
 }

@@ -9,8 +9,8 @@ import (
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
-	"fmctl/cmd/internal/phrase"
 	"fmctl/config"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 

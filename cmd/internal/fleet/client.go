@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/remote"
@@ -39,7 +40,7 @@ const masterPersist = 10 * time.Minute
 
 // NewClient reads the home's hosts table. tool names the binary in
 // refusals.
-func NewClient(d cli.Deps, tool string) (*Client, error) {
+func NewClient(d edge.Deps, tool string) (*Client, error) {
 	home, err := config.LocateHome(tool, d.Tunables.Home)
 	if err != nil {
 		return nil, err
@@ -163,7 +164,7 @@ func refusalOf(err error, argv []string) error {
 
 // relay prints a host's answer as its verb printed it, and exits with its
 // code. Text from the host is kept free of terminal escapes.
-func relay(d cli.Deps, resp remote.Response) error {
+func relay(d edge.Deps, resp remote.Response) error {
 	if resp.Replayed {
 		// Said on stderr so a --json reader's stdout stays one object.
 		d.Printer(false).Notice("request %s had already run on the host; this is its remembered outcome, nothing was run again", resp.ID)
@@ -179,7 +180,7 @@ func relay(d cli.Deps, resp remote.Response) error {
 // relayStdout prints the host's stdout here. The host ran with plain
 // --json: a field list or --jq given here is applied here, to each JSON
 // line, as to a local outcome.
-func relayStdout(d cli.Deps, out string) {
+func relayStdout(d edge.Deps, out string) {
 	if !d.Output.Filtering() {
 		_, _ = d.Stdout.Write([]byte(out))
 		return

@@ -7,6 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/state"
@@ -15,7 +16,7 @@ import (
 // ServeCommand is the hidden `fm-control serve --home H`: what another
 // machine's fmctl runs over ssh, one per session. It reads requests on
 // standard input and answers on standard output until its input ends.
-func ServeCommand(d cli.Deps) *ucli.Command {
+func ServeCommand(d edge.Deps) *ucli.Command {
 	return &ucli.Command{
 		Name:   "serve",
 		Usage:  "answer another machine's requests over ssh (JSON lines on stdin and stdout)",
@@ -40,7 +41,7 @@ func ServeCommand(d cli.Deps) *ucli.Command {
 }
 
 // HostsCommand is `fm-control hosts check|install <host>`.
-func HostsCommand(d cli.Deps) *ucli.Command {
+func HostsCommand(d edge.Deps) *ucli.Command {
 	hostArg := func(cmd *ucli.Command) (string, error) {
 		if cmd.NArg() != 1 {
 			return "", fault.Usage("%s takes one host name from config/hosts.toml: %s", cmd.FullName(), cmd.UsageText)

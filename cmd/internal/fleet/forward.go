@@ -13,6 +13,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
@@ -30,7 +31,7 @@ var notForwarded = []string{"help", "version", "all-hosts"}
 // <host>/<id>, the verb runs on that host, with the same flags and words
 // and the bare id, and its answer is printed here; a bare id runs action
 // on this machine, as it always has. binary is the fm-* binary running.
-func Remote(d cli.Deps, binary string, action ucli.ActionFunc) ucli.ActionFunc {
+func Remote(d edge.Deps, binary string, action ucli.ActionFunc) ucli.ActionFunc {
 	return func(ctx context.Context, cmd *ucli.Command) error {
 		args := cmd.Args().Slice()
 		if len(args) == 0 || !strings.Contains(args[0], "/") {
@@ -66,7 +67,7 @@ func verbOf(binary string, cmd *ucli.Command) string {
 }
 
 // forward runs the verb on addr's host and prints its answer here.
-func forward(ctx context.Context, d cli.Deps, binary string, cmd *ucli.Command, addr config.Address, argv []string, files map[string][]byte, stdin []byte) error {
+func forward(ctx context.Context, d edge.Deps, binary string, cmd *ucli.Command, addr config.Address, argv []string, files map[string][]byte, stdin []byte) error {
 	args := cmd.Args().Slice()
 	client, err := NewClient(d, binary)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
 	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
@@ -16,7 +17,7 @@ import (
 )
 
 // clientFor is a client and the named host's entry.
-func clientFor(d cli.Deps, name string) (*Client, config.Host, error) {
+func clientFor(d edge.Deps, name string) (*Client, config.Host, error) {
 	c, err := NewClient(d, "fm-control")
 	if err != nil {
 		return nil, config.Host{}, err
@@ -26,7 +27,7 @@ func clientFor(d cli.Deps, name string) (*Client, config.Host, error) {
 }
 
 // check opens a session to name and reports its hello.
-func check(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
+func check(ctx context.Context, d edge.Deps, name string, asJSON bool) error {
 	c, host, err := clientFor(d, name)
 	if err != nil {
 		return err
@@ -66,7 +67,7 @@ trap - EXIT`
 
 // install copies this machine's binaries to name's bin, after checking
 // that the host runs what they were built for.
-func install(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
+func install(ctx context.Context, d edge.Deps, name string, asJSON bool) error {
 	c, host, err := clientFor(d, name)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
@@ -67,7 +68,7 @@ Examples:
 
 // App builds the fm-send command line. Flags go anywhere before "--";
 // every word after it is message text.
-func App(d cli.Deps) *ucli.Command {
+func App(d edge.Deps) *ucli.Command {
 	app := &ucli.Command{
 		Name:        "fm-send",
 		Usage:       "deliver one message (or one named key) to a task's agent",
@@ -90,12 +91,12 @@ func App(d cli.Deps) *ucli.Command {
 			})
 		}),
 	}
-	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
+	cli.Conventions(cli.TaskCommand(app, edge.Tasks(d.Tunables.Home), nil), d.IO())
 	return app
 }
 
 // sendMessage reads the message from standard input when asked to, and sends it.
-func sendMessage(ctx context.Context, d cli.Deps, req Request) error {
+func sendMessage(ctx context.Context, d edge.Deps, req Request) error {
 	if req.Key == "" {
 		// A text send waits for its submit to be confirmed; a
 		// key is one call, which a signal ends as well unwatched.
@@ -159,6 +160,6 @@ func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
 
 // Main runs fm-send with the process's real edges.
 func Main(args []string) int {
-	d := cli.OSDeps()
-	return cli.Run(App(d), args, d)
+	d := edge.OSDeps()
+	return cli.Run(App(d), args, d.IO())
 }

@@ -13,10 +13,10 @@ import (
 	"fmctl/cmd/internal/deliver"
 	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
-	"fmctl/cmd/internal/phrase"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 

@@ -11,10 +11,10 @@ import (
 	"fmctl/backends"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/launch"
-	"fmctl/cmd/internal/phrase"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 

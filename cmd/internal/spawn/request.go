@@ -9,8 +9,8 @@ import (
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
-	"fmctl/cmd/internal/phrase"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 

@@ -6,8 +6,8 @@ import (
 	"os"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/phrase"
 	"fmctl/config"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 

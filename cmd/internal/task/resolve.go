@@ -8,9 +8,9 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/fault"
-	"fmctl/cmd/internal/phrase"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 

@@ -10,6 +10,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
@@ -43,7 +44,7 @@ Examples:
    fm-teardown t2 --force     # discards t2's unpushed commits`
 
 // App builds the fm-teardown command line.
-func App(d cli.Deps) *ucli.Command {
+func App(d edge.Deps) *ucli.Command {
 	app := &ucli.Command{
 		Name:        "fm-teardown",
 		Usage:       "finish a task whose work has landed: stop its agent, close its endpoint, remove its worktree and branch, archive its records",
@@ -65,7 +66,7 @@ func App(d cli.Deps) *ucli.Command {
 			})
 		})),
 	}
-	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
+	cli.Conventions(cli.TaskCommand(app, edge.Tasks(d.Tunables.Home), nil), d.IO())
 	return app
 }
 
@@ -89,6 +90,6 @@ func taskArg(home config.HomeVars, cmd *ucli.Command) (string, error) {
 
 // Main runs fm-teardown with the process's real edges.
 func Main(args []string) int {
-	d := cli.OSDeps()
-	return cli.Run(App(d), args, d)
+	d := edge.OSDeps()
+	return cli.Run(App(d), args, d.IO())
 }
