@@ -10,7 +10,6 @@ import (
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
-	"fmctl/cmd/internal/spawn"
 	"fmctl/cmd/internal/task"
 	"fmctl/state"
 )
@@ -19,7 +18,7 @@ import (
 // died: it either finishes the transaction (the new record is published and
 // its agent is alive) or rolls back exactly as a live failure at that phase
 // would have, and says which. A spawn intent and a teardown journal are
-// settled by their own owners (spawn.SettleIntent, retire.Tx.Resume).
+// settled by their own owners (launch.Launcher.SettleIntent, retire.Tx.Resume).
 func (c *Controller) Recover(ctx context.Context, id string) error {
 	home, err := c.tasks().Begin(id)
 	if err != nil {
@@ -123,8 +122,7 @@ func (c *Controller) recoverSpawn(ctx context.Context, store state.Store, id str
 		return fault.Failed("a lifecycle action still holds task %s's lock, so its spawn is not interrupted; recover only settles a spawn whose process has died", id).Coded(fault.ELockHeld)
 	}
 	defer lock.Release()
-	sp := spawn.Spawner{Env: c.env, Tunables: c.tun, Runner: c.runner, Print: c.print}
-	action, window, err := sp.SettleIntent(ctx, store, id)
+	action, window, err := c.launcher().SettleIntent(ctx, store, id)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if err := s.prepare(ctx, f); err != nil {
 		return Result{}, err
 	}
-	if err := writeIntent(f.store, req.ID, f.backend, f.where, f.plan.Dir); err != nil {
+	if err := launch.WriteIntent(f.store, req.ID, f.backend, f.where, f.plan.Dir); err != nil {
 		return Result{}, err
 	}
 	// The intent goes once this spawn ends either way: a launched task has

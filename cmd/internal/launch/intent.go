@@ -1,9 +1,16 @@
-package spawn
+package launch
+
+// A fresh fm-spawn writes an intent before it creates an endpoint, so one
+// killed between creating the window and publishing the record leaves a
+// trace. The next fm-spawn of the id and fm-control recover both settle it,
+// through this one owner.
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/fault"
@@ -22,7 +29,7 @@ const (
 // The caller holds the task's lifecycle lock. An orphan endpoint (created,
 // never recorded) is removed only when it is provably agent-free and in the
 // worktree it was made for; one running an agent is never touched.
-func (s Spawner) SettleIntent(ctx context.Context, store state.Store, id string) (action, window string, err error) {
+func (l Launcher) SettleIntent(ctx context.Context, store state.Store, id string) (action, window string, err error) {
 	path := store.SpawnIntentPath(id)
 	data, err := state.ReadSmallFile(path, state.MaxRecordBytes)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -43,21 +50,21 @@ func (s Spawner) SettleIntent(ctx context.Context, store state.Store, id string)
 	if task, err := store.LoadTask("fm-spawn", id); err == nil && task.Record.Window() == window {
 		return IntentAdopted, window, removeIntent(store, id)
 	}
-	be, err := backends.Open(backend, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
+	be, err := backends.Open(backend, l.Runner, backends.Env(l.Env), l.Tunables.Mux)
 	if err != nil {
 		return "", "", fault.Failed("%w", err)
 	}
-	action, err = settleOrphan(ctx, be, id, window, wt)
+	action, err = SettleOrphan(ctx, be, id, window, wt)
 	if err != nil {
 		return "", "", err
 	}
 	return action, window, removeIntent(store, id)
 }
 
-// settleOrphan deals with a window labelled for task id that no record
+// SettleOrphan deals with a window labelled for task id that no record
 // names: gone is fine, an agent-free shell in the worktree it was made for is
 // removed, and anything else (an agent above all) is left alone and refused.
-func settleOrphan(ctx context.Context, be backends.Backend, id, window, wt string) (string, error) {
+func SettleOrphan(ctx context.Context, be backends.Backend, id, window, wt string) (string, error) {
 	ep := backends.Endpoint{Backend: be.Name(), Target: window, TaskID: id, Worktree: wt, Fields: map[string]string{}}
 	obs := be.AgentState(ctx, ep)
 	switch {
@@ -79,14 +86,16 @@ func removeIntent(store state.Store, id string) error {
 	return nil
 }
 
-// noteIntent tells the caller what settling an intent did.
-func (s Spawner) noteIntent(id, action, window string) {
-	switch action {
-	case IntentRemoved:
-		s.Print.Notice("%s: removed agent-free window %s left by an interrupted fm-spawn", id, window)
-	case IntentCleared:
-		s.Print.Notice("%s: cleared the intent of an interrupted fm-spawn (its window %s no longer exists)", id, window)
-	case IntentAdopted:
-		s.Print.Notice("%s: an interrupted fm-spawn had published the record for %s; it is the task's endpoint", id, window)
+// intentBody is what a fresh spawn writes before it creates an endpoint.
+func intentBody(id, backend, container, wt string) []byte {
+	return []byte(fmt.Sprintf("task=%s\nbackend=%s\ncontainer=%s\nlabel=%s\nworktree=%s\npid=%d\n", id, backend, container, state.Label(id), wt, os.Getpid()))
+}
+
+// WriteIntent records, before a fresh spawn creates task id's endpoint in
+// container on backend, what settling it would need.
+func WriteIntent(store state.Store, id, backend, container, wt string) error {
+	if err := state.WriteAtomic(store.SpawnIntentPath(id), intentBody(id, backend, container, wt)); err != nil {
+		return fault.Failed("task %s's spawn intent %s could not be written: %v; nothing was created", id, store.SpawnIntentPath(id), err)
 	}
+	return nil
 }
