@@ -43,7 +43,8 @@ func RefuseOccupied(ctx context.Context, be backends.Backend, id, wt string, ign
 	if len(busy) == 0 {
 		return nil
 	}
-	return fault.Failed("an agent already runs in task %s's worktree %s: %s; refusing to start a second one. If it is %s's own agent whose endpoint was renamed or moved, re-point the record with fm-control rebind %s", id, wt, strings.Join(busy, ", "), id, id).Coded(fault.EWorktreeInUse)
+	return fault.Failed("an agent already runs in task %s's worktree %s: %s; refusing to start a second one", id, wt, strings.Join(busy, ", ")).Coded(fault.EWorktreeInUse).
+		Hint("if it is %s's own agent whose endpoint was renamed or moved, re-point the record: fm-control rebind %s", id, id)
 }
 
 // LockWorktree takes the lock a launch (fresh or a relaunch) holds on its

@@ -36,11 +36,11 @@ func (l Launcher) SettleIntent(ctx context.Context, store state.Store, id string
 		return IntentNone, "", nil
 	}
 	if err != nil {
-		return "", "", fault.Failed("task %s's spawn intent %s cannot be read: %v; inspect it, then remove it", id, path, err).Coded(fault.ETornSpawn)
+		return "", "", fault.Failed("task %s's spawn intent %s cannot be read: %v", id, path, err).Coded(fault.ETornSpawn).Hint("inspect it, then remove it")
 	}
 	intent, err := state.ParseRecord(data)
 	if err != nil || intent.Get("task") != id {
-		return "", "", fault.Failed("task %s's spawn intent %s is malformed; inspect it, then remove it", id, path).Coded(fault.ETornSpawn)
+		return "", "", fault.Failed("task %s's spawn intent %s is malformed", id, path).Coded(fault.ETornSpawn).Hint("inspect it, then remove it")
 	}
 	backend, wt := intent.Get(state.KeyBackend), intent.Worktree()
 	window = intent.Get("container") + ":" + state.Label(id)
@@ -76,7 +76,8 @@ func SettleOrphan(ctx context.Context, be backends.Backend, id, window, wt strin
 		}
 		return IntentRemoved, nil
 	}
-	return "", fault.Failed("window %s carries task %s's label but no record names it (an interrupted fm-spawn left it, or it was made by hand); it reads '%s' (%s), not an agent-free shell in %s, so fmctl will not remove it. Stop or close it yourself, then run fm-control recover %s or spawn again", window, id, obs.State, obs.Detail, wt, id).Coded(fault.ETornSpawn)
+	return "", fault.Failed("window %s carries task %s's label, but no record names it and it reads '%s' (%s), not an agent-free shell in %s; fmctl will not remove it", window, id, obs.State, obs.Detail, wt).Coded(fault.ETornSpawn).
+		Hint("an interrupted fm-spawn left it, or it was made by hand: stop or close it yourself, then run fm-control recover %s or spawn again", id)
 }
 
 func removeIntent(store state.Store, id string) error {

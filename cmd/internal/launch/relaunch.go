@@ -182,7 +182,8 @@ func (l Launcher) adoptEndpoint(ctx context.Context, t *task.Target, rec *state.
 	case backends.StateDrifted:
 		return ep, fault.Failed("task %s's endpoint %s has drifted (%s); refusing to relaunch into it or beside it: %s", t.ID, ep.Target, obs.Detail, t.DriftFix()).Coded(fault.EEndpointDrifted)
 	case backends.StateAlive:
-		return ep, fault.Failed("task %s's endpoint %s still runs an agent; %s relaunches only into an agent-free endpoint. Stop the agent first with fm-control exit %s", t.ID, ep.Target, l.Tool, t.ID).Coded(fault.EAgentRunning)
+		return ep, fault.Failed("task %s's endpoint %s still runs an agent; %s relaunches only into an agent-free endpoint", t.ID, ep.Target, l.Tool).Coded(fault.EAgentRunning).
+			Hint("stop the agent first: fm-control exit %s", t.ID)
 	}
 	return ep, fault.Failed("task %s's endpoint %s reads '%s' (%s), not a positively agent-free endpoint; refusing to launch into it", t.ID, ep.Target, obs.State, obs.Detail).Coded(fault.EAgentUnverified)
 }

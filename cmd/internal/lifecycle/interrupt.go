@@ -51,7 +51,8 @@ func RefuseState(t *task.Target, verb string, obs backends.Observation) error {
 	case backends.StateDrifted:
 		return fault.Failed("task %s's recorded endpoint %s has drifted (%s); %s before %s it", id, t.Endpoint.Target, obs.Detail, t.DriftFix(), gerund(verb)).Coded(fault.EEndpointDrifted)
 	case backends.StateSuspended:
-		return fault.Failed("task %s's agent is stopped, not gone, so %s it would act on a frozen worker; resume it in its own endpoint (fg) first", id, gerund(verb)).Coded(fault.EAgentSuspended)
+		return fault.Failed("task %s's agent is stopped, not gone, so %s it would act on a frozen worker", id, gerund(verb)).Coded(fault.EAgentSuspended).
+			Hint("resume it in its own endpoint (fg) first")
 	}
 	return fault.Failed("task %s's endpoint %s reads '%s' (%s) rather than a positively classified state; refusing to send a lifecycle key into an unattributed endpoint", id, t.Endpoint.Target, obs.State, obs.Detail).Coded(fault.EAgentUnverified)
 }
@@ -188,7 +189,8 @@ func keyUnknown(t *task.Target, key harness.Key, err error) error {
 	if !ok {
 		return nil
 	}
-	return fault.Unconfirmed("interrupt key %s to task %s: %v, so whether it reached the agent is unknown; look at the pane (fm-control read %s) before interrupting again", key, t.ID, te, t.ID)
+	return fault.Unconfirmed("interrupt key %s to task %s: %v, so whether it reached the agent is unknown", key, t.ID, te).
+		Hint("look at the pane (fm-control read %s) before interrupting again", t.ID)
 }
 
 // restoreSig is the screen signature of a harness that puts a cancelled
@@ -359,7 +361,8 @@ func (c *Verbs) prepareExitComposer(ctx context.Context, t *task.Target, o *deli
 		}
 	}
 	if st.Dialog != "" {
-		return fault.Failed("task %s's %s agent is at its %s dialog; its exit command typed there would go to the dialog, so nothing was typed. Answer the dialog in the pane first", t.ID, t.Harness.Name, st.Dialog).Coded(fault.EDialog).
+		return fault.Failed("task %s's %s agent is at its %s dialog; its exit command typed there would go to the dialog, so nothing was typed", t.ID, t.Harness.Name, st.Dialog).Coded(fault.EDialog).
+			Hint("answer the dialog in the pane first").
 			With("id", t.ID, "exit_result", "refused", "dialog", st.Dialog)
 	}
 	if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {

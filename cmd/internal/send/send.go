@@ -167,7 +167,8 @@ func gatedKey(ctx context.Context, t *task.Target, key harness.Key) error {
 		err = t.Backend.SendKey(ctx, t.Endpoint, key)
 	}
 	if te, ok := backends.MayHaveRun(err); ok {
-		return fault.Unconfirmed("key '%s' to %s: %v, so whether it reached the agent is unknown; look at the pane before sending it again", key, t.Endpoint.Target, te)
+		return fault.Unconfirmed("key '%s' to %s: %v, so whether it reached the agent is unknown", key, t.Endpoint.Target, te).
+			Hint("look at the pane (fm-control read %s) before sending it again", t.ID)
 	}
 	if err != nil {
 		return fault.Failed("key '%s' not sent to %s (%s send failed: %v)", key, t.Endpoint.Target, t.BackendName, backends.StderrOf(err)).Coded(fault.EDeliveryFailed)

@@ -45,7 +45,8 @@ func (o Opener) Load(home config.Home, id string) (*Target, error) {
 	}
 	rec := task.Record
 	if host := rec.RemoteHost(); host != "" {
-		return nil, fault.Failed("task %s is a remotely placed secondmate on %s; its agent runs outside this home, so nothing %s does here could reach or verify it. Drive its lifecycle on that host, and reconcile it through the secondmate recovery path rather than this plane", id, state.Printable(host), tool).Coded(fault.ERemoteTask)
+		return nil, fault.Failed("task %s is a remotely placed secondmate on %s; its agent runs outside this home, so nothing %s does here could reach or verify it", id, state.Printable(host), tool).Coded(fault.ERemoteTask).
+			Hint("drive its lifecycle on that host, and reconcile it through the secondmate recovery path rather than this plane")
 	}
 	if err := task.ValidateIdentity(); err != nil {
 		return nil, err
