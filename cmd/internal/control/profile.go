@@ -66,7 +66,8 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 	if p.ToModel != "default" && !harness.ValidModel(p.ToModel) {
 		// Only a hand-edited record gets here (flags and pins are checked
 		// when read); the launch line would refuse it after the stop.
-		return p, fault.Failed("task %s records model '%s', which no launch line may carry (characters outside [A-Za-z0-9._:/@+-]); pass --model to choose the replacement's model", t.ID, state.Printable(p.ToModel)).Coded(fault.EBadRecord)
+		return p, fault.Failed("task %s records model '%s', which no launch line may carry (characters outside [A-Za-z0-9._:/@+-])", t.ID, state.Printable(p.ToModel)).Coded(fault.EBadRecord).
+			Hint("pass --model to choose the replacement's model")
 	}
 	if p.ToEffort != "default" && !harness.ValidEffort(p.ToEffort) {
 		return p, fault.Failed("task %s records effort '%s', which is not one of %s; pass --effort to choose the replacement's effort", t.ID, state.Printable(p.ToEffort), strings.Join(harness.Efforts, ", ")).Coded(fault.EBadRecord)

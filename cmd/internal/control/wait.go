@@ -144,7 +144,8 @@ func refuseWaitState(t *task.Target, cond string, obs backends.Observation) erro
 	case backends.StateSuspended:
 		return fault.Failed("task %s's agent is stopped (state: suspended: %s), not %s; a stopped agent changes nothing until it is resumed (fg in its pane, or kill -CONT)", id, obs.Detail, cond).Coded(fault.EAgentSuspended)
 	case backends.StateUnreadable:
-		return fault.Failed("task %s's endpoint %s could not be read (state: unreadable: %s); the %s server did not answer, so whether the agent is %s is unknown; check that server", id, ep, obs.Detail, t.BackendName, cond).Coded(fault.EEndpointUnreadable)
+		return fault.Failed("task %s's endpoint %s could not be read (state: unreadable: %s); the %s server did not answer, so whether the agent is %s is unknown", id, ep, obs.Detail, t.BackendName, cond).Coded(fault.EEndpointUnreadable).
+			Hint("check that the %s server is up and answers", t.BackendName)
 	}
 	return fault.Failed("task %s's endpoint %s reads '%s' (%s), not the task's own agent, so it cannot be %s; look at the pane", id, ep, obs.State, obs.Detail, cond).Coded(fault.EForeignAgent)
 }

@@ -167,7 +167,8 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 		} else if unknown := keyUnknown(t, h.ClearKey, err); unknown != nil {
 			return "", nil, unknown
 		} else if err != nil {
-			return "", nil, fault.Failed("interrupt key %s reached task %s, but %s did not (%v); its composer may still hold the cancelled prompt, so clear it before sending anything else", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err)).Coded(fault.EDeliveryFailed)
+			return "", nil, fault.Failed("interrupt key %s reached task %s, but %s did not (%v)", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err)).Coded(fault.EDeliveryFailed).
+				Hint("its composer may still hold the cancelled prompt: clear it before sending anything else")
 		}
 	}
 	if err := restore(); err != nil {

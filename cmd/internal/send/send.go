@@ -136,7 +136,8 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key, al
 		time.Sleep(t.Harness.PressGap)
 		// The clear passes the gate too: the Escape may have ended the agent.
 		if err := gatedKey(ctx, t, clear); err != nil {
-			return fault.Failed("Escape reached %s, but the %s composer could not be cleared with %s (%v); if the agent is still there, its composer holds the restored prompt, so clear it before sending the next message", t.Endpoint.Target, t.Harness.Name, clear, err).Coded(fault.EDeliveryFailed)
+			return fault.Failed("Escape reached %s, but the %s composer could not be cleared with %s (%v)", t.Endpoint.Target, t.Harness.Name, clear, err).Coded(fault.EDeliveryFailed).
+				Hint("if the agent is still there, its composer holds the restored prompt: clear it before sending the next message")
 		}
 		out.Add("clear", string(clear))
 	}
@@ -191,8 +192,10 @@ func refuseKey(t *task.Target, key harness.Key) error {
 // refuseEndingKey names what the key would do: a key that quits the agent
 // is a lifecycle action, which exit performs with proof that it stopped.
 func refuseEndingKey(t *task.Target, eff harness.KeyEffect) error {
-	return fault.Failed("key %s ends %s (at idle: %s; during a turn: %s; %s), so nothing was sent. To stop the agent use fm-control exit %s, which proves it stopped; to send the key anyway, add --allow-exit", eff.Key, t.Harness.Name, eff.Idle, eff.Busy, eff.Source, t.ID).
-		Coded(fault.EKeyEndsAgent).With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target)
+	return fault.Failed("key %s ends %s (at idle: %s; during a turn: %s; %s), so nothing was sent", eff.Key, t.Harness.Name, eff.Idle, eff.Busy, eff.Source).
+		Coded(fault.EKeyEndsAgent).With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target).
+		Hint("to stop the agent, use fm-control exit %s, which proves it stopped", t.ID).
+		Hint("to send the key anyway, add --allow-exit")
 }
 
 // submitOptions are the submit budgets, with the tunable ones from v.

@@ -295,7 +295,8 @@ func (s Spawner) refuseDuplicate(ctx context.Context, home config.Home, store st
 	if obs.State == backends.StateMissing {
 		return nil
 	}
-	return fault.Failed("task %s already has a record whose %s endpoint %s is %s; refusing a duplicate launch (use fm-spawn %s --relaunch, or fm-control relaunch %s)", id, name, task.Record.Window(), obs.State, id, id).Coded(fault.ETaskExists)
+	return fault.Failed("task %s already has a record whose %s endpoint %s is %s; refusing a duplicate launch", id, name, task.Record.Window(), obs.State).Coded(fault.ETaskExists).
+		Hint("to start its agent again, use fm-spawn %s --relaunch, or fm-control relaunch %s", id, id)
 }
 
 // readBrief reads --brief, or checks that the home holds the task's brief
