@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"fmctl/phrase"
 )
 
 // MaxTaskIDLen bounds a task id; it also bounds every path built from one.
@@ -79,25 +81,10 @@ func CheckNewTaskID(tool, id string) error {
 }
 
 // printable keeps an echoed argument on one line and free of terminal escapes.
-func printable(s string) string {
-	const max = 80
-	var b strings.Builder
-	for i, r := range s {
-		if i >= max {
-			b.WriteString("...")
-			break
-		}
-		if r < 0x20 || r == 0x7f {
-			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func printable(s string) string { return phrase.Printable(s) }
 
 // Printable is printable for other packages' messages.
-func Printable(s string) string { return printable(s) }
+func Printable(s string) string { return phrase.Printable(s) }
 
 // Store locates a home's per-task files.
 type Store struct {

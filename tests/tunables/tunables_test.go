@@ -21,8 +21,8 @@ const root = "../.."
 // tableFile owns every FM_* name a binary reads.
 const tableFile = "config/tunables.go"
 
-// edgeFile is where a binary reads its FM_* variables, once (cli.OSDeps).
-const edgeFile = "cmd/internal/cli/cliapp.go"
+// edgeFile is where a binary reads its FM_* variables, once (edge.OSDeps).
+const edgeFile = "cmd/internal/edge/edge.go"
 
 // retiring are variables another change is deleting, read until it lands.
 // Each says why; the entry goes with the read.

@@ -1,15 +1,13 @@
-// Package cliapp holds what the four binaries share at their edge: the
-// process dependencies (environment, runner, output streams), the build
-// version and the urfave/cli conventions.
+// Package cli is the binaries' shared presentation: the urfave/cli
+// conventions, the exit-code table, and the printer that writes outcomes
+// and a fault as one `error:` line and `hint:` lines (or one JSON object).
+// It knows no backend, record or configuration: what it needs of the
+// process comes in an IO.
 package cli
 
 import (
 	"io"
-	"os"
 	"runtime/debug"
-
-	"fmctl/backends"
-	"fmctl/config"
 )
 
 // Version is the build's version when the Makefile sets it with -ldflags
@@ -49,28 +47,25 @@ func BuildVersion() string {
 	return rev + dirty
 }
 
-// Deps are a binary's side-effect edges, injected so tests can fake them.
-type Deps struct {
-	// Env reads the context the binary runs in (TMUX, HERDR_ENV, NO_COLOR);
-	// the FM_* variables are read once, into Tunables.
-	Env      config.Env
-	Tunables config.Tunables
-	Runner   backends.Runner
-	Stdout   io.Writer
-	Stderr   io.Writer
+// IO is what the CLI conventions need of the process: the context it runs
+// in (NO_COLOR, TERM), its output streams, the command line's output
+// selection, and whether the shell's completion script is asking. The
+// binary's package builds it from its edge (cmd/internal/edge.Deps.IO).
+type IO struct {
+	Env    func(string) string
+	Stdout io.Writer
+	Stderr io.Writer
 	// Output is filled by Run from the command line's --json field list
 	// or --jq before the command runs; every printer of the run shares it.
 	Output *Output
-}
-
-// OSDeps are the real process's edges, and its FM_* variables read once.
-func OSDeps() Deps {
-	tun := config.ReadTunables(os.Getenv)
-	return Deps{Env: os.Getenv, Tunables: tun, Runner: backends.NewExecRunner(tun.RunnerTrace), Stdout: os.Stdout, Stderr: os.Stderr, Output: &Output{}}
+	// Completing: the completion scripts set CompletionVar, so the last
+	// word --generate-shell-completion asks for completions.
+	Completing    bool
+	CompletionVar string
 }
 
 // Printer returns the outcome printer for the chosen output form.
-func (d Deps) Printer(json bool) Printer {
+func (d IO) Printer(json bool) Printer {
 	tty := IsTerminal(d.Stderr) && d.Env("NO_COLOR") == "" && d.Env("TERM") != "dumb"
 	return Printer{Out: d.Stdout, Err: d.Stderr, JSON: json, TTY: tty, OutTTY: IsTerminal(d.Stdout), Output: d.Output}
 }

@@ -8,17 +8,8 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"fmctl/config"
 	"fmctl/harness"
-	"fmctl/state"
 )
-
-// CompletionEnv (FM_COMPLETION) is set by the scripts `completion SHELL`
-// prints. urfave answers a command line ending in
-// --generate-shell-completion with completions; only when the shell's
-// script asks, so that word typed by anyone else is an unknown flag (or,
-// after "--", message text) instead of a silent exit 0.
-const CompletionEnv = config.CompletionVar
 
 // filesDirective is the one line a completion answers with where a path
 // goes (after --brief, --worktree, --project, --note-file): the shell's
@@ -30,7 +21,7 @@ const filesDirective = ":files"
 // a flag's values from the capability table after it, and nothing where
 // message text goes.
 type Completer struct {
-	Home config.HomeVars
+	Tasks Tasks
 	// IDs is how many leading positional words are task ids (0 or 1).
 	IDs int
 	// Values are the values of the command's own value flags (--for),
@@ -79,7 +70,7 @@ func (c Completer) Complete(ctx context.Context, cmd *ucli.Command) {
 	}
 	switch {
 	case len(args) < c.IDs:
-		for _, id := range TaskIDs(c.Home) {
+		for _, id := range c.Tasks.ids() {
 			fmt.Fprintf(w, "%s\ttask\n", id)
 		}
 	case len(args) == 0 && c.IDs == 0:
@@ -208,11 +199,17 @@ func flagValues(flag string) ([]string, bool) {
 	return nil, false
 }
 
-// TaskIDs returns the ids of the records in the home's state dir.
-func TaskIDs(v config.HomeVars) []string {
-	home, err := config.ResolveHome("fmctl", v)
-	if err != nil {
+// Tasks is what the CLI knows of the home's tasks, given by the binary:
+// their ids, which completion offers, and the check a word standing where
+// an id goes must pass.
+type Tasks struct {
+	IDs   func() []string
+	Check func(tool, word string) error
+}
+
+func (t Tasks) ids() []string {
+	if t.IDs == nil {
 		return nil
 	}
-	return state.Store{Dir: home.State}.TaskIDs()
+	return t.IDs()
 }

@@ -10,7 +10,8 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"fmctl/state"
+	"fmctl/cmd/internal/fault"
+	"fmctl/phrase"
 )
 
 // Shells are the shells `completion` prints a script for.
@@ -26,8 +27,8 @@ var errCompletionPrinted = errors.New("completion script printed")
 // completion). The urfave answer to --generate-shell-completion is enabled
 // only under the scripts' FM_COMPLETION. The old --completion SHELL flag
 // still prints the script, with a warning.
-func enableCompletion(root *ucli.Command, d Deps) {
-	root.EnableShellCompletion = d.Tunables.Completion
+func enableCompletion(root *ucli.Command, d IO) {
+	root.EnableShellCompletion = d.Completing
 	// urfave's own completion command is given a name no word can reach
 	// (a word starting with '-' is parsed as a flag): fmctl's prints
 	// its own scripts.
@@ -40,8 +41,8 @@ func enableCompletion(root *ucli.Command, d Deps) {
 	before := root.Before
 	root.Before = func(ctx context.Context, cmd *ucli.Command) (context.Context, error) {
 		if shell := cmd.String("completion"); shell != "" {
-			fmt.Fprintf(cmd.Root().ErrWriter, "warning: --completion is deprecated; use '%s completion %s'\n", cmd.Root().Name, state.Printable(shell))
-			if err := printScript(cmd.Root().Writer, cmd.Root().Name, shell); err != nil {
+			fmt.Fprintf(cmd.Root().ErrWriter, "warning: --completion is deprecated; use '%s completion %s'\n", cmd.Root().Name, phrase.Printable(shell))
+			if err := printScript(cmd.Root().Writer, cmd.Root().Name, shell, d.CompletionVar); err != nil {
 				return ctx, err
 			}
 			return ctx, errCompletionPrinted
@@ -52,19 +53,19 @@ func enableCompletion(root *ucli.Command, d Deps) {
 		return ctx, nil
 	}
 	if len(root.Commands) > 0 {
-		root.Commands = append(root.Commands, completionCommand(root.Name))
+		root.Commands = append(root.Commands, completionCommand(root.Name, d.CompletionVar))
 		return
 	}
 	action := root.Action
 	root.Action = func(ctx context.Context, cmd *ucli.Command) error {
 		if args := cmd.Args().Slice(); len(args) == 2 && args[0] == "completion" && slices.Contains(Shells, args[1]) && len(AfterDoubleDash(ctx)) == 0 {
-			return printScript(cmd.Root().Writer, cmd.Root().Name, args[1])
+			return printScript(cmd.Root().Writer, cmd.Root().Name, args[1], d.CompletionVar)
 		}
 		return action(ctx, cmd)
 	}
 }
 
-func completionCommand(name string) *ucli.Command {
+func completionCommand(name, envVar string) *ucli.Command {
 	return &ucli.Command{
 		Name:      "completion",
 		Usage:     "print the shell completion script for bash, zsh or fish",
@@ -84,9 +85,9 @@ Examples:
 		},
 		Action: func(_ context.Context, cmd *ucli.Command) error {
 			if cmd.NArg() != 1 {
-				return Usage("%s completion takes one shell: %s", name, strings.Join(Shells, ", "))
+				return fault.Usage("%s completion takes one shell: %s", name, strings.Join(Shells, ", "))
 			}
-			return printScript(cmd.Root().Writer, name, cmd.Args().First())
+			return printScript(cmd.Root().Writer, name, cmd.Args().First(), envVar)
 		},
 	}
 }
@@ -144,16 +145,16 @@ end
 complete -c {{name}} -f -a '({{fn}})'
 `
 
-func printScript(w io.Writer, name, shell string) error {
+func printScript(w io.Writer, name, shell, envVar string) error {
 	scripts := map[string]string{"bash": bashScript, "zsh": zshScript, "fish": fishScript}
 	script, ok := scripts[shell]
 	if !ok {
-		return Usage("completion takes %s", OneOf(shell, Shells))
+		return fault.Usage("completion takes %s", phrase.OneOf(shell, Shells))
 	}
 	fn := "_" + strings.ReplaceAll(name, "-", "_")
 	if shell == "fish" {
 		fn = "_" + fn + "_complete"
 	}
-	_, err := io.WriteString(w, strings.NewReplacer("{{fn}}", fn, "{{name}}", name, "{{env}}", CompletionEnv).Replace(script))
+	_, err := io.WriteString(w, strings.NewReplacer("{{fn}}", fn, "{{name}}", name, "{{env}}", envVar).Replace(script))
 	return err
 }

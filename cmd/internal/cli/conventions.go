@@ -13,9 +13,9 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"fmctl/config"
+	"fmctl/cmd/internal/fault"
 	"fmctl/harness"
-	"fmctl/state"
+	"fmctl/phrase"
 )
 
 type rawArgsKey struct{}
@@ -23,7 +23,7 @@ type rawArgsKey struct{}
 // Run runs cmd on args (args[0] is the program) and maps its error to an exit
 // code, printing it once: urfave never exits the process or prints an error
 // itself, so every error goes through the one printer, in JSON under --json.
-func Run(cmd *ucli.Command, args []string, d Deps) int {
+func Run(cmd *ucli.Command, args []string, d IO) int {
 	if completing(args) && cmd.EnableShellCompletion && len(cmd.Commands) > 0 && len(args) == 3 && args[1] == "help" {
 		// urfave answers for its own help command, which offers nothing:
 		// what goes after help is a verb.
@@ -54,12 +54,12 @@ func Run(cmd *ucli.Command, args []string, d Deps) int {
 	if errors.As(err, &relayed) {
 		return relayed.Exit
 	}
-	var own *Error
+	var own *fault.Error
 	var ec ucli.ExitCoder
 	if !errors.As(err, &own) && errors.As(err, &ec) {
 		// urfave's own exit (help for a topic that does not exist) is a
 		// command-line mistake, whatever code urfave picked for it.
-		err = Usage("%s (see %s --help)", state.Printable(err.Error()), cmd.Name)
+		err = fault.Usage("%s (see %s --help)", phrase.Printable(err.Error()), cmd.Name)
 	}
 	return d.Printer(jsonRequested(cmd, args)).Error(err)
 }
@@ -98,7 +98,7 @@ func AfterDoubleDash(ctx context.Context) []string {
 // Conventions applies what every binary shares to its root command: version,
 // output streams, usage errors (exit 2 with a suggestion), help with the
 // exit-code table, `help` as a word, and shell completion.
-func Conventions(root *ucli.Command, d Deps) {
+func Conventions(root *ucli.Command, d IO) {
 	root.Version = BuildVersion()
 	root.Writer, root.ErrWriter = d.Stdout, d.Stderr
 	// Run maps every error to its exit code; urfave must not exit.
@@ -197,7 +197,7 @@ func HelpForMissing(cmd *ucli.Command, format string, args ...any) error {
 	root.Writer = root.ErrWriter
 	defer func() { root.Writer = out }()
 	_ = ucli.ShowRootCommandHelp(cmd)
-	return Usage(format, args...)
+	return fault.Usage(format, args...)
 }
 
 // StreamContext is ctx for a verb that prints until stopped (list
@@ -228,9 +228,9 @@ const idFirstKey = "fmctl.id-first"
 // offers the home's ids there (and values, beside the table's, for the
 // command's own value flags), and a single-dash word there is checked as an
 // id. It returns cmd.
-func TaskCommand(cmd *ucli.Command, home config.HomeVars, values map[string][]string) *ucli.Command {
-	cmd.ShellComplete = Completer{Home: home, IDs: 1, Values: values}.Complete
-	cmd.Metadata = map[string]any{idFirstKey: true}
+func TaskCommand(cmd *ucli.Command, tasks Tasks, values map[string][]string) *ucli.Command {
+	cmd.ShellComplete = Completer{Tasks: tasks, IDs: 1, Values: values}.Complete
+	cmd.Metadata = map[string]any{idFirstKey: tasks}
 	return cmd
 }
 
@@ -245,12 +245,12 @@ func UsageError(ctx context.Context, cmd *ucli.Command, err error, _ bool) error
 		if idErr := idInFlagsPlace(cmd, word, suggestion); idErr != nil {
 			return idErr
 		}
-		msg = fmt.Sprintf("%s takes no flag '%s'", cmd.FullName(), state.Printable(word))
+		msg = fmt.Sprintf("%s takes no flag '%s'", cmd.FullName(), phrase.Printable(word))
 		if suggestion != "" {
 			msg += "; did you mean " + suggestion + "?"
 		}
 	} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
-		msg = fmt.Sprintf("%s needs a value", state.Printable(name))
+		msg = fmt.Sprintf("%s needs a value", phrase.Printable(name))
 	} else if head, why, ok := strings.Cut(msg, " for flag -"); ok && strings.HasPrefix(msg, "invalid value ") {
 		// urfave wraps a Validator's sentence, which names the flag; any
 		// other reason (a bool's "parse error") names nothing, so say it.
@@ -264,11 +264,11 @@ func UsageError(ctx context.Context, cmd *ucli.Command, err error, _ bool) error
 				if err != nil {
 					value = strings.TrimPrefix(head, "invalid value ")
 				}
-				msg = fmt.Sprintf("'%s' is not a value --%s takes", state.Printable(value), name)
+				msg = fmt.Sprintf("'%s' is not a value --%s takes", phrase.Printable(value), name)
 			}
 		}
 	}
-	return Usage("%s (see %s --help)", msg, cmd.FullName())
+	return fault.Usage("%s (see %s --help)", msg, cmd.FullName())
 }
 
 // idInFlagsPlace checks, as a task id, a single-dash word standing where a
@@ -276,10 +276,11 @@ func UsageError(ctx context.Context, cmd *ucli.Command, err error, _ bool) error
 // is far likelier a hostile or mistaken id than a flag, so its error is the
 // id check's. No valid id starts with '-', so it is always refused.
 func idInFlagsPlace(cmd *ucli.Command, word, suggestion string) error {
-	if cmd.Metadata[idFirstKey] != true || cmd.NArg() > 0 || strings.HasPrefix(word, "--") || suggestion != "" {
+	tasks, ok := cmd.Metadata[idFirstKey].(Tasks)
+	if !ok || tasks.Check == nil || cmd.NArg() > 0 || strings.HasPrefix(word, "--") || suggestion != "" {
 		return nil
 	}
-	return state.CheckTaskArg(cmd.Root().Name, word)
+	return tasks.Check(cmd.Root().Name, word)
 }
 
 // UnknownFlag returns the flag named in urfave's "not defined" error, as typed.
@@ -309,7 +310,7 @@ func spelling(ctx context.Context, name string) string {
 func closestFlag(cmd *ucli.Command, name string) string {
 	flags := append(cmd.VisibleFlags(), cmd.VisiblePersistentFlags()...)
 	s := ucli.SuggestFlag(flags, name, false)
-	if !Close(name, strings.TrimLeft(s, "-")) {
+	if !phrase.Close(name, strings.TrimLeft(s, "-")) {
 		return ""
 	}
 	return s
@@ -323,7 +324,7 @@ func Value(name string) func(string) error {
 			return fmt.Errorf("--%s needs a non-empty value", name)
 		}
 		if strings.HasPrefix(v, "--") {
-			return fmt.Errorf("--%s needs a value, and '%s' is a flag", name, state.Printable(v))
+			return fmt.Errorf("--%s needs a value, and '%s' is a flag", name, phrase.Printable(v))
 		}
 		return nil
 	}
@@ -335,13 +336,13 @@ func Value(name string) func(string) error {
 // agent), as the usage error it is.
 func ProfileFlags(h, model, effort string) error {
 	if _, ok := harness.Lookup(h); h != "" && !ok {
-		return Usage("unknown harness '%s'; fmctl launches verified harnesses only: %s%s", state.Printable(h), strings.Join(harness.Names(), ", "), DidYouMean(h, harness.Names()))
+		return fault.Usage("unknown harness '%s'; fmctl launches verified harnesses only: %s%s", phrase.Printable(h), strings.Join(harness.Names(), ", "), phrase.DidYouMean(h, harness.Names()))
 	}
 	if effort != "" && !harness.ValidEffort(effort) {
-		return Usage("--effort must be %s", OneOf(effort, harness.Efforts))
+		return fault.Usage("--effort must be %s", phrase.OneOf(effort, harness.Efforts))
 	}
 	if model != "" && model != "default" && !harness.ValidModel(model) {
-		return Usage("--model '%s' has characters outside [A-Za-z0-9._:/@+-]", state.Printable(model))
+		return fault.Usage("--model '%s' has characters outside [A-Za-z0-9._:/@+-]", phrase.Printable(model))
 	}
 	return nil
 }

@@ -4,17 +4,19 @@ import (
 	"fmt"
 	"strings"
 
+	"fmctl/cmd/internal/fault"
 	"fmctl/harness"
 )
 
 // The exit codes every binary shares. They are the rows of exitCodes, the one
 // table --help and the README print.
+// A fault's class is its exit code.
 const (
 	CodeDone        = 0
-	CodeFailed      = 1
-	CodeUsage       = 2
-	CodeUnconfirmed = 3
-	CodeTimeout     = 4
+	CodeFailed      = int(fault.ClassFailed)
+	CodeUsage       = int(fault.ClassUsage)
+	CodeUnconfirmed = int(fault.ClassUnconfirmed)
+	CodeTimeout     = int(fault.ClassTimeout)
 )
 
 // ExitCode is one row of the exit-code table.
@@ -26,10 +28,10 @@ type ExitCode struct {
 
 var exitCodes = []ExitCode{
 	{CodeDone, "done", "it happened: the verb proved its postcondition (fm-send: the agent's own record holds the message, submit=confirmed proof=record)"},
-	{CodeFailed, "failed", "refused or failed; nothing may be assumed done (the error line says what, and what to do next)"},
-	{CodeUsage, "usage", "the command line is wrong (an unknown verb or flag, a value outside a flag's set, a missing argument or required flag, an empty message; a bare fm-spawn, fm-control or fm-teardown prints its help here); nothing was done"},
-	{CodeUnconfirmed, "unconfirmed", "it was done but not proven (fm-send: typed and Enter sent, but the agent's record does not show it once, submit=queued, unconfirmed, unrecorded or duplicated, or a key whose call timed out; fm-control exit: a turn may still run in the harness's daemon); look before retrying"},
-	{CodeTimeout, "timeout", "fm-control wait: the timeout passed before the condition held"},
+	{CodeFailed, fault.ClassFailed.String(), "refused or failed; nothing may be assumed done (the error line says what, and what to do next)"},
+	{CodeUsage, fault.ClassUsage.String(), "the command line is wrong (an unknown verb or flag, a value outside a flag's set, a missing argument or required flag, an empty message; a bare fm-spawn, fm-control or fm-teardown prints its help here); nothing was done"},
+	{CodeUnconfirmed, fault.ClassUnconfirmed.String(), "it was done but not proven (fm-send: typed and Enter sent, but the agent's record does not show it once, submit=queued, unconfirmed, unrecorded or duplicated, or a key whose call timed out; fm-control exit: a turn may still run in the harness's daemon); look before retrying"},
+	{CodeTimeout, fault.ClassTimeout.String(), "fm-control wait: the timeout passed before the condition held"},
 }
 
 // ExitCodes returns the table, in code order.

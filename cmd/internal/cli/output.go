@@ -12,7 +12,8 @@ import (
 
 	"github.com/itchyny/gojq"
 
-	"fmctl/state"
+	"fmctl/cmd/internal/fault"
+	"fmctl/phrase"
 )
 
 // OutputFields are the top-level keys of each JSON outcome, by the name of
@@ -89,13 +90,13 @@ func SplitOutputArgs(args []string) ([]string, Output, error) {
 			expr, ok := strings.CutPrefix(a, "--jq=")
 			if !ok {
 				if i+1 >= len(args) {
-					return nil, out, Usage("--jq needs a jq expression, such as --jq .id")
+					return nil, out, fault.Usage("--jq needs a jq expression, such as --jq .id")
 				}
 				i++
 				expr = args[i]
 			}
 			if jqGiven {
-				return nil, out, Usage("--jq is given more than once; pass it once")
+				return nil, out, fault.Usage("--jq is given more than once; pass it once")
 			}
 			jqGiven = true
 			code, err := compileJQ(expr)
@@ -117,11 +118,11 @@ func isBoolWord(v string) bool { return v == "true" || v == "false" }
 // one is a usage error naming those there are.
 func (o *Output) addFields(list string, args []string, known []string) error {
 	if !fieldList.MatchString(list) {
-		return Usage("--json '%s' is not a field list: give field names joined by commas, such as --json id,state", state.Printable(list))
+		return fault.Usage("--json '%s' is not a field list: give field names joined by commas, such as --json id,state", phrase.Printable(list))
 	}
 	for _, f := range strings.Split(list, ",") {
 		if known != nil && !slices.Contains(known, f) {
-			return Usage("%s --json has no field '%s'; its fields: %s%s", commandName(args), f, strings.Join(known, ", "), DidYouMean(f, known))
+			return fault.Usage("%s --json has no field '%s'; its fields: %s%s", commandName(args), f, strings.Join(known, ", "), phrase.DidYouMean(f, known))
 		}
 		if !slices.Contains(o.Fields, f) {
 			o.Fields = append(o.Fields, f)
@@ -140,7 +141,7 @@ func compileJQ(expr string) (*gojq.Code, error) {
 			return code, nil
 		}
 	}
-	return nil, Usage("--jq '%s' is not a jq expression: %v", state.Printable(expr), err)
+	return nil, fault.Usage("--jq '%s' is not a jq expression: %v", phrase.Printable(expr), err)
 }
 
 // schemaName names the outcome a command line asks for, as docs/schema
@@ -218,7 +219,7 @@ func (o *Output) emit(w io.Writer, v any) {
 
 func (o *Output) fail(err error) {
 	if o.failed == nil {
-		o.failed = Usage("%v", err)
+		o.failed = fault.Usage("%v", err)
 	}
 }
 

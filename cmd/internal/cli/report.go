@@ -8,24 +8,27 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 )
 
 // Outcome is what a verb did.
 type Outcome struct {
 	Word  string // interrupt-delivered, stopped, sent, ...
 	ID    string
-	Facts []Fact
+	Facts []fact.Fact
 }
 
 // Add appends a fact whose value is a word or a name (see Put for typed
 // facts).
 func (o *Outcome) Add(key, value string) *Outcome {
-	return o.Put(Str(key, value))
+	return o.Put(fact.Str(key, value))
 }
 
 // AddJSON appends a fact shown only in --json output.
 func (o *Outcome) AddJSON(key, value string) *Outcome {
-	f := Str(key, value)
+	f := fact.Str(key, value)
 	f.JSONOnly = true
 	return o.Put(f)
 }
@@ -34,20 +37,13 @@ func (o *Outcome) AddJSON(key, value string) *Outcome {
 // outcome object already has (outcome, id) or of an error's (error, code,
 // exit), nor a key given before: that would make one object read as
 // another, so it panics.
-func (o *Outcome) Put(facts ...Fact) *Outcome {
-	o.Facts = appendFacts(o.Facts, facts, "id")
+func (o *Outcome) Put(facts ...fact.Fact) *Outcome {
+	o.Facts = fact.Append(o.Facts, facts, "id")
 	return o
 }
 
 // Get returns a fact's text value.
-func (o Outcome) Get(key string) string {
-	for _, f := range o.Facts {
-		if f.Key == key {
-			return f.Text
-		}
-	}
-	return ""
-}
+func (o Outcome) Get(key string) string { return fact.Get(o.Facts, key) }
 
 // Line renders the text form.
 func (o Outcome) Line() string {
@@ -59,7 +55,7 @@ func (o Outcome) Line() string {
 	}
 	for _, f := range o.Facts {
 		if !f.JSONOnly {
-			fmt.Fprintf(&b, " %s=%s", f.token(), f.Text)
+			fmt.Fprintf(&b, " %s=%s", f.TextKey(), f.Text)
 		}
 	}
 	return b.String()
@@ -139,7 +135,7 @@ func (p Printer) Error(err error) int {
 
 // hintsOf is the hints of the outermost refusal in err's chain.
 func hintsOf(err error) []string {
-	var r *Error
+	var r *fault.Error
 	if errors.As(err, &r) {
 		return r.Hints
 	}
@@ -148,8 +144,8 @@ func hintsOf(err error) []string {
 
 // errorJSON is err's --json object.
 func errorJSON(err error) json.Marshaler {
-	obj := object{{"error", err.Error()}, {"code", string(CodeOf(err))}, {"exit", Code(err)}}
-	var r *Error
+	obj := object{{"error", err.Error()}, {"code", string(fault.CodeOf(err))}, {"exit", Code(err)}}
+	var r *fault.Error
 	if errors.As(err, &r) {
 		for _, f := range r.Facts {
 			obj = append(obj, field{f.Key, f.Value})

@@ -11,6 +11,8 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
@@ -22,7 +24,7 @@ import (
 // lifecycle verb: it never touches the pane, takes no lock and makes no
 // multiplexer call, because a hook runs on every prompt and must never
 // block the agent. It only records what the agent said about itself.
-func agentEventCommand(d cli.Deps) *ucli.Command {
+func agentEventCommand(d edge.Deps) *ucli.Command {
 	return cli.TaskCommand(&ucli.Command{
 		Name:      "agent-event",
 		Hidden:    true,
@@ -53,7 +55,7 @@ Events: ` + strings.Join(state.AgentEventNames(), ", ") + `.`,
 				return recordAgentEvent(d.Tunables.Home, a, cmd.Args().Slice(), time.Now())
 			})
 		},
-	}, d.Tunables.Home, nil)
+	}, edge.Tasks(d.Tunables.Home), nil)
 }
 
 // agentEventArgs are the parsed arguments.
@@ -64,11 +66,11 @@ type agentEventArgs struct {
 
 func (a *agentEventArgs) positional(args []string) error {
 	if len(args) != 2 {
-		return cli.Usage("usage: fm-control agent-event <id> <event> --gen G (events: %s)", strings.Join(state.AgentEventNames(), ", "))
+		return fault.Usage("usage: fm-control agent-event <id> <event> --gen G (events: %s)", strings.Join(state.AgentEventNames(), ", "))
 	}
 	a.id, a.event = args[0], args[1]
 	if a.gen == "" {
-		return cli.Usage("agent-event needs --gen (the generation its wiring was installed with)")
+		return fault.Usage("agent-event needs --gen (the generation its wiring was installed with)")
 	}
 	return nil
 }
@@ -84,16 +86,16 @@ func recordAgentEvent(vars config.HomeVars, a agentEventArgs, args []string, now
 	}
 	activity, ok := state.AgentEventState(a.event)
 	if !ok {
-		return cli.Usage("'%s' is not an agent event (allowed: %s)", state.Printable(a.event), strings.Join(state.AgentEventNames(), ", "))
+		return fault.Usage("'%s' is not an agent event (allowed: %s)", state.Printable(a.event), strings.Join(state.AgentEventNames(), ", "))
 	}
 	store := state.Store{Dir: home.State}
 	data, err := state.ReadSmallFile(store.MetaPath(a.id), state.MaxRecordBytes)
 	if err != nil {
-		return cli.Failed("task %s's record cannot be read (%v); the event was not recorded", a.id, err)
+		return fault.Failed("task %s's record cannot be read (%v); the event was not recorded", a.id, err)
 	}
 	rec, err := state.ParseRecord(data)
 	if err != nil {
-		return cli.Failed("task %s's record is malformed (%v); the event was not recorded", a.id, err)
+		return fault.Failed("task %s's record is malformed (%v); the event was not recorded", a.id, err)
 	}
 	if rec.SpawnGen() != a.gen {
 		return nil // a stale incarnation's late event: the current agent's state stands
@@ -103,7 +105,7 @@ func recordAgentEvent(vars config.HomeVars, a agentEventArgs, args []string, now
 	}
 	st := state.AgentState{State: activity, Gen: a.gen, Event: a.event, At: now, Harness: rec.Harness()}
 	if err := state.WriteAtomic(store.AgentStatePath(a.id), st.Bytes()); err != nil {
-		return cli.Failed("task %s's agent state could not be written: %v", a.id, err)
+		return fault.Failed("task %s's agent state could not be written: %v", a.id, err)
 	}
 	return nil
 }
@@ -131,5 +133,5 @@ func authenticateEvent(store state.Store, a agentEventArgs, now time.Time) error
 	if cerr := store.CountRefusedEvent(a.id, now, detail); cerr != nil {
 		counted = fmt.Sprintf(" (and the refusal could not be counted: %v)", cerr)
 	}
-	return cli.Failed("agent-event %s for task %s refused: %s; nothing was recorded%s", state.Printable(a.event), a.id, why, counted).Coded(cli.EEventUnauthenticated)
+	return fault.Failed("agent-event %s for task %s refused: %s; nothing was recorded%s", state.Printable(a.event), a.id, why, counted).Coded(fault.EEventUnauthenticated)
 }

@@ -10,10 +10,13 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -69,7 +72,7 @@ var relaunchSynopsis = "<id> [--harness H] [--model M] [--effort " + strings.Joi
 
 // App builds the fm-control command line: one command per verb, each parsed
 // by urfave with flags anywhere before "--".
-func App(d cli.Deps) *ucli.Command {
+func App(d edge.Deps) *ucli.Command {
 	app := &ucli.Command{
 		Name:      "fm-control",
 		Usage:     "run an allowlisted lifecycle verb on a task's agent",
@@ -89,7 +92,7 @@ Examples:
    fm-control relaunch t1 --harness codex --note "continue from the failing test"
    fm-control help relaunch`,
 		Flags:         []ucli.Flag{&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"}},
-		ShellComplete: cli.Completer{Home: d.Tunables.Home}.Complete,
+		ShellComplete: cli.Completer{Tasks: edge.Tasks(d.Tunables.Home)}.Complete,
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			if cmd.NArg() == 0 {
 				return cli.HelpForMissing(cmd, "fm-control needs a verb: fm-control <verb> <id> [flags]")
@@ -119,11 +122,11 @@ Examples:
 			c.OnUsageError = relaunchOnly
 		}
 	}
-	cli.Conventions(app, d)
+	cli.Conventions(app, d.IO())
 	return app
 }
 
-func lifecycleCommand(d cli.Deps, v harness.Verb) *ucli.Command {
+func lifecycleCommand(d edge.Deps, v harness.Verb) *ucli.Command {
 	synopsis := verbSynopsis
 	if v.Name == "relaunch" {
 		synopsis = relaunchSynopsis
@@ -155,7 +158,7 @@ func lifecycleCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 	if v.Name == "relaunch" {
 		cmd.Flags = relaunchFlags()
 	}
-	return cli.TaskCommand(cmd, d.Tunables.Home, nil)
+	return cli.TaskCommand(cmd, edge.Tasks(d.Tunables.Home), nil)
 }
 
 // taskArg returns a verb's one task id. The home is checked first: without
@@ -167,11 +170,11 @@ func taskArg(home config.HomeVars, cmd *ucli.Command) (string, error) {
 	args := cmd.Args().Slice()
 	switch len(args) {
 	case 0:
-		return "", cli.Usage("%s needs a task id: %s", cmd.FullName(), cmd.UsageText)
+		return "", fault.Usage("%s needs a task id: %s", cmd.FullName(), cmd.UsageText)
 	case 1:
 		return args[0], nil
 	}
-	return "", cli.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", state.Printable(args[1]), cmd.FullName(), cmd.FullName())
+	return "", fault.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", state.Printable(args[1]), cmd.FullName(), cmd.FullName())
 }
 
 // unknownVerb refuses anything outside the allowlist, listing it. resume
@@ -195,7 +198,7 @@ func unknownVerb(home config.HomeVars, verb string) error {
 	} else {
 		fmt.Fprintf(&b, "'%s' is not a control verb", printableVerb(verb))
 		for _, name := range append(append(lifecycle, others...), "help") {
-			if cli.Close(verb, name) {
+			if phrase.Close(verb, name) {
 				fmt.Fprintf(&b, "; did you mean %s?", name)
 				break
 			}
@@ -206,7 +209,7 @@ func unknownVerb(home config.HomeVars, verb string) error {
 		fmt.Fprintf(&b, "\n  %s", name)
 	}
 	b.WriteString("\nother commands: " + strings.Join(append(others, "completion"), ", ") + " (fm-control help <verb> explains one)")
-	return cli.Usage("%s", b.String())
+	return fault.Usage("%s", b.String())
 }
 
 func printableVerb(s string) string {
@@ -221,7 +224,7 @@ func printableVerb(s string) string {
 	}, s)
 }
 
-func capabilitiesCommand(d cli.Deps) *ucli.Command {
+func capabilitiesCommand(d edge.Deps) *ucli.Command {
 	return &ucli.Command{
 		Name:      "capabilities",
 		Usage:     "print the capability table (verbs, harness mechanics, backend abilities) and the FM_* tunables",
@@ -235,7 +238,7 @@ Examples:
    fm-control capabilities --json | jq '.harnesses[] | {name, interrupt_key, exit_command}'`,
 		Action: func(_ context.Context, cmd *ucli.Command) error {
 			if cmd.NArg() > 0 {
-				return cli.Usage("unexpected argument '%s': fm-control capabilities takes no task id", state.Printable(cmd.Args().First()))
+				return fault.Usage("unexpected argument '%s': fm-control capabilities takes no task id", state.Printable(cmd.Args().First()))
 			}
 			if d.Output.Filtering() {
 				d.Printer(true).Value(capabilities{harness.Snapshot(), d.Tunables.Settings()})
@@ -268,6 +271,6 @@ func printCapabilities(w io.Writer, tun config.Tunables, asJSON bool) error {
 
 // Main runs fm-control with the process's real edges.
 func Main(args []string) int {
-	d := cli.OSDeps()
-	return cli.Run(App(d), args, d)
+	d := edge.OSDeps()
+	return cli.Run(App(d), args, d.IO())
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
 	"fmctl/state"
@@ -20,38 +20,38 @@ import (
 func (c *Controller) checkpoint(ctx context.Context, t *task.Target) ([]state.Entry, error) {
 	wt := t.Endpoint.Worktree
 	if wt == "" {
-		return nil, cli.Failed("task %s has no recorded worktree; refusing to relaunch without the copy holding its work", t.ID).Coded(cli.EBadWorktree)
+		return nil, fault.Failed("task %s has no recorded worktree; refusing to relaunch without the copy holding its work", t.ID).Coded(fault.EBadWorktree)
 	}
 	info, err := os.Stat(wt)
 	if err != nil || !info.IsDir() {
-		return nil, cli.Failed("task %s's recorded worktree '%s' does not exist; refusing to stop its agent", t.ID, wt).Coded(cli.EBadWorktree)
+		return nil, fault.Failed("task %s's recorded worktree '%s' does not exist; refusing to stop its agent", t.ID, wt).Coded(fault.EBadWorktree)
 	}
 	real, err := filepath.EvalSymlinks(wt)
 	if err != nil {
-		return nil, cli.Failed("task %s's recorded worktree '%s' cannot be resolved: %v", t.ID, wt, err).Coded(cli.EBadWorktree)
+		return nil, fault.Failed("task %s's recorded worktree '%s' cannot be resolved: %v", t.ID, wt, err).Coded(fault.EBadWorktree)
 	}
 	top, err := c.git(ctx, wt, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return nil, cli.Failed("task %s's recorded worktree '%s' is not a git worktree (%s)", t.ID, wt, backends.StderrOf(err)).Coded(cli.EBadWorktree)
+		return nil, fault.Failed("task %s's recorded worktree '%s' is not a git worktree (%s)", t.ID, wt, backends.StderrOf(err)).Coded(fault.EBadWorktree)
 	}
 	if realTop, _ := filepath.EvalSymlinks(top); realTop != real {
-		return nil, cli.Failed("task %s's recorded worktree '%s' is not a worktree root (root is %s)", t.ID, wt, top).Coded(cli.EBadWorktree)
+		return nil, fault.Failed("task %s's recorded worktree '%s' is not a worktree root (root is %s)", t.ID, wt, top).Coded(fault.EBadWorktree)
 	}
 	head := "unborn"
 	if err := state.Fault("git-head"); err != nil {
-		return nil, cli.Failed("task %s's worktree HEAD cannot be inspected: %v", t.ID, err)
+		return nil, fault.Failed("task %s's worktree HEAD cannot be inspected: %v", t.ID, err)
 	}
 	if sha, err := c.git(ctx, wt, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
 		head = sha
 	} else if _, err := c.git(ctx, wt, "symbolic-ref", "-q", "HEAD"); err != nil {
-		return nil, cli.Failed("task %s's worktree HEAD cannot be inspected (%s)", t.ID, backends.StderrOf(err))
+		return nil, fault.Failed("task %s's worktree HEAD cannot be inspected (%s)", t.ID, backends.StderrOf(err))
 	}
 	if err := state.Fault("git-status"); err != nil {
-		return nil, cli.Failed("task %s's worktree status cannot be inspected: %v", t.ID, err)
+		return nil, fault.Failed("task %s's worktree status cannot be inspected: %v", t.ID, err)
 	}
 	status, err := c.git(ctx, wt, "status", "--porcelain", "--untracked-files=normal")
 	if err != nil {
-		return nil, cli.Failed("task %s's worktree status cannot be inspected (%s)", t.ID, backends.StderrOf(err))
+		return nil, fault.Failed("task %s's worktree status cannot be inspected (%s)", t.ID, backends.StderrOf(err))
 	}
 	dirty := "no"
 	if status != "" {
@@ -77,15 +77,15 @@ func checkSecondmateHome(t *task.Target, home string) (int, error) {
 		if m == "" {
 			m = "none"
 		}
-		return 0, cli.Failed("task %s's home '%s' is not marked as its own seeded secondmate home (marker: %s)", t.ID, home, state.Printable(m))
+		return 0, fault.Failed("task %s's home '%s' is not marked as its own seeded secondmate home (marker: %s)", t.ID, home, state.Printable(m))
 	}
 	stateDir := filepath.Join(home, "state")
 	if info, err := os.Stat(stateDir); err != nil || !info.IsDir() {
-		return 0, cli.Failed("secondmate %s's home '%s' has no readable state directory", t.ID, home)
+		return 0, fault.Failed("secondmate %s's home '%s' has no readable state directory", t.ID, home)
 	}
 	entries, err := os.ReadDir(stateDir)
 	if err != nil {
-		return 0, cli.Failed("secondmate %s's child records cannot be traversed in %s: %v", t.ID, stateDir, err)
+		return 0, fault.Failed("secondmate %s's child records cannot be traversed in %s: %v", t.ID, stateDir, err)
 	}
 	n := 0
 	for _, e := range entries {
@@ -94,7 +94,7 @@ func checkSecondmateHome(t *task.Target, home string) (int, error) {
 		}
 		p := filepath.Join(stateDir, e.Name())
 		if _, err := state.ReadSmallFile(p, state.MaxRecordBytes); err != nil {
-			return 0, cli.Failed("secondmate %s's child record %s is not a readable regular file (%v)", t.ID, p, err)
+			return 0, fault.Failed("secondmate %s's child record %s is not a readable regular file (%v)", t.ID, p, err)
 		}
 		n++
 	}

@@ -8,6 +8,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/lifecycle"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
@@ -76,7 +77,7 @@ func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts Relaun
 	v, ok := harness.LookupVerb(verb)
 	run := lifecycleRuns[verb]
 	if !ok || !v.Lifecycle || run == nil {
-		return cli.Usage("'%s' is not a control verb", verb)
+		return fault.Usage("'%s' is not a control verb", verb)
 	}
 	t, lock, err := c.tasks().OpenLocked(id)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 )
 
@@ -14,7 +15,7 @@ func (c *Controller) runExit(ctx context.Context, t *task.Target) error {
 	// gone and only its daemon's turn is unproven); a merged settings file
 	// loses only fmctl's entries, and the agent-state file stays as the
 	// record of how the agent ended.
-	var re *cli.Error
+	var re *fault.Error
 	if err == nil || (errors.As(err, &re) && re.Get("background_turn") != "") {
 		if rerr := t.RetireWiring(); rerr != nil {
 			c.print.Notice("task %s's agent stopped, but its telemetry wiring was not retired: %v", t.ID, rerr)

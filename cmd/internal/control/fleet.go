@@ -7,6 +7,8 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
@@ -17,7 +19,7 @@ var localOnly = map[string]bool{"list": true, "capabilities": true, "agent-event
 
 // acrossHosts lets every task verb take <host>/<id> (run on that host by
 // package fleet) and list take --all-hosts.
-func acrossHosts(d cli.Deps, cmds []*ucli.Command) {
+func acrossHosts(d edge.Deps, cmds []*ucli.Command) {
 	for _, c := range cmds {
 		if !localOnly[c.Name] {
 			c.Action = fleet.Remote(d, "fm-control", c.Action)
@@ -33,7 +35,7 @@ func acrossHosts(d cli.Deps, cmds []*ucli.Command) {
 				return local(ctx, cmd)
 			}
 			if cmd.NArg() > 0 {
-				return cli.Usage("fm-control list takes no task id (it lists every task); got '%s'", cmd.Args().First())
+				return fault.Usage("fm-control list takes no task id (it lists every task); got '%s'", cmd.Args().First())
 			}
 			if caller, ok := taskCaller(d); ok {
 				// No grant names another host's task (docs/security.md).
@@ -53,7 +55,7 @@ func acrossHosts(d cli.Deps, cmds []*ucli.Command) {
 }
 
 // taskCaller names the task whose pane runs this process, if any.
-func taskCaller(d cli.Deps) (string, bool) {
+func taskCaller(d edge.Deps) (string, bool) {
 	home, err := config.LocateHome("fm-control", d.Tunables.Home)
 	if err != nil {
 		return "", false

@@ -8,6 +8,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/cmd/internal/termtext"
 )
@@ -34,7 +35,7 @@ func (c *Controller) Follow(ctx context.Context, id string, lines int) error {
 			return nil
 		}
 		if err != nil {
-			return cli.Failed("cannot read task %s's endpoint %s: %v", id, t.Endpoint.Target, err)
+			return fault.Failed("cannot read task %s's endpoint %s: %v", id, t.Endpoint.Target, err)
 		}
 		cur := plainRows(rows)
 		if added := newLines(prev, cur); len(added) > 0 {

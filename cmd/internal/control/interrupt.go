@@ -6,6 +6,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/lifecycle"
 	"fmctl/cmd/internal/task"
 )
@@ -38,7 +39,7 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
 	out.Add("harness", t.Harness.Name).Add("backend", t.BackendName).
 		Add("verified", res.Verified).Add("cancel", res.Cancel).Add("proof", res.Proof).
 		AddJSON("endpoint", t.Endpoint.Target).AddJSON("state", string(res.After.State))
-	out.Put(cli.Fact{Key: "rounds", Text: strconv.Itoa(res.Rounds), Value: res.Rounds, JSONOnly: true})
+	out.Put(fact.Fact{Key: "rounds", Text: strconv.Itoa(res.Rounds), Value: res.Rounds, JSONOnly: true})
 	c.print.Outcome(out)
 	return nil
 }

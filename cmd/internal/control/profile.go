@@ -3,7 +3,7 @@ package control
 import (
 	"strings"
 
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
 	"fmctl/state"
@@ -33,7 +33,7 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 	if target == "" && t.Kind == harness.KindSecondmate {
 		pin, ok, err := t.Home.SecondmatePin()
 		if err != nil {
-			return p, cli.Failed("task %s is a secondmate, and its harness pin cannot be read: %v", t.ID, err).Coded(cli.EBadPin)
+			return p, fault.Failed("task %s is a secondmate, and its harness pin cannot be read: %v", t.ID, err).Coded(fault.EBadPin)
 		}
 		if ok {
 			if pin, err = pin.Verified(c.print.Warn); err != nil {
@@ -48,16 +48,16 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 		// reconstructed, and substituting the canonical adapter would change
 		// what runs.
 		if t.RecordedHarness != t.Harness.Name {
-			return p, cli.Failed("task %s records harness '%s', whose original launch command cannot be reconstructed from its recorded basename; relaunching without --harness would substitute the canonical adapter '%s' for the command actually running. Pass an explicit --harness to choose the replacement runtime deliberately", t.ID, state.Printable(t.RecordedHarness), t.Harness.Name).Coded(cli.EUnverifiedHarness)
+			return p, fault.Failed("task %s records harness '%s', whose original launch command cannot be reconstructed from its recorded basename; relaunching without --harness would substitute the canonical adapter '%s' for the command actually running. Pass an explicit --harness to choose the replacement runtime deliberately", t.ID, state.Printable(t.RecordedHarness), t.Harness.Name).Coded(fault.EUnverifiedHarness)
 		}
 		target = t.Harness.Name
 	}
 	h, ok := harness.Lookup(target)
 	if !ok {
-		return p, cli.Failed("'%s' is not a verified harness; relaunch only starts verified adapters (%s)", state.Printable(target), strings.Join(harness.Names(), ", ")).Coded(cli.EUnverifiedHarness)
+		return p, fault.Failed("'%s' is not a verified harness; relaunch only starts verified adapters (%s)", state.Printable(target), strings.Join(harness.Names(), ", ")).Coded(fault.EUnverifiedHarness)
 	}
 	if !h.SupportsKind(t.Kind) {
-		return p, cli.Failed("'%s' is not verified to run a %s task, so relaunching %s onto it would stop the running agent with no replacement able to start; refused before anything was touched", h.Name, t.Kind, t.ID).Coded(cli.EUnverifiedHarness)
+		return p, fault.Failed("'%s' is not verified to run a %s task, so relaunching %s onto it would stop the running agent with no replacement able to start; refused before anything was touched", h.Name, t.Kind, t.ID).Coded(fault.EUnverifiedHarness)
 	}
 	p.To = h
 	sameHarness := h.Name == t.Harness.Name
@@ -66,13 +66,14 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 	if p.ToModel != "default" && !harness.ValidModel(p.ToModel) {
 		// Only a hand-edited record gets here (flags and pins are checked
 		// when read); the launch line would refuse it after the stop.
-		return p, cli.Failed("task %s records model '%s', which no launch line may carry (characters outside [A-Za-z0-9._:/@+-]); pass --model to choose the replacement's model", t.ID, state.Printable(p.ToModel)).Coded(cli.EBadRecord)
+		return p, fault.Failed("task %s records model '%s', which no launch line may carry (characters outside [A-Za-z0-9._:/@+-])", t.ID, state.Printable(p.ToModel)).Coded(fault.EBadRecord).
+			Hint("pass --model to choose the replacement's model")
 	}
 	if p.ToEffort != "default" && !harness.ValidEffort(p.ToEffort) {
-		return p, cli.Failed("task %s records effort '%s', which is not one of %s; pass --effort to choose the replacement's effort", t.ID, state.Printable(p.ToEffort), strings.Join(harness.Efforts, ", ")).Coded(cli.EBadRecord)
+		return p, fault.Failed("task %s records effort '%s', which is not one of %s; pass --effort to choose the replacement's effort", t.ID, state.Printable(p.ToEffort), strings.Join(harness.Efforts, ", ")).Coded(fault.EBadRecord)
 	}
 	if p.ToModel != "default" && h.Launch.ModelFlag == "" {
-		return p, cli.Failed("harness %s takes no model flag, so model '%s' cannot be carried to it; pass --model default", h.Name, p.ToModel).Coded(cli.EUnverifiedHarness)
+		return p, fault.Failed("harness %s takes no model flag, so model '%s' cannot be carried to it; pass --model default", h.Name, p.ToModel).Coded(fault.EUnverifiedHarness)
 	}
 	return p, nil
 }

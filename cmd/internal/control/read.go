@@ -6,6 +6,8 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/cmd/internal/termtext"
 	"fmctl/state"
@@ -21,7 +23,7 @@ func (c *Controller) Read(ctx context.Context, id string, lines int) error {
 	}
 	rows, err := paneLines(ctx, t, lines)
 	if err != nil {
-		return cli.Failed("cannot read task %s's endpoint %s: %v", id, t.Endpoint.Target, err)
+		return fault.Failed("cannot read task %s's endpoint %s: %v", id, t.Endpoint.Target, err)
 	}
 	for i, r := range rows {
 		rows[i] = strings.TrimRight(termtext.Strip(r), " ")
@@ -42,7 +44,7 @@ func (c *Controller) Read(ctx context.Context, id string, lines int) error {
 func readOutcome(t *task.Target, rows []string) cli.Outcome {
 	out := cli.Outcome{Word: "read", ID: t.ID}
 	out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
-		Put(cli.Int("lines", len(rows))).Add("text", strings.Join(rows, "\n"))
+		Put(fact.Int("lines", len(rows))).Add("text", strings.Join(rows, "\n"))
 	return out
 }
 
@@ -62,7 +64,7 @@ func (c *Controller) ReadAudit(id string) error {
 	}
 	data, err := store.ReadAudit(id)
 	if err != nil {
-		return cli.Failed("cannot read task %s's audit trail: %v", id, err)
+		return fault.Failed("cannot read task %s's audit trail: %v", id, err)
 	}
 	// Every agent of the user can write the file, so it is printed as a
 	// pane is: nothing in it may act on the reader's terminal.
@@ -78,7 +80,7 @@ func (c *Controller) ReadAudit(id string) error {
 		}
 		out := cli.Outcome{Word: "read", ID: id}
 		c.print.Outcome(*out.Add("backend", t.Record.Backend()).Add("endpoint", t.Record.Window()).
-			Put(cli.Int("lines", n)).Add("text", text))
+			Put(fact.Int("lines", n)).Add("text", text))
 		return nil
 	}
 	if text != "" {

@@ -8,7 +8,9 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -75,7 +77,7 @@ func parseReadArgs(cmd *ucli.Command, tun config.Tunables) (readInvocation, erro
 			return inv, err
 		}
 		if cmd.NArg() > 0 {
-			return inv, cli.Usage("fm-control list takes no task id (it lists every task); got '%s'", state.Printable(cmd.Args().First()))
+			return inv, fault.Usage("fm-control list takes no task id (it lists every task); got '%s'", state.Printable(cmd.Args().First()))
 		}
 		return inv, nil
 	}
@@ -96,10 +98,10 @@ func parseReadArgs(cmd *ucli.Command, tun config.Tunables) (readInvocation, erro
 	case "read":
 		inv.Audit = cmd.Bool("audit")
 		if inv.Audit && len(values) > 0 {
-			return inv, cli.Usage("--audit prints the whole audit trail; it takes no --lines")
+			return inv, fault.Usage("--audit prints the whole audit trail; it takes no --lines")
 		}
 		if inv.Audit && inv.Follow {
-			return inv, cli.Usage("--audit prints the audit trail once; it takes no --follow")
+			return inv, fault.Usage("--audit prints the audit trail once; it takes no --follow")
 		}
 		err = inv.readFlags(values)
 	}
@@ -111,10 +113,10 @@ func parseReadArgs(cmd *ucli.Command, tun config.Tunables) (readInvocation, erro
 func (inv *readInvocation) waitFlags(values map[string]string, envWait string) error {
 	inv.For = values["--for"]
 	if inv.For == "" {
-		return cli.Usage("fm-control wait needs --for %s", strings.Join(waitConditions, "|"))
+		return fault.Usage("fm-control wait needs --for %s", strings.Join(waitConditions, "|"))
 	}
 	if !validCondition(inv.For) {
-		return cli.Usage("--for '%s' is not a condition; use %s", state.Printable(inv.For), cli.OneOf(inv.For, waitConditions))
+		return fault.Usage("--for '%s' is not a condition; use %s", state.Printable(inv.For), phrase.OneOf(inv.For, waitConditions))
 	}
 	if err := inv.messageFlag(values); err != nil {
 		return err
@@ -128,7 +130,7 @@ func (inv *readInvocation) waitFlags(values map[string]string, envWait string) e
 	}
 	d, err := config.ParseWait(v)
 	if err != nil {
-		return cli.Usage(refusal, state.Printable(v), err)
+		return fault.Usage(refusal, state.Printable(v), err)
 	}
 	inv.Timeout = d
 	return nil
@@ -140,16 +142,16 @@ func (inv *readInvocation) messageFlag(values map[string]string) error {
 	m, ok := values["--message-id"]
 	if inv.For != "submitted" {
 		if ok {
-			return cli.Usage("--message-id goes with --for submitted, not --for %s", inv.For)
+			return fault.Usage("--message-id goes with --for submitted, not --for %s", inv.For)
 		}
 		return nil
 	}
 	if !ok || m == "" {
-		return cli.Usage("fm-control wait --for submitted needs --message-id ID").
+		return fault.Usage("fm-control wait --for submitted needs --message-id ID").
 			Hint("the id is the message= fact fm-send printed, such as m20260101T120000-0a1b2c3d")
 	}
 	if !state.ValidMessageID(m) {
-		return cli.Usage("--message-id '%s' is not a message id", state.Printable(m)).
+		return fault.Usage("--message-id '%s' is not a message id", state.Printable(m)).
 			Hint("the id is the message= fact fm-send printed, such as m20260101T120000-0a1b2c3d")
 	}
 	inv.MessageID = m
@@ -172,7 +174,7 @@ func (inv *readInvocation) readFlags(values map[string]string) error {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > maxReadLines {
-		return cli.Usage("--lines '%s' is not a line count: give a whole number from 1 to %d", state.Printable(v), maxReadLines)
+		return fault.Usage("--lines '%s' is not a line count: give a whole number from 1 to %d", state.Printable(v), maxReadLines)
 	}
 	inv.Lines = n
 	return nil

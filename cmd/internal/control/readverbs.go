@@ -6,6 +6,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
 	"fmctl/harness"
 )
 
@@ -87,7 +88,7 @@ Examples:
 
 // readCommands are the read-only verbs of the capability table: no lock,
 // nothing written, typed JSON.
-func readCommands(d cli.Deps) []*ucli.Command {
+func readCommands(d edge.Deps) []*ucli.Command {
 	var cmds []*ucli.Command
 	for _, v := range harness.Verbs() {
 		if v.Lifecycle {
@@ -98,7 +99,7 @@ func readCommands(d cli.Deps) []*ucli.Command {
 	return cmds
 }
 
-func readCommand(d cli.Deps, v harness.Verb) *ucli.Command {
+func readCommand(d edge.Deps, v harness.Verb) *ucli.Command {
 	name := v.Name
 	cmd := &ucli.Command{
 		Name:        name,
@@ -141,8 +142,8 @@ func readCommand(d cli.Deps, v harness.Verb) *ucli.Command {
 		},
 	}
 	if name == "list" {
-		cmd.ShellComplete = cli.Completer{Home: d.Tunables.Home}.Complete
+		cmd.ShellComplete = cli.Completer{Tasks: edge.Tasks(d.Tunables.Home)}.Complete
 		return cmd
 	}
-	return cli.TaskCommand(cmd, d.Tunables.Home, map[string][]string{"--for": waitConditions})
+	return cli.TaskCommand(cmd, edge.Tasks(d.Tunables.Home), map[string][]string{"--for": waitConditions})
 }

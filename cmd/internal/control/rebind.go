@@ -7,6 +7,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
 	"fmctl/state"
@@ -20,13 +21,13 @@ import (
 func (c *Controller) runRebind(ctx context.Context, t *task.Target) error {
 	pf, ok := t.Backend.(backends.PaneFinder)
 	if !ok {
-		return cli.Failed("fmctl's %s adapter cannot list panes to re-point a record, so rebind cannot correct task %s there; nothing was changed", t.BackendName, t.ID).Coded(cli.ENoAdapter)
+		return fault.Failed("fmctl's %s adapter cannot list panes to re-point a record, so rebind cannot correct task %s there; nothing was changed", t.BackendName, t.ID).Coded(fault.ENoAdapter)
 	}
 	obs := t.Backend.AgentState(ctx, t.Endpoint)
 	hasIDs := t.Task.Record.Get(backends.KeyTmuxPane) != ""
 	switch obs.State {
 	case backends.StateUnreadable:
-		return cli.Failed("task %s's endpoint %s cannot be read (%s); rebind needs the backend to answer, nothing was changed", t.ID, t.Endpoint.Target, obs.Detail).Coded(cli.EEndpointUnreadable)
+		return fault.Failed("task %s's endpoint %s cannot be read (%s); rebind needs the backend to answer, nothing was changed", t.ID, t.Endpoint.Target, obs.Detail).Coded(fault.EEndpointUnreadable)
 	case backends.StateDrifted, backends.StateMissing:
 	default:
 		if hasIDs {
@@ -42,7 +43,7 @@ func (c *Controller) runRebind(ctx context.Context, t *task.Target) error {
 	}
 	fields, err := pf.Claim(ctx, p, state.Label(t.ID))
 	if err != nil {
-		return cli.Failed("could not re-point task %s at %s: %v; the record is unchanged", t.ID, p.Describe(), err)
+		return fault.Failed("could not re-point task %s at %s: %v; the record is unchanged", t.ID, p.Describe(), err)
 	}
 	rec := t.Task.Record.Clone()
 	for _, f := range fields {
@@ -50,17 +51,17 @@ func (c *Controller) runRebind(ctx context.Context, t *task.Target) error {
 	}
 	data, err := rec.Bytes()
 	if err != nil {
-		return cli.Failed("task %s's rebound record cannot be written: %v; the record is unchanged", t.ID, err)
+		return fault.Failed("task %s's rebound record cannot be written: %v; the record is unchanged", t.ID, err)
 	}
 	ep := t.Endpoint
 	ep.Target, ep.Fields = rec.Window(), rec.Map()
 	switch {
 	case string(data) != string(t.Task.Raw):
 		if err := t.Backend.ValidateRecord(ep); err != nil {
-			return cli.Failed("the rebound record for task %s does not pass endpoint validation (%v); the record is unchanged", t.ID, err)
+			return fault.Failed("the rebound record for task %s does not pass endpoint validation (%v); the record is unchanged", t.ID, err)
 		}
 		if err := state.ReplaceRecord(t.Task.Path, t.Task.Raw, data); err != nil {
-			return cli.Failed("task %s's record could not be rewritten: %v", t.ID, err)
+			return fault.Failed("task %s's record could not be rewritten: %v", t.ID, err)
 		}
 	case obs.State != backends.StateDrifted && obs.State != backends.StateMissing:
 		return c.notDrifted(t, obs)
@@ -102,7 +103,7 @@ func findClaimant(ctx context.Context, pf backends.PaneFinder, t *task.Target, o
 	wt := t.Endpoint.Worktree
 	panes, err := pf.PanesIn(ctx, wt)
 	if err != nil {
-		return backends.Pane{}, cli.Failed("cannot list the panes in task %s's worktree %s: %v; nothing was changed", t.ID, wt, err)
+		return backends.Pane{}, fault.Failed("cannot list the panes in task %s's worktree %s: %v; nothing was changed", t.ID, wt, err)
 	}
 	label, recorded := state.Label(t.ID), t.Task.Record.Get(backends.KeyTmuxPane)
 	var claimants []backends.Pane
@@ -111,7 +112,7 @@ func findClaimant(ctx context.Context, pf backends.PaneFinder, t *task.Target, o
 		if other, ok := state.LabelTask(p.Label); ok && other != t.ID && p.ID == recorded {
 			// tmux numbers panes afresh after a server restart, so the
 			// recorded id alone does not make another task's window ours.
-			return backends.Pane{}, cli.Failed("%s has task %s's recorded pane id but carries task %s's label %s (a tmux server restart reuses pane ids); refusing to re-point task %s at another task's endpoint, the record is unchanged. If it is %s's own window, rename it %s and rebind again", p.Describe(), t.ID, other, p.Label, t.ID, t.ID, label).Coded(cli.EForeignEndpoint)
+			return backends.Pane{}, fault.Failed("%s has task %s's recorded pane id but carries task %s's label %s (a tmux server restart reuses pane ids); refusing to re-point task %s at another task's endpoint, the record is unchanged. If it is %s's own window, rename it %s and rebind again", p.Describe(), t.ID, other, p.Label, t.ID, t.ID, label).Coded(fault.EForeignEndpoint)
 		}
 		if p.Label == label || (recorded != "" && p.ID == recorded) {
 			claimants = append(claimants, p)
@@ -120,10 +121,10 @@ func findClaimant(ctx context.Context, pf backends.PaneFinder, t *task.Target, o
 	}
 	switch len(claimants) {
 	case 0:
-		return backends.Pane{}, cli.Failed("task %s's endpoint %s reads '%s' (%s), and no pane in its worktree %s carries its label %s or its recorded pane id; nothing to re-point, the record is unchanged", t.ID, t.Endpoint.Target, obs.State, obs.Detail, wt, label).Coded(cli.ENoPane)
+		return backends.Pane{}, fault.Failed("task %s's endpoint %s reads '%s' (%s), and no pane in its worktree %s carries its label %s or its recorded pane id; nothing to re-point, the record is unchanged", t.ID, t.Endpoint.Target, obs.State, obs.Detail, wt, label).Coded(fault.ENoPane)
 	case 1:
 	default:
-		return backends.Pane{}, cli.Failed("task %s's identity is carried by %d panes in its worktree (%s); refusing to pick one, the record is unchanged", t.ID, len(claimants), strings.Join(names, ", ")).Coded(cli.EAmbiguousPane)
+		return backends.Pane{}, fault.Failed("task %s's identity is carried by %d panes in its worktree (%s); refusing to pick one, the record is unchanged", t.ID, len(claimants), strings.Join(names, ", ")).Coded(fault.EAmbiguousPane)
 	}
 	p := claimants[0]
 	switch p.Obs.State {
@@ -135,7 +136,7 @@ func findClaimant(ctx context.Context, pf backends.PaneFinder, t *task.Target, o
 				return p, nil
 			}
 		}
-		return backends.Pane{}, cli.Failed("%s runs %s, not task %s's recorded harness %s; refusing to re-point the record at another agent, the record is unchanged", p.Describe(), strings.Join(p.Obs.Names, ","), t.ID, t.Harness.Name).Coded(cli.EForeignAgent)
+		return backends.Pane{}, fault.Failed("%s runs %s, not task %s's recorded harness %s; refusing to re-point the record at another agent, the record is unchanged", p.Describe(), strings.Join(p.Obs.Names, ","), t.ID, t.Harness.Name).Coded(fault.EForeignAgent)
 	}
-	return backends.Pane{}, cli.Failed("%s reads '%s' (%s), neither task %s's %s nor an agent-free shell; refusing to re-point the record at it, the record is unchanged", p.Describe(), p.Obs.State, p.Obs.Detail, t.ID, t.Harness.Name).Coded(cli.EAgentUnverified)
+	return backends.Pane{}, fault.Failed("%s reads '%s' (%s), neither task %s's %s nor an agent-free shell; refusing to re-point the record at it, the record is unchanged", p.Describe(), p.Obs.State, p.Obs.Detail, t.ID, t.Harness.Name).Coded(fault.EAgentUnverified)
 }

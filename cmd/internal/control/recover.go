@@ -8,7 +8,8 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
-	"fmctl/cmd/internal/spawn"
+	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/state"
 )
@@ -17,7 +18,7 @@ import (
 // died: it either finishes the transaction (the new record is published and
 // its agent is alive) or rolls back exactly as a live failure at that phase
 // would have, and says which. A spawn intent and a teardown journal are
-// settled by their own owners (spawn.SettleIntent, retire.Tx.Resume).
+// settled by their own owners (launch.Launcher.SettleIntent, retire.Tx.Resume).
 func (c *Controller) Recover(ctx context.Context, id string) error {
 	home, err := c.tasks().Begin(id)
 	if err != nil {
@@ -54,7 +55,7 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 		return nil
 	}
 	if err != nil {
-		return cli.Failed("task %s's relaunch journal cannot be read: %v", id, err)
+		return fault.Failed("task %s's relaunch journal cannot be read: %v", id, err)
 	}
 	if state.Settled(j.Phase) {
 		out := cli.Outcome{Word: "settled", ID: id}
@@ -84,7 +85,7 @@ func (c *Controller) Recover(ctx context.Context, id string) error {
 	j.Phase = state.FailedPrefix + phase
 	j.Extra = state.Record{Entries: []state.Entry{{Key: state.JournalRollback, Value: s.Rollback}, {Key: state.JournalRecovered, Value: "yes"}}}
 	if err := state.WriteJournal(paths.Journal, j); err != nil {
-		return cli.Failed("task %s's torn relaunch was settled (%s) but the journal could not record it: %v", id, s.Rollback, err)
+		return fault.Failed("task %s's torn relaunch was settled (%s) but the journal could not record it: %v", id, s.Rollback, err)
 	}
 	agent := t.Backend.AgentState(ctx, t.Endpoint)
 	out := cli.Outcome{Word: "recovered", ID: id}
@@ -101,7 +102,7 @@ func (c *Controller) rollForward(j state.Journal, paths state.JournalPaths, t *t
 	j.Extra.Set(state.JournalReady, "confirmed")
 	j.Extra.Set(state.JournalRecovered, "yes")
 	if err := state.WriteJournal(paths.Journal, j); err != nil {
-		return cli.Failed("task %s's relaunch is complete on disk but its journal could not record it: %v", t.ID, err)
+		return fault.Failed("task %s's relaunch is complete on disk but its journal could not record it: %v", t.ID, err)
 	}
 	out := cli.Outcome{Word: "recovered", ID: t.ID}
 	out.Add("phase", state.PhaseLaunching).Put(result("completed")).Add("harness", t.Task.Record.Harness()).Add("ready", "confirmed").Add("agent", "alive")
@@ -118,11 +119,10 @@ func (c *Controller) recoverSpawn(ctx context.Context, store state.Store, id str
 		return err // the lock file cannot be opened (a symlink, a directory)
 	}
 	if err != nil {
-		return cli.Failed("a lifecycle action still holds task %s's lock, so its spawn is not interrupted; recover only settles a spawn whose process has died", id).Coded(cli.ELockHeld)
+		return fault.Failed("a lifecycle action still holds task %s's lock, so its spawn is not interrupted; recover only settles a spawn whose process has died", id).Coded(fault.ELockHeld)
 	}
 	defer lock.Release()
-	sp := spawn.Spawner{Env: c.env, Tunables: c.tun, Runner: c.runner, Print: c.print}
-	action, window, err := sp.SettleIntent(ctx, store, id)
+	action, window, err := c.launcher().SettleIntent(ctx, store, id)
 	if err != nil {
 		return err
 	}
@@ -140,10 +140,10 @@ func (c *Controller) recoverSpawn(ctx context.Context, store state.Store, id str
 func lockTorn(store state.Store, id, what string) (*state.Lock, error) {
 	lock, held, err := state.TryLock(store.LockPath(id))
 	if err != nil {
-		return nil, cli.Failed("cannot take task %s's lifecycle lock: %v", id, err)
+		return nil, fault.Failed("cannot take task %s's lifecycle lock: %v", id, err)
 	}
 	if !held {
-		return nil, cli.Failed("a lifecycle action still holds task %s's lock, so its %s is not torn; recover only settles a transaction whose process has died", id, what).Coded(cli.ELockHeld)
+		return nil, fault.Failed("a lifecycle action still holds task %s's lock, so its %s is not torn; recover only settles a transaction whose process has died", id, what).Coded(fault.ELockHeld)
 	}
 	return lock, nil
 }
@@ -151,7 +151,7 @@ func lockTorn(store state.Store, id, what string) (*state.Lock, error) {
 // result is what recover did with a torn relaunch: `outcome=` in the text
 // line, whose tokens predate --json, and "result" in JSON, where "outcome"
 // is the object's own word (recovered).
-func result(r string) cli.Fact { return cli.Str("result", r).TokenAs("outcome") }
+func result(r string) fact.Fact { return fact.Str("result", r).TokenAs("outcome") }
 
 func exists(path string) bool {
 	_, err := os.Lstat(path)

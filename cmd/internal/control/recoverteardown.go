@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/retire"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
@@ -21,7 +22,7 @@ func (c *Controller) recoverTeardown(ctx context.Context, home config.Home, stor
 	path := store.TeardownPath(id)
 	j, err := state.ReadJournal(path)
 	if err != nil {
-		return cli.Failed("task %s's teardown journal cannot be read: %v", id, err).Hint("read %s, and settle the task by hand", path)
+		return fault.Failed("task %s's teardown journal cannot be read: %v", id, err).Hint("read %s, and settle the task by hand", path)
 	}
 	x := &retire.Tx{Plan: retire.PlanOf(j), Store: store, DataDir: home.Data, Git: c.git}
 	if exists(store.MetaPath(id)) {
@@ -35,7 +36,7 @@ func (c *Controller) recoverTeardown(ctx context.Context, home config.Home, stor
 	}
 	s, err := x.Resume(ctx, j)
 	if err != nil {
-		return cli.Failed("task %s's teardown, torn in phase %s, could not be settled: %v", id, j.Phase, err).
+		return fault.Failed("task %s's teardown, torn in phase %s, could not be settled: %v", id, j.Phase, err).
 			Hint("fix what it names, then run fm-control recover %s again", id)
 	}
 	out := cli.Outcome{Word: "recovered", ID: id}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/launch"
 	"fmctl/cmd/internal/lifecycle"
 	"fmctl/cmd/internal/task"
@@ -108,22 +109,22 @@ func relaunchShape(t *task.Target, note, brief string) error {
 	switch t.Kind {
 	case harness.KindShip, harness.KindScout:
 		if err := state.RegularUnder(t.Home.Data, brief); err != nil {
-			return cli.Failed("task %s has no instructions at %s (%v); a relaunched %s reads its brief there, so write it before relaunching", t.ID, brief, err, t.Kind).Coded(cli.ENoBrief)
+			return fault.Failed("task %s has no instructions at %s (%v); a relaunched %s reads its brief there, so write it before relaunching", t.ID, brief, err, t.Kind).Coded(fault.ENoBrief)
 		}
 		if note == "" {
 			// A flag the kind requires, missing: a usage error, found only
 			// once the record says the kind (a secondmate needs none).
-			return cli.Usage("relaunch of a %s task requires --note (or --note-file): the replacement inherits the worktree but none of the conversation, so say where the work stands", t.Kind).Coded(cli.ENoteRequired)
+			return fault.Usage("relaunch of a %s task requires --note (or --note-file): the replacement inherits the worktree but none of the conversation, so say where the work stands", t.Kind).Coded(fault.ENoteRequired)
 		}
 	case harness.KindSecondmate:
 		// The charter is never rewritten, but the replacement is still
 		// pointed at it: finding it missing only after the stop would leave
 		// the secondmate with no agent at all.
 		if err := state.RegularUnder(t.Home.Data, brief); err != nil {
-			return cli.Failed("task %s has no instructions at %s (%v); a relaunched secondmate is pointed there, so write it before relaunching", t.ID, brief, err).Coded(cli.ENoBrief)
+			return fault.Failed("task %s has no instructions at %s (%v); a relaunched secondmate is pointed there, so write it before relaunching", t.ID, brief, err).Coded(fault.ENoBrief)
 		}
 	default:
-		return cli.Failed("task %s records kind '%s', which has no defined relaunch shape", t.ID, t.Kind)
+		return fault.Failed("task %s records kind '%s', which has no defined relaunch shape", t.ID, t.Kind)
 	}
 	return nil
 }
@@ -138,11 +139,11 @@ func (x *relaunchTx) begin(ctx context.Context, note, brief string) error {
 	// must not be mistaken for this one's.
 	for _, p := range []string{x.paths.BriefPrior, x.paths.Note} {
 		if err := state.RemoveIfExists(p); err != nil {
-			return cli.Failed("relaunch of %s could not clear %s from an earlier transaction: %v; nothing changed", t.ID, p, err)
+			return fault.Failed("relaunch of %s could not clear %s from an earlier transaction: %v; nothing changed", t.ID, p, err)
 		}
 	}
 	if err := state.WriteAtomic(x.paths.MetaPrior, t.Task.Raw); err != nil {
-		return cli.Failed("relaunch of %s could not preserve its prior record: %v; nothing changed", t.ID, err)
+		return fault.Failed("relaunch of %s could not preserve its prior record: %v; nothing changed", t.ID, err)
 	}
 	if err := x.enter(state.PhaseCheckpoint); err != nil {
 		return x.fail(ctx, state.PhaseCheckpoint, err, outcomeFacts{})
@@ -251,14 +252,14 @@ func (x *relaunchTx) adopt(tx string) error {
 		return err
 	}
 	if got := task.Record.ControlRelaunchTx(); got != tx {
-		return cli.Failed("task %s's record names relaunch transaction '%s', not this one (%s); another writer replaced it", x.t.ID, got, tx)
+		return fault.Failed("task %s's record names relaunch transaction '%s', not this one (%s); another writer replaced it", x.t.ID, got, tx)
 	}
 	if err := task.ValidateIdentity(); err != nil {
 		return err
 	}
 	b := task.Record.Backend()
 	if b != x.t.BackendName {
-		return cli.Failed("task %s's new record moved from backend %s to %s; refusing to read a postcondition across a backend change", x.t.ID, x.t.BackendName, b)
+		return fault.Failed("task %s's new record moved from backend %s to %s; refusing to read a postcondition across a backend change", x.t.ID, x.t.BackendName, b)
 	}
 	x.t.Task = task
 	return nil

@@ -9,6 +9,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/harness"
 	"fmctl/state"
 )
@@ -50,7 +51,7 @@ func relaunchOptions(cmd *ucli.Command) (RelaunchOptions, error) {
 		return o, err
 	}
 	if o.NoteSet && o.NoteFile != "" {
-		return o, cli.Usage("pass --note or --note-file, not both")
+		return o, fault.Usage("pass --note or --note-file, not both")
 	}
 	return o, nil
 }
@@ -59,7 +60,7 @@ func relaunchOptions(cmd *ucli.Command) (RelaunchOptions, error) {
 // relaunch's flags there gets its own sentence.
 func relaunchOnly(ctx context.Context, cmd *ucli.Command, err error, _ bool) error {
 	if flag, ok := cli.UnknownFlag(ctx, err); ok && slices.Contains(relaunchFlagNames, strings.TrimLeft(flag, "-")) {
-		return cli.Usage("--harness, --model, --effort, --note and --note-file apply to 'relaunch' only (see %s --help)", cmd.FullName())
+		return fault.Usage("--harness, --model, --effort, --note and --note-file apply to 'relaunch' only (see %s --help)", cmd.FullName())
 	}
 	return cli.UsageError(ctx, cmd, err, false)
 }
@@ -71,11 +72,11 @@ func (o *RelaunchOptions) readNote() error {
 	}
 	info, err := os.Stat(o.NoteFile)
 	if err != nil || !info.Mode().IsRegular() {
-		return cli.Failed("--note-file '%s' is not a readable file", state.Printable(o.NoteFile))
+		return fault.Failed("--note-file '%s' is not a readable file", state.Printable(o.NoteFile))
 	}
 	data, err := state.ReadSmallFile(o.NoteFile, 1<<20)
 	if err != nil {
-		return cli.Failed("--note-file '%s' is not a readable file: %v", state.Printable(o.NoteFile), err)
+		return fault.Failed("--note-file '%s' is not a readable file: %v", state.Printable(o.NoteFile), err)
 	}
 	o.Note, o.NoteSet = string(data), true
 	return nil

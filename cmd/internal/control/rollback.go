@@ -7,7 +7,7 @@ import (
 	"io/fs"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/launch"
 	"fmctl/cmd/internal/task"
 	"fmctl/state"
@@ -99,6 +99,6 @@ func (x *relaunchTx) fail(ctx context.Context, phase string, cause error, of out
 	}
 	// A replacement whose shell came back is launch-failed, as from
 	// fm-spawn, with the pane's words and the pin that fixes it.
-	return launch.Explain(cli.Failed("%v; phase=failed:%s rollback=%s: %s", cause, phase, s.Rollback, s.Sentence).Coded(cli.ERelaunchFailed).
+	return launch.Explain(fault.Failed("%v; phase=failed:%s rollback=%s: %s", cause, phase, s.Rollback, s.Sentence).Coded(fault.ERelaunchFailed).
 		With("id", x.t.ID, "phase", state.FailedPrefix+phase, "rollback", s.Rollback), cause, x.prof.To)
 }

@@ -6,12 +6,13 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
 	"fmctl/cmd/internal/task"
 )
 
 // toolCommands are the read-only and repair commands beside the lifecycle
 // verbs: status reads, recover settles a torn relaunch.
-func toolCommands(d cli.Deps) []*ucli.Command {
+func toolCommands(d edge.Deps) []*ucli.Command {
 	cmds := []*ucli.Command{
 		{
 			Name:      "status",
@@ -54,12 +55,12 @@ Examples:
 	}
 	// list, wait and read: the read-only verbs of the capability table.
 	for _, c := range cmds {
-		cli.TaskCommand(c, d.Tunables.Home, nil)
+		cli.TaskCommand(c, edge.Tasks(d.Tunables.Home), nil)
 	}
 	return append(cmds, readCommands(d)...)
 }
 
-func runTool(d cli.Deps, cmd *ucli.Command, fn func(*Controller, string) error) error {
+func runTool(d edge.Deps, cmd *ucli.Command, fn func(*Controller, string) error) error {
 	id, err := taskArg(d.Tunables.Home, cmd)
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/state"
 )
@@ -34,7 +36,7 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 		return err
 	}
 	if cond == "dead" && !t.Ability.Classifier {
-		return cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so an agent-free endpoint cannot be proven; nothing to wait on", t.ID, t.BackendName).Coded(cli.ENoClassifier)
+		return fault.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so an agent-free endpoint cannot be proven; nothing to wait on", t.ID, t.BackendName).Coded(fault.ENoClassifier)
 	}
 	var v waitView
 	return c.poll(ctx, id, cond, limit, func(waited time.Duration) (bool, error) {
@@ -48,7 +50,7 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 		}
 		return done, err
 	}, func() error {
-		return cli.Timeout("task %s was not %s within %s (state=%s activity=%s evidence=%s)", id, cond, limit, v.obs.State, v.act.Word, v.act.Evidence).
+		return fault.Timeout("task %s was not %s within %s (state=%s activity=%s evidence=%s)", id, cond, limit, v.obs.State, v.act.Word, v.act.Evidence).
 			With("id", id, "for", cond, "state", string(v.obs.State), "activity", v.act.Word, "evidence", v.act.Evidence)
 	})
 }
@@ -82,7 +84,7 @@ func (c *Controller) poll(ctx context.Context, id, cond string, limit time.Durat
 }
 
 func waitInterrupted(id string) error {
-	return cli.Failed("the wait for task %s was interrupted", id).Coded(cli.EInterrupted)
+	return fault.Failed("the wait for task %s was interrupted", id).Coded(fault.EInterrupted)
 }
 
 // look reads the endpoint and the agent's reports once.
@@ -106,7 +108,7 @@ func reached(t *task.Target, cond string, v waitView) (bool, error) {
 		return false, nil
 	}
 	if v.act.Evidence == evNone {
-		return false, cli.Failed("no activity signal for harness %s: it reports no telemetry (state/%s.agent-state holds nothing from this incarnation) and has no screen signature, so task %s cannot be seen %s; wait --for dead still works", orNone(oneLine(t.Family())), t.ID, t.ID, cond).Coded(cli.ENoSignal)
+		return false, fault.Failed("no activity signal for harness %s: it reports no telemetry (state/%s.agent-state holds nothing from this incarnation) and has no screen signature, so task %s cannot be seen %s; wait --for dead still works", orNone(oneLine(t.Family())), t.ID, t.ID, cond).Coded(fault.ENoSignal)
 	}
 	want := cond
 	if cond == "ready" { // an agent that reported itself ready: no turn runs
@@ -127,24 +129,25 @@ func refuseWaitState(t *task.Target, cond string, obs backends.Observation) erro
 			if len(obs.Names) > 0 {
 				runs = "runs " + strings.Join(obs.Names, ",") + ", not the task's own " + t.Harness.Name + " agent"
 			}
-			return cli.Failed("task %s's endpoint %s %s (state: %s), so it cannot be %s; look at the pane", id, ep, runs, obs.State, cond).Coded(cli.EForeignAgent)
+			return fault.Failed("task %s's endpoint %s %s (state: %s), so it cannot be %s; look at the pane", id, ep, runs, obs.State, cond).Coded(fault.EForeignAgent)
 		}
 		return nil
 	case backends.StateDead:
 		if cond != "dead" {
-			return cli.Failed("task %s's endpoint %s has no agent (state: dead), so it will not be %s; relaunch it first", id, ep, cond).Coded(cli.EAgentNotRunning)
+			return fault.Failed("task %s's endpoint %s has no agent (state: dead), so it will not be %s; relaunch it first", id, ep, cond).Coded(fault.EAgentNotRunning)
 		}
 		return nil
 	case backends.StateMissing:
-		return cli.Failed("task %s's recorded endpoint %s is gone (state: missing), so there is nothing to wait on; reconcile the task first", id, ep).Coded(cli.EEndpointMissing)
+		return fault.Failed("task %s's recorded endpoint %s is gone (state: missing), so there is nothing to wait on; reconcile the task first", id, ep).Coded(fault.EEndpointMissing)
 	case backends.StateDrifted:
-		return cli.Failed("task %s's recorded endpoint %s drifted (%s); %s before waiting on it", id, ep, obs.Detail, t.DriftFix()).Coded(cli.EEndpointDrifted)
+		return fault.Failed("task %s's recorded endpoint %s drifted (%s); %s before waiting on it", id, ep, obs.Detail, t.DriftFix()).Coded(fault.EEndpointDrifted)
 	case backends.StateSuspended:
-		return cli.Failed("task %s's agent is stopped (state: suspended: %s), not %s; a stopped agent changes nothing until it is resumed (fg in its pane, or kill -CONT)", id, obs.Detail, cond).Coded(cli.EAgentSuspended)
+		return fault.Failed("task %s's agent is stopped (state: suspended: %s), not %s; a stopped agent changes nothing until it is resumed (fg in its pane, or kill -CONT)", id, obs.Detail, cond).Coded(fault.EAgentSuspended)
 	case backends.StateUnreadable:
-		return cli.Failed("task %s's endpoint %s could not be read (state: unreadable: %s); the %s server did not answer, so whether the agent is %s is unknown; check that server", id, ep, obs.Detail, t.BackendName, cond).Coded(cli.EEndpointUnreadable)
+		return fault.Failed("task %s's endpoint %s could not be read (state: unreadable: %s); the %s server did not answer, so whether the agent is %s is unknown", id, ep, obs.Detail, t.BackendName, cond).Coded(fault.EEndpointUnreadable).
+			Hint("check that the %s server is up and answers", t.BackendName)
 	}
-	return cli.Failed("task %s's endpoint %s reads '%s' (%s), not the task's own agent, so it cannot be %s; look at the pane", id, ep, obs.State, obs.Detail, cond).Coded(cli.EForeignAgent)
+	return fault.Failed("task %s's endpoint %s reads '%s' (%s), not the task's own agent, so it cannot be %s; look at the pane", id, ep, obs.State, obs.Detail, cond).Coded(fault.EForeignAgent)
 }
 
 func (c *Controller) printReached(t *task.Target, cond string, v waitView, waited time.Duration) {
@@ -154,6 +157,6 @@ func (c *Controller) printReached(t *task.Target, cond string, v waitView, waite
 		out.Add("waiting_for", v.act.For)
 	}
 	out.Add("evidence", v.act.Evidence).
-		Put(cli.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
+		Put(fact.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
 	c.print.Outcome(out)
 }

@@ -8,6 +8,8 @@ import (
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/deliver"
+	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 )
 
@@ -24,16 +26,16 @@ func (c *Controller) WaitSubmitted(ctx context.Context, id, messageID string, li
 	}
 	send, ok, err := t.Store.FindSend(t.ID, messageID)
 	if err != nil {
-		return cli.Failed("%w; cannot tell which message to wait for", err)
+		return fault.Failed("%w; cannot tell which message to wait for", err)
 	}
 	if !ok {
-		return cli.Failed("task %s's send ledger (state/%s.sends) holds no message %s", t.ID, t.ID, messageID).Coded(cli.ENoSuchMessage).
+		return fault.Failed("task %s's send ledger (state/%s.sends) holds no message %s", t.ID, t.ID, messageID).Coded(fault.ENoSuchMessage).
 			With("id", t.ID, "for", cond, "message", messageID).
 			Hint("only a send fm-send could not confirm is kept (submit=queued or submit=unrecorded), the newest 64; a confirmed one (exit 0) needs no wait").
 			Hint("copy the message= fact from that fm-send's error line")
 	}
 	if send.Harness != t.RecordedHarness {
-		return cli.Failed("message %s was sent to task %s's %s agent, but the task now records %s, whose record cannot hold it", messageID, t.ID, send.Harness, t.RecordedHarness).Coded(cli.ENoSuchMessage).
+		return fault.Failed("message %s was sent to task %s's %s agent, but the task now records %s, whose record cannot hold it", messageID, t.ID, send.Harness, t.RecordedHarness).Coded(fault.ENoSuchMessage).
 			With("id", t.ID, "for", cond, "message", messageID).
 			Hint("look at the agent's transcript to see whether it arrived before the relaunch")
 	}
@@ -51,17 +53,17 @@ func (c *Controller) WaitSubmitted(ctx context.Context, id, messageID string, li
 		case deliver.Recorded:
 			out := cli.Outcome{Word: "reached", ID: t.ID}
 			out.Add("for", cond).Add("message", messageID).Add("proof", "record").Add("state", string(obs.State)).
-				Put(cli.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
+				Put(fact.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
 			c.print.Outcome(out)
 			return true, nil
 		case deliver.Duplicated:
-			return false, cli.Unconfirmed("task %s's %s record holds message %s more than once since it was sent: it reached the agent twice", t.ID, t.RecordedHarness, messageID).Coded(cli.EDuplicated).
+			return false, fault.Unconfirmed("task %s's %s record holds message %s more than once since it was sent: it reached the agent twice", t.ID, t.RecordedHarness, messageID).Coded(fault.EDuplicated).
 				With("id", t.ID, "for", cond, "message", messageID, "proof", string(proof)).
 				Hint("do not send it again; tell the agent to ignore the repeat if it matters")
 		}
 		return false, nil
 	}, func() error {
-		return cli.Timeout("message %s did not reach task %s's %s record within %s (proof=%s)", messageID, t.ID, t.RecordedHarness, limit, proof).
+		return fault.Timeout("message %s did not reach task %s's %s record within %s (proof=%s)", messageID, t.ID, t.RecordedHarness, limit, proof).
 			With("id", t.ID, "for", cond, "message", messageID, "proof", string(proof)).
 			Hint("do not resend it while the agent may still take it (a queued message is submitted when the turn ends); wait again, or look at the pane")
 	})

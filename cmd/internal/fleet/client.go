@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/remote"
 	"fmctl/state"
@@ -47,7 +49,7 @@ const masterPersist = 10 * time.Minute
 
 // NewClient reads the home's hosts table. tool names the binary in
 // refusals.
-func NewClient(d cli.Deps, tool string) (*Client, error) {
+func NewClient(d edge.Deps, tool string) (*Client, error) {
 	home, err := config.LocateHome(tool, d.Tunables.Home)
 	if err != nil {
 		return nil, err
@@ -58,7 +60,7 @@ func NewClient(d cli.Deps, tool string) (*Client, error) {
 	}
 	dir, err := remote.DefaultControlDir(d.Env)
 	if err != nil {
-		return nil, cli.Failed("%v", err)
+		return nil, fault.Failed("%v", err)
 	}
 	tun := d.Tunables.Hosts
 	return &Client{
@@ -159,7 +161,7 @@ func (c *Client) Call(ctx context.Context, host string, req remote.Request, time
 func (c *Client) requestID() (string, error) {
 	if id := c.Tun.RequestID; id != "" {
 		if !state.ValidRequestID(id) {
-			return "", cli.Usage("FM_REQUEST_ID '%s' is not a request id (8 to 64 letters, digits, '-' or '_'); use the one an unconfirmed call printed", state.Printable(id))
+			return "", fault.Usage("FM_REQUEST_ID '%s' is not a request id (8 to 64 letters, digits, '-' or '_'); use the one an unconfirmed call printed", state.Printable(id))
 		}
 		return id, nil
 	}
@@ -189,23 +191,23 @@ func refusalOf(err error, argv []string) error {
 	install := "fm-control hosts check " + re.Host + " says what is there; fm-control hosts install " + re.Host + " copies this machine's binaries"
 	switch {
 	case errors.Is(re, remote.ErrMismatch):
-		return cli.Failed("%s", re.Error()).Coded(cli.EProtocolMismatch).With("host", re.Host).Hint("%s", install)
+		return fault.Failed("%s", re.Error()).Coded(fault.EProtocolMismatch).With("host", re.Host).Hint("%s", install)
 	case errors.Is(re, remote.ErrNoBinaries):
-		return cli.Failed("%s", re.Error()).Coded(cli.ENoRemoteBinaries).With("host", re.Host).Hint("%s", install)
+		return fault.Failed("%s", re.Error()).Coded(fault.ENoRemoteBinaries).With("host", re.Host).Hint("%s", install)
 	case errors.Is(re, remote.ErrLost) && remote.Mutates(argv):
-		return cli.Unconfirmed("%s; it may or may not have run there", re.Error()).Coded(cli.EUnconfirmed).With("host", re.Host, "request", re.Request).
+		return fault.Unconfirmed("%s; it may or may not have run there", re.Error()).Coded(fault.EUnconfirmed).With("host", re.Host, "request", re.Request).
 			Hint("look before retrying: fm-control status %s/<id>", re.Host).
 			Hint("to retry it without acting twice: FM_REQUEST_ID=%s and the same command; the host answers from memory if it ran", re.Request)
 	case errors.Is(re, remote.ErrLost):
-		return cli.Failed("%s; the verb changes nothing, so ask again", re.Error()).Coded(cli.EHostUnreachable).With("host", re.Host)
+		return fault.Failed("%s; the verb changes nothing, so ask again", re.Error()).Coded(fault.EHostUnreachable).With("host", re.Host)
 	}
-	return cli.Failed("%s", re.Error()).Coded(cli.EHostUnreachable).With("host", re.Host).
+	return fault.Failed("%s", re.Error()).Coded(fault.EHostUnreachable).With("host", re.Host).
 		Hint("check the connection as fmctl makes it: ssh -o BatchMode=yes <the host's ssh destination> true")
 }
 
 // relay prints a host's answer as its verb printed it, and exits with its
 // code. Text from the host is kept free of terminal escapes.
-func relay(d cli.Deps, resp remote.Response) error {
+func relay(d edge.Deps, resp remote.Response) error {
 	if resp.Replayed {
 		// Said on stderr so a --json reader's stdout stays one object.
 		d.Printer(false).Notice("request %s had already run on the host; this is its remembered outcome, nothing was run again", resp.ID)
@@ -221,7 +223,7 @@ func relay(d cli.Deps, resp remote.Response) error {
 // relayStdout prints the host's stdout here. The host ran with plain
 // --json: a field list or --jq given here is applied here, to each JSON
 // line, as to a local outcome.
-func relayStdout(d cli.Deps, out string) {
+func relayStdout(d edge.Deps, out string) {
 	if !d.Output.Filtering() {
 		_, _ = d.Stdout.Write([]byte(out))
 		return

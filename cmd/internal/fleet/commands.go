@@ -7,6 +7,8 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/state"
 )
@@ -14,7 +16,7 @@ import (
 // ServeCommand is the hidden `fm-control serve --home H`: what another
 // machine's fmctl runs over ssh, one per session. It reads requests on
 // standard input and answers on standard output until its input ends.
-func ServeCommand(d cli.Deps) *ucli.Command {
+func ServeCommand(d edge.Deps) *ucli.Command {
 	return &ucli.Command{
 		Name:   "serve",
 		Usage:  "answer another machine's requests over ssh (JSON lines on stdin and stdout)",
@@ -27,11 +29,11 @@ func ServeCommand(d cli.Deps) *ucli.Command {
 			}
 			dir, err := ExecutableDir()
 			if err != nil {
-				return cli.Failed("find this binary's directory: %v", err)
+				return fault.Failed("find this binary's directory: %v", err)
 			}
 			s := Server{Home: home.Root, BinDir: dir, Env: os.Environ(), Version: cli.BuildVersion(), Log: state.Store{Dir: home.State}.Requests()}
 			if err := s.Serve(ctx, os.Stdin, d.Stdout); err != nil {
-				return cli.Failed("fm-control serve: %v", err)
+				return fault.Failed("fm-control serve: %v", err)
 			}
 			return nil
 		},
@@ -40,12 +42,12 @@ func ServeCommand(d cli.Deps) *ucli.Command {
 
 // HostsCommand is `fm-control hosts check|install|disconnect <host>`, and
 // the hidden `hosts keep`, the keeper process.
-func HostsCommand(d cli.Deps) *ucli.Command {
+func HostsCommand(d edge.Deps) *ucli.Command {
 	// onHost is an action on the one host its command line names.
 	onHost := func(fn func(ctx context.Context, cmd *ucli.Command, name string) error) ucli.ActionFunc {
 		return func(ctx context.Context, cmd *ucli.Command) error {
 			if cmd.NArg() != 1 {
-				return cli.Usage("%s takes one host name from config/hosts.toml: %s", cmd.FullName(), cmd.UsageText)
+				return fault.Usage("%s takes one host name from config/hosts.toml: %s", cmd.FullName(), cmd.UsageText)
 			}
 			return fn(ctx, cmd, cmd.Args().First())
 		}

@@ -13,6 +13,8 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/remote"
@@ -29,7 +31,7 @@ var notForwarded = []string{"help", "version", "all-hosts"}
 // <host>/<id>, the verb runs on that host, with the same flags and words
 // and the bare id, and its answer is printed here; a bare id runs action
 // on this machine, as it always has. binary is the fm-* binary running.
-func Remote(d cli.Deps, binary string, action ucli.ActionFunc) ucli.ActionFunc {
+func Remote(d edge.Deps, binary string, action ucli.ActionFunc) ucli.ActionFunc {
 	return func(ctx context.Context, cmd *ucli.Command) error {
 		args := cmd.Args().Slice()
 		if len(args) == 0 || !strings.Contains(args[0], "/") {
@@ -65,7 +67,7 @@ func verbOf(binary string, cmd *ucli.Command) string {
 }
 
 // forward runs the verb on addr's host and prints its answer here.
-func forward(ctx context.Context, d cli.Deps, binary string, cmd *ucli.Command, addr config.Address, argv []string, files map[string][]byte, stdin []byte) error {
+func forward(ctx context.Context, d edge.Deps, binary string, cmd *ucli.Command, addr config.Address, argv []string, files map[string][]byte, stdin []byte) error {
 	args := cmd.Args().Slice()
 	client, err := NewClient(d, binary)
 	if err != nil {
@@ -114,7 +116,7 @@ func forwarded(ctx context.Context, binary string, cmd *ucli.Command, id string,
 		if slices.Contains(remote.FileFlags, n) {
 			data, err := state.ReadUserFile(cmd.String(n), state.MaxBriefBytes)
 			if err != nil {
-				return nil, nil, nil, cli.Failed("--%s: %v; nothing was sent", n, err)
+				return nil, nil, nil, fault.Failed("--%s: %v; nothing was sent", n, err)
 			}
 			files[n] = data
 			continue
@@ -129,17 +131,17 @@ func forwarded(ctx context.Context, binary string, cmd *ucli.Command, id string,
 	argv = append(argv, id)
 	if binary != "fm-send" {
 		if len(rest) > 0 {
-			return nil, nil, nil, cli.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", state.Printable(rest[0]), cmd.FullName(), cmd.FullName())
+			return nil, nil, nil, fault.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", state.Printable(rest[0]), cmd.FullName(), cmd.FullName())
 		}
 		return argv, files, nil, nil
 	}
 	if len(rest) == 1 && rest[0] == "-" && len(cli.AfterDoubleDash(ctx)) == 0 {
 		data, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdin+1))
 		if err != nil {
-			return nil, nil, nil, cli.Failed("read the message from standard input: %v", err)
+			return nil, nil, nil, fault.Failed("read the message from standard input: %v", err)
 		}
 		if len(data) > maxStdin {
-			return nil, nil, nil, cli.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdin)
+			return nil, nil, nil, fault.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdin)
 		}
 		return append(argv, "-"), files, data, nil
 	}

@@ -12,6 +12,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
 )
 
 // forwardedBy parses args (after the program name) as a command with
@@ -37,8 +38,8 @@ func forwardedBy(t *testing.T, binary string, args ...string) ([]string, map[str
 	// cli.Run, as the binaries run: AfterDoubleDash reads the raw command
 	// line it puts in the context.
 	var errs bytes.Buffer
-	d := cli.Deps{Env: func(string) string { return "" }, Stdout: io.Discard, Stderr: &errs}
-	if code := cli.Run(cmd, append([]string{binary}, args...), d); code != 0 {
+	d := edge.Deps{Env: func(string) string { return "" }, Stdout: io.Discard, Stderr: &errs}
+	if code := cli.Run(cmd, append([]string{binary}, args...), d.IO()); code != 0 {
 		t.Fatalf("%q: exit %d: %s", args, code, errs.String())
 	}
 	return argv, files

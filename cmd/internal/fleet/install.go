@@ -11,12 +11,15 @@ import (
 	"syscall"
 
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
+	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/remote"
 )
 
 // clientFor is a client and the named host's entry.
-func clientFor(d cli.Deps, name string) (*Client, config.Host, error) {
+func clientFor(d edge.Deps, name string) (*Client, config.Host, error) {
 	c, err := NewClient(d, "fm-control")
 	if err != nil {
 		return nil, config.Host{}, err
@@ -26,7 +29,7 @@ func clientFor(d cli.Deps, name string) (*Client, config.Host, error) {
 }
 
 // check opens a session to name and reports its hello.
-func check(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
+func check(ctx context.Context, d edge.Deps, name string, asJSON bool) error {
 	c, host, err := clientFor(d, name)
 	if err != nil {
 		return err
@@ -39,7 +42,7 @@ func check(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
 	defer sess.Close()
 	o := cli.Outcome{Word: "host-ok", ID: name}
 	o.Add("ssh", host.SSH).Add("bin", host.RemoteBin()).Add("version", sess.Hello.Version).Add("arch", sess.Hello.Arch).
-		Put(cli.Int("protocol", sess.Hello.Protocol), cli.Bool("same_version", sess.Hello.Version == cli.BuildVersion()))
+		Put(fact.Int("protocol", sess.Hello.Protocol), fact.Bool("same_version", sess.Hello.Version == cli.BuildVersion()))
 	c.addKeeper(&o, host)
 	d.Printer(asJSON).Outcome(o)
 	return nil
@@ -56,12 +59,12 @@ func (c *Client) addKeeper(o *cli.Outcome, host config.Host) {
 		o.Add("keeper", "down")
 		return
 	}
-	o.Add("keeper", "up").Put(cli.Int("keeper_pid", info.PID), cli.Int("keeper_serves_started", info.Started), cli.Int("keeper_serves_idle", info.Idle))
+	o.Add("keeper", "up").Put(fact.Int("keeper_pid", info.PID), fact.Int("keeper_serves_started", info.Started), fact.Int("keeper_serves_idle", info.Idle))
 }
 
 // disconnect stops host name's keeper and closes its master connection:
 // the next verb starts both afresh.
-func disconnect(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
+func disconnect(ctx context.Context, d edge.Deps, name string, asJSON bool) error {
 	c, host, err := clientFor(d, name)
 	if err != nil {
 		return err
@@ -70,12 +73,12 @@ func disconnect(ctx context.Context, d cli.Deps, name string, asJSON bool) error
 	o := cli.Outcome{Word: "disconnected", ID: name}
 	pid, err := remote.StopKeeper(c.keeperPath(host), probeTimeout)
 	if err != nil {
-		return cli.Failed("stop host %s's keeper: %v", name, err).With("host", name)
+		return fault.Failed("stop host %s's keeper: %v", name, err).With("host", name)
 	}
 	if pid == 0 {
 		o.Add("keeper", "none")
 	} else {
-		o.Add("keeper", "stopped").Put(cli.Int("keeper_pid", pid))
+		o.Add("keeper", "stopped").Put(fact.Int("keeper_pid", pid))
 	}
 	if c.SSH.ExitMaster(ctx, host) {
 		o.Add("master", "closed")
@@ -89,22 +92,22 @@ func disconnect(ctx context.Context, d cli.Deps, name string, asJSON bool) error
 // keep is the hidden `fm-control hosts keep --socket <path> <host>`: the
 // keeper process a caller starts, holding host's serve until it has been
 // idle for FM_HOSTS_KEEP.
-func keep(ctx context.Context, d cli.Deps, name, socket string) error {
+func keep(ctx context.Context, d edge.Deps, name, socket string) error {
 	c, host, err := clientFor(d, name)
 	if err != nil {
 		return err
 	}
 	if c.Tun.Keep <= 0 {
-		return cli.Usage("FM_HOSTS_KEEP is 0: no keeper runs")
+		return fault.Usage("FM_HOSTS_KEEP is 0: no keeper runs")
 	}
 	if filepath.Dir(socket) != c.SSH.ControlDir {
-		return cli.Usage("--socket %s is not in the control directory %s", socket, c.SSH.ControlDir)
+		return fault.Usage("--socket %s is not in the control directory %s", socket, c.SSH.ControlDir)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	k := &remote.Keeper{SSH: c.SSH, Host: host, Path: socket, Idle: c.Tun.Keep}
 	if err := k.Run(ctx); err != nil {
-		return cli.Failed("%v", err)
+		return fault.Failed("%v", err)
 	}
 	return nil
 }
@@ -132,7 +135,7 @@ trap - EXIT`
 
 // install copies this machine's binaries to name's bin, after checking
 // that the host runs what they were built for.
-func install(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
+func install(ctx context.Context, d edge.Deps, name string, asJSON bool) error {
 	c, host, err := clientFor(d, name)
 	if err != nil {
 		return err
@@ -146,23 +149,23 @@ func install(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
 	}
 	fields := strings.Fields(string(out))
 	if len(fields) != 2 {
-		return cli.Failed("host %s answered uname -s -m with %q; nothing was copied", name, sanitize(string(out)))
+		return fault.Failed("host %s answered uname -s -m with %q; nothing was copied", name, sanitize(string(out)))
 	}
 	goos, goarch := strings.ToLower(fields[0]), unameArch[fields[1]]
 	if goos != runtime.GOOS || goarch != runtime.GOARCH {
-		return cli.Failed("host %s is %s/%s (uname: %s) and these binaries are %s/%s; nothing was copied", name, goos, orUnknown(goarch), sanitize(strings.TrimSpace(string(out))), runtime.GOOS, runtime.GOARCH).
-			Coded(cli.ENoRemoteBinaries).With("host", name).
+		return fault.Failed("host %s is %s/%s (uname: %s) and these binaries are %s/%s; nothing was copied", name, goos, orUnknown(goarch), sanitize(strings.TrimSpace(string(out))), runtime.GOOS, runtime.GOARCH).
+			Coded(fault.ENoRemoteBinaries).With("host", name).
 			Hint("build them for it (GOOS=%s GOARCH=%s make build) and copy them to %s there", goos, orUnknown(goarch), host.RemoteBin())
 	}
 	dir, err := ExecutableDir()
 	if err != nil {
-		return cli.Failed("find this binary's directory: %v", err)
+		return fault.Failed("find this binary's directory: %v", err)
 	}
 	for _, bin := range remote.Binaries {
 		path := filepath.Join(dir, bin)
 		f, err := os.Open(path)
 		if err != nil {
-			return cli.Failed("open %s: %v; nothing more was copied", path, err)
+			return fault.Failed("open %s: %v; nothing more was copied", path, err)
 		}
 		info, err := f.Stat()
 		if err == nil {
@@ -170,7 +173,7 @@ func install(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
 		}
 		f.Close()
 		if err != nil {
-			return cli.Failed("copy %s to host %s: %v", bin, name, err).With("host", name).
+			return fault.Failed("copy %s to host %s: %v", bin, name, err).With("host", name).
 				Hint("each binary is replaced whole or not at all; run fm-control hosts install %s again", name)
 		}
 	}
@@ -185,7 +188,7 @@ func install(ctx context.Context, d cli.Deps, name string, asJSON bool) error {
 	}
 	defer sess.Close()
 	o := cli.Outcome{Word: "installed", ID: name}
-	o.Add("bin", host.RemoteBin()).Add("version", sess.Hello.Version).Add("arch", sess.Hello.Arch).Put(cli.Int("protocol", sess.Hello.Protocol))
+	o.Add("bin", host.RemoteBin()).Add("version", sess.Hello.Version).Add("arch", sess.Hello.Arch).Put(fact.Int("protocol", sess.Hello.Protocol))
 	d.Printer(asJSON).Outcome(o)
 	return nil
 }

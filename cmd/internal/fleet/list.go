@@ -13,7 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
 	"fmctl/remote"
 	"fmctl/state"
 )
@@ -46,7 +46,7 @@ type listAnswer struct {
 // every host in parallel, each within FM_HOSTS_LIST_TIMEOUT, and prints one
 // table. A host that does not answer is listed unreachable, with the tasks
 // of its last answer marked stale: never as dead, which nobody saw.
-func ListAllHosts(ctx context.Context, d cli.Deps, asJSON bool, local func(context.Context) ([]byte, error)) error {
+func ListAllHosts(ctx context.Context, d edge.Deps, asJSON bool, local func(context.Context) ([]byte, error)) error {
 	client, err := NewClient(d, "fm-control")
 	if err != nil {
 		return err

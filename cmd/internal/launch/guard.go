@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/state"
 )
 
@@ -32,7 +32,7 @@ func RefuseOccupied(ctx context.Context, be backends.Backend, id, wt string, ign
 	}
 	panes, err := pf.PanesIn(ctx, wt)
 	if err != nil {
-		return cli.Failed("cannot prove that no agent already works in task %s's worktree %s: %v; nothing was launched", id, wt, err).Coded(cli.EWorktreeInUse)
+		return fault.Failed("cannot prove that no agent already works in task %s's worktree %s: %v; nothing was launched", id, wt, err).Coded(fault.EWorktreeInUse)
 	}
 	var busy []string
 	for _, p := range panes {
@@ -43,7 +43,8 @@ func RefuseOccupied(ctx context.Context, be backends.Backend, id, wt string, ign
 	if len(busy) == 0 {
 		return nil
 	}
-	return cli.Failed("an agent already runs in task %s's worktree %s: %s; refusing to start a second one. If it is %s's own agent whose endpoint was renamed or moved, re-point the record with fm-control rebind %s", id, wt, strings.Join(busy, ", "), id, id).Coded(cli.EWorktreeInUse)
+	return fault.Failed("an agent already runs in task %s's worktree %s: %s; refusing to start a second one", id, wt, strings.Join(busy, ", ")).Coded(fault.EWorktreeInUse).
+		Hint("if it is %s's own agent whose endpoint was renamed or moved, re-point the record: fm-control rebind %s", id, id)
 }
 
 // LockWorktree takes the lock a launch (fresh or a relaunch) holds on its
@@ -60,7 +61,7 @@ func (l Launcher) LockWorktree(store state.Store, id, wt string) (*state.Lock, e
 		return nil, state.Errorf(state.ErrLockHeld, "another launch into worktree %s was still under way after %s; see which task it was (fm-control list), then launch %s again", wt, wait.Round(time.Second), id)
 	}
 	if err != nil {
-		return nil, cli.Failed("task %s's worktree lock cannot be taken: %v; nothing was launched", id, err)
+		return nil, fault.Failed("task %s's worktree lock cannot be taken: %v; nothing was launched", id, err)
 	}
 	return lock, nil
 }
@@ -87,9 +88,9 @@ func (l Launcher) RefuseSharedWorktree(ctx context.Context, store state.Store, i
 	}
 	switch {
 	case len(names) > 0 && relaunch:
-		return nil, cli.Failed("worktree %s is also used by live task %s, which did not join it with --shared-worktree; refusing to relaunch %s beside its agent. Stop that agent first (fm-control exit <id>), or give one of the tasks its own worktree", wt, strings.Join(names, ", "), id).Coded(cli.EWorktreeInUse)
+		return nil, fault.Failed("worktree %s is also used by live task %s, which did not join it with --shared-worktree; refusing to relaunch %s beside its agent. Stop that agent first (fm-control exit <id>), or give one of the tasks its own worktree", wt, strings.Join(names, ", "), id).Coded(fault.EWorktreeInUse)
 	case len(names) > 0:
-		return nil, cli.Failed("worktree %s is already used by live task %s; give task %s its own worktree, or pass --shared-worktree if two tasks are meant to work in one copy", wt, strings.Join(names, ", "), id).Coded(cli.EWorktreeInUse)
+		return nil, fault.Failed("worktree %s is already used by live task %s; give task %s its own worktree, or pass --shared-worktree if two tasks are meant to work in one copy", wt, strings.Join(names, ", "), id).Coded(fault.EWorktreeInUse)
 	}
 	return ignore, nil
 }
@@ -107,7 +108,7 @@ type sharer struct {
 func (l Launcher) liveSharers(ctx context.Context, store state.Store, id, wt string) (map[string]sharer, error) {
 	entries, err := os.ReadDir(store.Dir)
 	if err != nil {
-		return nil, cli.Failed("cannot read %s to check which tasks use %s: %v", store.Dir, wt, err)
+		return nil, fault.Failed("cannot read %s to check which tasks use %s: %v", store.Dir, wt, err)
 	}
 	want := backends.SameDirKey(wt)
 	live := map[string]sharer{}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/harness/wiring"
@@ -51,7 +51,7 @@ func (l Launcher) Prepare(home config.Home, f config.File, a Agent) (Incarnation
 	if inc.wire.target.FMControl != "" {
 		key, err := state.NewEventKey()
 		if err != nil {
-			return Incarnation{}, cli.Failed("%w", err)
+			return Incarnation{}, fault.Failed("%w", err)
 		}
 		inc.eventKey = key
 		p.EventKeyFile = state.Store{Dir: home.State}.EventKeyPath(a.ID)
@@ -65,7 +65,7 @@ func (l Launcher) Prepare(home config.Home, f config.File, a Agent) (Incarnation
 	}
 	line, err := a.Harness.LaunchLine(p)
 	if err != nil {
-		return Incarnation{}, cli.Failed("%w", err)
+		return Incarnation{}, fault.Failed("%w", err)
 	}
 	inc.Line, inc.Binary = line, a.Harness.Executable(p)
 	return inc, nil
@@ -77,7 +77,7 @@ func (inc Incarnation) Install(h harness.Harness) error {
 	if inc.eventKey != "" {
 		w := inc.wire.task
 		if err := (state.Store{Dir: w.StateDir}).WriteEventKey(w.ID, inc.eventKey); err != nil {
-			return cli.Failed("could not write %s's event key: %v", w.ID, err)
+			return fault.Failed("could not write %s's event key: %v", w.ID, err)
 		}
 	}
 	return inc.wireUp(h, wiring.Install)
@@ -94,7 +94,7 @@ func (inc Incarnation) wireUp(h harness.Harness, install func(harness.Harness, w
 		return nil
 	}
 	if err := install(h, w.task, w.target); err != nil {
-		return cli.Failed("could not wire %s's telemetry: %v", h.Name, err)
+		return fault.Failed("could not wire %s's telemetry: %v", h.Name, err)
 	}
 	return nil
 }
@@ -108,7 +108,7 @@ func (inc Incarnation) Retire(h harness.Harness) {
 func LoadConfig(home config.Home) (config.File, error) {
 	f, err := home.LoadFile()
 	if err != nil {
-		return config.File{}, cli.Failed("%w", err)
+		return config.File{}, fault.Failed("%w", err)
 	}
 	return f, nil
 }

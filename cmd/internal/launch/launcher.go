@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fact"
 	"fmctl/config"
 	"fmctl/state"
 )
@@ -20,7 +20,7 @@ type Launcher struct {
 	Env      config.Env
 	Tunables config.Tunables
 	Runner   backends.Runner
-	Print    cli.Printer
+	Print    Progress
 	// LaunchWait bounds the wait for the new agent to come up; zero reads
 	// FM_SPAWN_WAIT.
 	LaunchWait time.Duration
@@ -31,12 +31,21 @@ type Launcher struct {
 	InputHeld bool
 }
 
-// Result is what a launch achieved.
+// Progress is where a launch tells the person watching what it is doing:
+// a notice line, and a live wait (cli.Printer is the binaries' one).
+type Progress interface {
+	Notice(format string, args ...any)
+	// Waiting shows what a wait is for until the returned func is called.
+	Waiting(what string, deadline time.Time) func()
+}
+
+// Result is what a launch achieved: the facts of its outcome line
+// (`spawned <id> ...`, which the binary prints), and where it got to.
 type Result struct {
-	Outcome cli.Outcome
-	Ready   string // confirmed, starting, or blocked (Dialog names the dialog)
-	Dialog  string
-	Record  state.Record
+	Facts  []fact.Fact
+	Ready  string // confirmed, starting, or blocked (Dialog names the dialog)
+	Dialog string
+	Record state.Record
 }
 
 // LockInput takes the task's input lock for a launch line, unless the
@@ -68,20 +77,21 @@ func (l Launcher) pathWait() time.Duration {
 	return l.Tunables.Spawn.PathWait
 }
 
-// Spawned is the outcome line of a launched agent, fresh or relaunched, on
-// backend be at ep. How to attach to it, where the adapter can say, is a
-// JSON fact (the text line's tokens are a fixed contract; fm-spawn prints
-// it as a notice there).
-func Spawned(id, harnessName, kind, backend string, be backends.Backend, ep backends.Endpoint, worktree string, ready Readiness) cli.Outcome {
-	out := cli.Outcome{Word: "spawned", ID: id}
-	out.Add("harness", harnessName).Add("kind", kind).Add("backend", backend).
-		Add("window", ep.Target).Add("worktree", worktree).Add("ready", ready.Ready)
+// Spawned is the facts of a launched agent's outcome line, fresh or
+// relaunched, on backend be at ep. How to attach to it, where the adapter
+// can say, is a JSON fact (the text line's tokens are a fixed contract;
+// fm-spawn prints it as a notice there).
+func Spawned(harnessName, kind, backend string, be backends.Backend, ep backends.Endpoint, worktree string, ready Readiness) []fact.Fact {
+	out := []fact.Fact{fact.Str("harness", harnessName), fact.Str("kind", kind), fact.Str("backend", backend),
+		fact.Str("window", ep.Target), fact.Str("worktree", worktree), fact.Str("ready", ready.Ready)}
 	if ready.Dialog != "" {
-		out.Add("dialog", ready.Dialog)
+		out = append(out, fact.Str("dialog", ready.Dialog))
 	}
 	if a, ok := be.(backends.Attacher); ok {
 		if line, ok := a.AttachCommand(ep); ok {
-			out.AddJSON("attach", line)
+			attach := fact.Str("attach", line)
+			attach.JSONOnly = true
+			out = append(out, attach)
 		}
 	}
 	return out

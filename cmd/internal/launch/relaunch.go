@@ -5,9 +5,11 @@ import (
 	"os"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -31,7 +33,7 @@ type Replacement struct {
 func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (Result, error) {
 	wt := t.Endpoint.Worktree
 	if info, err := os.Stat(wt); err != nil || !info.IsDir() {
-		return Result{}, cli.Failed("task %s's recorded worktree '%s' does not exist; refusing to relaunch without the copy holding its work", t.ID, wt).Coded(cli.EBadWorktree)
+		return Result{}, fault.Failed("task %s's recorded worktree '%s' does not exist; refusing to relaunch without the copy holding its work", t.ID, wt).Coded(fault.EBadWorktree)
 	}
 	// From the agent-free check to the launch line, nothing else may type.
 	release, err := l.LockInput(t.Store, t.ID)
@@ -52,7 +54,7 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 		return Result{}, err
 	}
 	if p, ok := l.WaitPath(ctx, t.Backend, ep, wt); !ok {
-		return Result{}, cli.Failed("task %s's endpoint is in '%s', not its recorded worktree '%s'; refusing to relaunch an agent outside the copy holding its work", t.ID, p, wt).Coded(cli.EBadWorktree)
+		return Result{}, fault.Failed("task %s's endpoint is in '%s', not its recorded worktree '%s'; refusing to relaunch an agent outside the copy holding its work", t.ID, p, wt).Coded(fault.EBadWorktree)
 	}
 	inc, brief, err := l.prepareReplacement(t, r)
 	if err != nil {
@@ -66,17 +68,16 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 	}
 	h := r.Harness
 	if err := inc.Install(h); err != nil {
-		return Result{Record: rec}, cli.Failed("task %s's new record (harness %s) is published, but %v", t.ID, h.Name, err).Coded(cli.ELaunchFailed).Put(cli.Yes("published"))
+		return Result{Record: rec}, fault.Failed("task %s's new record (harness %s) is published, but %v", t.ID, h.Name, err).Coded(fault.ELaunchFailed).Put(fact.Yes("published"))
 	}
 	ready, err := l.Type(ctx, t.Backend, t.Ability, ep, h, inc, brief)
 	if err != nil {
 		// fm-control relaunch wraps this in its own "could not be launched"
 		// sentence, so this one says what is already true: the record is new.
-		return Result{Record: rec}, Explain(cli.Failed("task %s's new record (harness %s) is published, but its agent did not come up: %w", t.ID, h.Name, err).Coded(cli.ELaunchFailed).Put(cli.Yes("published")), err, h)
+		return Result{Record: rec}, Explain(fault.Failed("task %s's new record (harness %s) is published, but its agent did not come up: %w", t.ID, h.Name, err).Coded(fault.ELaunchFailed).Put(fact.Yes("published")), err, h)
 	}
-	out := Spawned(t.ID, h.Name, string(t.Kind), t.BackendName, t.Backend, ep, wt, ready)
-	out.Put(cli.Yes("relaunch"))
-	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
+	out := append(Spawned(h.Name, string(t.Kind), t.BackendName, t.Backend, ep, wt, ready), fact.Yes("relaunch"))
+	return Result{Facts: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
 }
 
 // CheckReplacement makes Relaunch's refusals that do not wait on the stop:
@@ -106,7 +107,7 @@ func (l Launcher) CheckReplacement(ctx context.Context, t *task.Target, r Replac
 }
 
 func retireRefusal(t *task.Target, err error) error {
-	return cli.Failed("could not retire %s wiring %v and the record is unchanged", t.Harness.Name, err)
+	return fault.Failed("could not retire %s wiring %v and the record is unchanged", t.Harness.Name, err)
 }
 
 // prepareReplacement builds the replacement's launch line before the old
@@ -115,7 +116,7 @@ func retireRefusal(t *task.Target, err error) error {
 func (l Launcher) prepareReplacement(t *task.Target, r Replacement) (Incarnation, string, error) {
 	brief := t.Home.BriefPath(t.ID)
 	if err := state.RegularUnder(t.Home.Data, brief); err != nil {
-		return Incarnation{}, "", cli.Failed("no brief at %s (%v); a replacement launched now would be pointed at instructions that do not exist, so write them first", brief, err).Coded(cli.ENoBrief)
+		return Incarnation{}, "", fault.Failed("no brief at %s (%v); a replacement launched now would be pointed at instructions that do not exist, so write them first", brief, err).Coded(fault.ENoBrief)
 	}
 	f, err := LoadConfig(t.Home)
 	if err != nil {
@@ -125,7 +126,7 @@ func (l Launcher) prepareReplacement(t *task.Target, r Replacement) (Incarnation
 	// launches as ask would not, so it is refused rather than read as auto.
 	mode, ok := harness.ParsePermissionMode(t.Task.Record.Permissions())
 	if !ok {
-		return Incarnation{}, "", cli.Failed("task %s records permissions=%s, which is not %s; fix the record before relaunching", t.ID, state.Printable(t.Task.Record.Permissions()), cli.OrList(harness.PermissionModes())).Coded(cli.EBadRecord)
+		return Incarnation{}, "", fault.Failed("task %s records permissions=%s, which is not %s; fix the record before relaunching", t.ID, state.Printable(t.Task.Record.Permissions()), phrase.OrList(harness.PermissionModes())).Coded(fault.EBadRecord)
 	}
 	inc, err := l.Prepare(t.Home, f, Agent{Harness: r.Harness, ID: t.ID, Kind: t.Kind, Worktree: t.Endpoint.Worktree, Brief: brief, Model: OrDefault(r.Model), Effort: OrDefault(r.Effort), Permissions: mode})
 	return inc, brief, err
@@ -147,13 +148,13 @@ func publish(t *task.Target, rec *state.Record, r Replacement, gen string) error
 	}
 	data, err := rec.Bytes()
 	if err != nil {
-		return cli.Failed("task %s's new record cannot be written: %v", t.ID, err)
+		return fault.Failed("task %s's new record cannot be written: %v", t.ID, err)
 	}
 	if err := state.Fault("publish"); err != nil {
-		return cli.Failed("task %s's new record could not be published: %v; the prior record is unchanged", t.ID, err)
+		return fault.Failed("task %s's new record could not be published: %v; the prior record is unchanged", t.ID, err)
 	}
 	if err := state.WriteAtomic(t.Task.Path, data); err != nil {
-		return cli.Failed("task %s's new record could not be published: %v; the prior record is unchanged", t.ID, err)
+		return fault.Failed("task %s's new record could not be published: %v; the prior record is unchanged", t.ID, err)
 	}
 	_ = state.RemoveIfExists(t.Store.BusyGenPath(t.ID))
 	return nil
@@ -186,11 +187,12 @@ func (l Launcher) adoptEndpoint(ctx context.Context, t *task.Target, rec *state.
 	case backends.StateMissing:
 		return l.recreate(ctx, t, rec)
 	case backends.StateDrifted:
-		return ep, cli.Failed("task %s's endpoint %s has drifted (%s); refusing to relaunch into it or beside it: %s", t.ID, ep.Target, obs.Detail, t.DriftFix()).Coded(cli.EEndpointDrifted)
+		return ep, fault.Failed("task %s's endpoint %s has drifted (%s); refusing to relaunch into it or beside it: %s", t.ID, ep.Target, obs.Detail, t.DriftFix()).Coded(fault.EEndpointDrifted)
 	case backends.StateAlive:
-		return ep, cli.Failed("task %s's endpoint %s still runs an agent; %s relaunches only into an agent-free endpoint. Stop the agent first with fm-control exit %s", t.ID, ep.Target, l.Tool, t.ID).Coded(cli.EAgentRunning)
+		return ep, fault.Failed("task %s's endpoint %s still runs an agent; %s relaunches only into an agent-free endpoint", t.ID, ep.Target, l.Tool).Coded(fault.EAgentRunning).
+			Hint("stop the agent first: fm-control exit %s", t.ID)
 	}
-	return ep, cli.Failed("task %s's endpoint %s reads '%s' (%s), not a positively agent-free endpoint; refusing to launch into it", t.ID, ep.Target, obs.State, obs.Detail).Coded(cli.EAgentUnverified)
+	return ep, fault.Failed("task %s's endpoint %s reads '%s' (%s), not a positively agent-free endpoint; refusing to launch into it", t.ID, ep.Target, obs.State, obs.Detail).Coded(fault.EAgentUnverified)
 }
 
 // recreate makes a replacement for a provably absent endpoint where the
@@ -199,7 +201,7 @@ func (l Launcher) recreate(ctx context.Context, t *task.Target, rec *state.Recor
 	ep := t.Endpoint
 	fields, err := t.Backend.Create(ctx, backends.RecreateSpec(ep))
 	if err != nil {
-		return ep, cli.Failed("task %s's endpoint %s is provably absent, and a replacement could not be created: %v", t.ID, ep.Target, backends.StderrOf(err))
+		return ep, fault.Failed("task %s's endpoint %s is provably absent, and a replacement could not be created: %v", t.ID, ep.Target, backends.StderrOf(err))
 	}
 	// The gone pane's pid names a process that no longer holds the task:
 	// only the replacement's own, when its backend reports one, may stand.

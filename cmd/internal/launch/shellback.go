@@ -6,7 +6,8 @@ import (
 	"path"
 	"strings"
 
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/termtext"
 	"fmctl/harness"
 	"fmctl/state"
@@ -131,12 +132,12 @@ func squash(s string) string { return strings.Join(strings.Fields(s), "") }
 // pin in config/fm.toml that points fmctl at the agent's binary, since the
 // commonest cause is a pane whose login shell has another PATH than the
 // caller's (docs/backends/tmux.md). Any other cause leaves e as it is.
-func Explain(e *cli.Error, cause error, h harness.Harness) *cli.Error {
+func Explain(e *fault.Error, cause error, h harness.Harness) *fault.Error {
 	var lf *LaunchFailed
 	if !errors.As(cause, &lf) {
 		return e
 	}
-	e.Coded(cli.ELaunchFailed).Put(cli.Fact{Key: "pane", Text: strings.Join(lf.Said, " / "), Value: append([]string{}, lf.Said...)})
+	e.Coded(fault.ELaunchFailed).Put(fact.Fact{Key: "pane", Text: strings.Join(lf.Said, " / "), Value: append([]string{}, lf.Said...)})
 	if lf.Missing {
 		e.Hint("the pane's shell did not find %s on its PATH (a login shell may reset it): pin the agent's binary in config/fm.toml, [harness.%s] binary = \"/path/to/%s\" (see docs/config.md)", lf.Binary, h.Name, path.Base(h.Launch.Binary))
 	} else {

@@ -5,7 +5,8 @@ import (
 	"time"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness/records"
 	"fmctl/state"
@@ -234,8 +235,8 @@ func InterruptGate(t *task.Target) func(backends.Observation) error {
 // agent's own record still shows running after every round of keys: the
 // keys arrived, but the verb did not do what it is for.
 func stillRunning(t *task.Target, c cancelled, wait time.Duration) error {
-	return cli.Unconfirmed("task %s's turn is still running per %s's own record %s after %d round(s) of its interrupt keys", t.ID, t.Harness.Name, Seconds(wait), c.Rounds).
+	return fault.Unconfirmed("task %s's turn is still running per %s's own record %s after %d round(s) of its interrupt keys", t.ID, t.Harness.Name, Seconds(wait), c.Rounds).
 		Hint("fm-control exit %s stops the agent, and its turn with it", t.ID).
 		Hint("fm-control wait %s --for idle waits for the turn to end by itself", t.ID).
-		With("id", t.ID, "cancel", c.Cancel, "proof", c.Proof).Put(cli.Int("rounds", c.Rounds))
+		With("id", t.ID, "cancel", c.Cancel, "proof", c.Proof).Put(fact.Int("rounds", c.Rounds))
 }

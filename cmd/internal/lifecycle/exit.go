@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/deliver"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 )
 
@@ -26,7 +26,7 @@ func RequireClassifier(t *task.Target, verb string) error {
 	if t.Ability.Classifier {
 		return nil
 	}
-	return cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so '%s' cannot prove the agent actually stopped; refusing rather than reporting success blind", t.ID, t.BackendName, verb).Coded(cli.ENoClassifier)
+	return fault.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so '%s' cannot prove the agent actually stopped; refusing rather than reporting success blind", t.ID, t.BackendName, verb).Coded(fault.ENoClassifier)
 }
 
 // Stop is the exit verb's body, shared with relaunch. allowMissing accepts an
@@ -81,12 +81,12 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 	}
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, t.Harness.ExitCommand, o)
 	if res.Verdict == deliver.SendFailed {
-		return "", cli.Failed("the exit command could not be sent to task %s on %s (%v); interrupt=%s", t.ID, t.BackendName, backends.StderrOf(res.Err), interruptNote).Coded(cli.EDeliveryFailed)
+		return "", fault.Failed("the exit command could not be sent to task %s on %s (%v); interrupt=%s", t.ID, t.BackendName, backends.StderrOf(res.Err), interruptNote).Coded(fault.EDeliveryFailed)
 	}
 	final, ok := c.waitState(ctx, t, c.waits.Exit, backends.StateDead)
 	if ok && turnUnproven {
 		_ = c.RetireBusy(t)
-		return "", cli.Unconfirmed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=dead exit=unconfirmed background-turn=unconfirmed; the %s TUI is gone, but %s keeps a running turn going after %s (in its background app-server daemon) and nothing from the agent proved the turn ended after the interrupt",
+		return "", fault.Unconfirmed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=dead exit=unconfirmed background-turn=unconfirmed; the %s TUI is gone, but %s keeps a running turn going after %s (in its background app-server daemon) and nothing from the agent proved the turn ended after the interrupt",
 			t.ID, interruptNote, t.Harness.Name, t.Harness.Name, t.Harness.ExitCommand).
 			With("id", t.ID, "exit_result", "unconfirmed", "state", "dead", "interrupt", interruptNote, "background_turn", "unconfirmed")
 	}
@@ -100,8 +100,8 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 	if res.Verdict == deliver.Pending {
 		held = fmt.Sprintf("; its composer still holds %s (the submit was never confirmed), so clear it before sending anything else", t.Harness.ExitCommand)
 	}
-	return "", cli.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the agent did not stop within %s%s",
-		t.ID, interruptNote, final.State, Seconds(c.waits.Exit), held).Coded(cli.ENotStopped).
+	return "", fault.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the agent did not stop within %s%s",
+		t.ID, interruptNote, final.State, Seconds(c.waits.Exit), held).Coded(fault.ENotStopped).
 		With("id", t.ID, "exit_result", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
 }
 
@@ -148,14 +148,14 @@ func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends
 	case backends.StateDead:
 		return interrupted{stopped: true}, nil
 	case backends.StateMissing:
-		return interrupted{}, cli.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command; reconcile the task before any further control action", t.ID).Coded(cli.EEndpointMissing)
+		return interrupted{}, fault.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command; reconcile the task before any further control action", t.ID).Coded(fault.EEndpointMissing)
 	}
-	return interrupted{}, cli.Failed("task %s's agent reads '%s' after its interrupt key; refusing to type its exit command into an unattributed endpoint (interrupt=delivered cancel=%s)", t.ID, after.State, ack).Coded(cli.EAgentUnverified)
+	return interrupted{}, fault.Failed("task %s's agent reads '%s' after its interrupt key; refusing to type its exit command into an unattributed endpoint (interrupt=delivered cancel=%s)", t.ID, after.State, ack).Coded(fault.EAgentUnverified)
 }
 
 func (c *Verbs) RetireBusy(t *task.Target) error {
 	if err := t.Store.RetireBusy(t.ID); err != nil {
-		return cli.Failed("task %s's agent stopped, but its busy record could not be retired: %v", t.ID, err)
+		return fault.Failed("task %s's agent stopped, but its busy record could not be retired: %v", t.ID, err)
 	}
 	return nil
 }

@@ -5,8 +5,9 @@ import (
 	"time"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/deliver"
+	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
 	"fmctl/state"
@@ -26,10 +27,10 @@ type InterruptResult struct {
 func CheckKeys(t *task.Target) error {
 	h := t.Harness
 	if !t.Ability.CanDeliver(h.InterruptKey) {
-		return cli.Failed("harness %s interrupts with %s, which the %s backend cannot deliver; refusing to send a different key", h.Name, h.InterruptKey, t.BackendName).Coded(cli.EKeyUnsupported)
+		return fault.Failed("harness %s interrupts with %s, which the %s backend cannot deliver; refusing to send a different key", h.Name, h.InterruptKey, t.BackendName).Coded(fault.EKeyUnsupported)
 	}
 	if h.ClearKey != "" && !t.Ability.CanDeliver(h.ClearKey) {
-		return cli.Failed("harness %s needs %s to clear its composer after an interrupt, which the %s backend cannot deliver; refusing to leave the cancelled prompt in its composer", h.Name, h.ClearKey, t.BackendName).Coded(cli.EKeyUnsupported)
+		return fault.Failed("harness %s needs %s to clear its composer after an interrupt, which the %s backend cannot deliver; refusing to leave the cancelled prompt in its composer", h.Name, h.ClearKey, t.BackendName).Coded(fault.EKeyUnsupported)
 	}
 	return nil
 }
@@ -39,20 +40,21 @@ func RefuseState(t *task.Target, verb string, obs backends.Observation) error {
 	id := t.ID
 	switch obs.State {
 	case backends.StateDead, backends.StateMissing:
-		code := cli.EAgentNotRunning
+		code := fault.EAgentNotRunning
 		if obs.State == backends.StateMissing {
-			code = cli.EEndpointMissing
+			code = fault.EEndpointMissing
 		}
 		if verb == "interrupt" {
-			return cli.Failed("no agent is running at task %s's recorded endpoint %s (state: %s); there is nothing to interrupt", id, t.Endpoint.Target, obs.State).Coded(code)
+			return fault.Failed("no agent is running at task %s's recorded endpoint %s (state: %s); there is nothing to interrupt", id, t.Endpoint.Target, obs.State).Coded(code)
 		}
-		return cli.Failed("task %s's recorded endpoint %s is gone, so there is no agent to stop; reconcile the task before any further control action", id, t.Endpoint.Target).Coded(code)
+		return fault.Failed("task %s's recorded endpoint %s is gone, so there is no agent to stop; reconcile the task before any further control action", id, t.Endpoint.Target).Coded(code)
 	case backends.StateDrifted:
-		return cli.Failed("task %s's recorded endpoint %s has drifted (%s); %s before %s it", id, t.Endpoint.Target, obs.Detail, t.DriftFix(), gerund(verb)).Coded(cli.EEndpointDrifted)
+		return fault.Failed("task %s's recorded endpoint %s has drifted (%s); %s before %s it", id, t.Endpoint.Target, obs.Detail, t.DriftFix(), gerund(verb)).Coded(fault.EEndpointDrifted)
 	case backends.StateSuspended:
-		return cli.Failed("task %s's agent is stopped, not gone, so %s it would act on a frozen worker; resume it in its own endpoint (fg) first", id, gerund(verb)).Coded(cli.EAgentSuspended)
+		return fault.Failed("task %s's agent is stopped, not gone, so %s it would act on a frozen worker", id, gerund(verb)).Coded(fault.EAgentSuspended).
+			Hint("resume it in its own endpoint (fg) first")
 	}
-	return cli.Failed("task %s's endpoint %s reads '%s' (%s) rather than a positively classified state; refusing to send a lifecycle key into an unattributed endpoint", id, t.Endpoint.Target, obs.State, obs.Detail).Coded(cli.EAgentUnverified)
+	return fault.Failed("task %s's endpoint %s reads '%s' (%s) rather than a positively classified state; refusing to send a lifecycle key into an unattributed endpoint", id, t.Endpoint.Target, obs.State, obs.Detail).Coded(fault.EAgentUnverified)
 }
 
 func gerund(verb string) string {
@@ -144,7 +146,7 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 		} else if unknown := keyUnknown(t, h.InterruptKey, err); unknown != nil {
 			return "", nil, unknown
 		} else if err != nil {
-			return "", nil, cli.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
+			return "", nil, fault.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err)).Coded(fault.EDeliveryFailed)
 		}
 	}
 	if h.InterruptKey == harness.KeyEscape && h.ClearKey == "" {
@@ -165,7 +167,8 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 		} else if unknown := keyUnknown(t, h.ClearKey, err); unknown != nil {
 			return "", nil, unknown
 		} else if err != nil {
-			return "", nil, cli.Failed("interrupt key %s reached task %s, but %s did not (%v); its composer may still hold the cancelled prompt, so clear it before sending anything else", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
+			return "", nil, fault.Failed("interrupt key %s reached task %s, but %s did not (%v)", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err)).Coded(fault.EDeliveryFailed).
+				Hint("its composer may still hold the cancelled prompt: clear it before sending anything else")
 		}
 	}
 	if err := restore(); err != nil {
@@ -187,7 +190,8 @@ func keyUnknown(t *task.Target, key harness.Key, err error) error {
 	if !ok {
 		return nil
 	}
-	return cli.Unconfirmed("interrupt key %s to task %s: %v, so whether it reached the agent is unknown; look at the pane (fm-control read %s) before interrupting again", key, t.ID, te, t.ID)
+	return fault.Unconfirmed("interrupt key %s to task %s: %v, so whether it reached the agent is unknown", key, t.ID, te).
+		Hint("look at the pane (fm-control read %s) before interrupting again", t.ID)
 }
 
 // restoreSig is the screen signature of a harness that puts a cancelled
@@ -222,7 +226,7 @@ func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.Scr
 			st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
 			if err == nil && st.Composer == harness.ComposerHolding {
 				if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
-					return cli.Failed("interrupt key %s reached task %s, which put the cancelled prompt back: %v; clear it before sending anything else", t.Harness.InterruptKey, t.ID, err).Coded(cli.EComposerHeld)
+					return fault.Failed("interrupt key %s reached task %s, which put the cancelled prompt back: %v; clear it before sending anything else", t.Harness.InterruptKey, t.ID, err).Coded(fault.EComposerHeld)
 				}
 				return nil
 			}
@@ -246,8 +250,8 @@ func (c *Verbs) cancelForExit(ctx context.Context, t *task.Target, sig harness.S
 			return st, nil
 		}
 		if time.Now().After(deadline) || backends.Sleep(ctx, 50*time.Millisecond) != nil {
-			return st, cli.Failed("task %s's %s agent was still busy %s after its interrupt key, and it refuses its exit command %s during a turn; nothing was typed", t.ID, t.Harness.Name, Seconds(c.waits.Settle), t.Harness.ExitCommand).Coded(cli.EBusy).
-				With("id", t.ID, "exit_result", "refused").Put(cli.Yes("busy"))
+			return st, fault.Failed("task %s's %s agent was still busy %s after its interrupt key, and it refuses its exit command %s during a turn; nothing was typed", t.ID, t.Harness.Name, Seconds(c.waits.Settle), t.Harness.ExitCommand).Coded(fault.EBusy).
+				With("id", t.ID, "exit_result", "refused").Put(fact.Yes("busy"))
 		}
 	}
 }
@@ -303,11 +307,11 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 		}
 	}
 	if res.After.State == backends.StateMissing {
-		return res, cli.Failed("task %s's endpoint disappeared while interrupting it; reconcile the task before any further control action", t.ID).Coded(cli.EEndpointMissing)
+		return res, fault.Failed("task %s's endpoint disappeared while interrupting it; reconcile the task before any further control action", t.ID).Coded(fault.EEndpointMissing)
 	}
 	if t.Ability.Classifier {
 		if res.After.State != backends.StateAlive {
-			return res, cli.Failed("task %s's agent is '%s' after its interrupt key; an interrupt must leave the agent running", t.ID, res.After.State)
+			return res, fault.Failed("task %s's agent is '%s' after its interrupt key; an interrupt must leave the agent running", t.ID, res.After.State)
 		}
 		res.Verified = "agent-alive"
 	}
@@ -358,11 +362,12 @@ func (c *Verbs) prepareExitComposer(ctx context.Context, t *task.Target, o *deli
 		}
 	}
 	if st.Dialog != "" {
-		return cli.Failed("task %s's %s agent is at its %s dialog; its exit command typed there would go to the dialog, so nothing was typed. Answer the dialog in the pane first", t.ID, t.Harness.Name, st.Dialog).Coded(cli.EDialog).
+		return fault.Failed("task %s's %s agent is at its %s dialog; its exit command typed there would go to the dialog, so nothing was typed", t.ID, t.Harness.Name, st.Dialog).Coded(fault.EDialog).
+			Hint("answer the dialog in the pane first").
 			With("id", t.ID, "exit_result", "refused", "dialog", st.Dialog)
 	}
 	if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
-		return cli.Failed("task %s: %v; its exit command would be glued onto it, so nothing was typed", t.ID, err).Coded(cli.EComposerHeld)
+		return fault.Failed("task %s: %v; its exit command would be glued onto it, so nothing was typed", t.ID, err).Coded(fault.EComposerHeld)
 	}
 	o.Screen = &sig
 	return nil

@@ -8,23 +8,28 @@ import (
 	"time"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/state"
 )
 
+// Progress shows the person watching a live wait until the returned func
+// is called (cli.Printer is the binaries' one).
+type Progress interface {
+	Waiting(what string, deadline time.Time) func()
+}
+
 // Verbs runs the shared lifecycle actions for one invocation.
 type Verbs struct {
 	waits    Waits
-	print    cli.Printer
+	print    Progress
 	lockWait time.Duration // FM_SEND_LOCK_WAIT
 	// openRecord opens the agent's own record; a test puts a fake here.
 	openRecord func(t *task.Target, obs backends.Observation) (turnRecord, bool)
 }
 
 // New builds the actions from the process's tunables and printer.
-func New(tun config.Tunables, p cli.Printer) *Verbs {
+func New(tun config.Tunables, p Progress) *Verbs {
 	return &Verbs{waits: ReadWaits(tun.Control), print: p, lockWait: tun.Send.LockWait, openRecord: openAgentRecord}
 }
 

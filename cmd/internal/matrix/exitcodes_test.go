@@ -11,6 +11,7 @@ import (
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/control"
+	"fmctl/cmd/internal/edge"
 	"fmctl/cmd/internal/send"
 	"fmctl/cmd/internal/spawn"
 	"fmctl/config"
@@ -161,7 +162,7 @@ func TestExitClasses(t *testing.T) {
 
 // controlCommands lists fm-control's commands, hidden ones included.
 func controlCommands(t *testing.T) []string {
-	app := control.App(cli.Deps{Env: func(string) string { return "" }, Tunables: config.DefaultTunables()})
+	app := control.App(edge.Deps{Env: func(string) string { return "" }, Tunables: config.DefaultTunables()})
 	var names []string
 	for _, c := range app.Commands {
 		names = append(names, c.Name)
@@ -198,7 +199,7 @@ func runClassCase(t *testing.T, bin string, args []string, c classCase) {
 			}
 			argv = append(argv, a)
 		}
-		app := map[string]func(cli.Deps) *ucli.Command{"fm-send": send.App, "fm-control": control.App, "fm-spawn": spawn.App}[bin]
+		app := map[string]func(edge.Deps) *ucli.Command{"fm-send": send.App, "fm-control": control.App, "fm-spawn": spawn.App}[bin]
 		code, out, errOut := w.run(app, argv...)
 		if code != c.class {
 			t.Errorf("%v: exit %d, want %d (%s)\nstdout %q\nstderr %q", argv, code, c.class, cli.ExitCodes()[c.class].Name, out, errOut)

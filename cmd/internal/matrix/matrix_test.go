@@ -18,6 +18,7 @@ import (
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/control"
+	"fmctl/cmd/internal/edge"
 	"fmctl/cmd/internal/send"
 	"fmctl/cmd/internal/spawn"
 	"fmctl/config"
@@ -81,16 +82,16 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-func (w *world) run(app func(cli.Deps) *ucli.Command, args ...string) (int, string, string) {
+func (w *world) run(app func(edge.Deps) *ucli.Command, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	env := func(k string) string { return w.env[k] }
-	d := cli.Deps{
+	d := edge.Deps{
 		Env:      env,
 		Tunables: config.ReadTunables(env),
 		Runner:   backends.NewExecRunner(""),
 		Stdout:   &out, Stderr: &errOut,
 	}
-	code := cli.Run(app(d), args, d)
+	code := cli.Run(app(d), args, d.IO())
 	return code, out.String(), errOut.String()
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
@@ -66,7 +68,7 @@ Examples:
 
 // App builds the fm-send command line. Flags go anywhere before "--";
 // every word after it is message text.
-func App(d cli.Deps) *ucli.Command {
+func App(d edge.Deps) *ucli.Command {
 	app := &ucli.Command{
 		Name:        "fm-send",
 		Usage:       "deliver one message (or one named key) to a task's agent",
@@ -89,12 +91,12 @@ func App(d cli.Deps) *ucli.Command {
 			})
 		}),
 	}
-	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
+	cli.Conventions(cli.TaskCommand(app, edge.Tasks(d.Tunables.Home), nil), d.IO())
 	return app
 }
 
 // sendMessage reads the message from standard input when asked to, and sends it.
-func sendMessage(ctx context.Context, d cli.Deps, req Request) error {
+func sendMessage(ctx context.Context, d edge.Deps, req Request) error {
 	if req.Key == "" {
 		// A text send waits for its submit to be confirmed; a
 		// key is one call, which a signal ends as well unwatched.
@@ -105,10 +107,10 @@ func sendMessage(ctx context.Context, d cli.Deps, req Request) error {
 	if req.FromStdin {
 		data, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdinText+1))
 		if err != nil {
-			return cli.Failed("read the message from standard input: %v", err)
+			return fault.Failed("read the message from standard input: %v", err)
 		}
 		if len(data) > maxStdinText {
-			return cli.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdinText)
+			return fault.Failed("the message on standard input is larger than %d bytes; nothing was sent", maxStdinText)
 		}
 		// A file's last line end goes, CRLF (a Windows file) as well
 		// as LF: a CR left behind would be refused as a control byte.
@@ -124,20 +126,20 @@ func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
 	req := Request{JSON: cmd.Bool("json"), Key: cmd.String("key"), AllowExit: cmd.Bool("allow-exit")}
 	args := cmd.Args().Slice()
 	if len(args) == 0 {
-		return req, cli.Usage("fm-send needs a task id and a message: fm-send <id> <text...> or fm-send <id> --key <Key>")
+		return req, fault.Usage("fm-send needs a task id and a message: fm-send <id> <text...> or fm-send <id> --key <Key>")
 	}
 	req.ID, args = args[0], args[1:]
 	if req.AllowExit && !cmd.IsSet("key") {
-		return req, cli.Usage("--allow-exit applies to --key only")
+		return req, fault.Usage("--allow-exit applies to --key only")
 	}
 	if cmd.IsSet("key") {
 		if len(args) > 0 {
-			return req, cli.Usage("--key sends one named key and no text; send the text separately")
+			return req, fault.Usage("--key sends one named key and no text; send the text separately")
 		}
 		return req, nil
 	}
 	if len(args) == 0 {
-		return req, cli.Usage("fm-send needs a message after the task id: fm-send %s <text...>", state.Printable(req.ID))
+		return req, fault.Usage("fm-send needs a message after the task id: fm-send %s <text...>", state.Printable(req.ID))
 	}
 	after := cli.AfterDoubleDash(ctx)
 	if len(args) == 1 && args[0] == "-" && len(after) == 0 {
@@ -149,7 +151,7 @@ func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
 	// before "--", a word that begins with "-" is refused, never sent.
 	for _, w := range args[:max(0, len(args)-len(after))] {
 		if len(w) > 1 && w[0] == '-' {
-			return req, cli.Usage("fm-send takes no flag '%s'; message text that begins with - goes after --: fm-send %s -- <text...>", state.Printable(w), state.Printable(req.ID))
+			return req, fault.Usage("fm-send takes no flag '%s'; message text that begins with - goes after --: fm-send %s -- <text...>", state.Printable(w), state.Printable(req.ID))
 		}
 	}
 	req.Text = strings.Join(args, " ")
@@ -158,6 +160,6 @@ func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
 
 // Main runs fm-send with the process's real edges.
 func Main(args []string) int {
-	d := cli.OSDeps()
-	return cli.Run(App(d), args, d)
+	d := edge.OSDeps()
+	return cli.Run(App(d), args, d.IO())
 }

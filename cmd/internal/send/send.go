@@ -11,9 +11,12 @@ import (
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/deliver"
+	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -50,16 +53,16 @@ func (s Sender) Run(ctx context.Context, req Request) error {
 	if req.Key != "" {
 		k, ok := harness.ParseKey(req.Key)
 		if !ok {
-			return cli.Usage("key '%s' is not a named key; fm-send --key accepts %s%s", state.Printable(req.Key), keyList(), cli.DidYouMean(req.Key, harness.KeyNames()))
+			return fault.Usage("key '%s' is not a named key; fm-send --key accepts %s%s", state.Printable(req.Key), keyList(), phrase.DidYouMean(req.Key, harness.KeyNames()))
 		}
 		key = k
 	}
 	text := req.Text
 	if req.Key == "" {
 		if text, err = deliver.CheckText(text); errors.Is(err, deliver.ErrEmptyText) {
-			return cli.Usage("%v; nothing was sent", err)
+			return fault.Usage("%v; nothing was sent", err)
 		} else if err != nil {
-			return cli.Failed("%v; nothing was sent", err)
+			return fault.Failed("%v; nothing was sent", err)
 		}
 	}
 	t, err := tasks.Load(home, req.ID)
@@ -110,7 +113,7 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key, al
 	if key == harness.KeyEscape && t.HasHarness && t.Harness.ClearKey != "" {
 		clear = t.Harness.ClearKey
 		if !t.Ability.CanDeliver(clear) {
-			return cli.Failed("harness %s needs %s after Escape to clear its composer, which the %s backend cannot deliver; nothing was sent", t.Harness.Name, clear, t.BackendName).Coded(cli.EKeyUnsupported)
+			return fault.Failed("harness %s needs %s after Escape to clear its composer, which the %s backend cannot deliver; nothing was sent", t.Harness.Name, clear, t.BackendName).Coded(fault.EKeyUnsupported)
 		}
 	}
 	lock, err := lockInput(t, s.Tunables.Send)
@@ -133,7 +136,8 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key, al
 		time.Sleep(t.Harness.PressGap)
 		// The clear passes the gate too: the Escape may have ended the agent.
 		if err := gatedKey(ctx, t, clear); err != nil {
-			return cli.Failed("Escape reached %s, but the %s composer could not be cleared with %s (%v); if the agent is still there, its composer holds the restored prompt, so clear it before sending the next message", t.Endpoint.Target, t.Harness.Name, clear, err).Coded(cli.EDeliveryFailed)
+			return fault.Failed("Escape reached %s, but the %s composer could not be cleared with %s (%v)", t.Endpoint.Target, t.Harness.Name, clear, err).Coded(fault.EDeliveryFailed).
+				Hint("if the agent is still there, its composer holds the restored prompt: clear it before sending the next message")
 		}
 		out.Add("clear", string(clear))
 	}
@@ -164,10 +168,11 @@ func gatedKey(ctx context.Context, t *task.Target, key harness.Key) error {
 		err = t.Backend.SendKey(ctx, t.Endpoint, key)
 	}
 	if te, ok := backends.MayHaveRun(err); ok {
-		return cli.Unconfirmed("key '%s' to %s: %v, so whether it reached the agent is unknown; look at the pane before sending it again", key, t.Endpoint.Target, te)
+		return fault.Unconfirmed("key '%s' to %s: %v, so whether it reached the agent is unknown", key, t.Endpoint.Target, te).
+			Hint("look at the pane (fm-control read %s) before sending it again", t.ID)
 	}
 	if err != nil {
-		return cli.Failed("key '%s' not sent to %s (%s send failed: %v)", key, t.Endpoint.Target, t.BackendName, backends.StderrOf(err)).Coded(cli.EDeliveryFailed)
+		return fault.Failed("key '%s' not sent to %s (%s send failed: %v)", key, t.Endpoint.Target, t.BackendName, backends.StderrOf(err)).Coded(fault.EDeliveryFailed)
 	}
 	return nil
 }
@@ -181,14 +186,16 @@ func holdInput(lock *state.Lock, gap time.Duration) {
 }
 
 func refuseKey(t *task.Target, key harness.Key) error {
-	return cli.Failed("the %s backend cannot deliver key %s; nothing was sent", t.BackendName, key).Coded(cli.EKeyUnsupported)
+	return fault.Failed("the %s backend cannot deliver key %s; nothing was sent", t.BackendName, key).Coded(fault.EKeyUnsupported)
 }
 
 // refuseEndingKey names what the key would do: a key that quits the agent
 // is a lifecycle action, which exit performs with proof that it stopped.
 func refuseEndingKey(t *task.Target, eff harness.KeyEffect) error {
-	return cli.Failed("key %s ends %s (at idle: %s; during a turn: %s; %s), so nothing was sent. To stop the agent use fm-control exit %s, which proves it stopped; to send the key anyway, add --allow-exit", eff.Key, t.Harness.Name, eff.Idle, eff.Busy, eff.Source, t.ID).
-		Coded(cli.EKeyEndsAgent).With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target)
+	return fault.Failed("key %s ends %s (at idle: %s; during a turn: %s; %s), so nothing was sent", eff.Key, t.Harness.Name, eff.Idle, eff.Busy, eff.Source).
+		Coded(fault.EKeyEndsAgent).With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target).
+		Hint("to stop the agent, use fm-control exit %s, which proves it stopped", t.ID).
+		Hint("to send the key anyway, add --allow-exit")
 }
 
 // submitOptions are the submit budgets, with the tunable ones from v.
@@ -224,7 +231,7 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 	}
 	d := delivery{t: t, text: text, at: time.Now()}
 	if d.messageID, err = state.NewMessageID(d.at); err != nil {
-		return cli.Failed("%w; nothing was sent", err)
+		return fault.Failed("%w; nothing was sent", err)
 	}
 	// The baseline is read before typing: an identical message sent
 	// earlier must not count as this one.
@@ -236,21 +243,21 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, text, o)
 	switch res.Verdict {
 	case deliver.SendFailed:
-		return cli.Failed("text not sent to %s (%s send failed: %v); nothing may be assumed delivered", t.Endpoint.Target, t.BackendName, backends.StderrOf(res.Err)).Coded(cli.EDeliveryFailed).
+		return fault.Failed("text not sent to %s (%s send failed: %v); nothing may be assumed delivered", t.Endpoint.Target, t.BackendName, backends.StderrOf(res.Err)).Coded(fault.EDeliveryFailed).
 			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "failed")
 	case deliver.Queued:
 		d.ledger("queued")
-		return d.facts(cli.Unconfirmed("%s took the text into its queue behind the running turn, not as a submitted message", t.Harness.Name).
+		return d.facts(fault.Unconfirmed("%s took the text into its queue behind the running turn, not as a submitted message", t.Harness.Name).
 			Hint("it submits everything queued as one message when the turn ends, so this text may reach it joined to others; do not resend it").
 			Hint("fm-control wait %s --for submitted --message-id %s tells when (and whether) it reached the agent's record", t.ID, d.messageID), "queued")
 	case deliver.Pending:
-		return d.facts(cli.Unconfirmed("text typed into %s, but it still sits in the composer after %d Enter", t.Endpoint.Target, res.Enters).
+		return d.facts(fault.Unconfirmed("text typed into %s, but it still sits in the composer after %d Enter", t.Endpoint.Target, res.Enters).
 			Hint("look at the pane, then send '--key Enter' only if the composer still holds the text; do not retype it"), "unconfirmed")
 	}
 	// The screen says the composer let go of the text (or could not tell);
 	// only the agent's own record says it was submitted.
 	if d.watch == nil {
-		return d.facts(cli.Unconfirmed("text delivered to %s (composer: %s after %d Enter), but fmctl cannot read %s's own record, so the submit is unconfirmed", t.Endpoint.Target, res.Verdict, res.Enters, t.RecordedHarness).
+		return d.facts(fault.Unconfirmed("text delivered to %s (composer: %s after %d Enter), but fmctl cannot read %s's own record, so the submit is unconfirmed", t.Endpoint.Target, res.Verdict, res.Enters, t.RecordedHarness).
 			Hint("look at the pane or the agent's transcript before sending it again"), "unconfirmed")
 	}
 	proof := d.watch.Await(ctx, s.Tunables.Send.RecordWait)
@@ -258,19 +265,19 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 	case deliver.Recorded:
 		out := cli.Outcome{Word: "sent", ID: t.ID}
 		out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
-			Put(cli.Int("bytes", len(text)), cli.Int("enters", res.Enters), cli.Bool("marked", t.Kind == harness.KindSecondmate)).
+			Put(fact.Int("bytes", len(text)), fact.Int("enters", res.Enters), fact.Bool("marked", t.Kind == harness.KindSecondmate)).
 			Add("submit", "confirmed").Add("proof", "record").Add("message", d.messageID)
 		if cleared {
-			out.Put(cli.Yes("cleared"))
+			out.Put(fact.Yes("cleared"))
 		}
 		s.Print.Outcome(out)
 		return nil
 	case deliver.Duplicated:
-		return d.facts(cli.Unconfirmed("%s's record holds this text more than once since the send: it reached the agent twice", t.RecordedHarness).Coded(cli.EDuplicated).
+		return d.facts(fault.Unconfirmed("%s's record holds this text more than once since the send: it reached the agent twice", t.RecordedHarness).Coded(fault.EDuplicated).
 			Hint("do not send it again; tell the agent to ignore the repeat if it matters"), "duplicated")
 	}
 	d.ledger("unrecorded")
-	return d.facts(cli.Unconfirmed("text delivered to %s (composer: %s after %d Enter), but %s's own record has not shown it within %v", t.Endpoint.Target, res.Verdict, res.Enters, t.RecordedHarness, s.Tunables.Send.RecordWait).
+	return d.facts(fault.Unconfirmed("text delivered to %s (composer: %s after %d Enter), but %s's own record has not shown it within %v", t.Endpoint.Target, res.Verdict, res.Enters, t.RecordedHarness, s.Tunables.Send.RecordWait).
 		Hint("fm-control wait %s --for submitted --message-id %s waits for it; do not resend it before that says it never arrived", t.ID, d.messageID), "unrecorded")
 }
 
@@ -284,7 +291,7 @@ type delivery struct {
 }
 
 // facts adds what every unconfirmed send reports.
-func (d delivery) facts(e *cli.Error, submit string) *cli.Error {
+func (d delivery) facts(e *fault.Error, submit string) *fault.Error {
 	return e.With("id", d.t.ID, "backend", d.t.BackendName, "endpoint", d.t.Endpoint.Target, "submit", submit, "message", d.messageID)
 }
 
@@ -316,6 +323,6 @@ func refuseHeld(ctx context.Context, t *task.Target) error {
 	if r := []rune(held); len(r) > 40 {
 		held = string(r[:40]) + "..."
 	}
-	return cli.Failed("task %s's composer already holds %q before the cursor (leftover input, or a dialog drawn over the composer); the message would be glued onto it, so nothing was sent. Look at the pane and clear that input (or submit it deliberately), then send again", t.ID, held).Coded(cli.EComposerHeld).
+	return fault.Failed("task %s's composer already holds %q before the cursor (leftover input, or a dialog drawn over the composer); the message would be glued onto it, so nothing was sent. Look at the pane and clear that input (or submit it deliberately), then send again", t.ID, held).Coded(fault.EComposerHeld).
 		With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "held", held)
 }

@@ -9,6 +9,9 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
+	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
@@ -75,7 +78,7 @@ Examples:
    fm-spawn t1 --relaunch --harness opencode`
 
 // App builds the fm-spawn command line.
-func App(d cli.Deps) *ucli.Command {
+func App(d edge.Deps) *ucli.Command {
 	app := &ucli.Command{
 		Name:        "fm-spawn",
 		Usage:       "launch an agent for a task into an endpoint and worktree",
@@ -94,18 +97,18 @@ func App(d cli.Deps) *ucli.Command {
 				if cmd.NumFlags() == 0 {
 					return cli.HelpForMissing(cmd, "fm-spawn needs a task id: fm-spawn <id> [flags]")
 				}
-				return cli.Usage("fm-spawn needs a task id: fm-spawn <id> [flags] (see fm-spawn --help)")
+				return fault.Usage("fm-spawn needs a task id: fm-spawn <id> [flags] (see fm-spawn --help)")
 			}
 			return guarded(ctx, d, req)
 		})),
 	}
-	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
+	cli.Conventions(cli.TaskCommand(app, edge.Tasks(d.Tunables.Home), nil), d.IO())
 	return app
 }
 
 // guarded spawns once the caller may: a fresh spawn is the spawn verb, a
 // --relaunch the relaunch verb, and a --grant is the operator's alone.
-func guarded(ctx context.Context, d cli.Deps, req Request) error {
+func guarded(ctx context.Context, d edge.Deps, req Request) error {
 	a := task.NewAuthority("fm-spawn", d.Tunables, d.Printer(req.JSON).Warn)
 	verb := authority.Spawn
 	if req.Relaunch {
@@ -123,7 +126,7 @@ func guarded(ctx context.Context, d cli.Deps, req Request) error {
 	return run()
 }
 
-func spawn(ctx context.Context, d cli.Deps, req Request) error {
+func spawn(ctx context.Context, d edge.Deps, req Request) error {
 	s := Spawner{Env: d.Env, Tunables: d.Tunables, Runner: d.Runner, Print: d.Printer(req.JSON)}
 	var res Result
 	var err error
@@ -136,12 +139,12 @@ func spawn(ctx context.Context, d cli.Deps, req Request) error {
 	if err != nil {
 		return err
 	}
-	s.Print.Outcome(res.Outcome)
-	if attach := res.Outcome.Get("attach"); attach != "" && !req.JSON && !insideBackend(d, res.Record.Backend()) {
+	s.Print.Outcome(cli.Outcome{Word: "spawned", ID: req.ID, Facts: res.Facts})
+	if attach := fact.Get(res.Facts, "attach"); attach != "" && !req.JSON && !insideBackend(d, res.Record.Backend()) {
 		s.Print.Notice("watch %s's agent with: %s", req.ID, attach)
 	}
 	if res.Ready == "blocked" {
-		return cli.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it. Answer it in the pane (or fix the harness's setup), then send", req.ID, res.Record.Window(), res.Dialog).Coded(cli.EDialog)
+		return fault.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it. Answer it in the pane (or fix the harness's setup), then send", req.ID, res.Record.Window(), res.Dialog).Coded(fault.EDialog)
 	}
 	if res.Ready == "starting" {
 		// The commonest first-run cause is a pane whose login shell has
@@ -155,13 +158,13 @@ func spawn(ctx context.Context, d cli.Deps, req Request) error {
 // insideBackend reports whether fm-spawn runs inside the multiplexer the
 // agent was placed on: the person is already attached, and the hint would
 // only nest a client in its own server.
-func insideBackend(d cli.Deps, backend string) bool {
+func insideBackend(d edge.Deps, backend string) bool {
 	name, _ := backends.Detect(backends.Env(d.Env))
 	return name == backend
 }
 
 // Main runs fm-spawn with the process's real edges.
 func Main(args []string) int {
-	d := cli.OSDeps()
-	return cli.Run(App(d), args, d)
+	d := edge.OSDeps()
+	return cli.Run(App(d), args, d.IO())
 }

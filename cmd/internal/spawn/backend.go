@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/state"
 )
@@ -23,10 +23,10 @@ func (s Spawner) chooseBackend(home config.Home, f config.File, flag string) (na
 	}
 	file, err := home.BackendFile()
 	if err != nil {
-		return "", "", cli.Failed("%w", err)
+		return "", "", fault.Failed("%w", err)
 	}
 	if file != "" && f.Backend != "" && file != f.Backend {
-		return "", "", cli.Failed("config/backend says '%s' but config/fm.toml says backend = '%s'; keep one of them", state.Printable(file), state.Printable(f.Backend))
+		return "", "", fault.Failed("config/backend says '%s' but config/fm.toml says backend = '%s'; keep one of them", state.Printable(file), state.Printable(f.Backend))
 	}
 	if file != "" {
 		return file, "", nil
@@ -58,7 +58,7 @@ func (s Spawner) tmuxSession(ctx context.Context, be backends.Backend, configure
 	}
 	sess, err := t.CallerSession(ctx, s.Env("TMUX_PANE"))
 	if err != nil {
-		return "", cli.Failed("fm-spawn runs inside tmux, but the session to put the task's window in cannot be read (%v); set FM_TMUX_SESSION or [tmux] session in config/fm.toml", err).Coded(cli.ENoAdapter)
+		return "", fault.Failed("fm-spawn runs inside tmux, but the session to put the task's window in cannot be read (%v); set FM_TMUX_SESSION or [tmux] session in config/fm.toml", err).Coded(fault.ENoAdapter)
 	}
 	return sess, nil
 }

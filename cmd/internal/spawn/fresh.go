@@ -9,11 +9,12 @@ import (
 
 	"fmctl/authority"
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/launch"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -71,7 +72,7 @@ func (s Spawner) Fresh(ctx context.Context, req Request) (Result, error) {
 	if err := s.prepare(ctx, f); err != nil {
 		return Result{}, err
 	}
-	if err := writeIntent(f.store, req.ID, f.backend, f.where, f.plan.Dir); err != nil {
+	if err := launch.WriteIntent(f.store, req.ID, f.backend, f.where, f.plan.Dir); err != nil {
 		return Result{}, err
 	}
 	// The intent goes once this spawn ends either way: a launched task has
@@ -95,12 +96,12 @@ func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
 		return nil, err
 	}
 	if len(req.extra) > 0 {
-		return nil, cli.Usage("unexpected argument '%s'; fm-spawn takes one task id", state.Printable(req.extra[0]))
+		return nil, fault.Usage("unexpected argument '%s'; fm-spawn takes one task id", state.Printable(req.extra[0]))
 	}
 	f := &fresh{req: req, home: home, store: state.Store{Dir: home.State}, unprovision: func() {}}
 	var ok bool
 	if f.kind, ok = harness.ParseKind(req.Kind); !ok {
-		return nil, cli.Usage("--kind must be %s", cli.OrList(harness.KindNames()))
+		return nil, fault.Usage("--kind must be %s", phrase.OrList(harness.KindNames()))
 	}
 	if f.prof, err = s.freshProfile(home, req, f.kind); err != nil {
 		return nil, err
@@ -113,7 +114,7 @@ func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
 	}
 	for _, dir := range []string{f.plan.Dir, f.plan.Project} {
 		if err := state.CheckValue(dir); err != nil {
-			return nil, cli.Failed("the path '%s' cannot be recorded (its %v); rename the directory, or pass one without such a character", state.Printable(dir), err).Coded(cli.EBadWorktree)
+			return nil, fault.Failed("the path '%s' cannot be recorded (its %v); rename the directory, or pass one without such a character", state.Printable(dir), err).Coded(fault.EBadWorktree)
 		}
 	}
 	if f.kind == harness.KindSecondmate {
@@ -145,11 +146,11 @@ func (s Spawner) openBackend(f *fresh) error {
 	}
 	ability, known := harness.LookupBackend(name)
 	if !known || !ability.Adapter {
-		return cli.Failed("backend '%s' has no adapter in fmctl (use %s)", state.Printable(name), cli.OrList(harness.AdapterBackendNames())).Coded(cli.ENoAdapter)
+		return fault.Failed("backend '%s' has no adapter in fmctl (use %s)", state.Printable(name), phrase.OrList(harness.AdapterBackendNames())).Coded(fault.ENoAdapter)
 	}
 	be, err := backends.Open(name, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
 	if err != nil {
-		return cli.Failed("%w", err)
+		return fault.Failed("%w", err)
 	}
 	f.backend, f.ability, f.be = name, ability, be
 	return nil
@@ -174,7 +175,7 @@ func (s Spawner) prepare(ctx context.Context, f *fresh) error {
 	// puts it back rather than deleting the keys it holds (PR, decisions).
 	f.prior, err = state.ReadSmallFile(f.store.MetaPath(id), state.MaxRecordBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return cli.Failed("task %s's existing record cannot be read: %v", id, err).Coded(cli.EBadRecord).Coded(cli.EBadRecord)
+		return fault.Failed("task %s's existing record cannot be read: %v", id, err).Coded(fault.EBadRecord).Coded(fault.EBadRecord)
 	}
 	f.inc, err = s.launcher().Prepare(f.home, f.file, launch.Agent{Harness: f.prof.Harness, ID: id, Kind: f.kind, Worktree: f.plan.Dir, Brief: f.brief, Model: f.prof.Model, Effort: f.prof.Effort, Permissions: f.permissions()})
 	return err
@@ -211,15 +212,15 @@ func (s Spawner) place(ctx context.Context, f *fresh) (Result, error) {
 	}
 	data, err := rec.Bytes()
 	if err != nil {
-		return Result{}, s.undo(ctx, f, ep, cli.Failed("task %s's record cannot be written: %v", id, err))
+		return Result{}, s.undo(ctx, f, ep, fault.Failed("task %s's record cannot be written: %v", id, err))
 	}
 	if err := state.WriteAtomic(f.store.MetaPath(id), data); err != nil {
-		return Result{}, s.undo(ctx, f, ep, cli.Failed("task %s's record could not be published: %v; the endpoint was removed", id, err))
+		return Result{}, s.undo(ctx, f, ep, fault.Failed("task %s's record could not be published: %v; the endpoint was removed", id, err))
 	}
 	l := s.launcher()
 	if f.ability.Classifier {
 		if p, ok := l.WaitPath(ctx, f.be, ep, wt); !ok {
-			return Result{}, s.undo(ctx, f, ep, cli.Failed("task %s's new endpoint is in '%s', not its worktree '%s'; refusing to launch an agent outside its worktree (%s)", id, p, wt, removed).Coded(cli.EBadWorktree))
+			return Result{}, s.undo(ctx, f, ep, fault.Failed("task %s's new endpoint is in '%s', not its worktree '%s'; refusing to launch an agent outside its worktree (%s)", id, p, wt, removed).Coded(fault.EBadWorktree))
 		}
 	}
 	if err := f.inc.Install(h); err != nil {
@@ -232,10 +233,10 @@ func (s Spawner) place(ctx context.Context, f *fresh) (Result, error) {
 	defer release()
 	ready, err := l.Type(ctx, f.be, f.ability, ep, h, f.inc, f.brief)
 	if err != nil {
-		return Result{}, s.undo(ctx, f, ep, launch.Explain(cli.Failed("the agent for %s could not be launched on %s: %v; %s", id, h.Name, err, removed).Coded(cli.ELaunchFailed), err, h))
+		return Result{}, s.undo(ctx, f, ep, launch.Explain(fault.Failed("the agent for %s could not be launched on %s: %v; %s", id, h.Name, err, removed).Coded(fault.ELaunchFailed), err, h))
 	}
-	out := launch.Spawned(id, h.Name, string(f.kind), f.backend, f.be, ep, wt, ready)
-	return Result{Outcome: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
+	out := launch.Spawned(h.Name, string(f.kind), f.backend, f.be, ep, wt, ready)
+	return Result{Facts: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
 }
 
 // createEndpoint adds the planned worktree (a secondmate's provisioned as
@@ -258,7 +259,7 @@ func (s Spawner) createEndpoint(ctx context.Context, f *fresh) ([]backends.Field
 	if err != nil {
 		f.unprovision()
 		s.remove(ctx, f.plan)
-		return nil, cli.Failed("could not create the endpoint for task %s on %s: %v", id, f.backend, backends.StderrOf(err)).Coded(cli.ELaunchFailed)
+		return nil, fault.Failed("could not create the endpoint for task %s on %s: %v", id, f.backend, backends.StderrOf(err)).Coded(fault.ELaunchFailed)
 	}
 	return fields, nil
 }
@@ -291,13 +292,14 @@ func (s Spawner) refuseDuplicate(ctx context.Context, home config.Home, store st
 	name := task.Record.Backend()
 	be, err := backends.Open(name, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
 	if err != nil {
-		return cli.Failed("task %s already has a record (%s) on backend %s, which fmctl cannot inspect; refusing a duplicate launch", id, store.MetaPath(id), name).Coded(cli.ETaskExists)
+		return fault.Failed("task %s already has a record (%s) on backend %s, which fmctl cannot inspect; refusing a duplicate launch", id, store.MetaPath(id), name).Coded(fault.ETaskExists)
 	}
 	obs := be.AgentState(ctx, backends.RecordEndpoint(id, task.Record))
 	if obs.State == backends.StateMissing {
 		return nil
 	}
-	return cli.Failed("task %s already has a record whose %s endpoint %s is %s; refusing a duplicate launch (use fm-spawn %s --relaunch, or fm-control relaunch %s)", id, name, task.Record.Window(), obs.State, id, id).Coded(cli.ETaskExists)
+	return fault.Failed("task %s already has a record whose %s endpoint %s is %s; refusing a duplicate launch", id, name, task.Record.Window(), obs.State).Coded(fault.ETaskExists).
+		Hint("to start its agent again, use fm-spawn %s --relaunch, or fm-control relaunch %s", id, id)
 }
 
 // readBrief reads --brief, or checks that the home holds the task's brief
@@ -306,13 +308,13 @@ func (s Spawner) refuseDuplicate(ctx context.Context, home config.Home, store st
 func readBrief(path string, home config.Home, req Request) ([]byte, error) {
 	if req.Brief == "" {
 		if err := state.RegularUnder(home.Data, path); err != nil {
-			return nil, cli.Failed("no brief at %s (%v); write the task's instructions there or pass --brief FILE", path, err).Coded(cli.ENoBrief)
+			return nil, fault.Failed("no brief at %s (%v); write the task's instructions there or pass --brief FILE", path, err).Coded(fault.ENoBrief)
 		}
 		return nil, nil
 	}
 	data, err := state.ReadUserFile(req.Brief, state.MaxBriefBytes)
 	if err != nil {
-		return nil, cli.Failed("--brief '%s' cannot be used (%v); pass --brief FILE naming a regular file of the task's instructions", state.Printable(req.Brief), err).Coded(cli.ENoBrief)
+		return nil, fault.Failed("--brief '%s' cannot be used (%v); pass --brief FILE naming a regular file of the task's instructions", state.Printable(req.Brief), err).Coded(fault.ENoBrief)
 	}
 	return data, nil
 }
@@ -324,17 +326,17 @@ func (f *fresh) placeBrief() error {
 		return nil // the home's own, checked by readBrief
 	}
 	if err := state.NoSymlinkUnder(f.home.Data, f.brief); err != nil {
-		return cli.Failed("the brief cannot be placed at %s: %v; move that aside (fmctl makes data/<id>/ a directory of its own), then spawn again", f.brief, err)
+		return fault.Failed("the brief cannot be placed at %s: %v; move that aside (fmctl makes data/<id>/ a directory of its own), then spawn again", f.brief, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(f.brief), 0o755); err != nil {
-		return cli.Failed("create %s: %v", filepath.Dir(f.brief), err)
+		return fault.Failed("create %s: %v", filepath.Dir(f.brief), err)
 	}
 	prior, err := state.ReadSmallFile(f.brief, state.MaxBriefBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return cli.Failed("task %s's existing brief cannot be kept: %v; move it aside, then spawn again", f.req.ID, err).Coded(cli.ENoBrief)
+		return fault.Failed("task %s's existing brief cannot be kept: %v; move it aside, then spawn again", f.req.ID, err).Coded(fault.ENoBrief)
 	}
 	if err := state.WriteAtomic(f.brief, f.briefText); err != nil {
-		return cli.Failed("%w", err)
+		return fault.Failed("%w", err)
 	}
 	f.priorBrief, f.hadBrief = prior, err == nil
 	return nil

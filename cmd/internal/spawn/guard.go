@@ -3,12 +3,10 @@ package spawn
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/launch"
 	"fmctl/config"
 	"fmctl/state"
@@ -19,7 +17,7 @@ import (
 // a recorded endpoint that still exists, settles a labelled window no record
 // names, and refuses a worktree another agent works in.
 func (s Spawner) guardFresh(ctx context.Context, home config.Home, store state.Store, be backends.Backend, req Request, where, wt string) error {
-	action, orphan, err := s.SettleIntent(ctx, store, req.ID)
+	action, orphan, err := s.launcher().SettleIntent(ctx, store, req.ID)
 	if err != nil {
 		return err
 	}
@@ -31,11 +29,11 @@ func (s Spawner) guardFresh(ctx context.Context, home config.Home, store state.S
 	// existed, or one made by hand) is settled like an interrupted spawn.
 	if _, err := os.Lstat(store.MetaPath(req.ID)); backends.SettlesByLabel(be.Name()) && errors.Is(err, fs.ErrNotExist) {
 		window := where + ":" + state.Label(req.ID)
-		act, err := settleOrphan(ctx, be, req.ID, window, wt)
+		act, err := launch.SettleOrphan(ctx, be, req.ID, window, wt)
 		if err != nil {
 			return err
 		}
-		if act == IntentRemoved {
+		if act == launch.IntentRemoved {
 			s.noteIntent(req.ID, act, window)
 		}
 	}
@@ -46,16 +44,14 @@ func (s Spawner) guardFresh(ctx context.Context, home config.Home, store state.S
 	return launch.RefuseOccupied(ctx, be, req.ID, wt, sharers)
 }
 
-// intentBody is what a fresh spawn writes before it creates an endpoint, so
-// a spawn killed between creating the window and publishing the record
-// leaves a trace that recover (and the next spawn) can settle.
-func intentBody(id, backend, container, wt string) []byte {
-	return []byte(fmt.Sprintf("task=%s\nbackend=%s\ncontainer=%s\nlabel=%s\nworktree=%s\npid=%d\n", id, backend, container, state.Label(id), wt, os.Getpid()))
-}
-
-func writeIntent(store state.Store, id, backend, container, wt string) error {
-	if err := state.WriteAtomic(store.SpawnIntentPath(id), intentBody(id, backend, container, wt)); err != nil {
-		return cli.Failed("task %s's spawn intent %s could not be written: %v; nothing was created", id, store.SpawnIntentPath(id), err)
+// noteIntent tells the caller what settling an intent did.
+func (s Spawner) noteIntent(id, action, window string) {
+	switch action {
+	case launch.IntentRemoved:
+		s.Print.Notice("%s: removed agent-free window %s left by an interrupted fm-spawn", id, window)
+	case launch.IntentCleared:
+		s.Print.Notice("%s: cleared the intent of an interrupted fm-spawn (its window %s no longer exists)", id, window)
+	case launch.IntentAdopted:
+		s.Print.Notice("%s: an interrupted fm-spawn had published the record for %s; it is the task's endpoint", id, window)
 	}
-	return nil
 }

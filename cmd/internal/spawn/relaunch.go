@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/launch"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
@@ -39,15 +39,15 @@ func (s Spawner) Relaunch(ctx context.Context, req Request) (Result, error) {
 	}
 	for flag, why := range refusedWithRelaunch {
 		if req.given[flag] {
-			return Result{}, cli.Usage("--relaunch does not take %s: %s", flag, why)
+			return Result{}, fault.Usage("--relaunch does not take %s: %s", flag, why)
 		}
 	}
 	if len(req.extra) > 0 {
-		return Result{}, cli.Usage("--relaunch takes the task id only; unexpected argument '%s'", state.Printable(req.extra[0]))
+		return Result{}, fault.Usage("--relaunch takes the task id only; unexpected argument '%s'", state.Printable(req.extra[0]))
 	}
 	store := state.Store{Dir: home.State}
 	if _, err := os.Lstat(store.MetaPath(req.ID)); err != nil {
-		return Result{}, cli.Failed("fm-spawn --relaunch needs an existing task record; there is no %s (launch a new task without --relaunch)", store.MetaPath(req.ID)).Coded(cli.ENoSuchTask)
+		return Result{}, fault.Failed("fm-spawn --relaunch needs an existing task record; there is no %s (launch a new task without --relaunch)", store.MetaPath(req.ID)).Coded(fault.ENoSuchTask)
 	}
 	lock, err := task.LockLaunch(store, req.ID)
 	if err != nil {
@@ -59,7 +59,7 @@ func (s Spawner) Relaunch(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	if !t.Ability.Classifier {
-		return Result{}, cli.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so fm-spawn cannot prove its endpoint is agent-free; refusing to relaunch into it", t.ID, t.BackendName).Coded(cli.ENoClassifier)
+		return Result{}, fault.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so fm-spawn cannot prove its endpoint is agent-free; refusing to relaunch into it", t.ID, t.BackendName).Coded(fault.ENoClassifier)
 	}
 	h, err := relaunchHarness(t, req.Harness)
 	if err != nil {
@@ -80,16 +80,16 @@ func relaunchHarness(t *task.Target, named string) (harness.Harness, error) {
 		// family's canonical adapter is a different command, so reusing
 		// "the recorded harness" must not quietly substitute it.
 		if t.RecordedHarness != t.Harness.Name {
-			return harness.Harness{}, cli.Failed("task %s records harness '%s', whose original launch command cannot be reconstructed from its recorded basename; relaunching without --harness would substitute the canonical adapter '%s' for the command actually running. Pass an explicit --harness to choose the replacement runtime deliberately", t.ID, state.Printable(t.RecordedHarness), t.Harness.Name).Coded(cli.EUnverifiedHarness)
+			return harness.Harness{}, fault.Failed("task %s records harness '%s', whose original launch command cannot be reconstructed from its recorded basename; relaunching without --harness would substitute the canonical adapter '%s' for the command actually running. Pass an explicit --harness to choose the replacement runtime deliberately", t.ID, state.Printable(t.RecordedHarness), t.Harness.Name).Coded(fault.EUnverifiedHarness)
 		}
 		name = t.Harness.Name
 	}
 	h, ok := harness.Lookup(name)
 	if !ok {
-		return harness.Harness{}, cli.Failed("'%s' is not a verified harness (verified: %s)", state.Printable(name), strings.Join(harness.Names(), ", ")).Coded(cli.EUnverifiedHarness)
+		return harness.Harness{}, fault.Failed("'%s' is not a verified harness (verified: %s)", state.Printable(name), strings.Join(harness.Names(), ", ")).Coded(fault.EUnverifiedHarness)
 	}
 	if !h.SupportsKind(t.Kind) {
-		return harness.Harness{}, cli.Failed("'%s' is not verified to run a %s task", h.Name, t.Kind).Coded(cli.EUnverifiedHarness)
+		return harness.Harness{}, fault.Failed("'%s' is not verified to run a %s task", h.Name, t.Kind).Coded(fault.EUnverifiedHarness)
 	}
 	return h, nil
 }

@@ -8,7 +8,9 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -117,7 +119,7 @@ func request(cmd *ucli.Command) (Request, error) {
 	for _, s := range cmd.StringSlice("grant") {
 		g, err := authority.ParseGrant(s)
 		if err != nil {
-			return r, cli.Usage("--grant: %v", err)
+			return r, fault.Usage("--grant: %v", err)
 		}
 		r.Grants = append(r.Grants, g)
 	}
@@ -133,13 +135,13 @@ func checkValues(r Request) error {
 		return err
 	}
 	if _, ok := harness.ParsePermissionMode(r.Permissions); !ok {
-		return cli.Usage("--permissions must be %s", cli.OneOf(r.Permissions, harness.PermissionModes()))
+		return fault.Usage("--permissions must be %s", phrase.OneOf(r.Permissions, harness.PermissionModes()))
 	}
 	if _, ok := harness.ParseKind(r.Kind); !ok {
-		return cli.Usage("--kind must be %s%s", cli.OrList(harness.KindNames()), cli.DidYouMean(r.Kind, harness.KindNames()))
+		return fault.Usage("--kind must be %s%s", phrase.OrList(harness.KindNames()), phrase.DidYouMean(r.Kind, harness.KindNames()))
 	}
 	if b := r.Backend; b != "" && !slices.Contains(harness.AdapterBackendNames(), b) {
-		return cli.Usage("backend '%s' has no adapter in fmctl (use %s)%s", state.Printable(b), cli.OrList(harness.AdapterBackendNames()), cli.DidYouMean(b, harness.AdapterBackendNames()))
+		return fault.Usage("backend '%s' has no adapter in fmctl (use %s)%s", state.Printable(b), phrase.OrList(harness.AdapterBackendNames()), phrase.DidYouMean(b, harness.AdapterBackendNames()))
 	}
 	return nil
 }

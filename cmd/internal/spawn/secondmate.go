@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/state"
@@ -31,7 +31,7 @@ func (s Spawner) freshProfile(home config.Home, req Request, kind harness.Kind) 
 	if name == "" && kind == harness.KindSecondmate {
 		pin, ok, err := home.SecondmatePin()
 		if err != nil {
-			return p, cli.Failed("the secondmate harness pin cannot be read: %v; make it a file holding one line '<harness> [model] [effort]', or pass --harness", err).Coded(cli.EBadPin)
+			return p, fault.Failed("the secondmate harness pin cannot be read: %v; make it a file holding one line '<harness> [model] [effort]', or pass --harness", err).Coded(fault.EBadPin)
 		}
 		if ok {
 			if pin, err = pin.Verified(s.Print.Warn); err != nil {
@@ -50,25 +50,25 @@ func (s Spawner) freshProfile(home config.Home, req Request, kind harness.Kind) 
 	if name == "" {
 		crew, err := home.CrewHarness()
 		if err != nil {
-			return p, cli.Failed("the crew harness cannot be read: %v; make it a file holding one harness name, or pass --harness", err).Coded(cli.EBadPin)
+			return p, fault.Failed("the crew harness cannot be read: %v; make it a file holding one harness name, or pass --harness", err).Coded(fault.EBadPin)
 		}
 		name, fromCrew = crew, true
 	}
 	if name == "" {
-		return p, cli.Usage("fm-spawn needs a harness: pass --harness H, or name a default in %s (one of %s)", crewPath, strings.Join(harness.Names(), ", "))
+		return p, fault.Usage("fm-spawn needs a harness: pass --harness H, or name a default in %s (one of %s)", crewPath, strings.Join(harness.Names(), ", "))
 	}
 	h, ok := harness.Lookup(name)
 	if !ok && fromCrew {
-		return p, cli.Failed("the crew harness '%s' (%s) is not verified; fix it or pass --harness (verified: %s)", state.Printable(name), crewPath, strings.Join(harness.Names(), ", ")).Coded(cli.EBadPin)
+		return p, fault.Failed("the crew harness '%s' (%s) is not verified; fix it or pass --harness (verified: %s)", state.Printable(name), crewPath, strings.Join(harness.Names(), ", ")).Coded(fault.EBadPin)
 	}
 	if !ok {
-		return p, cli.Failed("unknown harness '%s'; fmctl launches verified harnesses only: %s", state.Printable(name), strings.Join(harness.Names(), ", ")).Coded(cli.EUnverifiedHarness)
+		return p, fault.Failed("unknown harness '%s'; fmctl launches verified harnesses only: %s", state.Printable(name), strings.Join(harness.Names(), ", ")).Coded(fault.EUnverifiedHarness)
 	}
 	if !h.SupportsKind(kind) {
-		return p, cli.Failed("'%s' is not verified to run a %s task", h.Name, kind).Coded(cli.EUnverifiedHarness)
+		return p, fault.Failed("'%s' is not verified to run a %s task", h.Name, kind).Coded(fault.EUnverifiedHarness)
 	}
 	if p.Model != "" && p.Model != "default" && h.Launch.ModelFlag == "" {
-		return p, cli.Failed("harness %s takes no model flag; drop --model", h.Name).Coded(cli.EUnverifiedHarness)
+		return p, fault.Failed("harness %s takes no model flag; drop --model", h.Name).Coded(fault.EUnverifiedHarness)
 	}
 	p.Harness = h
 	return p, nil
@@ -102,23 +102,23 @@ func provisionHome(dir, id, brief string) (undo func(), err error) {
 	}
 	missing(filepath.Join(dir, "state"), filepath.Join(dir, "data"), filepath.Join(dir, "config"))
 	if err := config.MakeHomeDirs(dir); err != nil {
-		return undo, cli.Failed("provision secondmate %s's home: %v", id, err)
+		return undo, fault.Failed("provision secondmate %s's home: %v", id, err)
 	}
 	charter := filepath.Join(dir, "data", "charter.md")
 	if _, err := os.Lstat(charter); err != nil {
 		text, err := os.ReadFile(brief)
 		if err != nil {
-			return undo, cli.Failed("secondmate %s's charter cannot be read from %s: %v", id, brief, err)
+			return undo, fault.Failed("secondmate %s's charter cannot be read from %s: %v", id, brief, err)
 		}
 		if err := state.WriteAtomic(charter, text); err != nil {
-			return undo, cli.Failed("write secondmate %s's charter: %v", id, err)
+			return undo, fault.Failed("write secondmate %s's charter: %v", id, err)
 		}
 		made = append(made, charter)
 	}
 	marker := filepath.Join(dir, secondmateMarker)
 	missing(marker)
 	if err := state.WriteAtomic(marker, []byte(id+"\n")); err != nil {
-		return undo, cli.Failed("mark secondmate %s's home: %v", id, err)
+		return undo, fault.Failed("mark secondmate %s's home: %v", id, err)
 	}
 	return undo, nil
 }
@@ -128,7 +128,7 @@ func refuseOthersHome(dir, id string) error {
 	marker := filepath.Join(dir, secondmateMarker)
 	if data, err := state.ReadSmallFile(marker, 4096); err == nil {
 		if m := strings.TrimSpace(string(data)); m != id {
-			return cli.Failed("'%s' is the home of secondmate '%s' (%s); give %s a home of its own", dir, state.Printable(m), marker, id)
+			return fault.Failed("'%s' is the home of secondmate '%s' (%s); give %s a home of its own", dir, state.Printable(m), marker, id)
 		}
 	}
 	return nil
@@ -145,7 +145,7 @@ func refuseFirstmateHome(home config.Home, dir, id string) error {
 		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || (d == home.Root && rel != ".") {
 			continue
 		}
-		return cli.Failed("secondmate %s's home '%s' is the firstmate home '%s' or inside its records; give it a worktree of its own (fm-spawn %s --kind secondmate --project REPO)", id, dir, home.Root, id).Coded(cli.EBadWorktree)
+		return fault.Failed("secondmate %s's home '%s' is the firstmate home '%s' or inside its records; give it a worktree of its own (fm-spawn %s --kind secondmate --project REPO)", id, dir, home.Root, id).Coded(fault.EBadWorktree)
 	}
 	return nil
 }

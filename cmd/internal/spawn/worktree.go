@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/state"
@@ -37,13 +37,13 @@ func (s Spawner) planWorktree(ctx context.Context, home config.Home, f config.Fi
 	switch {
 	case req.Worktree != "":
 		if req.given["--base"] || req.given["--branch"] {
-			return worktreePlan{}, cli.Usage("--base and --branch shape a new worktree; --worktree adopts an existing one, so drop them or drop --worktree")
+			return worktreePlan{}, fault.Usage("--base and --branch shape a new worktree; --worktree adopts an existing one, so drop them or drop --worktree")
 		}
 		return s.adoptWorktree(ctx, req, kind)
 	case req.Project != "":
 		return s.planNewWorktree(ctx, home, f, req)
 	}
-	return worktreePlan{}, cli.Usage("fm-spawn needs --project REPO (creates the task's worktree) or --worktree DIR (adopts an existing one)")
+	return worktreePlan{}, fault.Usage("fm-spawn needs --project REPO (creates the task's worktree) or --worktree DIR (adopts an existing one)")
 }
 
 // gitRoot returns the worktree root containing dir, or why there is none.
@@ -66,17 +66,17 @@ func sameDir(a, b string) bool {
 func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Kind) (worktreePlan, error) {
 	wt, err := filepath.Abs(req.Worktree)
 	if err != nil {
-		return worktreePlan{}, cli.Failed("--worktree '%s': %v", state.Printable(req.Worktree), err).Coded(cli.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--worktree '%s': %v", state.Printable(req.Worktree), err).Coded(fault.EBadWorktree)
 	}
 	if info, err := os.Stat(wt); err != nil || !info.IsDir() {
-		return worktreePlan{}, cli.Failed("--worktree '%s' is not a directory; create the task's worktree with fm-spawn %s --project REPO", state.Printable(req.Worktree), req.ID).Coded(cli.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--worktree '%s' is not a directory; create the task's worktree with fm-spawn %s --project REPO", state.Printable(req.Worktree), req.ID).Coded(fault.EBadWorktree)
 	}
 	top, err := s.gitRoot(ctx, wt)
 	if err != nil {
-		return worktreePlan{}, cli.Failed("--worktree '%s' is not a git worktree (%v); create the task's worktree with fm-spawn %s --project REPO, or make this one with git -C '%s' init", state.Printable(req.Worktree), err, req.ID, wt).Coded(cli.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--worktree '%s' is not a git worktree (%v); create the task's worktree with fm-spawn %s --project REPO, or make this one with git -C '%s' init", state.Printable(req.Worktree), err, req.ID, wt).Coded(fault.EBadWorktree)
 	}
 	if !sameDir(top, wt) {
-		return worktreePlan{}, cli.Failed("--worktree '%s' is inside the git worktree '%s', not its root; pass --worktree '%s', or create the task's own with fm-spawn %s --project '%s'", state.Printable(req.Worktree), top, top, req.ID, top).Coded(cli.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--worktree '%s' is inside the git worktree '%s', not its root; pass --worktree '%s', or create the task's own with fm-spawn %s --project '%s'", state.Printable(req.Worktree), top, top, req.ID, top).Coded(fault.EBadWorktree)
 	}
 	plan := worktreePlan{Dir: wt, Project: wt}
 	if req.Project != "" {
@@ -99,11 +99,11 @@ func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Ki
 	// incarnation's hooks or plugin) can be told from the user's work.
 	status, err := backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, wt, "status", "--porcelain", "--untracked-files=all")
 	if err != nil {
-		return worktreePlan{}, cli.Failed("--worktree '%s': its status cannot be read (%s)", wt, backends.StderrOf(err)).Coded(cli.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--worktree '%s': its status cannot be read (%s)", wt, backends.StderrOf(err)).Coded(fault.EBadWorktree)
 	}
 	if status = withoutWiring(status); status != "" {
 		first, _, _ := strings.Cut(status, "\n")
-		return worktreePlan{}, cli.Failed("--worktree '%s' has uncommitted changes (%s); a fresh agent would start on someone else's work. Commit or stash them (git -C '%s' status), or relaunch the task that made them (fm-control relaunch <id>)", wt, state.Printable(strings.TrimSpace(first)), wt).Coded(cli.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--worktree '%s' has uncommitted changes (%s); a fresh agent would start on someone else's work. Commit or stash them (git -C '%s' status), or relaunch the task that made them (fm-control relaunch <id>)", wt, state.Printable(strings.TrimSpace(first)), wt).Coded(fault.EBadWorktree)
 	}
 	return plan, nil
 }
@@ -112,14 +112,14 @@ func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Ki
 func (s Spawner) projectRoot(ctx context.Context, project string) (string, error) {
 	abs, err := filepath.Abs(project)
 	if err != nil {
-		return "", cli.Failed("--project '%s': %v", state.Printable(project), err).Coded(cli.EBadWorktree)
+		return "", fault.Failed("--project '%s': %v", state.Printable(project), err).Coded(fault.EBadWorktree)
 	}
 	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
-		return "", cli.Failed("--project '%s' is not a directory", state.Printable(project)).Coded(cli.EBadWorktree)
+		return "", fault.Failed("--project '%s' is not a directory", state.Printable(project)).Coded(fault.EBadWorktree)
 	}
 	top, err := s.gitRoot(ctx, abs)
 	if err != nil {
-		return "", cli.Failed("--project '%s' is not a git repository (%v); pass the checkout the task's work belongs to", state.Printable(project), err).Coded(cli.EBadWorktree)
+		return "", fault.Failed("--project '%s' is not a git repository (%v); pass the checkout the task's work belongs to", state.Printable(project), err).Coded(fault.EBadWorktree)
 	}
 	return top, nil
 }
@@ -135,7 +135,7 @@ func (s Spawner) sameRepository(ctx context.Context, req Request, wt, project st
 	}
 	cw, cp := common(wt), common(project)
 	if cw == "" || cp == "" || !sameDir(cw, cp) {
-		return cli.Failed("--worktree '%s' is not a worktree of --project '%s' (its repository is '%s'); pass the project it was made from, or create one with fm-spawn %s --project '%s'", wt, project, cw, req.ID, project).Coded(cli.EBadWorktree)
+		return fault.Failed("--worktree '%s' is not a worktree of --project '%s' (its repository is '%s'); pass the project it was made from, or create one with fm-spawn %s --project '%s'", wt, project, cw, req.ID, project).Coded(fault.EBadWorktree)
 	}
 	return nil
 }
@@ -175,13 +175,13 @@ func (s Spawner) planNewWorktree(ctx context.Context, home config.Home, f config
 		plan.Branch = "fm/" + req.ID
 	}
 	if _, err := git("check-ref-format", "--branch", plan.Branch); err != nil {
-		return worktreePlan{}, cli.Usage("--branch '%s' is not a valid branch name", state.Printable(plan.Branch))
+		return worktreePlan{}, fault.Usage("--branch '%s' is not a valid branch name", state.Printable(plan.Branch))
 	}
 	if _, err := os.Lstat(plan.Dir); !errors.Is(err, fs.ErrNotExist) {
-		return worktreePlan{}, cli.Failed("task %s's worktree '%s' already exists; adopt it with fm-spawn %s --worktree '%s', or remove it (git -C '%s' worktree remove '%s')", req.ID, plan.Dir, req.ID, plan.Dir, project, plan.Dir).Coded(cli.EBadWorktree)
+		return worktreePlan{}, fault.Failed("task %s's worktree '%s' already exists; adopt it with fm-spawn %s --worktree '%s', or remove it (git -C '%s' worktree remove '%s')", req.ID, plan.Dir, req.ID, plan.Dir, project, plan.Dir).Coded(fault.EBadWorktree)
 	}
 	if _, err := git("rev-parse", "--verify", "-q", "refs/heads/"+plan.Branch); err == nil {
-		return worktreePlan{}, cli.Failed("branch '%s' already exists in '%s'; name another with --branch, or delete it (git -C '%s' branch -D %s)", plan.Branch, project, project, plan.Branch).Coded(cli.EBadWorktree)
+		return worktreePlan{}, fault.Failed("branch '%s' already exists in '%s'; name another with --branch, or delete it (git -C '%s' branch -D %s)", plan.Branch, project, project, plan.Branch).Coded(fault.EBadWorktree)
 	}
 	if _, err := git("remote", "get-url", "origin"); err == nil {
 		if _, err := git("fetch", "--quiet", "origin"); err != nil {
@@ -197,9 +197,9 @@ func (s Spawner) planNewWorktree(ctx context.Context, home config.Home, f config
 	}
 	if plan.BaseSHA, err = git("rev-parse", "--verify", "-q", base+"^{commit}"); err != nil {
 		if req.Base == "" {
-			return worktreePlan{}, cli.Failed("--project '%s' has no commit to start the task's worktree from; commit there first (git -C '%s' commit), or pass --base REF", project, project).Coded(cli.EBadWorktree)
+			return worktreePlan{}, fault.Failed("--project '%s' has no commit to start the task's worktree from; commit there first (git -C '%s' commit), or pass --base REF", project, project).Coded(fault.EBadWorktree)
 		}
-		return worktreePlan{}, cli.Failed("--base '%s' names no commit in '%s'; pass a branch, tag or commit of that repository", state.Printable(base), project).Coded(cli.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--base '%s' names no commit in '%s'; pass a branch, tag or commit of that repository", state.Printable(base), project).Coded(fault.EBadWorktree)
 	}
 	if up, err := git("rev-parse", "--verify", "-q", base+"@{upstream}^{commit}"); err == nil {
 		plan.Upstream = up
@@ -214,10 +214,10 @@ func (s Spawner) create(ctx context.Context, plan worktreePlan) error {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(plan.Dir), 0o755); err != nil {
-		return cli.Failed("create the worktrees directory %s: %v", filepath.Dir(plan.Dir), err)
+		return fault.Failed("create the worktrees directory %s: %v", filepath.Dir(plan.Dir), err)
 	}
 	if _, err := backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, plan.Project, "worktree", "add", "--quiet", "-b", plan.Branch, plan.Dir, plan.BaseSHA); err != nil {
-		return cli.Failed("git worktree add '%s' on branch %s failed: %s", plan.Dir, plan.Branch, backends.StderrOf(err))
+		return fault.Failed("git worktree add '%s' on branch %s failed: %s", plan.Dir, plan.Branch, backends.StderrOf(err))
 	}
 	for _, want := range []string{plan.BaseSHA, plan.Upstream} {
 		if want == "" {
@@ -225,7 +225,7 @@ func (s Spawner) create(ctx context.Context, plan worktreePlan) error {
 		}
 		if _, err := backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, plan.Dir, "merge-base", "--is-ancestor", want, "HEAD"); err != nil {
 			s.remove(ctx, plan)
-			return cli.Failed("the new worktree's head does not descend from %s (its base or the base's upstream), so the base is behind; update it (git -C '%s' pull --ff-only) or pass --base naming the upstream. The worktree was removed", want, plan.Project).Coded(cli.EBadWorktree)
+			return fault.Failed("the new worktree's head does not descend from %s (its base or the base's upstream), so the base is behind; update it (git -C '%s' pull --ff-only) or pass --base naming the upstream. The worktree was removed", want, plan.Project).Coded(fault.EBadWorktree)
 		}
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/state"
 )
@@ -76,7 +76,7 @@ func (a Authority) guard(home config.Home, verb, id string, fn func(authority.Ca
 	store := state.Store{Dir: home.State}
 	caller, err := a.Caller(home)
 	if err != nil {
-		return cli.Failed("%s cannot tell whether it runs inside a task's pane (%v), so it refuses to act as the operator; nothing was done", a.Tool, err).Coded(cli.ENotAuthorized)
+		return fault.Failed("%s cannot tell whether it runs inside a task's pane (%v), so it refuses to act as the operator; nothing was done", a.Tool, err).Coded(fault.ENotAuthorized)
 	}
 	req := authority.Request{Caller: caller, Verb: verb, Target: id}
 	// Another host's task (<host>/<id>) has its record there, not here.
@@ -96,7 +96,7 @@ func (a Authority) guard(home config.Home, verb, id string, fn func(authority.Ca
 	err = fn(caller)
 	// A command line refused as wrong (exit 2) attempted nothing, and bad
 	// input changes nothing in the home, its trail included.
-	if cli.Code(err) != cli.CodeUsage {
+	if fault.ClassOf(err) != fault.ClassUsage {
 		a.audit(store, req, err)
 	}
 	return err
@@ -109,8 +109,8 @@ func (a Authority) Caller(home config.Home) (authority.Caller, error) {
 }
 
 // refusal is the user's error for a decided refusal.
-func (a Authority) refusal(err error, req authority.Request) *cli.Error {
-	e := cli.Failed("%w; nothing was typed, locked or written", err).Coded(cli.ENotAuthorized)
+func (a Authority) refusal(err error, req authority.Request) *fault.Error {
+	e := fault.Failed("%w; nothing was typed, locked or written", err).Coded(fault.ENotAuthorized)
 	e.With("caller", req.Caller.Task, "verb", req.Verb)
 	e.Hint("ask the operator (firstmate, from outside any task's pane) to do it")
 	if verb, _ := authority.LookupVerb(req.Verb); verb.Grantable {
@@ -155,22 +155,13 @@ func (a Authority) auditLine(req authority.Request, err error) string {
 	var refusal *authority.Refusal
 	switch {
 	case errors.As(err, &refusal):
-		b.WriteString(" outcome=refused code=" + string(cli.ENotAuthorized))
+		b.WriteString(" outcome=refused code=" + string(fault.ENotAuthorized))
 	case err != nil:
-		fmt.Fprintf(&b, " outcome=%s code=%s", exitName(cli.Code(err)), cli.CodeOf(err))
+		fmt.Fprintf(&b, " outcome=%s code=%s", fault.ClassOf(err), fault.CodeOf(err))
 	default:
 		b.WriteString(" outcome=done")
 	}
 	return b.String()
-}
-
-func exitName(code int) string {
-	for _, c := range cli.ExitCodes() {
-		if c.Code == code {
-			return c.Name
-		}
-	}
-	return fmt.Sprintf("exit-%d", code)
 }
 
 // requestID names one invocation in the trail, so its line can be told
@@ -197,7 +188,7 @@ func readTaskRecord(store state.Store, id string) (state.Record, error) {
 func (a Authority) Visible(home config.Home, ids []string) ([]string, error) {
 	caller, err := a.Caller(home)
 	if err != nil {
-		return nil, cli.Failed("%s cannot tell whether it runs inside a task's pane (%v), so it lists nothing; nothing was done", a.Tool, err).Coded(cli.ENotAuthorized)
+		return nil, fault.Failed("%s cannot tell whether it runs inside a task's pane (%v), so it lists nothing; nothing was done", a.Tool, err).Coded(fault.ENotAuthorized)
 	}
 	if caller.Operator() {
 		return ids, nil

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 )
 
@@ -47,8 +47,8 @@ func TestGuardRefusesBeforeTheVerbRunsAndAuditsIt(t *testing.T) {
 	g, st := gateFor(t, 30)
 	ran := false
 	err := g.Guard("exit", "t1", func() error { ran = true; return nil })
-	if ran || cli.CodeOf(err) != cli.ENotAuthorized || cli.Code(err) != cli.CodeFailed {
-		t.Fatalf("ran=%v err=%v (%s); want refused before the verb ran", ran, err, cli.CodeOf(err))
+	if ran || fault.CodeOf(err) != fault.ENotAuthorized || fault.ClassOf(err) != fault.ClassFailed {
+		t.Fatalf("ran=%v err=%v (%s); want refused before the verb ran", ran, err, fault.CodeOf(err))
 	}
 	trail, _ := os.ReadFile(filepath.Join(st, "t1.audit"))
 	want := "2026-12-03T21:00:00Z req="
@@ -75,8 +75,8 @@ func TestGuardRunsAndAuditsTheOperatorsChangesOnly(t *testing.T) {
 		line string // "" = no line
 	}{
 		{"exit", nil, "caller=operator pid=" + strconv.Itoa(os.Getppid()) + " verb=exit target=t1 outcome=done"},
-		{"interrupt", cli.Failed("no agent").Coded(cli.EAgentNotRunning), "verb=interrupt target=t1 outcome=failed code=agent-not-running"},
-		{"relaunch", cli.Usage("needs --note"), ""},
+		{"interrupt", fault.Failed("no agent").Coded(fault.EAgentNotRunning), "verb=interrupt target=t1 outcome=failed code=agent-not-running"},
+		{"relaunch", fault.Usage("needs --note"), ""},
 		{"status", nil, ""},
 	}
 	for _, c := range cases {
@@ -93,7 +93,7 @@ func TestGuardRunsAndAuditsTheOperatorsChangesOnly(t *testing.T) {
 		}
 	}
 	// An operator's call on no task leaves no trail at all.
-	_ = g.Guard("exit", "nosuch", func() error { return cli.Failed("no such task") })
+	_ = g.Guard("exit", "nosuch", func() error { return fault.Failed("no such task") })
 	if _, err := os.Lstat(filepath.Join(st, "nosuch.audit")); err == nil {
 		t.Error("a trail was made for an id with no record")
 	}

@@ -6,8 +6,8 @@ import (
 	"os"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
 	"fmctl/config"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -107,7 +107,7 @@ func LockLaunch(store state.Store, id string) (*state.Lock, error) {
 func loadTask(store state.Store, tool, id string) (*state.Task, error) {
 	t, err := store.LoadTask(tool, id)
 	if errors.Is(err, state.ErrNoSuchTask) {
-		if s := cli.DidYouMean(id, store.TaskIDs()); s != "" {
+		if s := phrase.DidYouMean(id, store.TaskIDs()); s != "" {
 			return nil, state.Errorf(state.ErrNoSuchTask, "%w%s", err, s)
 		}
 	}

@@ -7,9 +7,10 @@ import (
 	"strings"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -44,19 +45,20 @@ func (o Opener) Load(home config.Home, id string) (*Target, error) {
 	}
 	rec := task.Record
 	if host := rec.RemoteHost(); host != "" {
-		return nil, cli.Failed("task %s is a remotely placed secondmate on %s; its agent runs outside this home, so nothing %s does here could reach or verify it. Drive its lifecycle on that host, and reconcile it through the secondmate recovery path rather than this plane", id, state.Printable(host), tool).Coded(cli.ERemoteTask)
+		return nil, fault.Failed("task %s is a remotely placed secondmate on %s; its agent runs outside this home, so nothing %s does here could reach or verify it", id, state.Printable(host), tool).Coded(fault.ERemoteTask).
+			Hint("drive its lifecycle on that host, and reconcile it through the secondmate recovery path rather than this plane")
 	}
 	if err := task.ValidateIdentity(); err != nil {
 		return nil, err
 	}
 	kind, ok := harness.ParseKind(rec.Kind())
 	if !ok {
-		return nil, cli.Failed("task %s records kind '%s', which is not %s", id, state.Printable(rec.Kind()), cli.OrList(harness.KindNames())).Coded(cli.EBadRecord)
+		return nil, fault.Failed("task %s records kind '%s', which is not %s", id, state.Printable(rec.Kind()), phrase.OrList(harness.KindNames())).Coded(fault.EBadRecord)
 	}
 	name := rec.Backend()
 	ability, known := harness.LookupBackend(name)
 	if !known {
-		return nil, cli.Failed("task %s records backend '%s', which fmctl does not know (known: %s)", id, state.Printable(name), strings.Join(harness.BackendNames(), ", ")).Coded(cli.ENoAdapter)
+		return nil, fault.Failed("task %s records backend '%s', which fmctl does not know (known: %s)", id, state.Printable(name), strings.Join(harness.BackendNames(), ", ")).Coded(fault.ENoAdapter)
 	}
 	t := &Target{
 		Home: home, Store: store, Task: task, ID: id, Kind: kind,
@@ -65,16 +67,16 @@ func (o Opener) Load(home config.Home, id string) (*Target, error) {
 	}
 	t.Harness, t.HasHarness = harness.Family(t.RecordedHarness)
 	if !ability.Adapter {
-		return t, cli.Failed("task %s runs on the %s backend, for which fmctl ships no adapter; drive it with that backend's own tools", id, name).Coded(cli.ENoAdapter)
+		return t, fault.Failed("task %s runs on the %s backend, for which fmctl ships no adapter; drive it with that backend's own tools", id, name).Coded(fault.ENoAdapter)
 	}
 	be, err := backends.Open(name, o.Runner, backends.Env(o.Env), o.Tunables.Mux)
 	if err != nil {
-		return nil, cli.Failed("%w", err)
+		return nil, fault.Failed("%w", err)
 	}
 	t.Backend = be
 	t.Endpoint = backends.RecordEndpoint(id, rec)
 	if err := be.ValidateRecord(t.Endpoint); err != nil {
-		return nil, cli.Failed("task %s's record does not name a valid %s endpoint: %v; preserving task state", id, name, err).Coded(cli.EBadRecord)
+		return nil, fault.Failed("task %s's record does not name a valid %s endpoint: %v; preserving task state", id, name, err).Coded(fault.EBadRecord)
 	}
 	return t, nil
 }
@@ -89,7 +91,7 @@ func (t *Target) RequireHarness(tool string) error {
 	if rec == "" {
 		rec = "none"
 	}
-	return cli.Failed("task %s records harness '%s', which has no verified control mechanics; %s refuses to guess an interrupt key or exit command (verified: %s)", t.ID, state.Printable(rec), tool, strings.Join(harness.Names(), ", ")).Coded(cli.EUnverifiedHarness)
+	return fault.Failed("task %s records harness '%s', which has no verified control mechanics; %s refuses to guess an interrupt key or exit command (verified: %s)", t.ID, state.Printable(rec), tool, strings.Join(harness.Names(), ", ")).Coded(fault.EUnverifiedHarness)
 }
 
 // Family is the resolved harness name for output, or the recorded value.

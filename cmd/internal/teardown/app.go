@@ -10,6 +10,8 @@ import (
 
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/edge"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
@@ -42,7 +44,7 @@ Examples:
    fm-teardown t2 --force     # discards t2's unpushed commits`
 
 // App builds the fm-teardown command line.
-func App(d cli.Deps) *ucli.Command {
+func App(d edge.Deps) *ucli.Command {
 	app := &ucli.Command{
 		Name:        "fm-teardown",
 		Usage:       "finish a task whose work has landed: stop its agent, close its endpoint, remove its worktree and branch, archive its records",
@@ -64,7 +66,7 @@ func App(d cli.Deps) *ucli.Command {
 			})
 		})),
 	}
-	cli.Conventions(cli.TaskCommand(app, d.Tunables.Home, nil), d)
+	cli.Conventions(cli.TaskCommand(app, edge.Tasks(d.Tunables.Home), nil), d.IO())
 	return app
 }
 
@@ -75,19 +77,19 @@ func taskArg(home config.HomeVars, cmd *ucli.Command) (string, error) {
 		if cmd.NumFlags() == 0 {
 			return "", cli.HelpForMissing(cmd, "fm-teardown needs a task id: fm-teardown <id> [--force] [--json]")
 		}
-		return "", cli.Usage("fm-teardown needs a task id: fm-teardown <id> [--force] [--json]")
+		return "", fault.Usage("fm-teardown needs a task id: fm-teardown <id> [--force] [--json]")
 	}
 	if _, err := config.ResolveHome("fm-teardown", home); err != nil {
 		return "", err
 	}
 	if len(args) > 1 {
-		return "", cli.Usage("unexpected argument '%s': fm-teardown takes one task id (see fm-teardown --help)", state.Printable(args[1]))
+		return "", fault.Usage("unexpected argument '%s': fm-teardown takes one task id (see fm-teardown --help)", state.Printable(args[1]))
 	}
 	return args[0], nil
 }
 
 // Main runs fm-teardown with the process's real edges.
 func Main(args []string) int {
-	d := cli.OSDeps()
-	return cli.Run(App(d), args, d)
+	d := edge.OSDeps()
+	return cli.Run(App(d), args, d.IO())
 }

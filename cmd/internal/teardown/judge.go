@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/landed"
 	"fmctl/cmd/internal/retire"
 	"fmctl/cmd/internal/task"
@@ -28,7 +28,7 @@ func (r Runner) judge(ctx context.Context, t *task.Target, force bool) (retire.P
 	// The archive is checked now, not when the records move: by then the
 	// worktree is gone and the teardown could only wait for recover.
 	if err := state.NoSymlinkUnder(t.Store.Dir, p.Archive); err != nil {
-		return p, cli.Failed("task %s's records cannot be archived: %v; nothing was changed", t.ID, err).
+		return p, fault.Failed("task %s's records cannot be archived: %v; nothing was changed", t.ID, err).
 			Hint("make %s a plain directory (or remove it), then tear down again", filepath.Dir(p.Archive))
 	}
 	if p.Project == "" {
@@ -45,7 +45,7 @@ func (r Runner) judge(ctx context.Context, t *task.Target, force bool) (retire.P
 	if t.Kind == harness.KindScout {
 		if missing := scoutReport(t); missing != "" {
 			if !force {
-				return p, cli.Failed("scout %s's work product %s is missing (%s); nothing was changed", t.ID, reportPath(t), missing).Coded(cli.ENotLanded).
+				return p, fault.Failed("scout %s's work product %s is missing (%s); nothing was changed", t.ID, reportPath(t), missing).Coded(fault.ENotLanded).
 					Hint("have the scout write its report there, or read what it left in %s", p.Worktree).
 					Hint("fm-teardown %s --force tears it down without a report", t.ID)
 			}
@@ -65,7 +65,7 @@ func (r Runner) judge(ctx context.Context, t *task.Target, force bool) (retire.P
 		p.Keep = retire.KeepNoProject
 		return withDiscards(p, append(discards, "nothing in git, which could not judge the work ("+err.Error()+"), so the worktree and branch are left as they are")), nil
 	case err != nil:
-		return p, cli.Failed("task %s's work cannot be judged: %v; nothing was changed", t.ID, err).Coded(cli.EBadWorktree).
+		return p, fault.Failed("task %s's work cannot be judged: %v; nothing was changed", t.ID, err).Coded(fault.EBadWorktree).
 			Hint("restore the project at %s (the record's project=), or fm-teardown %s --force to archive the task and leave its worktree and branch untouched", p.Project, t.ID)
 	}
 	if w.Main {
@@ -73,7 +73,7 @@ func (r Runner) judge(ctx context.Context, t *task.Target, force bool) (retire.P
 		return withDiscards(p, discards), nil
 	}
 	if w.Elsewhere != "" {
-		return p, cli.Failed("task %s's branch %s is also checked out at %s, so it cannot be deleted; nothing was changed", t.ID, w.Branch, w.Elsewhere).Coded(cli.EBadWorktree).
+		return p, fault.Failed("task %s's branch %s is also checked out at %s, so it cannot be deleted; nothing was changed", t.ID, w.Branch, w.Elsewhere).Coded(fault.EBadWorktree).
 			Hint("switch that worktree off it (git -C '%s' switch --detach) or remove it, then tear down again", w.Elsewhere)
 	}
 	p.Branch = w.Branch
@@ -99,7 +99,7 @@ func withDiscards(p retire.Plan, discards []string) retire.Plan {
 // notLanded refuses work that has not landed, with the command that lands
 // each part of it.
 func notLanded(t *task.Target, w landed.Work, left string) error {
-	e := cli.Failed("task %s's work has not landed: %s; nothing was changed", t.ID, left).Coded(cli.ENotLanded)
+	e := fault.Failed("task %s's work has not landed: %s; nothing was changed", t.ID, left).Coded(fault.ENotLanded)
 	if w.Branch == "" {
 		e.Hint("check its branch out again (git -C '%s' switch <branch>), or put the commit on one", w.Worktree)
 	}
@@ -121,7 +121,7 @@ func inFlight(t *task.Target, home string) error {
 	if len(children) == 0 {
 		return nil
 	}
-	e := cli.Failed("secondmate %s's home %s still has %d task(s) of its own (%s); nothing was changed", t.ID, home, len(children), strings.Join(children, ", ")).Coded(cli.ETasksInFlight)
+	e := fault.Failed("secondmate %s's home %s still has %d task(s) of its own (%s); nothing was changed", t.ID, home, len(children), strings.Join(children, ", ")).Coded(fault.ETasksInFlight)
 	for _, c := range children {
 		e.Hint("FM_HOME='%s' fm-teardown %s", home, c)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/lifecycle"
 	"fmctl/cmd/internal/retire"
 	"fmctl/cmd/internal/task"
@@ -46,10 +47,10 @@ func (r Runner) Teardown(ctx context.Context, id string, force bool) error {
 	}
 	x := &retire.Tx{Plan: plan, Store: t.Store, DataDir: t.Home.Data, Git: r.git, Target: t}
 	if err := x.Enter(state.PhaseJudged); err != nil {
-		return cli.Failed("%v; nothing was changed", err)
+		return fault.Failed("%v; nothing was changed", err)
 	}
 	if err := x.Enter(state.PhaseStopping); err != nil {
-		return r.abandon(x, cli.Failed("%v; nothing was changed", err))
+		return r.abandon(x, fault.Failed("%v; nothing was changed", err))
 	}
 	agent, err := r.stop(ctx, t, force)
 	if err == nil {
@@ -61,7 +62,7 @@ func (r Runner) Teardown(ctx context.Context, id string, force bool) error {
 	x.Agent = agent
 	left, err := retire.Recheck(ctx, r.git, plan, harness.WorktreeWiring())
 	if err == nil && left != "" {
-		err = cli.Failed("task %s's agent was stopped (agent=%s), but its worktree now holds work that has not landed: %s; its record, endpoint and worktree are kept", t.ID, agent, left).Coded(cli.ENotLanded).
+		err = fault.Failed("task %s's agent was stopped (agent=%s), but its worktree now holds work that has not landed: %s; its record, endpoint and worktree are kept", t.ID, agent, left).Coded(fault.ENotLanded).
 			Hint("land the work, then fm-teardown %s again, or fm-teardown %s --force to discard it", t.ID, t.ID)
 	}
 	if err != nil {
@@ -69,7 +70,7 @@ func (r Runner) Teardown(ctx context.Context, id string, force bool) error {
 	}
 	done, err := x.Finish(ctx, state.PhaseClosing)
 	if err != nil {
-		return cli.Failed("task %s's teardown stopped part-way (its agent is stopped: agent=%s): %v", t.ID, agent, err).
+		return fault.Failed("task %s's teardown stopped part-way (its agent is stopped: agent=%s): %v", t.ID, agent, err).
 			Hint("finish it with fm-control recover %s", t.ID)
 	}
 	r.Print.Outcome(outcome(t, plan, agent, done))
@@ -80,7 +81,7 @@ func (r Runner) Teardown(ctx context.Context, id string, force bool) error {
 // teardown left unsettled: recover settles it first.
 func refuseUnsettled(t *task.Target) error {
 	if _, err := os.Lstat(t.Store.SpawnIntentPath(t.ID)); err == nil {
-		return cli.Failed("task %s has an interrupted fm-spawn (%s); nothing was changed", t.ID, t.Store.SpawnIntentPath(t.ID)).Coded(cli.ETornSpawn).
+		return fault.Failed("task %s has an interrupted fm-spawn (%s); nothing was changed", t.ID, t.Store.SpawnIntentPath(t.ID)).Coded(fault.ETornSpawn).
 			Hint("settle it with fm-control recover %s, then tear down again", t.ID)
 	}
 	return t.Store.RefuseTorn(t.ID)
@@ -138,7 +139,7 @@ func (r Runner) stop(ctx context.Context, t *task.Target, force bool) (string, e
 // kill closes the endpoint of an agent exit could not stop (--force only).
 func (r Runner) kill(ctx context.Context, t *task.Target, why string) (string, error) {
 	if err := t.Backend.Kill(ctx, t.Endpoint); err != nil && t.Backend.AgentState(ctx, t.Endpoint).State != backends.StateMissing {
-		return "", cli.Failed("task %s's agent could not be stopped (%s), and its endpoint %s could not be killed: %v; nothing else was changed", t.ID, why, t.Endpoint.Target, backends.StderrOf(err))
+		return "", fault.Failed("task %s's agent could not be stopped (%s), and its endpoint %s could not be killed: %v; nothing else was changed", t.ID, why, t.Endpoint.Target, backends.StderrOf(err))
 	}
 	r.Print.Notice("task %s: %s; --force killed its endpoint %s", t.ID, strings.TrimSuffix(why, "."), t.Endpoint.Target)
 	return "killed", r.retireWiring(t)
@@ -153,9 +154,9 @@ func (r Runner) retireWiring(t *task.Target) error {
 
 // withForce adds the --force way out to a refusal of the stop.
 func withForce(err error, t *task.Target, does string) error {
-	var e *cli.Error
+	var e *fault.Error
 	if !errors.As(err, &e) {
-		e = cli.Failed("%w", err)
+		e = fault.Failed("%w", err)
 	}
 	return e.Hint("nothing was torn down; fm-teardown %s --force %s", t.ID, does)
 }

@@ -1,4 +1,4 @@
-package cli
+package fault
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ import (
 
 func TestCodeTableHasOneRowPerCodeAndKind(t *testing.T) {
 	shape := regexp.MustCompile(`^[a-z]+(-[a-z]+)*$`)
-	codes, kinds := map[ErrCode]bool{}, map[error]bool{}
+	codes, kinds := map[Code]bool{}, map[error]bool{}
 	for _, r := range Codes {
 		if !shape.MatchString(string(r.Code)) {
 			t.Errorf("code %q is not lower-case words joined by '-'", r.Code)
@@ -33,8 +33,8 @@ func TestCodeTableHasOneRowPerCodeAndKind(t *testing.T) {
 			t.Errorf("kind %v maps to two codes", r.Kind)
 		}
 		kinds[r.Kind] = true
-		if r.Meaning == "" || r.Exit < 1 || r.Exit > 4 {
-			t.Errorf("row %q: meaning %q, exit %d", r.Code, r.Meaning, r.Exit)
+		if r.Meaning == "" || r.Class < ClassFailed || r.Class > ClassTimeout {
+			t.Errorf("row %q: meaning %q, class %d", r.Code, r.Meaning, r.Class)
 		}
 	}
 	for _, k := range []error{state.ErrBadTaskID, state.ErrNoSuchTask, state.ErrBadRecord, state.ErrForeignEndpoint,
@@ -49,7 +49,7 @@ func TestCodeOfNamesKindsThroughWrapsAndFallsBackByExit(t *testing.T) {
 	noTask := state.Errorf(state.ErrNoSuchTask, "no task 'x'")
 	for _, c := range []struct {
 		err  error
-		want ErrCode
+		want Code
 	}{
 		{noTask, ENoSuchTask},
 		{fmt.Errorf("load: %w", noTask), ENoSuchTask},
@@ -76,7 +76,7 @@ func TestDocsListEveryCode(t *testing.T) {
 	want.WriteString("| code | exit | meaning |\n|---|---|---|\n")
 	var codes []any
 	for _, r := range Codes {
-		fmt.Fprintf(&want, "| `%s` | %d | %s |\n", r.Code, r.Exit, r.Meaning)
+		fmt.Fprintf(&want, "| `%s` | %d | %s |\n", r.Code, r.Class, r.Meaning)
 		codes = append(codes, string(r.Code))
 	}
 	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "json.md"))
@@ -90,7 +90,7 @@ func TestDocsListEveryCode(t *testing.T) {
 		t.Fatal("docs/json.md has no <!-- codes:begin --> ... <!-- codes:end --> section")
 	}
 	if got != want.String() {
-		t.Errorf("docs/json.md's code table is not cli.Codes; it should read:\n%s", want.String())
+		t.Errorf("docs/json.md's code table is not fault.Codes; it should read:\n%s", want.String())
 	}
 	data, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "schema", "error.json"))
 	if err != nil {
@@ -107,7 +107,7 @@ func TestDocsListEveryCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(schema.Properties.Code.Enum, codes) {
-		t.Errorf("docs/schema/error.json's code enum is %v, want cli.Codes' %v", schema.Properties.Code.Enum, codes)
+		t.Errorf("docs/schema/error.json's code enum is %v, want fault.Codes' %v", schema.Properties.Code.Enum, codes)
 	}
 }
 
@@ -115,7 +115,7 @@ func TestDocsListEveryCode(t *testing.T) {
 // error kind the table maps, or a refusal in the CLI packages that names it.
 func TestEveryCodeIsProduced(t *testing.T) {
 	fset := token.NewFileSet()
-	consts := map[string]ErrCode{} // ENoSuchTask -> no-such-task
+	consts := map[string]Code{} // ENoSuchTask -> no-such-task
 	f, err := parser.ParseFile(fset, "codes.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -123,12 +123,12 @@ func TestEveryCodeIsProduced(t *testing.T) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		if vs, ok := n.(*ast.ValueSpec); ok && len(vs.Values) == 1 {
 			if lit, ok := vs.Values[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				consts[vs.Names[0].Name] = ErrCode(strings.Trim(lit.Value, `"`))
+				consts[vs.Names[0].Name] = Code(strings.Trim(lit.Value, `"`))
 			}
 		}
 		return true
 	})
-	named := map[ErrCode]bool{}
+	named := map[Code]bool{}
 	root := filepath.Join("..")
 	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
@@ -141,7 +141,7 @@ func TestEveryCodeIsProduced(t *testing.T) {
 		}
 		ast.Inspect(file, func(n ast.Node) bool {
 			if sel, ok := n.(*ast.SelectorExpr); ok {
-				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "cli" {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "fault" {
 					if c, ok := consts[sel.Sel.Name]; ok {
 						named[c] = true
 					}
@@ -154,7 +154,7 @@ func TestEveryCodeIsProduced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fallbacks := map[ErrCode]bool{ERefused: true, EUsage: true, EUnconfirmed: true, ETimeout: true}
+	fallbacks := map[Code]bool{ERefused: true, EUsage: true, EUnconfirmed: true, ETimeout: true}
 	for _, r := range Codes {
 		if r.Kind == nil && !fallbacks[r.Code] && !named[r.Code] {
 			t.Errorf("code %q: no refusal in cmd/internal names it, no error kind maps to it", r.Code)

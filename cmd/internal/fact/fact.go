@@ -1,8 +1,9 @@
-package cli
+// Package fact holds the key=value facts an outcome or an error carries: a
+// text token for the stable line and a typed value for --json. Domain
+// packages attach them to the errors they return; the CLI edge prints them.
+package fact
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -51,7 +52,8 @@ func (f Fact) TokenAs(token string) Fact {
 	return f
 }
 
-func (f Fact) token() string {
+// TextKey is the fact's key in the text line.
+func (f Fact) TextKey() string {
 	if f.Token != "" {
 		return f.Token
 	}
@@ -63,10 +65,10 @@ func (f Fact) token() string {
 // code), so adding one is a programming error caught at construction.
 var reservedKeys = map[string]bool{"outcome": true, "error": true, "code": true, "exit": true, "hints": true}
 
-// appendFacts adds facts to have, refusing a reserved key (or one of
+// Append adds facts to have, refusing a reserved key (or one of
 // alsoReserved) and a key already present, either of which would write one
-// JSON key twice.
-func appendFacts(have, facts []Fact, alsoReserved ...string) []Fact {
+// JSON key twice: it panics.
+func Append(have, facts []Fact, alsoReserved ...string) []Fact {
 	for _, f := range facts {
 		if reservedKeys[f.Key] || slices.Contains(alsoReserved, f.Key) {
 			panic(fmt.Sprintf("fact key %q is reserved for the printer's own field", f.Key))
@@ -79,42 +81,12 @@ func appendFacts(have, facts []Fact, alsoReserved ...string) []Fact {
 	return have
 }
 
-// object is a JSON object whose keys keep the order they were added in, so
-// the first keys a reader sees are the ones every object of its kind has.
-type object []field
-
-type field struct {
-	key   string
-	value any
-}
-
-func (o object) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
-	for i, f := range o {
-		if i > 0 {
-			b = append(b, ',')
+// Get returns the text value of the fact under key, or "".
+func Get(facts []Fact, key string) string {
+	for _, f := range facts {
+		if f.Key == key {
+			return f.Text
 		}
-		k, err := json.Marshal(f.key)
-		if err != nil {
-			return nil, err
-		}
-		v, err := marshalValue(f.value)
-		if err != nil {
-			return nil, err
-		}
-		b = append(append(append(b, k...), ':'), v...)
 	}
-	return append(b, '}'), nil
-}
-
-// marshalValue encodes without HTML escaping: pane text and sentences are
-// full of '<', '>' and '&'.
-func marshalValue(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return ""
 }

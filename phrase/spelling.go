@@ -1,4 +1,7 @@
-package cli
+// Package phrase builds the parts of a user-facing sentence that more than
+// one layer writes: a list joined with "or", and the did-you-mean clause
+// for a word close to one expected.
+package phrase
 
 import "strings"
 

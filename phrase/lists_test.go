@@ -1,4 +1,4 @@
-package cli
+package phrase
 
 import "testing"
 

@@ -1,0 +1,193 @@
+// Package fault is the domain's typed error: what happened (a sentence), its
+// class for machine readers (a code from the one vocabulary below), the exit
+// class it comes with, what to do next (hints), the facts a script may read,
+// and the cause (kept for errors.Is). Domain packages return it; only the
+// CLI edge (cmd/internal/cli and the binaries' packages) prints it, as one
+// `error:` line and `hint:` lines, or one JSON object, and exits with its
+// class.
+package fault
+
+import (
+	"fmctl/config"
+	"fmctl/state"
+)
+
+// Code is an error's stable class under --json ("code"): a script
+// branches on it, while the sentence beside it is for a human and may be
+// reworded. Codes are only ever added, never renamed.
+type Code string
+
+// The codes, each a row of Codes below (the one table docs/json.md and
+// docs/schema/error.json are checked against).
+const (
+	ERefused              Code = "refused"
+	EUsage                Code = "usage"
+	EUnconfirmed          Code = "unconfirmed"
+	ETimeout              Code = "timeout"
+	ENoHome               Code = "no-home"
+	EBadPin               Code = "bad-pin"
+	EBadTaskID            Code = "bad-task-id"
+	ENoSuchTask           Code = "no-such-task"
+	EBadRecord            Code = "bad-record"
+	EForeignEndpoint      Code = "foreign-endpoint"
+	ELockHeld             Code = "lock-held"
+	ETornRelaunch         Code = "torn-relaunch"
+	ETornSpawn            Code = "torn-spawn"
+	ERemoteTask           Code = "remote-task"
+	EUnverifiedHarness    Code = "unverified-harness"
+	ENoAdapter            Code = "no-adapter"
+	ENoClassifier         Code = "no-classifier"
+	EKeyUnsupported       Code = "key-unsupported"
+	EKeyEndsAgent         Code = "key-ends-agent"
+	EAgentNotRunning      Code = "agent-not-running"
+	EAgentRunning         Code = "agent-running"
+	EAgentSuspended       Code = "agent-suspended"
+	EForeignAgent         Code = "foreign-agent"
+	EAgentUnverified      Code = "agent-unverified"
+	EEndpointMissing      Code = "endpoint-missing"
+	EEndpointDrifted      Code = "endpoint-drifted"
+	EEndpointUnreadable   Code = "endpoint-unreadable"
+	ENotReady             Code = "not-ready"
+	EDialog               Code = "dialog"
+	EBusy                 Code = "busy"
+	EComposerHeld         Code = "composer-held"
+	EDeliveryFailed       Code = "delivery-failed"
+	ENotStopped           Code = "not-stopped"
+	ENoSignal             Code = "no-signal"
+	EInterrupted          Code = "interrupted"
+	ETaskExists           Code = "task-exists"
+	EWorktreeInUse        Code = "worktree-in-use"
+	EBadWorktree          Code = "bad-worktree"
+	ENoBrief              Code = "no-brief"
+	ENoteRequired         Code = "note-required"
+	ELaunchFailed         Code = "launch-failed"
+	ERelaunchFailed       Code = "relaunch-failed"
+	ENoPane               Code = "no-pane"
+	EAmbiguousPane        Code = "ambiguous-pane"
+	EEventUnauthenticated Code = "event-unauthenticated"
+	ETornTeardown         Code = "torn-teardown"
+	ENotLanded            Code = "not-landed"
+	ETasksInFlight        Code = "tasks-in-flight"
+	ENotAuthorized        Code = "not-authorized"
+	EBadHosts             Code = "bad-hosts"
+	ENoSuchHost           Code = "no-such-host"
+	EHostUnreachable      Code = "host-unreachable"
+	EProtocolMismatch     Code = "protocol-mismatch"
+	ENoRemoteBinaries     Code = "no-remote-binaries"
+	EDuplicated           Code = "duplicated"
+	ENoSuchMessage        Code = "no-such-message"
+)
+
+// CodeRow is one error class: its code, the exit class it comes with, the
+// error kind (state's or config's) that maps to it, and what it means.
+type CodeRow struct {
+	Code    Code
+	Class   Class
+	Kind    error // matched with errors.Is; nil when a refusal names it with Coded
+	Meaning string
+}
+
+// Codes is the table of every error code the binaries print.
+var Codes = []CodeRow{
+	{ERefused, ClassFailed, nil, "refused or failed, with no more specific class; the sentence says why"},
+	{EUsage, ClassUsage, nil, "the command line is wrong: an unknown verb or flag, a missing or extra argument, a value outside the flag's set (with the one probably meant), an empty message"},
+	{EUnconfirmed, ClassUnconfirmed, nil, "the action happened but its effect could not be proven (fm-send's submit, an interrupt's turn still running, exit's background turn); look before repeating it"},
+	{ETimeout, ClassTimeout, nil, "fm-control wait: the condition did not hold before `--timeout`"},
+	{ENoHome, ClassFailed, config.ErrNoHome, "`FM_HOME` is unset or is not a firstmate home"},
+	{EBadPin, ClassFailed, config.ErrBadPin, "a configured harness pin names a harness fmctl will not launch"},
+	{EBadTaskID, ClassFailed, state.ErrBadTaskID, "the argument is not a valid task id (an endpoint, a label, bad characters)"},
+	{ENoSuchTask, ClassFailed, state.ErrNoSuchTask, "no record `state/<id>.meta` for the id"},
+	{EBadRecord, ClassFailed, state.ErrBadRecord, "the task's record cannot be read or is malformed"},
+	{EForeignEndpoint, ClassFailed, state.ErrForeignEndpoint, "the record's endpoint belongs to another task"},
+	{ELockHeld, ClassFailed, state.ErrLockHeld, "another delivery or lifecycle action holds the task's lock"},
+	{ETornRelaunch, ClassFailed, state.ErrTornRelaunch, "a relaunch was torn (its process died); settle it with `fm-control recover`"},
+	{ETornSpawn, ClassFailed, nil, "an interrupted fm-spawn left an intent or window that must be settled first"},
+	{ERemoteTask, ClassFailed, nil, "the task is a secondmate placed on another host"},
+	{EUnverifiedHarness, ClassFailed, nil, "the harness (recorded or asked for) has no verified mechanics for this, or not for this kind of task"},
+	{ENoAdapter, ClassFailed, nil, "the task's backend is unknown or fmctl ships no adapter (or no such ability) for it"},
+	{ENoClassifier, ClassFailed, nil, "the backend cannot prove an agent-free or stopped endpoint, so the verb refuses rather than act blind"},
+	{EKeyUnsupported, ClassFailed, nil, "the backend cannot deliver a key the harness needs"},
+	{EKeyEndsAgent, ClassFailed, nil, "fm-send --key: the key quits the task's harness (the capability table's key effects); use `fm-control exit`, or `--allow-exit`"},
+	{EAgentNotRunning, ClassFailed, nil, "the endpoint holds a shell, not the task's agent"},
+	{EAgentRunning, ClassFailed, nil, "an agent already runs where an agent-free endpoint is needed"},
+	{EAgentSuspended, ClassFailed, nil, "the agent is stopped (job control); resume it with `fg` first"},
+	{EForeignAgent, ClassFailed, nil, "the endpoint runs something other than the task's recorded harness"},
+	{EAgentUnverified, ClassFailed, nil, "the endpoint's agent cannot be positively classified"},
+	{EEndpointMissing, ClassFailed, nil, "the recorded endpoint is gone"},
+	{EEndpointDrifted, ClassFailed, nil, "the recorded endpoint no longer carries the task's identity; see `fm-control rebind`"},
+	{EEndpointUnreadable, ClassFailed, nil, "the multiplexer did not answer for the endpoint"},
+	{ENotReady, ClassFailed, nil, "the agent did not show a ready composer within the wait"},
+	{EDialog, ClassFailed, nil, "the agent is at a blocking dialog (the dialog fact names it); nothing was typed"},
+	{EBusy, ClassFailed, nil, "the agent is mid-turn and refuses the input"},
+	{EComposerHeld, ClassFailed, nil, "the composer holds text that could not be cleared; nothing was typed"},
+	{EDeliveryFailed, ClassFailed, nil, "the backend failed to deliver text or a key"},
+	{ENotStopped, ClassFailed, nil, "fm-control exit: the agent did not stop within the wait"},
+	{ENoSignal, ClassFailed, nil, "fm-control wait: the harness reports no activity the condition could be read from"},
+	{EInterrupted, ClassFailed, nil, "a verb that waits was interrupted by SIGINT or SIGTERM (the others end by the signal)"},
+	{ETaskExists, ClassFailed, nil, "fm-spawn: the task already has a record; relaunch it instead"},
+	{EWorktreeInUse, ClassFailed, nil, "fm-spawn: another task or agent already works in the worktree"},
+	{EBadWorktree, ClassFailed, nil, "the worktree or project is missing, not a git worktree root, dirty, or not the recorded one"},
+	{ENoBrief, ClassFailed, nil, "the task's brief (`data/<id>/brief.md` or `--brief`) is missing, or `--brief` is not a regular file of at most 4 MiB"},
+	{ENoteRequired, ClassUsage, nil, "fm-control relaunch of a ship or scout needs `--note` or `--note-file`"},
+	{ELaunchFailed, ClassFailed, nil, "the agent could not be launched, did not come up, or its shell came back at once having ended the launch line (the pane fact quotes it; the published fact says whether its record was written)"},
+	{ERelaunchFailed, ClassFailed, nil, "fm-control relaunch failed in a phase (phase and rollback facts say where and what was undone)"},
+	{ENoPane, ClassFailed, nil, "fm-control rebind: no pane proves to be the task's"},
+	{EAmbiguousPane, ClassFailed, nil, "fm-control rebind: several panes carry the task's identity"},
+	{EEventUnauthenticated, ClassFailed, nil, "fm-control agent-event: the caller did not present the task's current event key (`FM_EVENT_KEY`); nothing was recorded, and the refusal is counted"},
+	{ETornTeardown, ClassFailed, state.ErrTornTeardown, "a teardown was torn (its process died); settle it with `fm-control recover`"},
+	{ENotLanded, ClassFailed, nil, "fm-teardown: the task's work has not landed (unpushed or unmerged commits, uncommitted or untracked changes, a detached HEAD, a scout's missing report); `--force` discards it"},
+	{ETasksInFlight, ClassFailed, nil, "fm-teardown: the secondmate's home still has tasks of its own; tear them down first"},
+	{ENotAuthorized, ClassFailed, nil, "the caller runs inside another task's pane and may not do this to the task named (docs/security.md); nothing was typed, locked or written, and the attempt is in the audit trail"},
+	{EBadHosts, ClassFailed, config.ErrBadHosts, "`config/hosts.toml` cannot be read, or names a host fmctl would not reach safely (the sentence says which key)"},
+	{ENoSuchHost, ClassFailed, config.ErrNoSuchHost, "a `<host>/<id>` names a host `config/hosts.toml` lacks"},
+	{EHostUnreachable, ClassFailed, nil, "ssh or the host's fmctl did not answer before the request was sent (nothing was sent), or a read-only verb's answer was lost"},
+	{EProtocolMismatch, ClassFailed, nil, "the host's fmctl speaks another protocol version (both are named); nothing was sent; see `fm-control hosts install`"},
+	{ENoRemoteBinaries, ClassFailed, nil, "the host has no fmctl binaries where `config/hosts.toml` says; nothing was sent; see `fm-control hosts install`"},
+	{EDuplicated, ClassUnconfirmed, nil, "fm-send, `fm-control wait --for submitted`: the agent's own record holds the message more than once since the send; do not send it again"},
+	{ENoSuchMessage, ClassFailed, nil, "`fm-control wait --for submitted`: the task's send ledger (`state/<id>.sends`) holds no such message id"},
+}
+
+// CodeOf is err's code: the first refusal in its chain that names one, or
+// the first error kind the table maps, else the fallback of its exit class.
+// It is never empty.
+func CodeOf(err error) Code {
+	if c := findCode(err); c != "" {
+		return c
+	}
+	switch ClassOf(err) {
+	case ClassUsage:
+		return EUsage
+	case ClassUnconfirmed:
+		return EUnconfirmed
+	case ClassTimeout:
+		return ETimeout
+	}
+	return ERefused
+}
+
+// findCode walks err's chain outermost first, through joined and
+// multi-%w errors, stopping at the first named code or mapped kind.
+func findCode(err error) Code {
+	if err == nil {
+		return ""
+	}
+	if r, ok := err.(*Error); ok && r.Code != "" {
+		return r.Code
+	}
+	for _, row := range Codes {
+		if row.Kind != nil && err == row.Kind {
+			return row.Code
+		}
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return findCode(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if c := findCode(e); c != "" {
+				return c
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,213 @@
+// Package layers keeps the house's layers readable from its folders
+// (../shared/spec/STYLE.md, "Layers you can see in the folders"): the CLI
+// edge over the domain over the adapters and the records. It reads the
+// module's import graph from `go list` and fails on any import that breaks
+// the table below.
+package layers
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "fmctl"
+
+// The binaries' packages: one per binary, each the CLI edge of its verbs.
+var binaries = []string{
+	"fmctl/cmd/internal/control",
+	"fmctl/cmd/internal/send",
+	"fmctl/cmd/internal/spawn",
+	"fmctl/cmd/internal/teardown",
+}
+
+// The edge the binaries share: presentation (cli), the process's
+// side-effect edges (edge), and the commands that relay a verb to another
+// host (fleet).
+var sharedEdge = []string{
+	"fmctl/cmd/internal/cli",
+	"fmctl/cmd/internal/edge",
+	"fmctl/cmd/internal/fleet",
+}
+
+// Every other package under cmd/internal is the domain (task, launch,
+// lifecycle, deliver, retire, fault, ...): a new package starts there, on
+// the stricter side, until the table says otherwise.
+
+// A rule forbids the packages matched by from to import those matched by
+// any of to. Deep rules hold for everything a package imports, however
+// indirectly; the others for its own import lines.
+type rule struct {
+	name string
+	from func(pkg string) bool
+	to   []string // import paths; a trailing "/..." matches the tree
+	deep bool
+	why  string
+}
+
+var rules = []rule{
+	{
+		name: "the domain does not import the CLI edge",
+		from: isDomain,
+		to:   append(append([]string{}, sharedEdge...), binaries...),
+		deep: true,
+		why:  "a domain package returns a fault.Error and facts; only the edge chooses words, exit codes and output",
+	},
+	{
+		name: "cli knows no backend, record or configuration",
+		from: is("fmctl/cmd/internal/cli"),
+		to:   []string{"fmctl/backends/...", "fmctl/config", "fmctl/state"},
+		why:  "cli prints; what it needs of the process comes as a cli.IO and functions from cmd/internal/edge",
+	},
+	{
+		name: "cli does not reach a backend even indirectly",
+		from: is("fmctl/cmd/internal/cli"),
+		to:   []string{"fmctl/backends/..."},
+		deep: true,
+		why:  "presentation must not drag the multiplexer adapters in (fault's code table reaches state and config for their error kinds, never a backend)",
+	},
+	{
+		name: "no binary's package imports another's",
+		from: func(pkg string) bool { return slices.Contains(binaries, pkg) },
+		to:   binaries,
+		deep: true,
+		why:  "what two binaries share lives in a shared package (launch, lifecycle, task), not in one of them",
+	},
+	{
+		name: "the adapters and records import nothing of the binaries",
+		from: func(pkg string) bool { return !strings.HasPrefix(pkg, "fmctl/cmd/") && !isTooling(pkg) },
+		to:   []string{"fmctl/cmd/..."},
+		deep: true,
+		why:  "backends, state, config, harness, authority and remote sit below every binary",
+	},
+}
+
+// startsProcesses are the only packages that may import os/exec, each with
+// what it runs. Only backends runs a multiplexer (tmux, herdr, zellij).
+var startsProcesses = map[string]string{
+	"fmctl/backends/...":       "the multiplexer adapters: tmux, herdr and zellij clients, and sqlite3 for an agent's records",
+	"fmctl/remote":             "ssh to another host",
+	"fmctl/cmd/internal/fleet": "fm-control serve runs this host's own fmctl binaries for a remote caller",
+	"fmctl/harness/wiring":     "looks up fm-control on PATH for the hook lines it writes; runs nothing",
+}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+func TestImportsKeepTheLayers(t *testing.T) {
+	pkgs := listPackages(t)
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found only %d packages", len(pkgs))
+	}
+	for _, p := range pkgs {
+		for _, r := range rules {
+			if !r.from(p.ImportPath) {
+				continue
+			}
+			imports := p.Imports
+			if r.deep {
+				imports = p.Deps
+			}
+			for _, imp := range imports {
+				if imp == p.ImportPath || !matchesAny(imp, r.to) {
+					continue
+				}
+				how := "imports"
+				if !slices.Contains(p.Imports, imp) {
+					how = "reaches (through its imports)"
+				}
+				t.Errorf("%s %s %s\n\trule: %s\n\twhy: %s", p.ImportPath, how, imp, r.name, r.why)
+			}
+		}
+	}
+}
+
+func TestOnlyTheAllowedPackagesStartProcesses(t *testing.T) {
+	allowed := make([]string, 0, len(startsProcesses))
+	for p := range startsProcesses {
+		allowed = append(allowed, p)
+	}
+	for _, p := range listPackages(t) {
+		if isTooling(p.ImportPath) || !slices.Contains(p.Imports, "os/exec") {
+			continue
+		}
+		if !matchesAny(p.ImportPath, allowed) {
+			t.Errorf("%s imports os/exec\n\trule: only the packages in startsProcesses start processes; backends alone runs a multiplexer\n\tfix: go through one of them, or add it to the table with what it runs", p.ImportPath)
+		}
+	}
+}
+
+// The table must name real packages, or a renamed one would slip through.
+func TestTheTableNamesRealPackages(t *testing.T) {
+	have := map[string]bool{}
+	for _, p := range listPackages(t) {
+		have[p.ImportPath] = true
+	}
+	named := append(append([]string{}, binaries...), sharedEdge...)
+	for p := range startsProcesses {
+		named = append(named, strings.TrimSuffix(p, "/..."))
+	}
+	for _, p := range named {
+		if !have[p] {
+			t.Errorf("the table names %s, which go list does not find", p)
+		}
+	}
+}
+
+func isDomain(pkg string) bool {
+	return strings.HasPrefix(pkg, "fmctl/cmd/internal/") && !slices.Contains(binaries, pkg) && !slices.Contains(sharedEdge, pkg)
+}
+
+// isTooling is what no binary links: the test suites and their fakes, and
+// the generators under scripts.
+func isTooling(pkg string) bool {
+	return strings.HasPrefix(pkg, "fmctl/tests/") || strings.HasPrefix(pkg, "fmctl/scripts/")
+}
+
+func is(want string) func(string) bool { return func(pkg string) bool { return pkg == want } }
+
+func matchesAny(pkg string, patterns []string) bool {
+	for _, p := range patterns {
+		if tree, ok := strings.CutSuffix(p, "/..."); ok {
+			if pkg == tree || strings.HasPrefix(pkg, tree+"/") {
+				return true
+			}
+		} else if pkg == p {
+			return true
+		}
+	}
+	return false
+}
+
+// listPackages is every package of the module, its own imports and all it
+// reaches, without test files (a test may import anything it exercises).
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"/...").Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
