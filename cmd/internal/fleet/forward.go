@@ -46,7 +46,7 @@ func Remote(d edge.Deps, binary string, action ucli.ActionFunc) ucli.ActionFunc 
 			return err
 		}
 		return task.NewAuthority(binary, d.Tunables, d.Printer(cmd.Bool("json")).Warn).GuardRemote(verbOf(binary, cmd), args[0], func() error {
-			return forward(ctx, d, binary, cmd, addr, argv, files, stdin)
+			return forward(ctx, d, binary, cmd, args[0], addr, argv, files, stdin)
 		})
 	}
 }
@@ -66,9 +66,9 @@ func verbOf(binary string, cmd *ucli.Command) string {
 	return cmd.Name
 }
 
-// forward runs the verb on addr's host and prints its answer here.
-func forward(ctx context.Context, d edge.Deps, binary string, cmd *ucli.Command, addr config.Address, argv []string, files map[string][]byte, stdin []byte) error {
-	args := cmd.Args().Slice()
+// forward runs the verb on addr's host and prints its answer here; word
+// is the <host>/<id> as typed.
+func forward(ctx context.Context, d edge.Deps, binary string, cmd *ucli.Command, word string, addr config.Address, argv []string, files map[string][]byte, stdin []byte) error {
 	client, err := NewClient(d, binary)
 	if err != nil {
 		return err
@@ -76,7 +76,7 @@ func forward(ctx context.Context, d edge.Deps, binary string, cmd *ucli.Command,
 	defer client.Close()
 	if len(client.Hosts) == 0 {
 		// No fleet here: the word is the bad id it always was.
-		return state.Errorf(state.ErrBadTaskID, "%v; and %s names no hosts, so it is no <host>/<id> either", state.CheckTaskArg(binary, args[0]), client.Home.HostsPath())
+		return state.Errorf(state.ErrBadTaskID, "%v; and %s names no hosts, so it is no <host>/<id> either", state.CheckTaskArg(binary, word), client.Home.HostsPath())
 	}
 	// A Ctrl-C while the host works must end in the honest exit (3,
 	// unconfirmed), not in a process killed mid-sentence.
