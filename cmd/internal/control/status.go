@@ -8,8 +8,8 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
-	"fmctl/harness"
 	"fmctl/cmd/internal/fact"
+	"fmctl/harness"
 	"fmctl/state"
 )
 

@@ -161,6 +161,9 @@ func clip(s string) string {
 	return s
 }
 
+// drawnBase is waitDrawn's budget for a text of no length.
+const drawnBase = 6 * time.Second
+
 // submitBySig is Submit for a harness with verified screen signatures: the
 // text is typed once; Enter waits until the composer shows it (codex takes
 // an Enter in its paste burst as a newline) and then the harness's settle
@@ -206,9 +209,12 @@ func settleBeforeEnter(b backends.Backend, sig harness.ScreenSig, text string) t
 // waitDrawn waits until the composer shows the typed text, and for a slash
 // command until its popup stops changing, bounded by the echo budget grown
 // with the text's length n: codex drew 400 typed characters in up to 0.6
-// s, and a paste takes sizeWait more. It returns the budget left.
+// s, and a paste takes sizeWait more. The base is generous because text
+// typed and never seen gets no Enter and stays in the composer: a loaded
+// opencode (CI, two agents on two cores) drew an 84-byte text more than
+// 2 s after it was typed. It returns the budget left.
 func waitDrawn(ctx context.Context, b backends.Backend, ep backends.Endpoint, sig harness.ScreenSig, tail string, newlines, n int, o Options) (time.Duration, bool) {
-	limit := 2*time.Second + time.Duration(min(n, 512))*time.Millisecond/2 + sizeWait(n)
+	limit := drawnBase + time.Duration(min(n, 512))*time.Millisecond/2 + sizeWait(n)
 	if o.EchoWait > limit {
 		limit = o.EchoWait
 	}
