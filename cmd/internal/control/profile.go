@@ -70,10 +70,12 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 			Hint("pass --model to choose the replacement's model")
 	}
 	if p.ToEffort != "default" && !harness.ValidEffort(p.ToEffort) {
-		return p, fault.Failed("task %s records effort '%s', which is not one of %s; pass --effort to choose the replacement's effort", t.ID, state.Printable(p.ToEffort), strings.Join(harness.Efforts, ", ")).Coded(fault.EBadRecord)
+		return p, fault.Failed("task %s records effort '%s', which is not one of %s", t.ID, state.Printable(p.ToEffort), strings.Join(harness.Efforts, ", ")).Coded(fault.EBadRecord).
+			Hint("pass --effort to choose the replacement's effort")
 	}
 	if p.ToModel != "default" && h.Launch.ModelFlag == "" {
-		return p, fault.Failed("harness %s takes no model flag, so model '%s' cannot be carried to it; pass --model default", h.Name, p.ToModel).Coded(fault.EUnverifiedHarness)
+		return p, fault.Failed("harness %s takes no model flag, so model '%s' cannot be carried to it", h.Name, p.ToModel).Coded(fault.EUnverifiedHarness).
+			Hint("pass --model default")
 	}
 	return p, nil
 }

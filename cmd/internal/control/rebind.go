@@ -112,7 +112,8 @@ func findClaimant(ctx context.Context, pf backends.PaneFinder, t *task.Target, o
 		if other, ok := state.LabelTask(p.Label); ok && other != t.ID && p.ID == recorded {
 			// tmux numbers panes afresh after a server restart, so the
 			// recorded id alone does not make another task's window ours.
-			return backends.Pane{}, fault.Failed("%s has task %s's recorded pane id but carries task %s's label %s (a tmux server restart reuses pane ids); refusing to re-point task %s at another task's endpoint, the record is unchanged. If it is %s's own window, rename it %s and rebind again", p.Describe(), t.ID, other, p.Label, t.ID, t.ID, label).Coded(fault.EForeignEndpoint)
+			return backends.Pane{}, fault.Failed("%s has task %s's recorded pane id but carries task %s's label %s (a tmux server restart reuses pane ids); refusing to re-point task %s at another task's endpoint, the record is unchanged", p.Describe(), t.ID, other, p.Label, t.ID).Coded(fault.EForeignEndpoint).
+				Hint("if it is %s's own window, rename it %s and rebind again", t.ID, label)
 		}
 		if p.Label == label || (recorded != "" && p.ID == recorded) {
 			claimants = append(claimants, p)

@@ -129,7 +129,8 @@ func refuseWaitState(t *task.Target, cond string, obs backends.Observation) erro
 			if len(obs.Names) > 0 {
 				runs = "runs " + strings.Join(obs.Names, ",") + ", not the task's own " + t.Harness.Name + " agent"
 			}
-			return fault.Failed("task %s's endpoint %s %s (state: %s), so it cannot be %s; look at the pane", id, ep, runs, obs.State, cond).Coded(fault.EForeignAgent)
+			return fault.Failed("task %s's endpoint %s %s (state: %s), so it cannot be %s", id, ep, runs, obs.State, cond).Coded(fault.EForeignAgent).
+				Hint("look at the pane")
 		}
 		return nil
 	case backends.StateDead:
@@ -147,7 +148,8 @@ func refuseWaitState(t *task.Target, cond string, obs backends.Observation) erro
 		return fault.Failed("task %s's endpoint %s could not be read (state: unreadable: %s); the %s server did not answer, so whether the agent is %s is unknown", id, ep, obs.Detail, t.BackendName, cond).Coded(fault.EEndpointUnreadable).
 			Hint("check that the %s server is up and answers", t.BackendName)
 	}
-	return fault.Failed("task %s's endpoint %s reads '%s' (%s), not the task's own agent, so it cannot be %s; look at the pane", id, ep, obs.State, obs.Detail, cond).Coded(fault.EForeignAgent)
+	return fault.Failed("task %s's endpoint %s reads '%s' (%s), not the task's own agent, so it cannot be %s", id, ep, obs.State, obs.Detail, cond).Coded(fault.EForeignAgent).
+		Hint("look at the pane")
 }
 
 func (c *Controller) printReached(t *task.Target, cond string, v waitView, waited time.Duration) {

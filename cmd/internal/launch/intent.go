@@ -45,7 +45,8 @@ func (l Launcher) SettleIntent(ctx context.Context, store state.Store, id string
 	backend, wt := intent.Get(state.KeyBackend), intent.Worktree()
 	window = intent.Get("container") + ":" + state.Label(id)
 	if !backends.SettlesByLabel(backend) {
-		return "", "", fault.Failed("task %s's spawn on %s was interrupted (intent %s); fmctl can settle only a tmux spawn, so check that backend for an endpoint %s, then remove the intent", id, backend, path, state.Label(id)).Coded(fault.ETornSpawn)
+		return "", "", fault.Failed("task %s's spawn on %s was interrupted (intent %s); fmctl can settle only a tmux spawn", id, backend, path).Coded(fault.ETornSpawn).
+			Hint("check that backend for an endpoint %s, then remove the intent", state.Label(id))
 	}
 	if task, err := store.LoadTask("fm-spawn", id); err == nil && task.Record.Window() == window {
 		return IntentAdopted, window, removeIntent(store, id)

@@ -148,7 +148,8 @@ func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends
 	case backends.StateDead:
 		return interrupted{stopped: true}, nil
 	case backends.StateMissing:
-		return interrupted{}, fault.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command; reconcile the task before any further control action", t.ID).Coded(fault.EEndpointMissing)
+		return interrupted{}, fault.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command", t.ID).Coded(fault.EEndpointMissing).
+			Hint("reconcile the task before any further control action")
 	}
 	return interrupted{}, fault.Failed("task %s's agent reads '%s' after its interrupt key; refusing to type its exit command into an unattributed endpoint (interrupt=delivered cancel=%s)", t.ID, after.State, ack).Coded(fault.EAgentUnverified)
 }

@@ -323,6 +323,7 @@ func refuseHeld(ctx context.Context, t *task.Target) error {
 	if r := []rune(held); len(r) > 40 {
 		held = string(r[:40]) + "..."
 	}
-	return fault.Failed("task %s's composer already holds %q before the cursor (leftover input, or a dialog drawn over the composer); the message would be glued onto it, so nothing was sent. Look at the pane and clear that input (or submit it deliberately), then send again", t.ID, held).Coded(fault.EComposerHeld).
-		With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "held", held)
+	return fault.Failed("task %s's composer already holds %q before the cursor (leftover input, or a dialog drawn over the composer); the message would be glued onto it, so nothing was sent", t.ID, held).Coded(fault.EComposerHeld).
+		With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "held", held).
+		Hint("look at the pane and clear that input (or submit it deliberately), then send again")
 }

@@ -144,7 +144,8 @@ func spawn(ctx context.Context, d edge.Deps, req Request) error {
 		s.Print.Notice("watch %s's agent with: %s", req.ID, attach)
 	}
 	if res.Ready == "blocked" {
-		return fault.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it. Answer it in the pane (or fix the harness's setup), then send", req.ID, res.Record.Window(), res.Dialog).Coded(fault.EDialog)
+		return fault.Failed("%s's agent is up at %s but stopped at its %s dialog; nothing was typed into it", req.ID, res.Record.Window(), res.Dialog).Coded(fault.EDialog).
+			Hint("answer the dialog in the pane (or fix the harness's setup), then send")
 	}
 	if res.Ready == "starting" {
 		// The commonest first-run cause is a pane whose login shell has

@@ -314,7 +314,8 @@ func readBrief(path string, home config.Home, req Request) ([]byte, error) {
 	}
 	data, err := state.ReadUserFile(req.Brief, state.MaxBriefBytes)
 	if err != nil {
-		return nil, fault.Failed("--brief '%s' cannot be used (%v); pass --brief FILE naming a regular file of the task's instructions", state.Printable(req.Brief), err).Coded(fault.ENoBrief)
+		return nil, fault.Failed("--brief '%s' cannot be used (%v)", state.Printable(req.Brief), err).Coded(fault.ENoBrief).
+			Hint("pass --brief FILE naming a regular file of the task's instructions")
 	}
 	return data, nil
 }
@@ -326,14 +327,16 @@ func (f *fresh) placeBrief() error {
 		return nil // the home's own, checked by readBrief
 	}
 	if err := state.NoSymlinkUnder(f.home.Data, f.brief); err != nil {
-		return fault.Failed("the brief cannot be placed at %s: %v; move that aside (fmctl makes data/<id>/ a directory of its own), then spawn again", f.brief, err)
+		return fault.Failed("the brief cannot be placed at %s: %v", f.brief, err).
+			Hint("move that aside (fmctl makes data/<id>/ a directory of its own), then spawn again")
 	}
 	if err := os.MkdirAll(filepath.Dir(f.brief), 0o755); err != nil {
 		return fault.Failed("create %s: %v", filepath.Dir(f.brief), err)
 	}
 	prior, err := state.ReadSmallFile(f.brief, state.MaxBriefBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fault.Failed("task %s's existing brief cannot be kept: %v; move it aside, then spawn again", f.req.ID, err).Coded(fault.ENoBrief)
+		return fault.Failed("task %s's existing brief cannot be kept: %v", f.req.ID, err).Coded(fault.ENoBrief).
+			Hint("move it aside, then spawn again")
 	}
 	if err := state.WriteAtomic(f.brief, f.briefText); err != nil {
 		return fault.Failed("%w", err)

@@ -73,10 +73,14 @@ func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Ki
 	}
 	top, err := s.gitRoot(ctx, wt)
 	if err != nil {
-		return worktreePlan{}, fault.Failed("--worktree '%s' is not a git worktree (%v); create the task's worktree with fm-spawn %s --project REPO, or make this one with git -C '%s' init", state.Printable(req.Worktree), err, req.ID, wt).Coded(fault.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--worktree '%s' is not a git worktree (%v)", state.Printable(req.Worktree), err).Coded(fault.EBadWorktree).
+			Hint("create the task's worktree with fm-spawn %s --project REPO", req.ID).
+			Hint("or make this one with git -C '%s' init", wt)
 	}
 	if !sameDir(top, wt) {
-		return worktreePlan{}, fault.Failed("--worktree '%s' is inside the git worktree '%s', not its root; pass --worktree '%s', or create the task's own with fm-spawn %s --project '%s'", state.Printable(req.Worktree), top, top, req.ID, top).Coded(fault.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--worktree '%s' is inside the git worktree '%s', not its root", state.Printable(req.Worktree), top).Coded(fault.EBadWorktree).
+			Hint("pass --worktree '%s'", top).
+			Hint("or create the task's own with fm-spawn %s --project '%s'", req.ID, top)
 	}
 	plan := worktreePlan{Dir: wt, Project: wt}
 	if req.Project != "" {
@@ -119,7 +123,8 @@ func (s Spawner) projectRoot(ctx context.Context, project string) (string, error
 	}
 	top, err := s.gitRoot(ctx, abs)
 	if err != nil {
-		return "", fault.Failed("--project '%s' is not a git repository (%v); pass the checkout the task's work belongs to", state.Printable(project), err).Coded(fault.EBadWorktree)
+		return "", fault.Failed("--project '%s' is not a git repository (%v)", state.Printable(project), err).Coded(fault.EBadWorktree).
+			Hint("pass the checkout the task's work belongs to")
 	}
 	return top, nil
 }
@@ -135,7 +140,9 @@ func (s Spawner) sameRepository(ctx context.Context, req Request, wt, project st
 	}
 	cw, cp := common(wt), common(project)
 	if cw == "" || cp == "" || !sameDir(cw, cp) {
-		return fault.Failed("--worktree '%s' is not a worktree of --project '%s' (its repository is '%s'); pass the project it was made from, or create one with fm-spawn %s --project '%s'", wt, project, cw, req.ID, project).Coded(fault.EBadWorktree)
+		return fault.Failed("--worktree '%s' is not a worktree of --project '%s' (its repository is '%s')", wt, project, cw).Coded(fault.EBadWorktree).
+			Hint("pass the project it was made from").
+			Hint("or create one with fm-spawn %s --project '%s'", req.ID, project)
 	}
 	return nil
 }
@@ -199,7 +206,8 @@ func (s Spawner) planNewWorktree(ctx context.Context, home config.Home, f config
 		if req.Base == "" {
 			return worktreePlan{}, fault.Failed("--project '%s' has no commit to start the task's worktree from; commit there first (git -C '%s' commit), or pass --base REF", project, project).Coded(fault.EBadWorktree)
 		}
-		return worktreePlan{}, fault.Failed("--base '%s' names no commit in '%s'; pass a branch, tag or commit of that repository", state.Printable(base), project).Coded(fault.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--base '%s' names no commit in '%s'", state.Printable(base), project).Coded(fault.EBadWorktree).
+			Hint("pass a branch, tag or commit of that repository")
 	}
 	if up, err := git("rev-parse", "--verify", "-q", base+"@{upstream}^{commit}"); err == nil {
 		plan.Upstream = up

@@ -32,29 +32,36 @@ func (t *Target) Gate(obs backends.Observation, tool string) error {
 		if t.ownsAll(obs.Names) {
 			return nil
 		}
-		return t.refuseGate(fault.EForeignAgent, "runs %s, which is not the task's recorded harness %s; nothing was sent. Look at the pane: fmctl types only into the task's own agent, so stop that process there (or correct the record) first", names(obs), t.Harness.Name)
+		return t.refuseGate(fault.EForeignAgent, "runs %s, which is not the task's recorded harness %s; nothing was sent", names(obs), t.Harness.Name).
+			Hint("fmctl types only into the task's own agent: look at the pane, and stop that process there (or correct the record) first")
 	case backends.StateUnverified:
 		// A backend without a recovery-grade classifier (zellij) must still
 		// name the harness process; without that evidence the keys go blind.
 		if len(obs.Names) > 0 && t.ownsAll(obs.Names) {
 			return nil
 		}
-		return t.refuseGate(fault.EAgentUnverified, "shows no %s process (%s); the %s backend cannot otherwise prove the agent is there, so nothing was sent. Look at the pane: if the agent is gone, start it again there yourself (fmctl cannot relaunch into a pane it cannot classify)", t.Harness.Name, obs.Detail, t.BackendName)
+		return t.refuseGate(fault.EAgentUnverified, "shows no %s process (%s); the %s backend cannot otherwise prove the agent is there, so nothing was sent", t.Harness.Name, obs.Detail, t.BackendName).
+			Hint("look at the pane: if the agent is gone, start it again there yourself (fmctl cannot relaunch into a pane it cannot classify)")
 	case backends.StateDead:
-		return t.refuseGate(fault.EAgentNotRunning, "has no agent, only a shell (%s); nothing was sent. Start a new agent with fm-spawn %s --relaunch (or fm-control relaunch %s)", obs.Detail, t.ID, t.ID)
+		return t.refuseGate(fault.EAgentNotRunning, "has no agent, only a shell (%s); nothing was sent", obs.Detail).
+			Hint("start a new agent with fm-spawn %s --relaunch (or fm-control relaunch %s)", t.ID, t.ID)
 	case backends.StateSuspended:
-		return t.refuseGate(fault.EAgentSuspended, "holds a stopped agent (%s); nothing was sent. Resume it with fg in its pane, then send again", obs.Detail)
+		return t.refuseGate(fault.EAgentSuspended, "holds a stopped agent (%s); nothing was sent", obs.Detail).
+			Hint("resume it with fg in its pane, then send again")
 	case backends.StateDrifted:
 		return t.refuseGate(fault.EEndpointDrifted, "has drifted (%s); nothing was sent: %s", obs.Detail, t.DriftFix())
 	case backends.StateMissing:
-		return t.refuseGate(fault.EEndpointMissing, "is gone (%s); nothing was sent. The endpoint no longer exists: relaunch the task with fm-spawn %s --relaunch", obs.Detail, t.ID)
+		return t.refuseGate(fault.EEndpointMissing, "is gone (%s); nothing was sent", obs.Detail).
+			Hint("relaunch the task with fm-spawn %s --relaunch", t.ID)
 	case backends.StateUnreadable:
-		return t.refuseGate(fault.EEndpointUnreadable, "could not be read: the multiplexer did not answer (%s); nothing was sent. Check the %s server, then send again", obs.Detail, t.BackendName)
+		return t.refuseGate(fault.EEndpointUnreadable, "could not be read: the multiplexer did not answer (%s); nothing was sent", obs.Detail).
+			Hint("check the %s server, then send again", t.BackendName)
 	}
-	return t.refuseGate(fault.EForeignAgent, "runs something that is neither %s nor a shell (%s); nothing was sent. Look at the pane: fmctl types only into the task's own agent", t.Harness.Name, obs.Detail)
+	return t.refuseGate(fault.EForeignAgent, "runs something that is neither %s nor a shell (%s); nothing was sent", t.Harness.Name, obs.Detail).
+		Hint("look at the pane: fmctl types only into the task's own agent")
 }
 
-func (t *Target) refuseGate(code fault.Code, format string, args ...any) error {
+func (t *Target) refuseGate(code fault.Code, format string, args ...any) *fault.Error {
 	return fault.Failed("task %s's endpoint %s "+format, append([]any{t.ID, state.Printable(t.Endpoint.Target)}, args...)...).Coded(code).
 		With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target)
 }
