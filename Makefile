@@ -49,7 +49,7 @@ AGENTS_DIR ?= $(CURDIR)/.cache/agents$(if $(filter-out pinned,$(AGENTS)),-$(AGEN
 test-agents:
 	./scripts/agents-install.sh "$(AGENTS_DIR)" "$(AGENTS)"
 	FM_AGENTS_DIR="$(AGENTS_DIR)" FM_AGENTS_CHANNEL="$(AGENTS)" FM_AGENTS_REPORT="$(AGENTS_DIR)/report.md" FM_AGENTS_CAPTURES="$(CURDIR)/tests/captures" \
-		$(GO) test -count=1 -timeout 35m -parallel 2 -v ./tests/agents/
+		$(GO) test -count=1 -timeout 35m -parallel 5 -v ./tests/agents/
 
 # Short runs of the fuzzers over their committed seed corpora.
 fuzz:

@@ -28,7 +28,7 @@ var (
 	tmuxPaneID   = regexp.MustCompile(`^%[0-9]+$`)
 	tmuxWindowID = regexp.MustCompile(`^@[0-9]+$`)
 	// processID is a recorded pid (tmux_pane_pid, pane_pid): a positive decimal.
-	processID    = regexp.MustCompile(`^[1-9][0-9]*$`)
+	processID = regexp.MustCompile(`^[1-9][0-9]*$`)
 )
 
 // paneInfo is one pane as tmux reports it.
