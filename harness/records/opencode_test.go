@@ -135,7 +135,7 @@ func TestOpencodeOtherWorktreeAndNoDatabase(t *testing.T) {
 }
 
 // execSQLite is the sqlite3 CLI the product reaches through its runner
-// (backends.SQLiteQuery), called directly: this package sits below backends.
+// (backends/sqlite), called directly: this package sits below backends.
 func execSQLite(ctx context.Context, db, query string) ([]byte, error) {
 	return exec.CommandContext(ctx, "sqlite3", "-readonly", "-json", "-cmd", ".timeout 2000", db, query).Output()
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/backends/sqlite"
 	"fmctl/harness"
 	"fmctl/harness/records"
 	"fmctl/tests/agents/seed"
@@ -466,7 +467,7 @@ func trimScreen(s string) string {
 
 // reader is the agent's own record for the harness the task runs now.
 func (l *lab) reader() records.Reader {
-	r, err := records.For(l.current, records.Where{Home: l.home, Worktree: l.wt, Query: backends.SQLiteQuery(backends.NewExecRunner(""))})
+	r, err := records.For(l.current, records.Where{Home: l.home, Worktree: l.wt, Query: sqlite.Query(backends.NewExecRunner(""))})
 	if err != nil {
 		l.t.Fatal(err)
 	}

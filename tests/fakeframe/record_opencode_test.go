@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fmctl/backends"
+	"fmctl/backends/sqlite"
 	"fmctl/harness/records"
 )
 
@@ -22,7 +23,7 @@ func TestOpencodePromptReadsBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := records.For("opencode", records.Where{Home: home, Worktree: dir, Query: backends.SQLiteQuery(backends.NewExecRunner(""))})
+	r, err := records.For("opencode", records.Where{Home: home, Worktree: dir, Query: sqlite.Query(backends.NewExecRunner(""))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"fmctl/backends"
+	"fmctl/backends/git"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
@@ -102,7 +103,7 @@ func checkSecondmateHome(t *task.Target, home string) (int, error) {
 }
 
 // git runs one git command in dir, bounded and with the repository-location
-// variables dropped (backends.Git).
+// variables dropped (git.Run).
 func (c *Controller) git(ctx context.Context, dir string, args ...string) (string, error) {
-	return backends.Git(ctx, c.runner, c.tun.GitTimeout, dir, args...)
+	return git.Run(ctx, c.runner, c.tun.GitTimeout, dir, args...)
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // Git runs `git -C dir args...` and returns its trimmed stdout (the CLI
-// passes backends.Git, bounded by FM_GIT_TIMEOUT; tests pass real git or a
+// passes git.Run, bounded by FM_GIT_TIMEOUT; tests pass real git or a
 // fake).
 type Git func(ctx context.Context, dir string, args ...string) (string, error)
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"fmctl/backends"
+	"fmctl/backends/git"
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/harness"
@@ -48,7 +49,7 @@ func (s Spawner) planWorktree(ctx context.Context, home config.Home, f config.Fi
 
 // gitRoot returns the worktree root containing dir, or why there is none.
 func (s Spawner) gitRoot(ctx context.Context, dir string) (string, error) {
-	top, err := backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, dir, "rev-parse", "--show-toplevel")
+	top, err := git.Run(ctx, s.Runner, s.Tunables.GitTimeout, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", errors.New(backends.StderrOf(err))
 	}
@@ -101,7 +102,7 @@ func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Ki
 	}
 	// Every untracked file is listed so fmctl's own wiring (a previous
 	// incarnation's hooks or plugin) can be told from the user's work.
-	status, err := backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, wt, "status", "--porcelain", "--untracked-files=all")
+	status, err := git.Run(ctx, s.Runner, s.Tunables.GitTimeout, wt, "status", "--porcelain", "--untracked-files=all")
 	if err != nil {
 		return worktreePlan{}, fault.Failed("--worktree '%s': its status cannot be read (%s)", wt, backends.StderrOf(err)).Coded(fault.EBadWorktree)
 	}
@@ -132,7 +133,7 @@ func (s Spawner) projectRoot(ctx context.Context, project string) (string, error
 // sameRepository refuses a worktree of another repository than project's.
 func (s Spawner) sameRepository(ctx context.Context, req Request, wt, project string) error {
 	common := func(dir string) string {
-		c, err := backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+		c, err := git.Run(ctx, s.Runner, s.Tunables.GitTimeout, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
 		if err != nil {
 			return ""
 		}
@@ -174,42 +175,42 @@ func (s Spawner) planNewWorktree(ctx context.Context, home config.Home, f config
 	if err != nil {
 		return worktreePlan{}, err
 	}
-	git := func(args ...string) (string, error) {
-		return backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, project, args...)
+	inProject := func(args ...string) (string, error) {
+		return git.Run(ctx, s.Runner, s.Tunables.GitTimeout, project, args...)
 	}
 	plan := worktreePlan{Dir: filepath.Join(worktreesDir(home, f, project), req.ID), Project: project, Branch: req.Branch, New: true}
 	if plan.Branch == "" {
 		plan.Branch = "fm/" + req.ID
 	}
-	if _, err := git("check-ref-format", "--branch", plan.Branch); err != nil {
+	if _, err := inProject("check-ref-format", "--branch", plan.Branch); err != nil {
 		return worktreePlan{}, fault.Usage("--branch '%s' is not a valid branch name", state.Printable(plan.Branch))
 	}
 	if _, err := os.Lstat(plan.Dir); !errors.Is(err, fs.ErrNotExist) {
 		return worktreePlan{}, fault.Failed("task %s's worktree '%s' already exists; adopt it with fm-spawn %s --worktree '%s', or remove it (git -C '%s' worktree remove '%s')", req.ID, plan.Dir, req.ID, plan.Dir, project, plan.Dir).Coded(fault.EBadWorktree)
 	}
-	if _, err := git("rev-parse", "--verify", "-q", "refs/heads/"+plan.Branch); err == nil {
+	if _, err := inProject("rev-parse", "--verify", "-q", "refs/heads/"+plan.Branch); err == nil {
 		return worktreePlan{}, fault.Failed("branch '%s' already exists in '%s'; name another with --branch, or delete it (git -C '%s' branch -D %s)", plan.Branch, project, project, plan.Branch).Coded(fault.EBadWorktree)
 	}
-	if _, err := git("remote", "get-url", "origin"); err == nil {
-		if _, err := git("fetch", "--quiet", "origin"); err != nil {
+	if _, err := inProject("remote", "get-url", "origin"); err == nil {
+		if _, err := inProject("fetch", "--quiet", "origin"); err != nil {
 			s.Print.Warn("could not fetch origin in %s (%s); the worktree is based on what is already there", project, backends.StderrOf(err))
 		}
 	}
 	base := req.Base
 	if base == "" {
 		base = "HEAD"
-		if _, err := git("rev-parse", "--verify", "-q", "origin/HEAD^{commit}"); err == nil {
+		if _, err := inProject("rev-parse", "--verify", "-q", "origin/HEAD^{commit}"); err == nil {
 			base = "origin/HEAD"
 		}
 	}
-	if plan.BaseSHA, err = git("rev-parse", "--verify", "-q", base+"^{commit}"); err != nil {
+	if plan.BaseSHA, err = inProject("rev-parse", "--verify", "-q", base+"^{commit}"); err != nil {
 		if req.Base == "" {
 			return worktreePlan{}, fault.Failed("--project '%s' has no commit to start the task's worktree from; commit there first (git -C '%s' commit), or pass --base REF", project, project).Coded(fault.EBadWorktree)
 		}
 		return worktreePlan{}, fault.Failed("--base '%s' names no commit in '%s'", state.Printable(base), project).Coded(fault.EBadWorktree).
 			Hint("pass a branch, tag or commit of that repository")
 	}
-	if up, err := git("rev-parse", "--verify", "-q", base+"@{upstream}^{commit}"); err == nil {
+	if up, err := inProject("rev-parse", "--verify", "-q", base+"@{upstream}^{commit}"); err == nil {
 		plan.Upstream = up
 	}
 	return plan, nil
@@ -224,14 +225,14 @@ func (s Spawner) create(ctx context.Context, plan worktreePlan) error {
 	if err := os.MkdirAll(filepath.Dir(plan.Dir), 0o755); err != nil {
 		return fault.Failed("create the worktrees directory %s: %v", filepath.Dir(plan.Dir), err)
 	}
-	if _, err := backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, plan.Project, "worktree", "add", "--quiet", "-b", plan.Branch, plan.Dir, plan.BaseSHA); err != nil {
+	if _, err := git.Run(ctx, s.Runner, s.Tunables.GitTimeout, plan.Project, "worktree", "add", "--quiet", "-b", plan.Branch, plan.Dir, plan.BaseSHA); err != nil {
 		return fault.Failed("git worktree add '%s' on branch %s failed: %s", plan.Dir, plan.Branch, backends.StderrOf(err))
 	}
 	for _, want := range []string{plan.BaseSHA, plan.Upstream} {
 		if want == "" {
 			continue
 		}
-		if _, err := backends.Git(ctx, s.Runner, s.Tunables.GitTimeout, plan.Dir, "merge-base", "--is-ancestor", want, "HEAD"); err != nil {
+		if _, err := git.Run(ctx, s.Runner, s.Tunables.GitTimeout, plan.Dir, "merge-base", "--is-ancestor", want, "HEAD"); err != nil {
 			s.remove(ctx, plan)
 			return fault.Failed("the new worktree's head does not descend from %s (its base or the base's upstream), so the base is behind; update it (git -C '%s' pull --ff-only) or pass --base naming the upstream. The worktree was removed", want, plan.Project).Coded(fault.EBadWorktree)
 		}
@@ -245,8 +246,8 @@ func (s Spawner) remove(ctx context.Context, plan worktreePlan) {
 		return
 	}
 	limit := s.Tunables.GitTimeout
-	_, _ = backends.Git(ctx, s.Runner, limit, plan.Project, "worktree", "remove", "--force", plan.Dir)
-	_, _ = backends.Git(ctx, s.Runner, limit, plan.Project, "branch", "-D", plan.Branch)
+	_, _ = git.Run(ctx, s.Runner, limit, plan.Project, "worktree", "remove", "--force", plan.Dir)
+	_, _ = git.Run(ctx, s.Runner, limit, plan.Project, "branch", "-D", plan.Branch)
 }
 
 // withoutWiring drops git status lines that name fmctl's own wiring files.

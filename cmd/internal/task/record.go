@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"fmctl/backends"
+	"fmctl/backends/sqlite"
 	"fmctl/harness/records"
 )
 
@@ -20,7 +21,7 @@ func (t *Target) AgentRecord(obs backends.Observation) (records.Reader, bool) {
 	if !t.HasHarness || !records.Has(t.Harness.Name) {
 		return nil, false
 	}
-	where := records.Where{Query: backends.SQLiteQuery(t.runner)}
+	where := records.Where{Query: sqlite.Query(t.runner)}
 	if place, err := backends.ReadAgentPlace("/proc", obs.AgentPID); err == nil {
 		where.Home, where.Worktree = place.Home, place.Dir
 	} else {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"fmctl/backends"
+	"fmctl/backends/git"
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/lifecycle"
@@ -27,7 +28,7 @@ type Runner struct {
 }
 
 func (r Runner) git(ctx context.Context, dir string, args ...string) (string, error) {
-	return backends.Git(ctx, r.Runner, r.Tunables.GitTimeout, dir, args...)
+	return git.Run(ctx, r.Runner, r.Tunables.GitTimeout, dir, args...)
 }
 
 // Teardown runs the whole teardown of task id under its lifecycle lock.
