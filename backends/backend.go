@@ -2,9 +2,13 @@ package backends
 
 import (
 	"context"
+	"strings"
 
 	"fmctl/harness"
 )
+
+// Env reads an environment variable.
+type Env func(string) string
 
 // Endpoint is where one task's agent runs, as its record names it.
 type Endpoint struct {
@@ -122,6 +126,19 @@ func SendsAsPaste(b Backend, text string) bool {
 	return !ok || p.Pastes(text)
 }
 
+// pasteThreshold: longer text goes as a bracketed paste. Peers report long
+// prompts typed through send-keys arriving truncated, and a paste reaches the
+// agent as one message rather than one keystroke burst per line.
+const pasteThreshold = 512
+
+// NeedsPaste: multi-line or long text, or text holding a tab, goes as a
+// bracketed paste where a backend can type text either way (tmux, herdr).
+// Typed, a tab is the Tab key to an agent's TUI (opencode switches agents
+// on it, claude toggles thinking), not text.
+func NeedsPaste(text string) bool {
+	return strings.ContainsAny(text, "\r\n\t") || len(text) > pasteThreshold
+}
+
 // CaptureTyper is an optional Backend ability: capture the screen and type
 // text in one multiplexer call.
 type CaptureTyper interface {
@@ -155,6 +172,39 @@ func (t Turn) Busy() bool { return t == TurnWorking || t == TurnBlocked }
 // could not be read, or the endpoint holds no agent.
 type TurnReader interface {
 	Turn(ctx context.Context, ep Endpoint) Turn
+}
+
+// StatesReader is an optional Backend ability: classify many endpoints with
+// one multiplexer call instead of one per endpoint, for a read of every
+// task (fm-control list).
+type StatesReader interface {
+	AgentStates(ctx context.Context, eps []Endpoint) []Observation
+}
+
+// HistoryReader is an optional Backend ability: the endpoint's last lines,
+// scrollback included, as plain text.
+type HistoryReader interface {
+	History(ctx context.Context, ep Endpoint, lines int) ([]string, error)
+}
+
+// LastLines splits text into lines and keeps the last n, trailing blank
+// lines dropped first (a screen's unused rows are not the agent's output).
+func LastLines(text string, n int) []string {
+	rows := strings.Split(text, "\n")
+	for len(rows) > 0 && strings.TrimSpace(rows[len(rows)-1]) == "" {
+		rows = rows[:len(rows)-1]
+	}
+	if len(rows) > n {
+		rows = rows[len(rows)-n:]
+	}
+	return rows
+}
+
+// CallerSessionReader is an optional Backend ability: name the session
+// holding the caller's own pane (tmux's TMUX_PANE), where a spawn from
+// inside the multiplexer puts its endpoint unless one is configured.
+type CallerSessionReader interface {
+	CallerSession(ctx context.Context, pane string) (string, error)
 }
 
 // Pane is one live endpoint on a backend's server and what runs in it.

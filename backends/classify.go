@@ -7,11 +7,11 @@ import (
 	"fmctl/harness"
 )
 
-// classifyPane decides a pane's agent state from its terminal's processes and
+// ClassifyPane decides a pane's agent state from its terminal's processes and
 // tmux's pane_current_command. Either source naming a harness is enough for
 // alive: a false "dead" could launch a second agent onto a live worktree,
 // while a false "alive" only refuses.
-func classifyPane(procs []Process, procErr error, currentCommand string) Observation {
+func ClassifyPane(procs []Process, procErr error, currentCommand string) Observation {
 	var fg, fgAgents, fgOther []string
 	var stoppedAgent string
 	agentPID := 0

@@ -45,7 +45,7 @@ func TestClassifyPane(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			obs := classifyPane(c.procs, c.procErr, c.current)
+			obs := ClassifyPane(c.procs, c.procErr, c.current)
 			if obs.State != c.want {
 				t.Fatalf("state = %s (%s), want %s", obs.State, obs.Detail, c.want)
 			}
@@ -62,15 +62,15 @@ func TestClassifyPane(t *testing.T) {
 }
 
 func TestClassifyPaneDetailNamesTheCause(t *testing.T) {
-	obs := classifyPane(nil, errors.New("stat tty /dev/pts/9: gone"), "")
+	obs := ClassifyPane(nil, errors.New("stat tty /dev/pts/9: gone"), "")
 	if !strings.Contains(obs.Detail, "/dev/pts/9: gone") {
 		t.Errorf("unreadable detail %q hides the proc error", obs.Detail)
 	}
-	obs = classifyPane([]Process{fgProc(2, "vim")}, nil, "vim")
+	obs = ClassifyPane([]Process{fgProc(2, "vim")}, nil, "vim")
 	if len(obs.Names) != 1 || obs.Names[0] != "vim" || !strings.Contains(obs.Detail, "vim") {
 		t.Errorf("unattributed observation = %+v, want it to name vim", obs)
 	}
-	obs = classifyPane([]Process{bgProc(2, "claude", 'T'), fgProc(1, "bash")}, nil, "bash")
+	obs = ClassifyPane([]Process{bgProc(2, "claude", 'T'), fgProc(1, "bash")}, nil, "bash")
 	if obs.Names[0] != "claude" {
 		t.Errorf("suspended names %v, want the stopped agent", obs.Names)
 	}

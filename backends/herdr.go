@@ -99,7 +99,7 @@ func herdrSessionError(name string) string {
 // herdrValidID accepts herdr's public ids: atoms joined by colons (w1, w1:t2, w1:p2).
 func herdrValidID(id string) bool {
 	for _, part := range strings.Split(id, ":") {
-		if !validAtom(part) {
+		if !ValidAtom(part) {
 			return false
 		}
 	}
@@ -192,9 +192,9 @@ func herdrArgError(text string) error {
 	return nil
 }
 
-// Pastes: what pastes says goes wrapped in bracketed-paste markers, the
+// Pastes: what NeedsPaste says goes wrapped in bracketed-paste markers, the
 // rest as typed keys.
-func (h *Herdr) Pastes(text string) bool { return pastes(text) }
+func (h *Herdr) Pastes(text string) bool { return NeedsPaste(text) }
 
 func (h *Herdr) SendText(ctx context.Context, ep Endpoint, text string) error {
 	session, pane, err := SplitHerdrTarget(ep.Target)
@@ -598,7 +598,7 @@ func (h *Herdr) ValidateRecord(ep Endpoint) error {
 			return fmt.Errorf("herdr record has %s=%s, which is not a herdr id", k, v)
 		}
 	}
-	if v, ok := ep.Fields[state.KeyPanePID]; ok && !processID.MatchString(v) {
+	if v, ok := ep.Fields[state.KeyPanePID]; ok && !ValidPID(v) {
 		return fmt.Errorf("herdr record has %s=%s, which is not a process id", state.KeyPanePID, v)
 	}
 	if want := ep.Field("herdr_session") + ":" + ep.Field("herdr_pane_id"); window != want {

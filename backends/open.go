@@ -8,9 +8,6 @@ import (
 	"fmctl/config"
 )
 
-// Env reads an environment variable.
-type Env func(string) string
-
 // Open returns the adapter for a backend name, configured from m (the tmux
 // socket a private server uses, zellij's session, ...) and env (herdr's
 // session, the cache directory).

@@ -61,8 +61,3 @@ func RecreateSpec(ep Endpoint) CreateSpec {
 // endpoint a killed fm-spawn created but never recorded can be found and
 // settled. herdr and zellij name panes by ids the record alone holds.
 func SettlesByLabel(name string) bool { return name == harness.BackendTmux }
-
-// RecordEndpoint is the endpoint task id's record names.
-func RecordEndpoint(id string, r state.Record) Endpoint {
-	return Endpoint{Backend: r.Backend(), Target: r.Window(), TaskID: id, Worktree: r.Worktree(), Fields: r.Map()}
-}

@@ -271,7 +271,7 @@ func TestProcFSAndPSAgreeOnARealTTY(t *testing.T) {
 			t.Errorf("Process(%d): procfs %+v (%v), ps %+v (%v)", p.PID, x, err1, y, err2)
 		}
 	}
-	if obs := classifyPane(a, nil, "sleep"); obs.State != StateUnattributed {
+	if obs := ClassifyPane(a, nil, "sleep"); obs.State != StateUnattributed {
 		t.Errorf("a pane running sleep classifies as %s, want unattributed", obs.State)
 	}
 }

@@ -27,6 +27,12 @@ func (c Cmd) String() string {
 	return c.Path + " " + strings.Join(c.Args, " ")
 }
 
+// Environ is the whole environment the program runs with: the inherited
+// one, without Unset, with Env appended.
+func (c Cmd) Environ() []string {
+	return append(without(os.Environ(), c.Unset), c.Env...)
+}
+
 // Output is what a finished program printed.
 type Output struct {
 	Stdout   []byte
@@ -112,7 +118,7 @@ func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 	if len(c.Env) > 0 || len(c.Unset) > 0 {
-		cmd.Env = append(without(os.Environ(), c.Unset), c.Env...)
+		cmd.Env = c.Environ()
 	}
 	if c.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
@@ -158,11 +164,11 @@ func without(env, names []string) []string {
 	return out
 }
 
-func (r *ExecRunner) trace(c Cmd, d time.Duration) { appendTrace(r.TracePath, c, d) }
+func (r *ExecRunner) trace(c Cmd, d time.Duration) { AppendTrace(r.TracePath, c, d) }
 
-// appendTrace appends one call to the trace at path: elapsed microseconds,
+// AppendTrace appends one call to the trace at path: elapsed microseconds,
 // the program and its argv, tab-separated.
-func appendTrace(path string, c Cmd, d time.Duration) {
+func AppendTrace(path string, c Cmd, d time.Duration) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return

@@ -97,20 +97,8 @@ func SplitTmuxTarget(target string) (session, window string, err error) {
 	return s, w, nil
 }
 
-// pasteThreshold: longer text goes as a bracketed paste. Peers report long
-// prompts typed through send-keys arriving truncated, and a paste reaches the
-// agent as one message rather than one keystroke burst per line.
-const pasteThreshold = 512
-
-// pastes: multi-line or long text, or text holding a tab, goes as a
-// bracketed paste. Typed, a tab is the Tab key to an agent's TUI (opencode
-// switches agents on it, claude toggles thinking), not text.
-func pastes(text string) bool {
-	return strings.ContainsAny(text, "\r\n\t") || len(text) > pasteThreshold
-}
-
-// Pastes: see pastes; the rest goes as typed keys (send-keys -l).
-func (t *Tmux) Pastes(text string) bool { return pastes(text) }
+// Pastes: see backends.NeedsPaste; the rest goes as typed keys (send-keys -l).
+func (t *Tmux) Pastes(text string) bool { return NeedsPaste(text) }
 
 func (t *Tmux) SendText(ctx context.Context, ep Endpoint, text string) error {
 	_, err := t.sendText(ctx, ep, text, false)
@@ -269,7 +257,7 @@ func (t *Tmux) classify(ctx context.Context, info paneInfo) Observation {
 	if info.tty != "" {
 		procs, procErr = t.paneProcs(ctx, info)
 	}
-	obs := classifyPane(procs, procErr, info.command)
+	obs := ClassifyPane(procs, procErr, info.command)
 	obs.CurrentPath = info.path
 	return obs
 }
@@ -342,27 +330,11 @@ func (t *Tmux) ValidateRecord(ep Endpoint) error {
 	if err != nil {
 		return err
 	}
-	if !validAtom(session) {
+	if !ValidAtom(session) {
 		return fmt.Errorf("tmux session '%s' in window=%s has characters outside [A-Za-z0-9._@%%+-]", session, ep.Target)
 	}
 	if ep.TaskID != "" && window != "fm-"+ep.TaskID {
 		return fmt.Errorf("recorded window %s is not task %s's window fm-%s", ep.Target, ep.TaskID, ep.TaskID)
 	}
 	return validateTmuxIDs(ep)
-}
-
-// validAtom is the character set an endpoint part may use.
-func validAtom(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("._@%+-", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }

@@ -77,8 +77,8 @@ type paneGate struct {
 func gateOf(ep Endpoint) (paneGate, bool) {
 	session, window, err := SplitTmuxTarget(ep.Target)
 	pane, windowID, pid := ep.Field(KeyTmuxPane), ep.Field(KeyTmuxWindow), ep.Field(KeyTmuxPanePID)
-	if err != nil || !validAtom(session) || !validAtom(window) || !tmuxPaneID.MatchString(pane) ||
-		!tmuxWindowID.MatchString(windowID) || !processID.MatchString(pid) {
+	if err != nil || !ValidAtom(session) || !ValidAtom(window) || !tmuxPaneID.MatchString(pane) ||
+		!tmuxWindowID.MatchString(windowID) || !ValidPID(pid) {
 		return paneGate{}, false
 	}
 	n, err := strconv.Atoi(pid)
@@ -138,7 +138,7 @@ func foregroundName(leader Process) string {
 	if strings.HasPrefix(name, "/") {
 		name = path.Base(name)
 	}
-	if !validAtom(name) {
+	if !ValidAtom(name) {
 		return ""
 	}
 	return name

@@ -27,8 +27,6 @@ const (
 var (
 	tmuxPaneID   = regexp.MustCompile(`^%[0-9]+$`)
 	tmuxWindowID = regexp.MustCompile(`^@[0-9]+$`)
-	// processID is a recorded pid (tmux_pane_pid, pane_pid): a positive decimal.
-	processID = regexp.MustCompile(`^[1-9][0-9]*$`)
 )
 
 // paneInfo is one pane as tmux reports it.
@@ -184,7 +182,7 @@ func validateTmuxIDs(ep Endpoint) error {
 	if v, ok := ep.Fields[KeyTmuxWindow]; ok && !tmuxWindowID.MatchString(v) {
 		return fmt.Errorf("%s=%s is not a tmux window id (@N)", KeyTmuxWindow, v)
 	}
-	if v, ok := ep.Fields[KeyTmuxPanePID]; ok && !processID.MatchString(v) {
+	if v, ok := ep.Fields[KeyTmuxPanePID]; ok && !ValidPID(v) {
 		return fmt.Errorf("%s=%s is not a process id", KeyTmuxPanePID, v)
 	}
 	return nil
@@ -260,7 +258,7 @@ func (t *Tmux) newWindow(ctx context.Context, session string, spec CreateSpec) (
 		return paneInfo{}, fmt.Errorf("tmux created %s but printed no pane and window id (%q)", target, out.Stdout)
 	}
 	info := paneInfo{pane: pane, windowID: window, session: session, window: spec.Label}
-	if processID.MatchString(pid) {
+	if ValidPID(pid) {
 		info.pid, _ = strconv.Atoi(pid)
 	}
 	return info, nil

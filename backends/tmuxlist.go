@@ -7,19 +7,6 @@ import (
 	"strings"
 )
 
-// StatesReader is an optional Backend ability: classify many endpoints with
-// one multiplexer call instead of one per endpoint, for a read of every
-// task (fm-control list).
-type StatesReader interface {
-	AgentStates(ctx context.Context, eps []Endpoint) []Observation
-}
-
-// HistoryReader is an optional Backend ability: the endpoint's last lines,
-// scrollback included, as plain text.
-type HistoryReader interface {
-	History(ctx context.Context, ep Endpoint, lines int) ([]string, error)
-}
-
 // snapshotFormat is every pane on the server as lookup reads one, behind
 // whether it is its window's active pane (the one list-windows reports).
 const snapshotFormat = "#{pane_active}\t" + paneFormat
@@ -101,17 +88,4 @@ func (t *Tmux) History(ctx context.Context, ep Endpoint, lines int) ([]string, e
 		return nil, fmt.Errorf("tmux capture-pane %s (%s): %w", ep.Target, pane, err)
 	}
 	return LastLines(string(out.Stdout), lines), nil
-}
-
-// LastLines splits text into lines and keeps the last n, trailing blank
-// lines dropped first (a screen's unused rows are not the agent's output).
-func LastLines(text string, n int) []string {
-	rows := strings.Split(text, "\n")
-	for len(rows) > 0 && strings.TrimSpace(rows[len(rows)-1]) == "" {
-		rows = rows[:len(rows)-1]
-	}
-	if len(rows) > n {
-		rows = rows[len(rows)-n:]
-	}
-	return rows
 }

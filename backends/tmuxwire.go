@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"fmctl/backends/tmuxwire"
@@ -39,12 +38,12 @@ func (w *TmuxWire) Run(ctx context.Context, c Cmd) (Output, error) {
 		return w.Exec.Run(ctx, c)
 	}
 	start := time.Now()
-	res, err := w.Carrier.Run(ctx, c.Args, append(without(os.Environ(), c.Unset), c.Env...), c.Stdin)
+	res, err := w.Carrier.Run(ctx, c.Args, c.Environ(), c.Stdin)
 	if errors.Is(err, tmuxwire.ErrNotSent) {
 		return w.Exec.Run(ctx, c)
 	}
 	if w.TracePath != "" {
-		appendTrace(w.TracePath, Cmd{Path: wireTraceName, Args: c.Args}, time.Since(start))
+		AppendTrace(w.TracePath, Cmd{Path: wireTraceName, Args: c.Args}, time.Since(start))
 	}
 	out := Output{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode}
 	if err != nil {

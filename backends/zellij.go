@@ -73,7 +73,7 @@ func (t zellijTarget) String() string { return t.session + ":" + t.pane }
 // SplitZellijTarget splits `session:pane_id`.
 func SplitZellijTarget(target string) (session, pane string, err error) {
 	s, p, ok := strings.Cut(target, ":")
-	if !ok || !validAtom(s) || !zellijNumeric(p) {
+	if !ok || !ValidAtom(s) || !zellijNumeric(p) {
 		return "", "", fmt.Errorf("zellij endpoint '%s' is not session:pane_id (a session name in [A-Za-z0-9._@%%+-] and a numeric pane id)", target)
 	}
 	return s, p, nil
@@ -348,7 +348,7 @@ func (z *Zellij) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 	if session == "" {
 		session = z.o.DefaultSession
 	}
-	if !validAtom(session) {
+	if !ValidAtom(session) {
 		return nil, fmt.Errorf("zellij session name '%s' has characters outside [A-Za-z0-9._@%%+-]", session)
 	}
 	if spec.Label == "" || spec.Dir == "" {
@@ -509,7 +509,7 @@ func (z *Zellij) ValidateRecord(ep Endpoint) error {
 			return fmt.Errorf("zellij record %s=%s is not a numeric id", k, ep.Field(k))
 		}
 	}
-	if v, ok := ep.Fields[state.KeyPanePID]; ok && !processID.MatchString(v) {
+	if v, ok := ep.Fields[state.KeyPanePID]; ok && !ValidPID(v) {
 		return fmt.Errorf("zellij record has %s=%s, which is not a process id", state.KeyPanePID, v)
 	}
 	if want := ep.Field("zellij_session") + ":" + ep.Field("zellij_pane_id"); want != t.String() {
