@@ -107,3 +107,10 @@ func TestBackoffStartsAtMinPollAndDoublesToItsCap(t *testing.T) {
 		}
 	}
 }
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

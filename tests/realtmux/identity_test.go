@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"fmctl/backends"
+	"fmctl/backends/tmux"
+	"fmctl/state"
 )
 
 // spawnRig is a private server whose panes (and fm-spawn) find the fake
@@ -64,7 +65,7 @@ func (r *spawnRig) spawn(id, wt string) string {
 	r.t.Helper()
 	res := r.fm(nil, "fm-spawn", id, "--harness", "claude", "--worktree", wt)
 	wantCode(r.t, res, 0, "fm-spawn "+id)
-	pane := r.recordValue(id, backends.KeyTmuxPane)
+	pane := r.recordValue(id, state.KeyTmuxPane)
 	if !strings.HasPrefix(pane, "%") {
 		r.t.Fatalf("state/%s.meta has no tmux_pane_id:\n%s", id, readFile(filepath.Join(r.home, "state", id+".meta")))
 	}
@@ -261,7 +262,7 @@ func TestShellLineClear(t *testing.T) {
 			s.tmux("send-keys", "-t", pane, "-l", "echo LEFTOVER")
 			s.tmux("send-keys", "-t", pane, "Left", "Left", "Left")
 			waitFor(t, 5*time.Second, name+" echoes the leftover", func() bool { return strings.Contains(s.capture(pane), "LEFTOVER") }, screen)
-			s.tmux(append([]string{"send-keys", "-t", pane}, backends.ShellLineClear...)...)
+			s.tmux(append([]string{"send-keys", "-t", pane}, tmux.ShellLineClear...)...)
 			// The command's effect, not the screen, is the proof: any
 			// leftover would change what lands in out (or where).
 			out := filepath.Join(s.dir, "out-"+name)

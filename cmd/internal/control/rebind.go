@@ -24,7 +24,7 @@ func (c *Controller) runRebind(ctx context.Context, t *task.Target) error {
 		return fault.Failed("fmctl's %s adapter cannot list panes to re-point a record, so rebind cannot correct task %s there; nothing was changed", t.BackendName, t.ID).Coded(fault.ENoAdapter)
 	}
 	obs := t.Backend.AgentState(ctx, t.Endpoint)
-	hasIDs := t.Task.Record.Get(backends.KeyTmuxPane) != ""
+	hasIDs := t.Task.Record.Get(state.KeyTmuxPane) != ""
 	switch obs.State {
 	case backends.StateUnreadable:
 		return fault.Failed("task %s's endpoint %s cannot be read (%s); rebind needs the backend to answer, nothing was changed", t.ID, t.Endpoint.Target, obs.Detail).Coded(fault.EEndpointUnreadable)
@@ -105,7 +105,7 @@ func findClaimant(ctx context.Context, pf backends.PaneFinder, t *task.Target, o
 	if err != nil {
 		return backends.Pane{}, fault.Failed("cannot list the panes in task %s's worktree %s: %v; nothing was changed", t.ID, wt, err)
 	}
-	label, recorded := state.Label(t.ID), t.Task.Record.Get(backends.KeyTmuxPane)
+	label, recorded := state.Label(t.ID), t.Task.Record.Get(state.KeyTmuxPane)
 	var claimants []backends.Pane
 	var names []string
 	for _, p := range panes {

@@ -63,6 +63,12 @@ func TestSigClassifyOnRealCaptures(t *testing.T) {
 	}
 }
 
+// pastingComposer says which texts go as one paste as the tmux and herdr
+// adapters do (backends.NeedsPaste).
+type pastingComposer struct{ fakeComposer }
+
+func (*pastingComposer) Pastes(text string) bool { return backends.NeedsPaste(text) }
+
 // TestSettleBeforeEnterFollowsHowTheTextWasSent: claude loses an Enter
 // right after a paste but never after typed keys; gemini reads either as
 // a paste; a backend that does not say how it sends is taken to paste.
@@ -79,7 +85,7 @@ func TestSettleBeforeEnterFollowsHowTheTextWasSent(t *testing.T) {
 		return sig
 	}
 	claude, gemini := sigOf("claude"), sigOf("gemini")
-	tmux := &backends.Tmux{}
+	paster := &pastingComposer{}
 	long := strings.Repeat("x", 600)
 	for _, c := range []struct {
 		name string
@@ -88,11 +94,11 @@ func TestSettleBeforeEnterFollowsHowTheTextWasSent(t *testing.T) {
 		text string
 		want time.Duration
 	}{
-		{"claude typed", tmux, claude, "hello", 0},
-		{"claude multi-line paste", tmux, claude, "a\nb", claude.PasteSettle},
-		{"claude long paste", tmux, claude, long, claude.PasteSettle},
-		{"gemini typed", tmux, gemini, "hello", gemini.TypedSettle},
-		{"gemini paste", tmux, gemini, "a\nb", gemini.PasteSettle},
+		{"claude typed", paster, claude, "hello", 0},
+		{"claude multi-line paste", paster, claude, "a\nb", claude.PasteSettle},
+		{"claude long paste", paster, claude, long, claude.PasteSettle},
+		{"gemini typed", paster, gemini, "hello", gemini.TypedSettle},
+		{"gemini paste", paster, gemini, "a\nb", gemini.PasteSettle},
 		{"claude on a backend that does not say", &fakeComposer{}, claude, "hello", claude.PasteSettle},
 	} {
 		if got := settleBeforeEnter(c.b, c.sig, c.text); got != c.want {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/backends/mux"
 	"fmctl/cmd/internal/fault"
 	"fmctl/state"
 )
@@ -132,7 +133,7 @@ func (l Launcher) liveSharers(ctx context.Context, store state.Store, id, wt str
 // Observe reads a recorded task's endpoint state, on the backend its record
 // names; a backend that cannot be opened reads unreadable.
 func (l Launcher) Observe(ctx context.Context, task *state.Task) backends.Observation {
-	be, err := backends.Open(task.Record.Backend(), l.Runner, backends.Env(l.Env), l.Tunables.Mux)
+	be, err := mux.Open(task.Record.Backend(), l.Runner, backends.Env(l.Env), l.Tunables.Mux)
 	if err != nil {
 		return backends.Observation{State: backends.StateUnreadable, Detail: err.Error()}
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"fmctl/backends"
+	"fmctl/backends/mux"
 	"fmctl/cmd/internal/fault"
 	"fmctl/state"
 )
@@ -44,14 +45,14 @@ func (l Launcher) SettleIntent(ctx context.Context, store state.Store, id string
 	}
 	backend, wt := intent.Get(state.KeyBackend), intent.Worktree()
 	window = intent.Get("container") + ":" + state.Label(id)
-	if !backends.SettlesByLabel(backend) {
+	if !mux.SettlesByLabel(backend) {
 		return "", "", fault.Failed("task %s's spawn on %s was interrupted (intent %s); fmctl can settle only a tmux spawn", id, backend, path).Coded(fault.ETornSpawn).
 			Hint("check that backend for an endpoint %s, then remove the intent", state.Label(id))
 	}
 	if task, err := store.LoadTask("fm-spawn", id); err == nil && task.Record.Window() == window {
 		return IntentAdopted, window, removeIntent(store, id)
 	}
-	be, err := backends.Open(backend, l.Runner, backends.Env(l.Env), l.Tunables.Mux)
+	be, err := mux.Open(backend, l.Runner, backends.Env(l.Env), l.Tunables.Mux)
 	if err != nil {
 		return "", "", fault.Failed("%w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"fmctl/backends"
+	"fmctl/backends/mux"
 	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
@@ -196,10 +197,10 @@ func (l Launcher) adoptEndpoint(ctx context.Context, t *task.Target, rec *state.
 }
 
 // recreate makes a replacement for a provably absent endpoint where the
-// record says (backends.RecreateSpec), never in a default container.
+// record says (mux.RecreateSpec), never in a default container.
 func (l Launcher) recreate(ctx context.Context, t *task.Target, rec *state.Record) (backends.Endpoint, error) {
 	ep := t.Endpoint
-	fields, err := t.Backend.Create(ctx, backends.RecreateSpec(ep))
+	fields, err := t.Backend.Create(ctx, mux.RecreateSpec(ep))
 	if err != nil {
 		return ep, fault.Failed("task %s's endpoint %s is provably absent, and a replacement could not be created: %v", t.ID, ep.Target, backends.StderrOf(err))
 	}

@@ -3,6 +3,7 @@ package spawn
 import (
 	"context"
 	"fmctl/backends"
+	"fmctl/backends/mux"
 	"strings"
 
 	ucli "github.com/urfave/cli/v3"
@@ -160,7 +161,7 @@ func spawn(ctx context.Context, d edge.Deps, req Request) error {
 // agent was placed on: the person is already attached, and the hint would
 // only nest a client in its own server.
 func insideBackend(d edge.Deps, backend string) bool {
-	name, _ := backends.Detect(backends.Env(d.Env))
+	name, _ := mux.Detect(backends.Env(d.Env))
 	return name == backend
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"fmctl/backends"
+	"fmctl/backends/mux"
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/state"
@@ -12,7 +13,7 @@ import (
 // chooseBackend picks the backend a fresh task runs on: --backend, then
 // FM_BACKEND, then the home's choice (config/backend or fm.toml's backend,
 // which must agree), then the multiplexer fm-spawn runs inside
-// (backends.Detect), then state.DefaultBackend. detected names the variable
+// (mux.Detect), then state.DefaultBackend. detected names the variable
 // that decided, if any.
 func (s Spawner) chooseBackend(home config.Home, f config.File, flag string) (name, detected string, err error) {
 	if flag != "" {
@@ -34,7 +35,7 @@ func (s Spawner) chooseBackend(home config.Home, f config.File, flag string) (na
 	if f.Backend != "" {
 		return f.Backend, "", nil
 	}
-	if name, variable := backends.Detect(backends.Env(s.Env)); name != "" {
+	if name, variable := mux.Detect(backends.Env(s.Env)); name != "" {
 		return name, variable, nil
 	}
 	return state.DefaultBackend, "", nil
@@ -50,11 +51,11 @@ func (s Spawner) tmuxSession(ctx context.Context, be backends.Backend, configure
 	// A named socket is a server of its own; the caller's session lives on
 	// the server $TMUX points at.
 	if s.Env("TMUX") == "" || s.Tunables.Mux.TmuxSocket != "" || s.Tunables.Mux.TmuxSocketPath != "" {
-		return backends.DefaultTmuxSession, nil
+		return mux.DefaultTmuxSession, nil
 	}
-	t, ok := be.(*backends.Tmux)
+	t, ok := be.(backends.CallerSessionReader)
 	if !ok {
-		return backends.DefaultTmuxSession, nil
+		return mux.DefaultTmuxSession, nil
 	}
 	sess, err := t.CallerSession(ctx, s.Env("TMUX_PANE"))
 	if err != nil {

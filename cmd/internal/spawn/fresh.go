@@ -9,6 +9,7 @@ import (
 
 	"fmctl/authority"
 	"fmctl/backends"
+	"fmctl/backends/mux"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/launch"
 	"fmctl/cmd/internal/task"
@@ -148,7 +149,7 @@ func (s Spawner) openBackend(f *fresh) error {
 	if !known || !ability.Adapter {
 		return fault.Failed("backend '%s' has no adapter in fmctl (use %s)", state.Printable(name), phrase.OrList(harness.AdapterBackendNames())).Coded(fault.ENoAdapter)
 	}
-	be, err := backends.Open(name, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
+	be, err := mux.Open(name, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
 	if err != nil {
 		return fault.Failed("%w", err)
 	}
@@ -162,7 +163,7 @@ func (s Spawner) openBackend(f *fresh) error {
 func (s Spawner) prepare(ctx context.Context, f *fresh) error {
 	var err error
 	id := f.req.ID
-	f.where = backends.ConfiguredContainer(f.backend, backends.Env(s.Env), s.Tunables.Mux, f.file)
+	f.where = mux.ConfiguredContainer(f.backend, backends.Env(s.Env), s.Tunables.Mux, f.file)
 	if f.backend == harness.BackendTmux {
 		if f.where, err = s.tmuxSession(ctx, f.be, f.where); err != nil {
 			return err
@@ -290,7 +291,7 @@ func (s Spawner) refuseDuplicate(ctx context.Context, home config.Home, store st
 		return err
 	}
 	name := task.Record.Backend()
-	be, err := backends.Open(name, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
+	be, err := mux.Open(name, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
 	if err != nil {
 		return fault.Failed("task %s already has a record (%s) on backend %s, which fmctl cannot inspect; refusing a duplicate launch", id, store.MetaPath(id), name).Coded(fault.ETaskExists)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"fmctl/backends"
+	"fmctl/backends/mux"
 	"fmctl/cmd/internal/launch"
 	"fmctl/config"
 	"fmctl/state"
@@ -27,7 +28,7 @@ func (s Spawner) guardFresh(ctx context.Context, home config.Home, store state.S
 	}
 	// A labelled window no record names (an fm-spawn killed before intents
 	// existed, or one made by hand) is settled like an interrupted spawn.
-	if _, err := os.Lstat(store.MetaPath(req.ID)); backends.SettlesByLabel(be.Name()) && errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(store.MetaPath(req.ID)); mux.SettlesByLabel(be.Name()) && errors.Is(err, fs.ErrNotExist) {
 		window := where + ":" + state.Label(req.ID)
 		act, err := launch.SettleOrphan(ctx, be, req.ID, window, wt)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"fmctl/backends"
+	"fmctl/backends/mux"
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/harness"
@@ -69,7 +70,7 @@ func (o Opener) Load(home config.Home, id string) (*Target, error) {
 	if !ability.Adapter {
 		return t, fault.Failed("task %s runs on the %s backend, for which fmctl ships no adapter; drive it with that backend's own tools", id, name).Coded(fault.ENoAdapter)
 	}
-	be, err := backends.Open(name, o.Runner, backends.Env(o.Env), o.Tunables.Mux)
+	be, err := mux.Open(name, o.Runner, backends.Env(o.Env), o.Tunables.Mux)
 	if err != nil {
 		return nil, fault.Failed("%w", err)
 	}

@@ -1,9 +1,11 @@
-package backends
+package tmux
 
 import (
 	"context"
 	"fmt"
 	"strings"
+
+	"fmctl/backends"
 )
 
 // ShellLineClear empties a shell's input line wherever its cursor is: C-e
@@ -17,7 +19,7 @@ import (
 // sits right of the cursor; C-c would also clear, but it is an interrupt.
 var ShellLineClear = []string{"C-e", "C-u"}
 
-func (t *Tmux) ClearShellLine(ctx context.Context, ep Endpoint) error {
+func (t *Adapter) ClearShellLine(ctx context.Context, ep backends.Endpoint) error {
 	pane, err := t.paneID(ctx, ep)
 	if err != nil {
 		return err
@@ -34,7 +36,7 @@ func (t *Tmux) ClearShellLine(ctx context.Context, ep Endpoint) error {
 // terminal wrapped are joined (capture-pane -J, trailing spaces kept);
 // a line editor that breaks rows itself (zsh) leaves them apart, so the
 // caller joins the tail rows as it needs.
-func (t *Tmux) ShellRows(ctx context.Context, ep Endpoint) ([]string, error) {
+func (t *Adapter) ShellRows(ctx context.Context, ep backends.Endpoint) ([]string, error) {
 	pane, err := t.paneID(ctx, ep)
 	if err != nil {
 		return nil, err

@@ -1,13 +1,14 @@
-package backends
+package mux
 
 import (
 	"testing"
 
+	"fmctl/backends"
 	"fmctl/config"
 	"fmctl/harness"
 )
 
-func envOf(m map[string]string) Env { return func(k string) string { return m[k] } }
+func envOf(m map[string]string) backends.Env { return func(k string) string { return m[k] } }
 
 func TestDetectPrefersTheInnermostMultiplexer(t *testing.T) {
 	cases := []struct {
@@ -40,11 +41,11 @@ func TestConfiguredContainerEnvBeforeFile(t *testing.T) {
 }
 
 func TestRecreateSpecKeepsTheRecordedPlace(t *testing.T) {
-	tm := RecreateSpec(Endpoint{Backend: harness.BackendTmux, Target: "fmses:fm-t1", TaskID: "t1", Worktree: "/w"})
-	if tm != (CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: "/w", Container: "fmses"}) {
+	tm := RecreateSpec(backends.Endpoint{Backend: harness.BackendTmux, Target: "fmses:fm-t1", TaskID: "t1", Worktree: "/w"})
+	if tm != (backends.CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: "/w", Container: "fmses"}) {
 		t.Errorf("tmux spec = %+v", tm)
 	}
-	he := RecreateSpec(Endpoint{Backend: harness.BackendHerdr, TaskID: "t1", Fields: map[string]string{"herdr_session": "s", "herdr_workspace_id": "w1"}})
+	he := RecreateSpec(backends.Endpoint{Backend: harness.BackendHerdr, TaskID: "t1", Fields: map[string]string{"herdr_session": "s", "herdr_workspace_id": "w1"}})
 	if he.Container != "s" || he.Workspace != "w1" {
 		t.Errorf("herdr spec = %+v", he)
 	}

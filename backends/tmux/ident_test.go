@@ -1,9 +1,11 @@
-package backends
+package tmux
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"fmctl/backends"
 )
 
 // idTmux answers display-message -t %N with pane (or, for an absent pane,
@@ -15,45 +17,45 @@ type idTmux struct {
 	calls   []string
 }
 
-func (s *idTmux) Run(_ context.Context, c Cmd) (Output, error) {
+func (s *idTmux) Run(_ context.Context, c backends.Cmd) (backends.Output, error) {
 	args := subcommand(c)
 	s.calls = append(s.calls, strings.Join(args, " "))
 	if s.stderr != "" {
-		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: s.stderr}
+		return backends.Output{ExitCode: 1}, &backends.RunError{Cmd: c, ExitCode: 1, Stderr: s.stderr}
 	}
 	switch args[0] {
 	case "display-message":
 		if s.pane == "" {
-			return Output{Stdout: []byte("\t\t\t\t\t\t\t\n")}, nil
+			return backends.Output{Stdout: []byte("\t\t\t\t\t\t\t\n")}, nil
 		}
-		return Output{Stdout: []byte(s.pane + "\n")}, nil
+		return backends.Output{Stdout: []byte(s.pane + "\n")}, nil
 	case "list-windows":
-		return Output{Stdout: []byte(s.windows)}, nil
+		return backends.Output{Stdout: []byte(s.windows)}, nil
 	}
-	return Output{}, nil
+	return backends.Output{}, nil
 }
 
 func TestTmuxLookupByRecordedPaneID(t *testing.T) {
-	ep := Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1"}}
+	ep := backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1"}}
 	cases := []struct {
 		name   string
 		tm     idTmux
-		state  AgentState
+		state  backends.AgentState
 		detail string
 		calls  int
 	}{
-		{"in place", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}, StateDead, "", 1},
-		{"window renamed", idTmux{pane: "other\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}, StateDrifted, "%3 in fmses:other", 1},
-		{"window moved", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\telsewhere\t0\t/w/t1"}, StateDrifted, "%3 in elsewhere:fm-t1", 1},
-		{"pane gone, label lives on", idTmux{windows: "fm-t1\t%8\t0\t\tbash\t@6\tfmses\t0\t/w\n"}, StateDrifted, "%8 in fmses:fm-t1", 2},
-		{"pane and label gone", idTmux{windows: "fm-t2\t%4\t0\t\tbash\t@2\tfmses\t0\t/w\n"}, StateMissing, "no window is named fm-t1", 2},
-		{"no server", idTmux{stderr: "no server running on /tmp/tmux-0/x"}, StateUnreadable, "unreachable", 1},
-		{"wrong socket", idTmux{stderr: "error connecting to /tmp/tmux-0/y (No such file or directory)"}, StateUnreadable, "unreachable", 1},
-		{"other failure", idTmux{stderr: "server exited unexpectedly"}, StateUnreadable, "server exited", 1},
+		{"in place", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}, backends.StateDead, "", 1},
+		{"window renamed", idTmux{pane: "other\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}, backends.StateDrifted, "%3 in fmses:other", 1},
+		{"window moved", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\telsewhere\t0\t/w/t1"}, backends.StateDrifted, "%3 in elsewhere:fm-t1", 1},
+		{"pane gone, label lives on", idTmux{windows: "fm-t1\t%8\t0\t\tbash\t@6\tfmses\t0\t/w\n"}, backends.StateDrifted, "%8 in fmses:fm-t1", 2},
+		{"pane and label gone", idTmux{windows: "fm-t2\t%4\t0\t\tbash\t@2\tfmses\t0\t/w\n"}, backends.StateMissing, "no window is named fm-t1", 2},
+		{"no server", idTmux{stderr: "no server running on /tmp/tmux-0/x"}, backends.StateUnreadable, "unreachable", 1},
+		{"wrong socket", idTmux{stderr: "error connecting to /tmp/tmux-0/y (No such file or directory)"}, backends.StateUnreadable, "unreachable", 1},
+		{"other failure", idTmux{stderr: "server exited unexpectedly"}, backends.StateUnreadable, "server exited", 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tm := NewTmux(&tc.tm, TmuxOptions{Procs: &fixedProcs{}})
+			tm := New(&tc.tm, Options{Procs: &fixedProcs{}})
 			obs := tm.AgentState(context.Background(), ep)
 			if obs.State != tc.state || !strings.Contains(obs.Detail, tc.detail) {
 				t.Fatalf("state %s (%s), want %s containing %q", obs.State, obs.Detail, tc.state, tc.detail)
@@ -69,13 +71,13 @@ func TestTmuxLookupByRecordedPaneID(t *testing.T) {
 }
 
 func TestTmuxValidateRecordChecksIDShapes(t *testing.T) {
-	tm := NewTmux(&idTmux{}, TmuxOptions{Procs: &fixedProcs{}})
+	tm := New(&idTmux{}, Options{Procs: &fixedProcs{}})
 	for _, f := range []map[string]string{{KeyTmuxPane: "3"}, {KeyTmuxWindow: "%1"}, {KeyTmuxPane: "%3;x"}} {
-		if err := tm.ValidateRecord(Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: f}); err == nil {
+		if err := tm.ValidateRecord(backends.Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: f}); err == nil {
 			t.Errorf("ValidateRecord accepted %v", f)
 		}
 	}
-	if err := tm.ValidateRecord(Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1"}}); err != nil {
+	if err := tm.ValidateRecord(backends.Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1"}}); err != nil {
 		t.Errorf("ValidateRecord refused good ids: %v", err)
 	}
 }
@@ -89,19 +91,19 @@ type scriptRunner struct {
 
 type reply struct{ out, stderr string }
 
-func (s *scriptRunner) Run(_ context.Context, c Cmd) (Output, error) {
+func (s *scriptRunner) Run(_ context.Context, c backends.Cmd) (backends.Output, error) {
 	args := subcommand(c)
 	s.calls = append(s.calls, strings.Join(args, " "))
 	q := s.replies[args[0]]
 	if len(q) == 0 {
-		return Output{}, nil
+		return backends.Output{}, nil
 	}
 	r := q[0]
 	s.replies[args[0]] = q[1:]
 	if r.stderr != "" {
-		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: r.stderr}
+		return backends.Output{ExitCode: 1}, &backends.RunError{Cmd: c, ExitCode: 1, Stderr: r.stderr}
 	}
-	return Output{Stdout: []byte(r.out)}, nil
+	return backends.Output{Stdout: []byte(r.out)}, nil
 }
 
 func TestTmuxCreateJoinsASessionAnotherSpawnCreated(t *testing.T) {
@@ -110,11 +112,11 @@ func TestTmuxCreateJoinsASessionAnotherSpawnCreated(t *testing.T) {
 		"new-window":   {{stderr: "can't find session: s"}, {out: "%7\t@3\n"}},
 		"new-session":  {{stderr: "duplicate session: s"}},
 	}}
-	fields, err := NewTmux(sr, TmuxOptions{Procs: &fixedProcs{}}).Create(context.Background(), CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: "/w", Container: "s"})
+	fields, err := New(sr, Options{Procs: &fixedProcs{}}).Create(context.Background(), backends.CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: "/w", Container: "s"})
 	if err != nil {
 		t.Fatalf("Create: %v (calls %q)", err, sr.calls)
 	}
-	want := []Field{{"window", "s:fm-t1"}, {KeyTmuxPane, "%7"}, {KeyTmuxWindow, "@3"}}
+	want := []backends.Field{{Key: "window", Value: "s:fm-t1"}, {Key: KeyTmuxPane, Value: "%7"}, {Key: KeyTmuxWindow, Value: "@3"}}
 	if len(fields) != 3 || fields[0] != want[0] || fields[1] != want[1] || fields[2] != want[2] {
 		t.Fatalf("fields %v, want %v", fields, want)
 	}
@@ -126,15 +128,15 @@ func TestTmuxCreateStartsAServerThatIsNotRunning(t *testing.T) {
 		"new-window":   {{stderr: "no server running on /tmp/tmux-0/x"}},
 		"new-session":  {{out: "%0\t@0\n"}},
 	}}
-	fields, err := NewTmux(sr, TmuxOptions{Procs: &fixedProcs{}}).Create(context.Background(), CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: "/w"})
-	if err != nil || fields[0].Value != DefaultTmuxSession+":fm-t1" || fields[1].Value != "%0" {
+	fields, err := New(sr, Options{Procs: &fixedProcs{}}).Create(context.Background(), backends.CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: "/w"})
+	if err != nil || fields[0].Value != DefaultSession+":fm-t1" || fields[1].Value != "%0" {
 		t.Fatalf("Create = %v, %v (calls %q)", fields, err, sr.calls)
 	}
 }
 
 func TestTmuxCreateRefusesAnUnreadableServer(t *testing.T) {
 	sr := &scriptRunner{replies: map[string][]reply{"list-windows": {{stderr: "server exited unexpectedly"}}}}
-	if _, err := NewTmux(sr, TmuxOptions{Procs: &fixedProcs{}}).Create(context.Background(), CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: "/w", Container: "s"}); err == nil {
+	if _, err := New(sr, Options{Procs: &fixedProcs{}}).Create(context.Background(), backends.CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: "/w", Container: "s"}); err == nil {
 		t.Fatalf("Create went ahead on a server it could not read (calls %q)", sr.calls)
 	}
 	for _, c := range sr.calls {
@@ -147,8 +149,8 @@ func TestTmuxCreateRefusesAnUnreadableServer(t *testing.T) {
 func TestTmuxClaimRenamesTheWindowBackOrRefuses(t *testing.T) {
 	renamed := "other\t%3\t0\t\tclaude\t@1\ts\t0\t/w\n"
 	sr := &scriptRunner{replies: map[string][]reply{"display-message": {{out: renamed}}, "list-windows": {{out: "home\t%0\t0\t\tbash\t@0\ts\t0\t/\n"}}}}
-	tm := NewTmux(sr, TmuxOptions{Procs: &fixedProcs{}})
-	fields, err := tm.Claim(context.Background(), Pane{ID: "%3"}, "fm-t1")
+	tm := New(sr, Options{Procs: &fixedProcs{}})
+	fields, err := tm.Claim(context.Background(), backends.Pane{ID: "%3"}, "fm-t1")
 	if err != nil || fields[0].Value != "s:fm-t1" || fields[2].Value != "@1" {
 		t.Fatalf("Claim = %v, %v", fields, err)
 	}
@@ -156,7 +158,7 @@ func TestTmuxClaimRenamesTheWindowBackOrRefuses(t *testing.T) {
 		t.Fatalf("last call %q, want the window renamed back by its id", sr.calls[len(sr.calls)-1])
 	}
 	taken := &scriptRunner{replies: map[string][]reply{"display-message": {{out: renamed}}, "list-windows": {{out: "fm-t1\t%9\t0\t\tbash\t@9\ts\t0\t/\n"}}}}
-	if _, err := NewTmux(taken, TmuxOptions{Procs: &fixedProcs{}}).Claim(context.Background(), Pane{ID: "%3"}, "fm-t1"); err == nil || !strings.Contains(err.Error(), "already has a window named fm-t1") {
+	if _, err := New(taken, Options{Procs: &fixedProcs{}}).Claim(context.Background(), backends.Pane{ID: "%3"}, "fm-t1"); err == nil || !strings.Contains(err.Error(), "already has a window named fm-t1") {
 		t.Fatalf("Claim over a taken label: %v (calls %q)", err, taken.calls)
 	}
 }

@@ -1,4 +1,4 @@
-package backends
+package tmux
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"fmctl/backends"
 	"fmctl/state"
 )
 
@@ -54,19 +55,19 @@ func parsePaneLine(line string) (paneInfo, bool) {
 
 // lookupErr says why an endpoint could not be resolved.
 type lookupErr struct {
-	state    AgentState
+	state    backends.AgentState
 	msg      string
 	noServer bool // the server is not running (or the socket is wrong)
 }
 
 func (e *lookupErr) Error() string { return e.msg }
 
-func observeLookupErr(err error) Observation {
+func observeLookupErr(err error) backends.Observation {
 	var le *lookupErr
 	if errors.As(err, &le) {
-		return Observation{State: le.state, Detail: le.msg, NoServer: le.noServer}
+		return backends.Observation{State: le.state, Detail: le.msg, NoServer: le.noServer}
 	}
-	return Observation{State: StateUnreadable, Detail: err.Error()}
+	return backends.Observation{State: backends.StateUnreadable, Detail: err.Error()}
 }
 
 // serverErr classifies a failed tmux call. Only a server that answered can
@@ -74,9 +75,9 @@ func observeLookupErr(err error) Observation {
 // because the agent may well be running on the server fmctl failed to reach.
 func serverErr(what, msg string) *lookupErr {
 	if isNoServer(msg) {
-		return &lookupErr{state: StateUnreadable, noServer: true, msg: fmt.Sprintf("%s: tmux server unreachable (%s); check FM_TMUX_SOCKET", what, msg)}
+		return &lookupErr{state: backends.StateUnreadable, noServer: true, msg: fmt.Sprintf("%s: tmux server unreachable (%s); check FM_TMUX_SOCKET", what, msg)}
 	}
-	return &lookupErr{state: StateUnreadable, msg: fmt.Sprintf("%s: %s", what, msg)}
+	return &lookupErr{state: backends.StateUnreadable, msg: fmt.Sprintf("%s: %s", what, msg)}
 }
 
 func isNoServer(msg string) bool {
@@ -86,10 +87,10 @@ func isNoServer(msg string) bool {
 // lookup resolves an endpoint in one tmux call: by the recorded pane id
 // when the record has one (checking the pane still sits in the recorded
 // session:window), else by the window label.
-func (t *Tmux) lookup(ctx context.Context, ep Endpoint) (paneInfo, error) {
-	session, window, err := SplitTmuxTarget(ep.Target)
+func (t *Adapter) lookup(ctx context.Context, ep backends.Endpoint) (paneInfo, error) {
+	session, window, err := SplitTarget(ep.Target)
 	if err != nil {
-		return paneInfo{}, &lookupErr{state: StateUnreadable, msg: err.Error()}
+		return paneInfo{}, &lookupErr{state: backends.StateUnreadable, msg: err.Error()}
 	}
 	var info paneInfo
 	if id := ep.Field(KeyTmuxPane); id != "" {
@@ -109,10 +110,10 @@ func (t *Tmux) lookup(ctx context.Context, ep Endpoint) (paneInfo, error) {
 // lookupByID reads the recorded pane. tmux 3.3a's display-message does not
 // fail for an absent pane (it prints the format against no pane), so the
 // pane id it echoes is what proves the pane exists.
-func (t *Tmux) lookupByID(ctx context.Context, target, session, window, id string) (paneInfo, error) {
+func (t *Adapter) lookupByID(ctx context.Context, target, session, window, id string) (paneInfo, error) {
 	out, err := t.run(ctx, "display-message", "-p", "-t", id, paneFormat)
 	if err != nil {
-		return paneInfo{}, serverErr("tmux display-message -t "+id, StderrOf(err))
+		return paneInfo{}, serverErr("tmux display-message -t "+id, backends.StderrOf(err))
 	}
 	info, ok := parsePaneLine(strings.TrimRight(string(out.Stdout), "\n"))
 	if !ok || info.pane != id {
@@ -121,26 +122,26 @@ func (t *Tmux) lookupByID(ctx context.Context, target, session, window, id strin
 		var le *lookupErr
 		switch {
 		case err == nil:
-			return paneInfo{}, &lookupErr{state: StateDrifted, msg: fmt.Sprintf("recorded pane %s is gone, but %s carries the label %s", id, other.where(), window)}
-		case errors.As(err, &le) && le.state == StateMissing:
-			return paneInfo{}, &lookupErr{state: StateMissing, msg: fmt.Sprintf("recorded pane %s is gone and no window is named %s in tmux session %s", id, window, session)}
+			return paneInfo{}, &lookupErr{state: backends.StateDrifted, msg: fmt.Sprintf("recorded pane %s is gone, but %s carries the label %s", id, other.where(), window)}
+		case errors.As(err, &le) && le.state == backends.StateMissing:
+			return paneInfo{}, &lookupErr{state: backends.StateMissing, msg: fmt.Sprintf("recorded pane %s is gone and no window is named %s in tmux session %s", id, window, session)}
 		}
 		return paneInfo{}, err
 	}
 	if info.session != session || info.window != window {
-		return paneInfo{}, &lookupErr{state: StateDrifted, msg: fmt.Sprintf("recorded pane %s is now %s, not %s", id, info.where(), target)}
+		return paneInfo{}, &lookupErr{state: backends.StateDrifted, msg: fmt.Sprintf("recorded pane %s is now %s, not %s", id, info.where(), target)}
 	}
 	return info, nil
 }
 
 // lookupByLabel finds the exact window name in the session (records
 // written before the id keys existed).
-func (t *Tmux) lookupByLabel(ctx context.Context, session, window string) (paneInfo, error) {
+func (t *Adapter) lookupByLabel(ctx context.Context, session, window string) (paneInfo, error) {
 	out, err := t.run(ctx, "list-windows", "-t", "="+session, "-F", paneFormat)
 	if err != nil {
-		msg := StderrOf(err)
+		msg := backends.StderrOf(err)
 		if strings.Contains(msg, "can't find session") {
-			return paneInfo{}, &lookupErr{state: StateMissing, msg: fmt.Sprintf("tmux session %s is gone (%s)", session, msg)}
+			return paneInfo{}, &lookupErr{state: backends.StateMissing, msg: fmt.Sprintf("tmux session %s is gone (%s)", session, msg)}
 		}
 		return paneInfo{}, serverErr("tmux list-windows -t "+session, msg)
 	}
@@ -152,16 +153,16 @@ func (t *Tmux) lookupByLabel(ctx context.Context, session, window string) (paneI
 	}
 	switch len(found) {
 	case 0:
-		return paneInfo{}, &lookupErr{state: StateMissing, msg: fmt.Sprintf("no window named %s in tmux session %s", window, session)}
+		return paneInfo{}, &lookupErr{state: backends.StateMissing, msg: fmt.Sprintf("no window named %s in tmux session %s", window, session)}
 	case 1:
 		return found[0], nil
 	}
-	return paneInfo{}, &lookupErr{state: StateUnreadable, msg: fmt.Sprintf("%d windows are named %s in tmux session %s; refusing to pick one", len(found), window, session)}
+	return paneInfo{}, &lookupErr{state: backends.StateUnreadable, msg: fmt.Sprintf("%d windows are named %s in tmux session %s; refusing to pick one", len(found), window, session)}
 }
 
 // paneID returns the endpoint's pane id, resolving (and checking) it when
 // this process has not yet.
-func (t *Tmux) paneID(ctx context.Context, ep Endpoint) (string, error) {
+func (t *Adapter) paneID(ctx context.Context, ep backends.Endpoint) (string, error) {
 	t.mu.Lock()
 	id, ok := t.pane[ep.Target]
 	t.mu.Unlock()
@@ -175,33 +176,33 @@ func (t *Tmux) paneID(ctx context.Context, ep Endpoint) (string, error) {
 	return info.pane, nil
 }
 
-func validateTmuxIDs(ep Endpoint) error {
+func validateTmuxIDs(ep backends.Endpoint) error {
 	if v, ok := ep.Fields[KeyTmuxPane]; ok && !tmuxPaneID.MatchString(v) {
 		return fmt.Errorf("%s=%s is not a tmux pane id (%%N)", KeyTmuxPane, v)
 	}
 	if v, ok := ep.Fields[KeyTmuxWindow]; ok && !tmuxWindowID.MatchString(v) {
 		return fmt.Errorf("%s=%s is not a tmux window id (@N)", KeyTmuxWindow, v)
 	}
-	if v, ok := ep.Fields[KeyTmuxPanePID]; ok && !ValidPID(v) {
+	if v, ok := ep.Fields[KeyTmuxPanePID]; ok && !backends.ValidPID(v) {
 		return fmt.Errorf("%s=%s is not a process id", KeyTmuxPanePID, v)
 	}
 	return nil
 }
 
-// DefaultTmuxSession holds task windows when neither FM_TMUX_SESSION nor
+// DefaultSession holds task windows when neither FM_TMUX_SESSION nor
 // config/fm.toml names a session.
-const DefaultTmuxSession = "firstmate"
+const DefaultSession = "firstmate"
 
-func (t *Tmux) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
+func (t *Adapter) Create(ctx context.Context, spec backends.CreateSpec) ([]backends.Field, error) {
 	session := spec.Container
 	if session == "" {
-		session = DefaultTmuxSession
+		session = DefaultSession
 	}
 	target := session + ":" + spec.Label
 	var le *lookupErr
 	if _, err := t.lookupByLabel(ctx, session, spec.Label); err == nil {
 		return nil, fmt.Errorf("window %s already exists; refusing to create a second endpoint for task %s", target, spec.TaskID)
-	} else if !errors.As(err, &le) || (le.state != StateMissing && !le.noServer) {
+	} else if !errors.As(err, &le) || (le.state != backends.StateMissing && !le.noServer) {
 		return nil, err
 	}
 	info, err := t.newWindow(ctx, session, spec)
@@ -223,10 +224,10 @@ func (t *Tmux) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 
 // fields are the record fields naming a pane: its ids, and its pid when
 // tmux reported one.
-func (p paneInfo) fields(target string) []Field {
-	f := []Field{{"window", target}, {KeyTmuxPane, p.pane}, {KeyTmuxWindow, p.windowID}}
+func (p paneInfo) fields(target string) []backends.Field {
+	f := []backends.Field{{Key: "window", Value: target}, {Key: KeyTmuxPane, Value: p.pane}, {Key: KeyTmuxWindow, Value: p.windowID}}
 	if p.pid > 0 {
-		f = append(f, Field{KeyTmuxPanePID, strconv.Itoa(p.pid)})
+		f = append(f, backends.Field{Key: KeyTmuxPanePID, Value: strconv.Itoa(p.pid)})
 	}
 	return f
 }
@@ -236,16 +237,16 @@ const createdFormat = "#{pane_id}\t#{window_id}\t#{pane_pid}"
 // newWindow adds the window to the session, creating the session when it
 // does not exist. Two spawns may both find the session absent: the loser of
 // that race gets "duplicate session" and adds its window to the winner's.
-func (t *Tmux) newWindow(ctx context.Context, session string, spec CreateSpec) (paneInfo, error) {
+func (t *Adapter) newWindow(ctx context.Context, session string, spec backends.CreateSpec) (paneInfo, error) {
 	target := session + ":" + spec.Label
 	out, err := t.run(ctx, "new-window", "-d", "-P", "-F", createdFormat, "-t", "="+session+":", "-n", spec.Label, "-c", spec.Dir)
 	if err != nil {
-		msg := StderrOf(err)
+		msg := backends.StderrOf(err)
 		if !strings.Contains(msg, "can't find session") && !isNoServer(msg) {
 			return paneInfo{}, fmt.Errorf("tmux new-window %s: %w", target, err)
 		}
 		out, err = t.newSession(ctx, session, spec)
-		if err != nil && strings.Contains(StderrOf(err), "duplicate session") {
+		if err != nil && strings.Contains(backends.StderrOf(err), "duplicate session") {
 			out, err = t.run(ctx, "new-window", "-d", "-P", "-F", createdFormat, "-t", "="+session+":", "-n", spec.Label, "-c", spec.Dir)
 		}
 		if err != nil {
@@ -258,7 +259,7 @@ func (t *Tmux) newWindow(ctx context.Context, session string, spec CreateSpec) (
 		return paneInfo{}, fmt.Errorf("tmux created %s but printed no pane and window id (%q)", target, out.Stdout)
 	}
 	info := paneInfo{pane: pane, windowID: window, session: session, window: spec.Label}
-	if ValidPID(pid) {
+	if backends.ValidPID(pid) {
 		info.pid, _ = strconv.Atoi(pid)
 	}
 	return info, nil
@@ -268,13 +269,13 @@ func (t *Tmux) newWindow(ctx context.Context, session string, spec CreateSpec) (
 // session's environment gets the caller's PATH (new-session -e, tmux 3.2
 // and later; an older tmux is asked again without it): the server it may
 // start would otherwise hand its panes whatever PATH its own start had.
-func (t *Tmux) newSession(ctx context.Context, session string, spec CreateSpec) (Output, error) {
+func (t *Adapter) newSession(ctx context.Context, session string, spec backends.CreateSpec) (backends.Output, error) {
 	args := []string{"new-session", "-d", "-P", "-F", createdFormat, "-s", session, "-n", spec.Label, "-c", spec.Dir}
 	if t.o.ServerPath == "" {
 		return t.run(ctx, args...)
 	}
 	out, err := t.run(ctx, append(args[:1:1], append([]string{"-e", "PATH=" + t.o.ServerPath}, args[1:]...)...)...)
-	if err != nil && strings.Contains(StderrOf(err), "unknown flag -e") {
+	if err != nil && strings.Contains(backends.StderrOf(err), "unknown flag -e") {
 		return t.run(ctx, args...)
 	}
 	return out, err
@@ -283,23 +284,23 @@ func (t *Tmux) newSession(ctx context.Context, session string, spec CreateSpec) 
 // PanesIn lists the panes on the server whose current directory is dir.
 // It is the one tmux call that lists every pane, made only by launches and
 // rebind, never by a lookup.
-func (t *Tmux) PanesIn(ctx context.Context, dir string) ([]Pane, error) {
+func (t *Adapter) PanesIn(ctx context.Context, dir string) ([]backends.Pane, error) {
 	out, err := t.run(ctx, "list-panes", "-a", "-F", paneFormat)
 	if err != nil {
-		le := serverErr("tmux list-panes -a", StderrOf(err))
+		le := serverErr("tmux list-panes -a", backends.StderrOf(err))
 		if le.noServer {
 			return nil, nil
 		}
 		return nil, le
 	}
-	want := SameDirKey(dir)
-	var panes []Pane
+	want := backends.SameDirKey(dir)
+	var panes []backends.Pane
 	for _, line := range strings.Split(string(out.Stdout), "\n") {
 		info, ok := parsePaneLine(line)
-		if !ok || SameDirKey(info.path) != want {
+		if !ok || backends.SameDirKey(info.path) != want {
 			continue
 		}
-		panes = append(panes, Pane{ID: info.pane, Where: info.session + ":" + info.window, Label: info.window, Obs: t.classify(ctx, info)})
+		panes = append(panes, backends.Pane{ID: info.pane, Where: info.session + ":" + info.window, Label: info.window, Obs: t.classify(ctx, info)})
 	}
 	return panes, nil
 }
@@ -307,10 +308,10 @@ func (t *Tmux) PanesIn(ctx context.Context, dir string) ([]Pane, error) {
 // Claim re-labels p's window as label when it was renamed (refusing when
 // another window in its session already has that name) and returns the
 // fields naming it.
-func (t *Tmux) Claim(ctx context.Context, p Pane, label string) ([]Field, error) {
+func (t *Adapter) Claim(ctx context.Context, p backends.Pane, label string) ([]backends.Field, error) {
 	out, err := t.run(ctx, "display-message", "-p", "-t", p.ID, paneFormat)
 	if err != nil {
-		return nil, serverErr("tmux display-message -t "+p.ID, StderrOf(err))
+		return nil, serverErr("tmux display-message -t "+p.ID, backends.StderrOf(err))
 	}
 	info, ok := parsePaneLine(strings.TrimRight(string(out.Stdout), "\n"))
 	if !ok || info.pane != p.ID {
@@ -320,7 +321,7 @@ func (t *Tmux) Claim(ctx context.Context, p Pane, label string) ([]Field, error)
 		var le *lookupErr
 		if other, err := t.lookupByLabel(ctx, info.session, label); err == nil {
 			return nil, fmt.Errorf("session %s already has a window named %s (%s)", info.session, label, other.where())
-		} else if !errors.As(err, &le) || le.state != StateMissing {
+		} else if !errors.As(err, &le) || le.state != backends.StateMissing {
 			return nil, err
 		}
 		if _, err := t.run(ctx, "rename-window", "-t", info.windowID, label); err != nil {

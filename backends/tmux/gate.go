@@ -1,4 +1,4 @@
-package backends
+package tmux
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"fmctl/backends"
 	"fmctl/harness"
 )
 
@@ -27,10 +28,10 @@ const (
 // anything the fast path cannot prove takes the full read (AgentState),
 // whose observation the gate judges as before, so the refusals and their
 // words are the full read's.
-func (t *Tmux) SendKeyGated(ctx context.Context, ep Endpoint, key harness.Key, k GatedKey) (GatedResult, error) {
+func (t *Adapter) SendKeyGated(ctx context.Context, ep backends.Endpoint, key harness.Key, k backends.GatedKey) (backends.GatedResult, error) {
 	name, ok := tmuxKeyNames[key]
 	if !ok {
-		return GatedResult{}, fmt.Errorf("tmux adapter has no mapping for key %s", key)
+		return backends.GatedResult{}, fmt.Errorf("tmux adapter has no mapping for key %s", key)
 	}
 	if g, ok := gateOf(ep); ok {
 		if obs, leader, alive := t.agentUnder(ctx, g.pid); alive && k.Gate(obs) == nil {
@@ -43,9 +44,9 @@ func (t *Tmux) SendKeyGated(ctx context.Context, ep Endpoint, key harness.Key, k
 	}
 	obs := t.AgentState(ctx, ep)
 	if refused := k.Gate(obs); refused != nil {
-		return GatedResult{Refused: refused}, nil
+		return backends.GatedResult{Refused: refused}, nil
 	}
-	var res GatedResult
+	var res backends.GatedResult
 	if k.ScreenBefore {
 		if s, err := t.Capture(ctx, ep); err == nil {
 			res.Before = &s
@@ -74,11 +75,11 @@ type paneGate struct {
 // gateOf reads the gate from the record. Every value goes into a tmux
 // format, so each must be a plain atom; a record without the ids and pid
 // (written before they were recorded) has none.
-func gateOf(ep Endpoint) (paneGate, bool) {
-	session, window, err := SplitTmuxTarget(ep.Target)
+func gateOf(ep backends.Endpoint) (paneGate, bool) {
+	session, window, err := SplitTarget(ep.Target)
 	pane, windowID, pid := ep.Field(KeyTmuxPane), ep.Field(KeyTmuxWindow), ep.Field(KeyTmuxPanePID)
-	if err != nil || !ValidAtom(session) || !ValidAtom(window) || !tmuxPaneID.MatchString(pane) ||
-		!tmuxWindowID.MatchString(windowID) || !ValidPID(pid) {
+	if err != nil || !backends.ValidAtom(session) || !backends.ValidAtom(window) || !tmuxPaneID.MatchString(pane) ||
+		!tmuxWindowID.MatchString(windowID) || !backends.ValidPID(pid) {
 		return paneGate{}, false
 	}
 	n, err := strconv.Atoi(pid)
@@ -111,15 +112,15 @@ func (g paneGate) condition() string {
 // agentUnder is the foreground fast path on a pane's pid: an agent leading
 // the terminal's foreground group is alive. Anything else (a shell, a
 // stopped agent, a pid gone) proves nothing here.
-func (t *Tmux) agentUnder(ctx context.Context, pid int) (Observation, Process, bool) {
+func (t *Adapter) agentUnder(ctx context.Context, pid int) (backends.Observation, backends.Process, bool) {
 	leader, ok := t.foregroundLeader(ctx, pid)
 	if !ok {
-		return Observation{}, Process{}, false
+		return backends.Observation{}, backends.Process{}, false
 	}
 	name := harness.AgentName(leader.Comm, leader.Argv)
 	// AgentPID lets a gate find the agent's own record (its HOME and
 	// directory), as AgentState's observation does.
-	return Observation{State: StateAlive, Names: []string{name}, Detail: "foreground " + name, AgentPID: leader.PID}, leader, true
+	return backends.Observation{State: backends.StateAlive, Names: []string{name}, Detail: "foreground " + name, AgentPID: leader.PID}, leader, true
 }
 
 // foregroundName is #{pane_current_command} while leader is the terminal's
@@ -129,7 +130,7 @@ func (t *Tmux) agentUnder(ctx context.Context, pid int) (Observation, Process, b
 // path). It is "" when leader does not lead its group (tmux would then name
 // the group's leader, the shell), or when the name is not a plain atom a
 // format may compare.
-func foregroundName(leader Process) string {
+func foregroundName(leader backends.Process) string {
 	if leader.PID != leader.PGID || len(leader.Argv) == 0 {
 		return ""
 	}
@@ -138,7 +139,7 @@ func foregroundName(leader Process) string {
 	if strings.HasPrefix(name, "/") {
 		name = path.Base(name)
 	}
-	if !ValidAtom(name) {
+	if !backends.ValidAtom(name) {
 		return ""
 	}
 	return name
@@ -147,7 +148,7 @@ func foregroundName(leader Process) string {
 // sendIf is the one tmux call: the gated key, with the screen captured
 // right before it and the pane's line read right after it when asked.
 // sent is false only when the server refused the key.
-func (t *Tmux) sendIf(ctx context.Context, ep Endpoint, g paneGate, name string, k GatedKey) (res GatedResult, sent bool, err error) {
+func (t *Adapter) sendIf(ctx context.Context, ep backends.Endpoint, g paneGate, name string, k backends.GatedKey) (res backends.GatedResult, sent bool, err error) {
 	then := "display-message -p " + gateSent + " ; "
 	if k.ScreenBefore {
 		then += `display-message -p -t ` + g.pane + ` "#{cursor_y} #{cursor_x}" ; capture-pane -p -t ` + g.pane + " ; "

@@ -1,9 +1,15 @@
-package backends
+// Package mux is the one package that knows every multiplexer adapter
+// (backends/tmux, backends/herdr, backends/zellij): it opens the adapter a
+// backend name names and says where a fresh endpoint goes. Everything else
+// holds a backends.Backend and asks it for optional abilities.
+package mux
 
 import (
 	"fmt"
 	"path/filepath"
 
+	"fmctl/backends"
+	"fmctl/backends/tmux"
 	"fmctl/backends/tmuxwire"
 	"fmctl/config"
 )
@@ -13,7 +19,7 @@ import (
 // session, the cache directory).
 //
 // Every call the adapter makes is bounded by m.Timeout (FM_MUX_TIMEOUT).
-func Open(name string, r Runner, env Env, m config.MuxVars) (Backend, error) {
+func Open(name string, r backends.Runner, env backends.Env, m config.MuxVars) (backends.Backend, error) {
 	timeout := m.Timeout
 	switch name {
 	case "tmux":
@@ -24,23 +30,23 @@ func Open(name string, r Runner, env Env, m config.MuxVars) (Backend, error) {
 		// It decides per call whether the server may take it: by default
 		// only a tested release that cannot die of a bad message (3.7c);
 		// FM_TMUX_WIRE=1 opens it to 3.2 to 3.7, at the risk of the server.
-		if er, ok := r.(*ExecRunner); ok && m.TmuxWire != "0" {
+		if er, ok := r.(*backends.ExecRunner); ok && m.TmuxWire != "0" {
 			wire := &tmuxwire.Wire{Binary: bin, OptIn: m.TmuxWire == "1", CachePath: wireCachePath(env)}
-			r = &TmuxWire{Exec: er, Binary: bin, Carrier: wire, TracePath: er.TracePath}
+			r = &tmux.WireRunner{Exec: er, Binary: bin, Carrier: wire, TracePath: er.TracePath}
 		}
-		return NewTmux(Bounded{Inner: r, Timeout: timeout}, TmuxOptions{
+		return tmux.New(backends.Bounded{Inner: r, Timeout: timeout}, tmux.Options{
 			Binary:     bin,
 			Socket:     m.TmuxSocket,
 			SocketPath: m.TmuxSocketPath,
 			ServerPath: env("PATH"),
 		}), nil
 	case "herdr":
-		return NewHerdr(Bounded{Inner: r, Timeout: timeout}, HerdrOptions{
+		return backends.NewHerdr(backends.Bounded{Inner: r, Timeout: timeout}, backends.HerdrOptions{
 			Binary:         orDefault(m.HerdrBin, "herdr"),
 			DefaultSession: orDefault(env("HERDR_SESSION"), "default"),
 		}), nil
 	case "zellij":
-		return NewZellij(Bounded{Inner: r, Timeout: timeout}, ZellijOptions{
+		return backends.NewZellij(backends.Bounded{Inner: r, Timeout: timeout}, backends.ZellijOptions{
 			Binary:         orDefault(m.ZellijBin, "zellij"),
 			DefaultSession: orDefault(m.ZellijSession, "firstmate"),
 		}), nil
@@ -58,7 +64,7 @@ func orDefault(v, def string) string {
 // wireCachePath is where the tmux wire keeps the tmux file's version: the
 // user's cache directory ($XDG_CACHE_HOME, else ~/.cache), since the tmux
 // binary is the machine's, not one home's.
-func wireCachePath(env Env) string {
+func wireCachePath(env backends.Env) string {
 	dir := env("XDG_CACHE_HOME")
 	if dir == "" || !filepath.IsAbs(dir) {
 		home := env("HOME")

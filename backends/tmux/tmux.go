@@ -1,4 +1,7 @@
-package backends
+// Package tmux is the tmux adapter: a backends.Backend that drives tmux
+// through its client (or, where it is proven safe, the wire in
+// backends/tmuxwire), and reads what runs in a pane from the process table.
+package tmux
 
 import (
 	"context"
@@ -9,52 +12,53 @@ import (
 	"strings"
 	"sync"
 
+	"fmctl/backends"
 	"fmctl/harness"
 )
 
-// TmuxOptions names the tmux binary and server.
-type TmuxOptions struct {
+// Options names the tmux binary and server.
+type Options struct {
 	Binary     string // default "tmux"
 	Socket     string // -L name (FM_TMUX_SOCKET); tests use a private one
 	SocketPath string // -S path (FM_TMUX_SOCKET_PATH)
-	Procs      ProcTable
+	Procs      backends.ProcTable
 	// ServerPath is the PATH a server this adapter starts gives its panes
 	// (the caller's): the shell the launch line is typed into looks the
 	// harness up there, unless its login profile resets it.
 	ServerPath string
 }
 
-// Tmux drives tmux. An endpoint is `session:window` by window name; every
+// Adapter drives tmux. An endpoint is `session:window` by window name; every
 // command after the first lookup addresses the pane by its id (%N), because
 // tmux resolves a window *name* loosely: `=s:=fm-a.b` finds the window
 // `fm-a` (the dot starts a pane index), and an absent window can fall back to
 // the active one. Pane ids are exact and never reused within a server.
-type Tmux struct {
-	r    Runner
-	o    TmuxOptions
+type Adapter struct {
+	r    backends.Runner
+	o    Options
 	mu   sync.Mutex
 	pane map[string]string // target -> pane id from the latest lookup
 }
 
-// NewTmux returns a tmux adapter.
-func NewTmux(r Runner, o TmuxOptions) *Tmux {
+// New returns a tmux adapter.
+func New(r backends.Runner, o Options) *Adapter {
 	if o.Binary == "" {
 		o.Binary = "tmux"
 	}
 	if o.Procs == nil {
-		o.Procs = NewProcTable(r)
+		o.Procs = backends.NewProcTable(r)
 	}
-	return &Tmux{r: r, o: o, pane: map[string]string{}}
+	return &Adapter{r: r, o: o, pane: map[string]string{}}
 }
 
-func (t *Tmux) Name() string { return "tmux" }
+func (t *Adapter) Name() string { return "tmux" }
 
 // server is the global options of every call: the server's socket, and -u.
 // In a locale that is not UTF-8 (no LANG, LC_ALL=C: cron, systemd, a bare
 // CI shell) tmux 3.3a prints every control character of a format as "_",
 // so the tab between the fields of a lookup would vanish and a created
 // pane's ids could not be read; -u makes tmux take the client as UTF-8.
-func (t *Tmux) server() []string {
+func (t *Adapter) server() []string {
 	switch {
 	case t.o.SocketPath != "":
 		return []string{"-u", "-S", t.o.SocketPath}
@@ -67,8 +71,8 @@ func (t *Tmux) server() []string {
 // AttachCommand is the tmux client line that attaches to the endpoint's
 // session on the adapter's server (its -L or -S, which a person's plain
 // `tmux attach` would miss).
-func (t *Tmux) AttachCommand(ep Endpoint) (string, bool) {
-	session, _, err := SplitTmuxTarget(ep.Target)
+func (t *Adapter) AttachCommand(ep backends.Endpoint) (string, bool) {
+	session, _, err := SplitTarget(ep.Target)
 	if err != nil {
 		return "", false
 	}
@@ -79,17 +83,17 @@ func (t *Tmux) AttachCommand(ep Endpoint) (string, bool) {
 	return strings.Join(append(words, "attach", "-t", harness.QuoteIfNeeded(session)), " "), true
 }
 
-func (t *Tmux) cmd(args ...string) Cmd {
-	return Cmd{Path: t.o.Binary, Args: append(t.server(), args...)}
+func (t *Adapter) cmd(args ...string) backends.Cmd {
+	return backends.Cmd{Path: t.o.Binary, Args: append(t.server(), args...)}
 }
 
 // run makes one tmux call.
-func (t *Tmux) run(ctx context.Context, args ...string) (Output, error) {
+func (t *Adapter) run(ctx context.Context, args ...string) (backends.Output, error) {
 	return t.r.Run(ctx, t.cmd(args...))
 }
 
-// SplitTmuxTarget splits `session:window`.
-func SplitTmuxTarget(target string) (session, window string, err error) {
+// SplitTarget splits `session:window`.
+func SplitTarget(target string) (session, window string, err error) {
 	s, w, ok := strings.Cut(target, ":")
 	if !ok || s == "" || w == "" || strings.Contains(w, ":") {
 		return "", "", fmt.Errorf("tmux endpoint '%s' is not session:window", target)
@@ -98,23 +102,23 @@ func SplitTmuxTarget(target string) (session, window string, err error) {
 }
 
 // Pastes: see backends.NeedsPaste; the rest goes as typed keys (send-keys -l).
-func (t *Tmux) Pastes(text string) bool { return NeedsPaste(text) }
+func (t *Adapter) Pastes(text string) bool { return backends.NeedsPaste(text) }
 
-func (t *Tmux) SendText(ctx context.Context, ep Endpoint, text string) error {
+func (t *Adapter) SendText(ctx context.Context, ep backends.Endpoint, text string) error {
 	_, err := t.sendText(ctx, ep, text, false)
 	return err
 }
 
 // CaptureThenType reads the screen and types the text in one tmux
 // invocation, so a submit's baseline costs no extra process.
-func (t *Tmux) CaptureThenType(ctx context.Context, ep Endpoint, text string) (Screen, error) {
+func (t *Adapter) CaptureThenType(ctx context.Context, ep backends.Endpoint, text string) (backends.Screen, error) {
 	return t.sendText(ctx, ep, text, true)
 }
 
-func (t *Tmux) sendText(ctx context.Context, ep Endpoint, text string, capture bool) (Screen, error) {
+func (t *Adapter) sendText(ctx context.Context, ep backends.Endpoint, text string, capture bool) (backends.Screen, error) {
 	pane, err := t.paneID(ctx, ep)
 	if err != nil {
-		return Screen{}, err
+		return backends.Screen{}, err
 	}
 	var args []string
 	if capture {
@@ -132,10 +136,10 @@ func (t *Tmux) sendText(ctx context.Context, ep Endpoint, text string, capture b
 	c.Stdin = stdin // load-buffer - reads the paste from the client's input
 	out, err := t.r.Run(ctx, c)
 	if err != nil {
-		return Screen{}, fmt.Errorf("tmux type into %s (%s): %w", ep.Target, pane, err)
+		return backends.Screen{}, fmt.Errorf("tmux type into %s (%s): %w", ep.Target, pane, err)
 	}
 	if !capture {
-		return Screen{}, nil
+		return backends.Screen{}, nil
 	}
 	return parseCapture(out.Stdout), nil
 }
@@ -154,7 +158,7 @@ var tmuxKeyNames = map[harness.Key]string{
 	harness.KeyEscape: "Escape", harness.KeyEnter: "Enter", harness.KeyCtrlC: "C-c", harness.KeyCtrlU: "C-u", harness.KeyEnd: "End",
 }
 
-func (t *Tmux) SendKey(ctx context.Context, ep Endpoint, key harness.Key) error {
+func (t *Adapter) SendKey(ctx context.Context, ep backends.Endpoint, key harness.Key) error {
 	name, pane, err := t.keyTarget(ctx, ep, key)
 	if err != nil {
 		return err
@@ -168,14 +172,14 @@ func (t *Tmux) SendKey(ctx context.Context, ep Endpoint, key harness.Key) error 
 // SendKeyThenState sends the key and reads the pane back in the same tmux
 // invocation, so an interrupt's key and its proof that the agent survived
 // cost one process.
-func (t *Tmux) SendKeyThenState(ctx context.Context, ep Endpoint, key harness.Key) (Observation, error) {
+func (t *Adapter) SendKeyThenState(ctx context.Context, ep backends.Endpoint, key harness.Key) (backends.Observation, error) {
 	name, pane, err := t.keyTarget(ctx, ep, key)
 	if err != nil {
-		return Observation{}, err
+		return backends.Observation{}, err
 	}
 	out, err := t.run(ctx, "send-keys", "-t", pane, name, ";", "display-message", "-p", "-t", pane, paneFormat)
 	if err != nil {
-		return Observation{}, fmt.Errorf("tmux send-keys %s to %s (%s): %w", name, ep.Target, pane, err)
+		return backends.Observation{}, fmt.Errorf("tmux send-keys %s to %s (%s): %w", name, ep.Target, pane, err)
 	}
 	return t.stateAfter(ctx, ep, pane, string(out.Stdout)), nil
 }
@@ -183,7 +187,7 @@ func (t *Tmux) SendKeyThenState(ctx context.Context, ep Endpoint, key harness.Ke
 // stateAfter classifies the pane line read right after a key. A pane that
 // no longer reads as the endpoint's is looked up afresh, which tells
 // drifted from missing.
-func (t *Tmux) stateAfter(ctx context.Context, ep Endpoint, pane, line string) Observation {
+func (t *Adapter) stateAfter(ctx context.Context, ep backends.Endpoint, pane, line string) backends.Observation {
 	info, ok := parsePaneLine(strings.TrimRight(line, "\n"))
 	if !ok || info.pane != pane || info.session+":"+info.window != ep.Target {
 		return t.AgentState(ctx, ep)
@@ -192,7 +196,7 @@ func (t *Tmux) stateAfter(ctx context.Context, ep Endpoint, pane, line string) O
 }
 
 // keyTarget maps a key to its tmux name and resolves the endpoint's pane.
-func (t *Tmux) keyTarget(ctx context.Context, ep Endpoint, key harness.Key) (name, pane string, err error) {
+func (t *Adapter) keyTarget(ctx context.Context, ep backends.Endpoint, key harness.Key) (name, pane string, err error) {
 	name, ok := tmuxKeyNames[key]
 	if !ok {
 		return "", "", fmt.Errorf("tmux adapter has no mapping for key %s", key)
@@ -201,22 +205,22 @@ func (t *Tmux) keyTarget(ctx context.Context, ep Endpoint, key harness.Key) (nam
 	return name, pane, err
 }
 
-func (t *Tmux) Capture(ctx context.Context, ep Endpoint) (Screen, error) {
+func (t *Adapter) Capture(ctx context.Context, ep backends.Endpoint) (backends.Screen, error) {
 	pane, err := t.paneID(ctx, ep)
 	if err != nil {
-		return Screen{}, err
+		return backends.Screen{}, err
 	}
 	out, err := t.run(ctx, "display-message", "-p", "-t", pane, "#{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", pane)
 	if err != nil {
-		return Screen{}, fmt.Errorf("tmux capture-pane %s (%s): %w", ep.Target, pane, err)
+		return backends.Screen{}, fmt.Errorf("tmux capture-pane %s (%s): %w", ep.Target, pane, err)
 	}
 	return parseCapture(out.Stdout), nil
 }
 
 // parseCapture reads `display-message '#{cursor_y} #{cursor_x}' ; capture-pane -p` output.
-func parseCapture(out []byte) Screen {
+func parseCapture(out []byte) backends.Screen {
 	first, rest, _ := strings.Cut(string(out), "\n")
-	s := Screen{Lines: strings.Split(strings.TrimRight(rest, "\n"), "\n")}
+	s := backends.Screen{Lines: strings.Split(strings.TrimRight(rest, "\n"), "\n")}
 	pos := strings.Fields(first)
 	if len(pos) > 0 {
 		if y, err := strconv.Atoi(pos[0]); err == nil {
@@ -231,7 +235,7 @@ func parseCapture(out []byte) Screen {
 	return s
 }
 
-func (t *Tmux) AgentState(ctx context.Context, ep Endpoint) Observation {
+func (t *Adapter) AgentState(ctx context.Context, ep backends.Endpoint) backends.Observation {
 	info, err := t.lookup(ctx, ep)
 	if err != nil {
 		return observeLookupErr(err)
@@ -240,24 +244,24 @@ func (t *Tmux) AgentState(ctx context.Context, ep Endpoint) Observation {
 }
 
 // classify decides what runs in one pane already found.
-func (t *Tmux) classify(ctx context.Context, info paneInfo) Observation {
+func (t *Adapter) classify(ctx context.Context, info paneInfo) backends.Observation {
 	if info.dead {
 		// tmux's own word: no process holds the pane's terminal, so none
 		// takes its keys. A killed agent can still sit on the terminal's
 		// foreground for a moment, and the process table would call it
 		// alive.
-		return Observation{State: StateDead, Detail: "the pane is dead (tmux keeps it for remain-on-exit)", CurrentPath: info.path}
+		return backends.Observation{State: backends.StateDead, Detail: "the pane is dead (tmux keeps it for remain-on-exit)", CurrentPath: info.path}
 	}
 	if obs, _, ok := t.agentUnder(ctx, info.pid); ok {
 		obs.CurrentPath = info.path
 		return obs
 	}
-	var procs []Process
+	var procs []backends.Process
 	var procErr error
 	if info.tty != "" {
 		procs, procErr = t.paneProcs(ctx, info)
 	}
-	obs := ClassifyPane(procs, procErr, info.command)
+	obs := backends.ClassifyPane(procs, procErr, info.command)
 	obs.CurrentPath = info.path
 	return obs
 }
@@ -267,10 +271,10 @@ func (t *Tmux) classify(ctx context.Context, info paneInfo) Observation {
 // terminal's foreground group has every process that decides a state (the
 // foreground, and a stopped agent, a job of the shell); otherwise, or when
 // the walk fails, every process on the machine.
-func (t *Tmux) paneProcs(ctx context.Context, info paneInfo) ([]Process, error) {
-	if tt, ok := t.o.Procs.(TreeTable); ok && info.pid > 0 {
+func (t *Adapter) paneProcs(ctx context.Context, info paneInfo) ([]backends.Process, error) {
+	if tt, ok := t.o.Procs.(backends.TreeTable); ok && info.pid > 0 {
 		procs, err := tt.OnTTYUnder(ctx, info.tty, info.pid)
-		if err == nil && slices.ContainsFunc(procs, Process.Foreground) {
+		if err == nil && slices.ContainsFunc(procs, backends.Process.Foreground) {
 			return procs, nil
 		}
 	}
@@ -283,18 +287,18 @@ func (t *Tmux) paneProcs(ctx context.Context, info paneInfo) ([]Process, error) 
 // process. A shell without job control (sh -c) keeps its child in its own
 // group, so then its children are read instead. It only ever answers
 // "alive"; anything else takes the full scan.
-func (t *Tmux) foregroundLeader(ctx context.Context, shellPID int) (Process, bool) {
+func (t *Adapter) foregroundLeader(ctx context.Context, shellPID int) (backends.Process, bool) {
 	if shellPID <= 0 {
-		return Process{}, false
+		return backends.Process{}, false
 	}
 	shell, err := t.o.Procs.Process(ctx, shellPID)
 	if err != nil || shell.TPGID <= 0 || shell.Exited() {
-		return Process{}, false
+		return backends.Process{}, false
 	}
 	candidates := []int{shell.TPGID}
 	if shell.TPGID == shell.PGID {
 		if candidates, err = t.o.Procs.Children(ctx, shellPID); err != nil {
-			return Process{}, false
+			return backends.Process{}, false
 		}
 	}
 	for _, pid := range candidates {
@@ -303,10 +307,10 @@ func (t *Tmux) foregroundLeader(ctx context.Context, shellPID int) (Process, boo
 			return p, true
 		}
 	}
-	return Process{}, false
+	return backends.Process{}, false
 }
 
-func (t *Tmux) CurrentPath(ctx context.Context, ep Endpoint) (string, error) {
+func (t *Adapter) CurrentPath(ctx context.Context, ep backends.Endpoint) (string, error) {
 	info, err := t.lookup(ctx, ep)
 	if err != nil {
 		return "", err
@@ -314,7 +318,7 @@ func (t *Tmux) CurrentPath(ctx context.Context, ep Endpoint) (string, error) {
 	return info.path, nil
 }
 
-func (t *Tmux) Kill(ctx context.Context, ep Endpoint) error {
+func (t *Adapter) Kill(ctx context.Context, ep backends.Endpoint) error {
 	pane, err := t.paneID(ctx, ep)
 	if err != nil {
 		return err
@@ -325,12 +329,12 @@ func (t *Tmux) Kill(ctx context.Context, ep Endpoint) error {
 	return nil
 }
 
-func (t *Tmux) ValidateRecord(ep Endpoint) error {
-	session, window, err := SplitTmuxTarget(ep.Target)
+func (t *Adapter) ValidateRecord(ep backends.Endpoint) error {
+	session, window, err := SplitTarget(ep.Target)
 	if err != nil {
 		return err
 	}
-	if !ValidAtom(session) {
+	if !backends.ValidAtom(session) {
 		return fmt.Errorf("tmux session '%s' in window=%s has characters outside [A-Za-z0-9._@%%+-]", session, ep.Target)
 	}
 	if ep.TaskID != "" && window != "fm-"+ep.TaskID {

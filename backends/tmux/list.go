@@ -1,10 +1,12 @@
-package backends
+package tmux
 
 import (
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"fmctl/backends"
 )
 
 // snapshotFormat is every pane on the server as lookup reads one, behind
@@ -21,8 +23,8 @@ type snapPane struct {
 // plainly (no pane, several, or one whose recorded id sits elsewhere) takes
 // the single-endpoint read, so its verdict and its words are AgentState's
 // own; so does every endpoint when the list call fails.
-func (t *Tmux) AgentStates(ctx context.Context, eps []Endpoint) []Observation {
-	out := make([]Observation, len(eps))
+func (t *Adapter) AgentStates(ctx context.Context, eps []backends.Endpoint) []backends.Observation {
+	out := make([]backends.Observation, len(eps))
 	panes, err := t.snapshot(ctx)
 	for i, ep := range eps {
 		if info, ok := findInSnapshot(panes, ep); err == nil && ok {
@@ -34,7 +36,7 @@ func (t *Tmux) AgentStates(ctx context.Context, eps []Endpoint) []Observation {
 	return out
 }
 
-func (t *Tmux) snapshot(ctx context.Context) ([]snapPane, error) {
+func (t *Adapter) snapshot(ctx context.Context) ([]snapPane, error) {
 	res, err := t.run(ctx, "list-panes", "-a", "-F", snapshotFormat)
 	if err != nil {
 		return nil, err
@@ -53,8 +55,8 @@ func (t *Tmux) snapshot(ctx context.Context) ([]snapPane, error) {
 // the answer is one plain pane: the recorded pane id in the recorded
 // session:window, or else the one active pane of the one window carrying
 // the label.
-func findInSnapshot(panes []snapPane, ep Endpoint) (paneInfo, bool) {
-	session, window, err := SplitTmuxTarget(ep.Target)
+func findInSnapshot(panes []snapPane, ep backends.Endpoint) (paneInfo, bool) {
+	session, window, err := SplitTarget(ep.Target)
 	if err != nil {
 		return paneInfo{}, false
 	}
@@ -78,7 +80,7 @@ func findInSnapshot(panes []snapPane, ep Endpoint) (paneInfo, bool) {
 // -S -N starts N lines back in the history. tmux prints cell text only, and
 // trailing blank rows of the screen are dropped before the last lines are
 // taken.
-func (t *Tmux) History(ctx context.Context, ep Endpoint, lines int) ([]string, error) {
+func (t *Adapter) History(ctx context.Context, ep backends.Endpoint, lines int) ([]string, error) {
 	pane, err := t.paneID(ctx, ep)
 	if err != nil {
 		return nil, err
@@ -87,5 +89,5 @@ func (t *Tmux) History(ctx context.Context, ep Endpoint, lines int) ([]string, e
 	if err != nil {
 		return nil, fmt.Errorf("tmux capture-pane %s (%s): %w", ep.Target, pane, err)
 	}
-	return LastLines(string(out.Stdout), lines), nil
+	return backends.LastLines(string(out.Stdout), lines), nil
 }

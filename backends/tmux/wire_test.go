@@ -1,4 +1,4 @@
-package backends
+package tmux
 
 import (
 	"bytes"
@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"fmctl/backends"
 	"fmctl/backends/tmuxwire"
-	"fmctl/config"
-	"fmctl/harness"
 )
 
 // privateTmux starts a tmux server on a private socket under a private
@@ -41,8 +40,8 @@ func privateTmux(t *testing.T) (sock, pane string) {
 
 // optedIn is the wire as FM_TMUX_WIRE=1 runs it (tmux 3.2 to 3.7), so
 // these tests speak it to the machine's tmux (3.3a) as to 3.7c.
-func optedIn(exec *ExecRunner, trace string) *TmuxWire {
-	return &TmuxWire{Exec: exec, Binary: "tmux", TracePath: trace, Carrier: &tmuxwire.Wire{Binary: "tmux", OptIn: true}}
+func optedIn(exec *backends.ExecRunner, trace string) *WireRunner {
+	return &WireRunner{Exec: exec, Binary: "tmux", TracePath: trace, Carrier: &tmuxwire.Wire{Binary: "tmux", OptIn: true}}
 }
 
 // traceCount is how many lines of the trace at path name program.
@@ -64,8 +63,8 @@ func traceCount(t *testing.T, path, program string) int {
 func TestTmuxWireAnswersAsTheTmuxClient(t *testing.T) {
 	sock, pane := privateTmux(t)
 	trace := filepath.Join(t.TempDir(), "trace")
-	wire := optedIn(&ExecRunner{TracePath: trace}, trace)
-	plain := &ExecRunner{}
+	wire := optedIn(&backends.ExecRunner{TracePath: trace}, trace)
+	plain := &backends.ExecRunner{}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
@@ -88,13 +87,13 @@ func TestTmuxWireAnswersAsTheTmuxClient(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			args := append([]string{"-u", "-L", sock}, c.args...)
-			want, wantErr := plain.Run(ctx, Cmd{Path: "tmux", Args: args, Stdin: c.stdin})
-			got, gotErr := wire.Run(ctx, Cmd{Path: "tmux", Args: args, Stdin: c.stdin})
+			want, wantErr := plain.Run(ctx, backends.Cmd{Path: "tmux", Args: args, Stdin: c.stdin})
+			got, gotErr := wire.Run(ctx, backends.Cmd{Path: "tmux", Args: args, Stdin: c.stdin})
 			// tmux 3.2's client parses the command too, with getopt, which
 			// prints its own complaint before the server's usage line.
 			if rest, ok := bytes.CutPrefix(want.Stderr, []byte("tmux: unknown option -- Z\n")); ok {
 				want.Stderr = rest
-				wantErr = &RunError{Cmd: Cmd{Path: "tmux"}, ExitCode: want.ExitCode, Stderr: string(rest)}
+				wantErr = &backends.RunError{Cmd: backends.Cmd{Path: "tmux"}, ExitCode: want.ExitCode, Stderr: string(rest)}
 			}
 			if (wantErr == nil) != (gotErr == nil) || want.ExitCode != got.ExitCode {
 				t.Fatalf("wire: exit %d err %v; tmux client: exit %d err %v", got.ExitCode, gotErr, want.ExitCode, wantErr)
@@ -105,8 +104,8 @@ func TestTmuxWireAnswersAsTheTmuxClient(t *testing.T) {
 			if !bytes.Equal(got.Stderr, want.Stderr) {
 				t.Errorf("stderr over the wire %q, from a tmux client %q", got.Stderr, want.Stderr)
 			}
-			if gotErr != nil && StderrOf(gotErr) != StderrOf(wantErr) {
-				t.Errorf("error over the wire %q, from a tmux client %q", StderrOf(gotErr), StderrOf(wantErr))
+			if gotErr != nil && backends.StderrOf(gotErr) != backends.StderrOf(wantErr) {
+				t.Errorf("error over the wire %q, from a tmux client %q", backends.StderrOf(gotErr), backends.StderrOf(wantErr))
 			}
 		})
 	}
@@ -119,7 +118,7 @@ func TestTmuxWireAnswersAsTheTmuxClient(t *testing.T) {
 	// The typed text reached the pane (cat echoes it) once per runner.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		out, _ := plain.Run(ctx, Cmd{Path: "tmux", Args: []string{"-L", sock, "capture-pane", "-p", "-t", pane}})
+		out, _ := plain.Run(ctx, backends.Cmd{Path: "tmux", Args: []string{"-L", sock, "capture-pane", "-p", "-t", pane}})
 		if strings.Count(string(out.Stdout), "héllo; it's") == 2 {
 			break
 		}
@@ -127,66 +126,6 @@ func TestTmuxWireAnswersAsTheTmuxClient(t *testing.T) {
 			t.Fatalf("the pane shows %q, want the typed text twice", out.Stdout)
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// The adapter Open builds takes the wire only where FM_TMUX_WIRE lets it:
-// by default on tmux 3.7c alone (the machine's 3.3a gets a tmux client
-// per call), with FM_TMUX_WIRE=1 on any release from 3.2 to 3.7, never
-// with FM_TMUX_WIRE=0; its operations work the same every way.
-func TestTmuxAdapterTakesTheWireAsFMTmuxWireSays(t *testing.T) {
-	sock, pane := privateTmux(t)
-	version := strings.TrimSpace(string(must(exec.Command("tmux", "-V").Output())))
-	for _, c := range []struct {
-		setting string
-		wire    bool
-	}{
-		{"", version == "tmux 3.7c"},
-		{"1", true},
-		{"0", false},
-	} {
-		t.Run("FM_TMUX_WIRE="+c.setting, func(t *testing.T) {
-			trace := filepath.Join(t.TempDir(), "trace")
-			t.Setenv("XDG_CACHE_HOME", t.TempDir())
-			m := config.DefaultTunables().Mux
-			m.TmuxSocket, m.TmuxWire = sock, c.setting
-			be, err := Open("tmux", NewExecRunner(trace), os.Getenv, m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tm := be.(*Tmux)
-			ctx := context.Background()
-			ep := Endpoint{Target: "s:fm-a", Fields: map[string]string{KeyTmuxPane: pane}}
-			mark := "paste<" + c.setting + ">"
-			line := mark + "\nof two lines"
-			if err := tm.SendText(ctx, ep, line); err != nil {
-				t.Fatal(err)
-			}
-			if err := tm.SendKey(ctx, ep, harness.KeyEnter); err != nil {
-				t.Fatal(err)
-			}
-			deadline := time.Now().Add(5 * time.Second)
-			for {
-				s, err := tm.Capture(ctx, ep)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if strings.Contains(strings.Join(s.Lines, "\n"), mark) {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the paste never showed: %q", s.Lines)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			procs, wire := traceCount(t, trace, "tmux"), traceCount(t, trace, wireTraceName)
-			if c.wire && (procs != 0 || wire < 3) {
-				t.Errorf("%s: %d tmux processes and %d wire calls, want only wire calls", version, procs, wire)
-			}
-			if !c.wire && (procs < 3 || wire != 0) {
-				t.Errorf("%s: %d tmux processes and %d wire calls, want only processes", version, procs, wire)
-			}
-		})
 	}
 }
 
@@ -205,8 +144,8 @@ func TestTmuxWireLeavesUnprovenServersToTheClient(t *testing.T) {
 	args := []string{"-u", "-L", sock, "display-message", "-p", "-t", pane, "#{pane_id}"}
 
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	w := optedIn(&ExecRunner{TracePath: trace}, trace)
-	out, err := w.Run(ctx, Cmd{Path: "tmux", Args: args})
+	w := optedIn(&backends.ExecRunner{TracePath: trace}, trace)
+	out, err := w.Run(ctx, backends.Cmd{Path: "tmux", Args: args})
 	if err != nil || strings.TrimSpace(string(out.Stdout)) != pane {
 		t.Fatalf("through the shim: %q %v", out.Stdout, err)
 	}
@@ -215,8 +154,8 @@ func TestTmuxWireLeavesUnprovenServersToTheClient(t *testing.T) {
 	}
 
 	absent := []string{"-u", "-L", sock + "-none", "display-message", "-p", "x"}
-	_, err = optedIn(&ExecRunner{}, "").Run(ctx, Cmd{Path: "tmux", Args: absent})
-	if err == nil || !strings.Contains(StderrOf(err), "error connecting to") {
+	_, err = optedIn(&backends.ExecRunner{}, "").Run(ctx, backends.Cmd{Path: "tmux", Args: absent})
+	if err == nil || !strings.Contains(backends.StderrOf(err), "error connecting to") {
 		t.Errorf("no server: %v, want the tmux client's own refusal", err)
 	}
 }
@@ -258,11 +197,11 @@ func TestTmuxWireLeavesAServerWhoseTmuxWasReplaced(t *testing.T) {
 	trace := filepath.Join(dir, "trace")
 	// One runner for both calls, as one fmctl process makes them: a server
 	// the first call proved is proven again on the second call's connection.
-	w := optedIn(&ExecRunner{TracePath: trace}, trace)
+	w := optedIn(&backends.ExecRunner{TracePath: trace}, trace)
 	call := func() int {
 		t.Helper()
 		before := traceCount(t, trace, wireTraceName)
-		out, err := w.Run(context.Background(), Cmd{Path: "tmux", Args: []string{"-u", "-L", sock, "display-message", "-p", "#{session_name}"}})
+		out, err := w.Run(context.Background(), backends.Cmd{Path: "tmux", Args: []string{"-u", "-L", sock, "display-message", "-p", "#{session_name}"}})
 		if err != nil || strings.TrimSpace(string(out.Stdout)) != "s" {
 			t.Fatalf("display-message: %q %v", out.Stdout, err)
 		}

@@ -1,4 +1,4 @@
-package backends
+package tmux
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"fmctl/backends"
 	"fmctl/harness"
 )
 
@@ -14,31 +15,31 @@ import (
 // the fm-t1 line of twoWindows, and anything else (send-keys) with nothing.
 type gatedTmux struct{ answer string }
 
-func (g *gatedTmux) Run(_ context.Context, c Cmd) (Output, error) {
+func (g *gatedTmux) Run(_ context.Context, c backends.Cmd) (backends.Output, error) {
 	args := subcommand(c)
 	switch {
 	case args[0] == "if-shell":
-		return Output{Stdout: []byte(g.answer)}, nil
+		return backends.Output{Stdout: []byte(g.answer)}, nil
 	case args[0] == "display-message" && slices.Contains(args, paneFormat):
-		return Output{Stdout: []byte(strings.SplitN(twoWindows, "\n", 2)[0] + "\n")}, nil
+		return backends.Output{Stdout: []byte(strings.SplitN(twoWindows, "\n", 2)[0] + "\n")}, nil
 	}
-	return Output{}, nil
+	return backends.Output{}, nil
 }
 
 // t1 as fm-spawn records it: the pane's ids and its shell's pid.
-var t1Gated = Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1",
+var t1Gated = backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1",
 	Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1", KeyTmuxPanePID: "1000"}}
 
-func gatedRig(answer string, leader Process) (*Tmux, *CountingRunner) {
-	shell := Process{PID: 1000, PGID: 1000, TPGID: leader.PGID, State: 'S', Comm: "bash"}
-	cr := &CountingRunner{Inner: &gatedTmux{answer: answer}}
-	return NewTmux(cr, TmuxOptions{Procs: &fixedProcs{byPID: map[int]Process{1000: shell, leader.PID: leader}}}), cr
+func gatedRig(answer string, leader backends.Process) (*Adapter, *backends.CountingRunner) {
+	shell := backends.Process{PID: 1000, PGID: 1000, TPGID: leader.PGID, State: 'S', Comm: "bash"}
+	cr := &backends.CountingRunner{Inner: &gatedTmux{answer: answer}}
+	return New(cr, Options{Procs: &fixedProcs{byPID: map[int]backends.Process{1000: shell, leader.PID: leader}}}), cr
 }
 
-var claudeLeader = Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "claude", Argv: []string{"claude"}}
+var claudeLeader = backends.Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "claude", Argv: []string{"claude"}}
 
-func acceptClaude(obs Observation) error {
-	if obs.State != StateAlive || !slices.Equal(obs.Names, []string{"claude"}) {
+func acceptClaude(obs backends.Observation) error {
+	if obs.State != backends.StateAlive || !slices.Equal(obs.Names, []string{"claude"}) {
 		return errors.New("refused: " + string(obs.State))
 	}
 	return nil
@@ -48,7 +49,7 @@ func acceptClaude(obs Observation) error {
 // tmux call whose condition checks every recorded fact server-side.
 func TestSendKeyGatedIsOneCheckedCall(t *testing.T) {
 	tm, cr := gatedRig(gateSent+"\n", claudeLeader)
-	res, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, GatedKey{Gate: acceptClaude})
+	res, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, backends.GatedKey{Gate: acceptClaude})
 	if err != nil || res.Refused != nil {
 		t.Fatalf("SendKeyGated = %+v, %v", res, err)
 	}
@@ -69,14 +70,14 @@ func TestSendKeyGatedIsOneCheckedCall(t *testing.T) {
 func TestSendKeyGatedReadsTheScreenBeforeAndTheStateAfter(t *testing.T) {
 	line := strings.SplitN(twoWindows, "\n", 2)[0]
 	tm, cr := gatedRig(gateSent+"\n1 4\nrow0\n> hi\n"+line+"\n", claudeLeader)
-	res, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, GatedKey{Gate: acceptClaude, ReadAfter: true, ScreenBefore: true})
+	res, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, backends.GatedKey{Gate: acceptClaude, ReadAfter: true, ScreenBefore: true})
 	if err != nil || cr.Calls("tmux") != 1 {
 		t.Fatalf("SendKeyGated = %+v, %v after %d calls", res, err, cr.Calls("tmux"))
 	}
 	if res.Before == nil || !slices.Equal(res.Before.Lines, []string{"row0", "> hi"}) || res.Before.CursorY != 1 || res.Before.CursorX != 4 {
 		t.Errorf("screen before = %+v, want rows [row0 > hi], cursor 1,4", res.Before)
 	}
-	if res.After == nil || res.After.State != StateAlive || res.After.CurrentPath != "/w/t1" {
+	if res.After == nil || res.After.State != backends.StateAlive || res.After.CurrentPath != "/w/t1" {
 		t.Errorf("state after = %+v, want alive at /w/t1", res.After)
 	}
 }
@@ -85,7 +86,7 @@ func TestSendKeyGatedReadsTheScreenBeforeAndTheStateAfter(t *testing.T) {
 // there: the full read follows, and its verdict decides.
 func TestSendKeyGatedFallsBackWhenTmuxRefuses(t *testing.T) {
 	tm, cr := gatedRig(gateRefused+"\n", claudeLeader)
-	res, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, GatedKey{Gate: acceptClaude})
+	res, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, backends.GatedKey{Gate: acceptClaude})
 	if err != nil || res.Refused != nil {
 		t.Fatalf("SendKeyGated = %+v, %v", res, err)
 	}
@@ -102,10 +103,10 @@ func TestSendKeyGatedFallsBackWhenTmuxRefuses(t *testing.T) {
 // record without the pid) takes the full read, whose verdict is returned
 // unchanged and sends nothing.
 func TestSendKeyGatedRefusalIsTheFullReads(t *testing.T) {
-	codex := Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "node", Argv: []string{"node", "/x/codex.js"}}
+	codex := backends.Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "node", Argv: []string{"node", "/x/codex.js"}}
 	tm, cr := gatedRig(gateSent+"\n", codex)
 	refuse := errors.New("not claude")
-	res, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, GatedKey{Gate: func(Observation) error { return refuse }})
+	res, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, backends.GatedKey{Gate: func(backends.Observation) error { return refuse }})
 	if err != nil || res.Refused != refuse {
 		t.Fatalf("SendKeyGated = %+v, %v; want the gate's own refusal", res, err)
 	}
@@ -114,9 +115,9 @@ func TestSendKeyGatedRefusalIsTheFullReads(t *testing.T) {
 			t.Errorf("a refused key ran %s", cmd)
 		}
 	}
-	noPID := Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1"}}
+	noPID := backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1"}}
 	tm, cr = gatedRig(gateSent+"\n", claudeLeader)
-	if _, err := tm.SendKeyGated(context.Background(), noPID, harness.KeyEscape, GatedKey{Gate: acceptClaude}); err != nil {
+	if _, err := tm.SendKeyGated(context.Background(), noPID, harness.KeyEscape, backends.GatedKey{Gate: acceptClaude}); err != nil {
 		t.Fatal(err)
 	}
 	if n := cr.Calls("tmux"); n != 2 || slices.Contains(cr.Log()[0].Args, "if-shell") {
@@ -129,16 +130,16 @@ func TestSendKeyGatedRefusalIsTheFullReads(t *testing.T) {
 // process group.
 func TestForegroundNameIsTmuxsCurrentCommand(t *testing.T) {
 	for _, c := range []struct {
-		p    Process
+		p    backends.Process
 		want string
 	}{
-		{Process{PID: 7, PGID: 7, Argv: []string{"claude"}}, "claude"},
-		{Process{PID: 7, PGID: 7, Argv: []string{"/usr/bin/node", "/x/codex.js"}}, "node"},
-		{Process{PID: 7, PGID: 7, Argv: []string{"-bash"}}, "bash"},
-		{Process{PID: 7, PGID: 7, Argv: []string{"./claude"}}, ""}, // tmux keeps "./claude"; not a plain atom
-		{Process{PID: 7, PGID: 7, Argv: []string{"a}b"}}, ""},      // would break the format
-		{Process{PID: 8, PGID: 7, Argv: []string{"claude"}}, ""},   // sh -c: tmux names the shell
-		{Process{PID: 7, PGID: 7, Comm: "claude"}, ""},             // no argv to name it by
+		{backends.Process{PID: 7, PGID: 7, Argv: []string{"claude"}}, "claude"},
+		{backends.Process{PID: 7, PGID: 7, Argv: []string{"/usr/bin/node", "/x/codex.js"}}, "node"},
+		{backends.Process{PID: 7, PGID: 7, Argv: []string{"-bash"}}, "bash"},
+		{backends.Process{PID: 7, PGID: 7, Argv: []string{"./claude"}}, ""}, // tmux keeps "./claude"; not a plain atom
+		{backends.Process{PID: 7, PGID: 7, Argv: []string{"a}b"}}, ""},      // would break the format
+		{backends.Process{PID: 8, PGID: 7, Argv: []string{"claude"}}, ""},   // sh -c: tmux names the shell
+		{backends.Process{PID: 7, PGID: 7, Comm: "claude"}, ""},             // no argv to name it by
 	} {
 		if got := foregroundName(c.p); got != c.want {
 			t.Errorf("foregroundName(%+v) = %q, want %q", c.p, got, c.want)

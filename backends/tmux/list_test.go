@@ -1,10 +1,12 @@
-package backends
+package tmux
 
 import (
 	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	"fmctl/backends"
 )
 
 // paneServer answers list-panes -a with a fixed snapshot and list-windows
@@ -15,18 +17,18 @@ type paneServer struct {
 	calls   []string
 }
 
-func (s *paneServer) Run(_ context.Context, c Cmd) (Output, error) {
+func (s *paneServer) Run(_ context.Context, c backends.Cmd) (backends.Output, error) {
 	args := subcommand(c)
 	s.calls = append(s.calls, strings.Join(args, " "))
 	switch {
 	case args[0] == "list-panes" && s.listErr != "":
-		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: s.listErr}
+		return backends.Output{ExitCode: 1}, &backends.RunError{Cmd: c, ExitCode: 1, Stderr: s.listErr}
 	case args[0] == "list-panes":
-		return Output{Stdout: []byte(s.panes)}, nil
+		return backends.Output{Stdout: []byte(s.panes)}, nil
 	case args[0] == "capture-pane":
-		return Output{Stdout: []byte("one\ntwo\nthree\n\n  \n")}, nil
+		return backends.Output{Stdout: []byte("one\ntwo\nthree\n\n  \n")}, nil
 	}
-	return Output{}, nil
+	return backends.Output{}, nil
 }
 
 func pane(session string, active bool, window, id, cmd string) string {
@@ -40,25 +42,25 @@ func pane(session string, active bool, window, id, cmd string) string {
 
 func TestAgentStatesReadsTwentyEndpointsInOneCall(t *testing.T) {
 	var snap strings.Builder
-	var eps []Endpoint
+	var eps []backends.Endpoint
 	for i := 0; i < 20; i++ {
 		cmd := "claude"
 		if i%2 == 1 {
 			cmd = "bash"
 		}
 		snap.WriteString(pane("fmses", true, fmt.Sprintf("fm-t%d", i), fmt.Sprintf("%%%d", i), cmd))
-		eps = append(eps, Endpoint{Backend: "tmux", Target: fmt.Sprintf("fmses:fm-t%d", i), TaskID: fmt.Sprintf("t%d", i)})
+		eps = append(eps, backends.Endpoint{Backend: "tmux", Target: fmt.Sprintf("fmses:fm-t%d", i), TaskID: fmt.Sprintf("t%d", i)})
 	}
 	s := &paneServer{panes: snap.String()}
-	tm := NewTmux(s, TmuxOptions{Procs: &fixedProcs{}})
+	tm := New(s, Options{Procs: &fixedProcs{}})
 	obs := tm.AgentStates(context.Background(), eps)
 	if len(s.calls) != 1 || !strings.HasPrefix(s.calls[0], "list-panes -a -F ") {
 		t.Fatalf("calls = %q, want one list-panes -a", s.calls)
 	}
 	for i, o := range obs {
-		want := StateAlive
+		want := backends.StateAlive
 		if i%2 == 1 {
-			want = StateDead
+			want = backends.StateDead
 		}
 		if o.State != want {
 			t.Errorf("endpoint %d: %s, want %s", i, o.State, want)
@@ -71,10 +73,10 @@ func TestAgentStatesFallsBackToTheSingleReadWhenTheSnapshotIsNotPlain(t *testing
 		pane("fmses", true, "fm-dup", "%2", "claude") + pane("fmses", true, "fm-dup", "%3", "claude") +
 		pane("fmses", false, "fm-b", "%4", "claude") + pane("other", true, "fm-c", "%5", "claude")
 	s := &paneServer{panes: snap}
-	tm := NewTmux(s, TmuxOptions{Procs: &fixedProcs{}})
-	eps := []Endpoint{{Target: "fmses:fm-a"}, {Target: "fmses:fm-dup"}, {Target: "fmses:fm-b"}, {Target: "fmses:fm-c"}, {Target: "bad"}}
+	tm := New(s, Options{Procs: &fixedProcs{}})
+	eps := []backends.Endpoint{{Target: "fmses:fm-a"}, {Target: "fmses:fm-dup"}, {Target: "fmses:fm-b"}, {Target: "fmses:fm-c"}, {Target: "bad"}}
 	obs := tm.AgentStates(context.Background(), eps)
-	if obs[0].State != StateAlive {
+	if obs[0].State != backends.StateAlive {
 		t.Errorf("fm-a: %s, want alive from the snapshot", obs[0].State)
 	}
 	// Two panes named fm-dup, an inactive pane only, a window in another
@@ -84,7 +86,7 @@ func TestAgentStatesFallsBackToTheSingleReadWhenTheSnapshotIsNotPlain(t *testing
 		t.Errorf("calls = %q, want the snapshot then three single reads", s.calls)
 	}
 	for i := 1; i < len(obs); i++ {
-		if obs[i].State == StateAlive {
+		if obs[i].State == backends.StateAlive {
 			t.Errorf("endpoint %s read alive from a snapshot that does not show it plainly", eps[i].Target)
 		}
 	}
@@ -92,13 +94,13 @@ func TestAgentStatesFallsBackToTheSingleReadWhenTheSnapshotIsNotPlain(t *testing
 
 func TestAgentStatesWhenTheListFails(t *testing.T) {
 	s := &paneServer{listErr: "no server running on /tmp/tmux-0/x"}
-	tm := NewTmux(s, TmuxOptions{Procs: &fixedProcs{}})
-	obs := tm.AgentStates(context.Background(), []Endpoint{{Target: "fmses:fm-a"}, {Target: "fmses:fm-b"}})
+	tm := New(s, Options{Procs: &fixedProcs{}})
+	obs := tm.AgentStates(context.Background(), []backends.Endpoint{{Target: "fmses:fm-a"}, {Target: "fmses:fm-b"}})
 	if len(obs) != 2 || len(s.calls) != 3 {
 		t.Fatalf("obs=%v calls=%q, want each endpoint read on its own after the failed list", obs, s.calls)
 	}
 	for _, o := range obs {
-		if o.State == StateAlive || o.State == "" {
+		if o.State == backends.StateAlive || o.State == "" {
 			t.Errorf("state %q after a failed list", o.State)
 		}
 	}
@@ -106,9 +108,9 @@ func TestAgentStatesWhenTheListFails(t *testing.T) {
 
 func TestHistoryAsksForScrollbackAndDropsBlankRows(t *testing.T) {
 	s := &paneServer{panes: pane("fmses", true, "fm-a", "%7", "claude")}
-	tm := NewTmux(s, TmuxOptions{Procs: &fixedProcs{}})
+	tm := New(s, Options{Procs: &fixedProcs{}})
 	tm.pane["fmses:fm-a"] = "%7"
-	got, err := tm.History(context.Background(), Endpoint{Target: "fmses:fm-a"}, 2)
+	got, err := tm.History(context.Background(), backends.Endpoint{Target: "fmses:fm-a"}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,19 +125,19 @@ func TestHistoryAsksForScrollbackAndDropsBlankRows(t *testing.T) {
 func TestAgentStatesFindsARecordedPaneIDOnlyWhereTheRecordSaysItIs(t *testing.T) {
 	snap := pane("fmses", true, "fm-a", "%1", "claude") + pane("fmses", true, "renamed", "%2", "claude")
 	s := &paneServer{panes: snap}
-	tm := NewTmux(s, TmuxOptions{Procs: &fixedProcs{}})
-	eps := []Endpoint{
+	tm := New(s, Options{Procs: &fixedProcs{}})
+	eps := []backends.Endpoint{
 		{Target: "fmses:fm-a", Fields: map[string]string{KeyTmuxPane: "%1"}},
 		{Target: "fmses:fm-b", Fields: map[string]string{KeyTmuxPane: "%2"}}, // its pane was renamed
 	}
 	obs := tm.AgentStates(context.Background(), eps)
-	if obs[0].State != StateAlive {
+	if obs[0].State != backends.StateAlive {
 		t.Errorf("recorded pane in place: %s, want alive", obs[0].State)
 	}
 	if len(s.calls) < 2 || !strings.HasPrefix(s.calls[1], "display-message -p -t %2 ") {
 		t.Errorf("calls = %q, want the snapshot then the single read of %%2", s.calls)
 	}
-	if obs[1].State == StateAlive {
+	if obs[1].State == backends.StateAlive {
 		t.Errorf("a pane under another name read alive from the snapshot")
 	}
 }

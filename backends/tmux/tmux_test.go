@@ -1,4 +1,4 @@
-package backends
+package tmux
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"fmctl/backends"
 	"fmctl/harness"
 )
 
@@ -18,9 +19,14 @@ type scriptedTmux struct {
 	failOthers bool   // every other command fails
 }
 
+// fgProc is a foreground process on the pane's terminal.
+func fgProc(pid int, comm string, argv ...string) backends.Process {
+	return backends.Process{PID: pid, PGID: 20, TPGID: 20, State: 'S', Comm: comm, Argv: argv}
+}
+
 // subcommand is a tmux call's argv past the global options every call
 // carries (-u, and -L or -S naming the server), as the server reads it.
-func subcommand(c Cmd) []string {
+func subcommand(c backends.Cmd) []string {
 	args := c.Args
 	for len(args) > 0 {
 		switch {
@@ -36,24 +42,24 @@ func subcommand(c Cmd) []string {
 	return args
 }
 
-func (s *scriptedTmux) Run(_ context.Context, c Cmd) (Output, error) {
+func (s *scriptedTmux) Run(_ context.Context, c backends.Cmd) (backends.Output, error) {
 	args := subcommand(c)
 	if len(args) == 0 {
-		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: "no command"}
+		return backends.Output{ExitCode: 1}, &backends.RunError{Cmd: c, ExitCode: 1, Stderr: "no command"}
 	}
 	switch args[0] {
 	case "list-windows":
 		if s.listErr != "" {
-			return Output{ExitCode: 1, Stderr: []byte(s.listErr)}, &RunError{Cmd: c, ExitCode: 1, Stderr: s.listErr}
+			return backends.Output{ExitCode: 1, Stderr: []byte(s.listErr)}, &backends.RunError{Cmd: c, ExitCode: 1, Stderr: s.listErr}
 		}
-		return Output{Stdout: []byte(s.windows)}, nil
+		return backends.Output{Stdout: []byte(s.windows)}, nil
 	case "display-message":
-		return Output{Stdout: []byte("2\nline0\n> prev\n> hello\n")}, nil
+		return backends.Output{Stdout: []byte("2\nline0\n> prev\n> hello\n")}, nil
 	}
 	if s.failOthers {
-		return Output{ExitCode: 1}, &RunError{Cmd: c, ExitCode: 1, Stderr: "can't find pane"}
+		return backends.Output{ExitCode: 1}, &backends.RunError{Cmd: c, ExitCode: 1, Stderr: "can't find pane"}
 	}
-	return Output{}, nil
+	return backends.Output{}, nil
 }
 
 const twoWindows = "fm-t1\t%3\t1000\t/dev/pts/9\tclaude\t@1\tfmses\t0\t/w/t1\nfm-t2\t%4\t2000\t/dev/pts/10\tbash\t@2\tfmses\t0\t/w/t2 with\ttab\n"
@@ -61,13 +67,13 @@ const twoWindows = "fm-t1\t%3\t1000\t/dev/pts/9\tclaude\t@1\tfmses\t0\t/w/t1\nfm
 // fixedProcs is a process table: procs on every tty, and byPID for the
 // by-pid reads of the foreground fast path.
 type fixedProcs struct {
-	procs []Process
-	byPID map[int]Process
+	procs []backends.Process
+	byPID map[int]backends.Process
 	ttys  []string
 	pids  []int
 }
 
-func (f *fixedProcs) OnTTY(_ context.Context, tty string) ([]Process, error) {
+func (f *fixedProcs) OnTTY(_ context.Context, tty string) ([]backends.Process, error) {
 	f.ttys = append(f.ttys, tty)
 	return f.procs, nil
 }
@@ -82,25 +88,25 @@ func (f *fixedProcs) Children(_ context.Context, pid int) ([]int, error) {
 	return kids, nil
 }
 
-func (f *fixedProcs) Process(_ context.Context, pid int) (Process, error) {
+func (f *fixedProcs) Process(_ context.Context, pid int) (backends.Process, error) {
 	f.pids = append(f.pids, pid)
 	if p, ok := f.byPID[pid]; ok {
 		return p, nil
 	}
-	return Process{}, errors.New("no such process")
+	return backends.Process{}, errors.New("no such process")
 }
 
-func newScripted(s *scriptedTmux, procs []Process) (*Tmux, *CountingRunner, *fixedProcs) {
-	cr := &CountingRunner{Inner: s}
+func newScripted(s *scriptedTmux, procs []backends.Process) (*Adapter, *backends.CountingRunner, *fixedProcs) {
+	cr := &backends.CountingRunner{Inner: s}
 	fp := &fixedProcs{procs: procs}
-	return NewTmux(cr, TmuxOptions{Procs: fp}), cr, fp
+	return New(cr, Options{Procs: fp}), cr, fp
 }
 
-var t1 = Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1"}
+var t1 = backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1"}
 
 // checkNoShellAndPaneTargets asserts the adapter only ever ran tmux with an
 // argv, and addressed every command after the lookup by pane id.
-func checkNoShellAndPaneTargets(t *testing.T, log []Cmd) {
+func checkNoShellAndPaneTargets(t *testing.T, log []backends.Cmd) {
 	t.Helper()
 	for _, c := range log {
 		if c.Path != "tmux" {
@@ -172,16 +178,16 @@ func TestTmuxSendKeyMapsEveryNamedKey(t *testing.T) {
 // The scan path: the by-pid reads find no foreground agent (the table has no
 // pids), so the tty's process list decides.
 func TestTmuxAgentStateIsOneCall(t *testing.T) {
-	tm, cr, fp := newScripted(&scriptedTmux{windows: twoWindows}, []Process{fgProc(7, "claude")})
+	tm, cr, fp := newScripted(&scriptedTmux{windows: twoWindows}, []backends.Process{fgProc(7, "claude")})
 	ctx := context.Background()
 	for i := 0; i < 2; i++ { // cached or not, a state read re-checks the window
 		cr.Reset()
 		obs := tm.AgentState(ctx, t1)
-		if obs.State != StateAlive {
+		if obs.State != backends.StateAlive {
 			t.Fatalf("state = %s (%s), want alive", obs.State, obs.Detail)
 		}
 		if n := cr.Calls("tmux"); n != 1 {
-			t.Fatalf("AgentState made %d tmux calls, want exactly 1", n)
+			t.Fatalf("backends.AgentState made %d tmux calls, want exactly 1", n)
 		}
 		if obs.CurrentPath != "/w/t1" {
 			t.Errorf("CurrentPath = %q", obs.CurrentPath)
@@ -198,9 +204,9 @@ func TestTmuxAgentStateIsOneCall(t *testing.T) {
 // moment under load (fm-send --key reported key-delivered to a dead pane).
 func TestTmuxDeadPaneIsDeadWhateverTheProcessTableShows(t *testing.T) {
 	dead := strings.Replace(twoWindows, "\tfmses\t0\t/w/t1", "\tfmses\t1\t/w/t1", 1)
-	tm, _, fp := newScripted(&scriptedTmux{windows: dead}, []Process{fgProc(7, "claude")})
-	fp.byPID = map[int]Process{1000: {PID: 1000, PGID: 1000, TPGID: 7, State: 'S', Comm: "bash"}, 7: fgProc(7, "claude")}
-	if obs := tm.AgentState(context.Background(), t1); obs.State != StateDead {
+	tm, _, fp := newScripted(&scriptedTmux{windows: dead}, []backends.Process{fgProc(7, "claude")})
+	fp.byPID = map[int]backends.Process{1000: {PID: 1000, PGID: 1000, TPGID: 7, State: 'S', Comm: "bash"}, 7: fgProc(7, "claude")}
+	if obs := tm.AgentState(context.Background(), t1); obs.State != backends.StateDead {
 		t.Fatalf("a dead pane = %s (%s), want dead", obs.State, obs.Detail)
 	}
 }
@@ -208,35 +214,35 @@ func TestTmuxDeadPaneIsDeadWhateverTheProcessTableShows(t *testing.T) {
 // The fast path: pane_pid's stat names a foreground group whose leader is an
 // agent, so no tty scan is needed; still one tmux call.
 func TestTmuxAgentStateForegroundFastPath(t *testing.T) {
-	shell := Process{PID: 1000, PGID: 1000, TPGID: 1007, State: 'S', Comm: "bash"}
-	agent := Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "node", Argv: []string{"node", "/x/codex.js"}}
+	shell := backends.Process{PID: 1000, PGID: 1000, TPGID: 1007, State: 'S', Comm: "bash"}
+	agent := backends.Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "node", Argv: []string{"node", "/x/codex.js"}}
 	tm, cr, fp := newScripted(&scriptedTmux{windows: twoWindows}, nil)
-	fp.byPID = map[int]Process{1000: shell, 1007: agent}
+	fp.byPID = map[int]backends.Process{1000: shell, 1007: agent}
 	obs := tm.AgentState(context.Background(), t1)
-	if obs.State != StateAlive || obs.CurrentPath != "/w/t1" {
+	if obs.State != backends.StateAlive || obs.CurrentPath != "/w/t1" {
 		t.Fatalf("fast path = %+v, want alive at /w/t1", obs)
 	}
 	if n := cr.Calls("tmux"); n != 1 {
-		t.Errorf("AgentState made %d tmux calls, want 1", n)
+		t.Errorf("backends.AgentState made %d tmux calls, want 1", n)
 	}
 	if len(fp.ttys) != 0 || !slices.Equal(fp.pids, []int{1000, 1007}) {
 		t.Errorf("fast path scanned ttys %v, read pids %v; want no scan, pids [1000 1007]", fp.ttys, fp.pids)
 	}
 	// A foreground leader that is not an agent falls back to the scan,
 	// which must then refuse to call vim alive.
-	fp.byPID[1007] = Process{PID: 1007, PGID: 1007, TPGID: 1007, Comm: "vim"}
-	fp.procs = []Process{{PID: 1000, PGID: 1000, TPGID: 1007, Comm: "bash"}, fp.byPID[1007]}
+	fp.byPID[1007] = backends.Process{PID: 1007, PGID: 1007, TPGID: 1007, Comm: "vim"}
+	fp.procs = []backends.Process{{PID: 1000, PGID: 1000, TPGID: 1007, Comm: "bash"}, fp.byPID[1007]}
 	tm2, _, _ := newScripted(&scriptedTmux{windows: strings.Replace(twoWindows, "claude", "vim", 1)}, nil)
 	tm2.o.Procs = fp
-	if obs := tm2.AgentState(context.Background(), t1); obs.State != StateUnattributed {
+	if obs := tm2.AgentState(context.Background(), t1); obs.State != backends.StateUnattributed {
 		t.Errorf("vim in the foreground = %s, want unattributed", obs.State)
 	}
 	// The shell itself in the foreground (tpgid == its pgid) is no fast answer.
-	fp.byPID[1000] = Process{PID: 1000, PGID: 1000, TPGID: 1000, Comm: "bash"}
-	fp.procs = []Process{fp.byPID[1000]}
+	fp.byPID[1000] = backends.Process{PID: 1000, PGID: 1000, TPGID: 1000, Comm: "bash"}
+	fp.procs = []backends.Process{fp.byPID[1000]}
 	tm3, _, _ := newScripted(&scriptedTmux{windows: strings.Replace(twoWindows, "claude", "bash", 1)}, nil)
 	tm3.o.Procs = fp
-	if obs := tm3.AgentState(context.Background(), t1); obs.State != StateDead {
+	if obs := tm3.AgentState(context.Background(), t1); obs.State != backends.StateDead {
 		t.Errorf("only the shell = %s, want dead", obs.State)
 	}
 }
@@ -246,28 +252,28 @@ func TestTmuxLookupStates(t *testing.T) {
 		name    string
 		script  scriptedTmux
 		target  string
-		want    AgentState
+		want    backends.AgentState
 		wantMsg string
 	}{
-		{"window absent", scriptedTmux{windows: twoWindows}, "fmses:fm-t9", StateMissing, "no window named fm-t9"},
-		{"prefix is not a match", scriptedTmux{windows: "fm-t1x\t%5\t1\t/dev/pts/1\tclaude\t@5\tfmses\t0\t/w\n"}, "fmses:fm-t1", StateMissing, "no window named"},
-		{"session gone", scriptedTmux{listErr: "can't find session: fmses"}, "fmses:fm-t1", StateMissing, "is gone"},
-		{"no server", scriptedTmux{listErr: "no server running on /tmp/tmux-0/default"}, "fmses:fm-t1", StateUnreadable, "unreachable"},
-		{"socket gone", scriptedTmux{listErr: "error connecting to /tmp/x (No such file or directory)"}, "fmses:fm-t1", StateUnreadable, "unreachable"},
-		{"other failure", scriptedTmux{listErr: "server exited unexpectedly"}, "fmses:fm-t1", StateUnreadable, "server exited"},
-		{"two windows with the name", scriptedTmux{windows: twoWindows + "fm-t1\t%9\t3000\t/dev/pts/3\tbash\t@9\tfmses\t0\t/x\n"}, "fmses:fm-t1", StateUnreadable, "2 windows are named fm-t1"},
-		{"malformed target", scriptedTmux{windows: twoWindows}, "fm-t1", StateUnreadable, "not session:window"},
+		{"window absent", scriptedTmux{windows: twoWindows}, "fmses:fm-t9", backends.StateMissing, "no window named fm-t9"},
+		{"prefix is not a match", scriptedTmux{windows: "fm-t1x\t%5\t1\t/dev/pts/1\tclaude\t@5\tfmses\t0\t/w\n"}, "fmses:fm-t1", backends.StateMissing, "no window named"},
+		{"session gone", scriptedTmux{listErr: "can't find session: fmses"}, "fmses:fm-t1", backends.StateMissing, "is gone"},
+		{"no server", scriptedTmux{listErr: "no server running on /tmp/tmux-0/default"}, "fmses:fm-t1", backends.StateUnreadable, "unreachable"},
+		{"socket gone", scriptedTmux{listErr: "error connecting to /tmp/x (No such file or directory)"}, "fmses:fm-t1", backends.StateUnreadable, "unreachable"},
+		{"other failure", scriptedTmux{listErr: "server exited unexpectedly"}, "fmses:fm-t1", backends.StateUnreadable, "server exited"},
+		{"two windows with the name", scriptedTmux{windows: twoWindows + "fm-t1\t%9\t3000\t/dev/pts/3\tbash\t@9\tfmses\t0\t/x\n"}, "fmses:fm-t1", backends.StateUnreadable, "2 windows are named fm-t1"},
+		{"malformed target", scriptedTmux{windows: twoWindows}, "fm-t1", backends.StateUnreadable, "not session:window"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			script := c.script
-			tm, cr, _ := newScripted(&script, []Process{fgProc(7, "claude")})
-			obs := tm.AgentState(context.Background(), Endpoint{Target: c.target})
+			tm, cr, _ := newScripted(&script, []backends.Process{fgProc(7, "claude")})
+			obs := tm.AgentState(context.Background(), backends.Endpoint{Target: c.target})
 			if obs.State != c.want || !strings.Contains(obs.Detail, c.wantMsg) {
-				t.Errorf("AgentState = %s %q, want %s containing %q", obs.State, obs.Detail, c.want, c.wantMsg)
+				t.Errorf("backends.AgentState = %s %q, want %s containing %q", obs.State, obs.Detail, c.want, c.wantMsg)
 			}
 			cr.Reset()
-			if err := tm.SendKey(context.Background(), Endpoint{Target: c.target}, harness.KeyEscape); err == nil {
+			if err := tm.SendKey(context.Background(), backends.Endpoint{Target: c.target}, harness.KeyEscape); err == nil {
 				t.Error("SendKey to an unresolved endpoint succeeded")
 			}
 			for _, cmd := range cr.Log() {
@@ -331,8 +337,8 @@ func TestTmuxCaptureReadsTheCursorRow(t *testing.T) {
 }
 
 func TestTmuxSocketOptionPrefixesEveryCall(t *testing.T) {
-	cr := &CountingRunner{Inner: &scriptedTmux{windows: twoWindows}}
-	tm := NewTmux(cr, TmuxOptions{Socket: "fmtest-1", Procs: &fixedProcs{}})
+	cr := &backends.CountingRunner{Inner: &scriptedTmux{windows: twoWindows}}
+	tm := New(cr, Options{Socket: "fmtest-1", Procs: &fixedProcs{}})
 	tm.AgentState(context.Background(), t1)
 	_ = tm.SendKey(context.Background(), t1, harness.KeyEnter)
 	for _, c := range cr.Log() {
@@ -343,7 +349,7 @@ func TestTmuxSocketOptionPrefixesEveryCall(t *testing.T) {
 		}
 	}
 	cr.Reset()
-	tm = NewTmux(cr, TmuxOptions{Socket: "ignored", SocketPath: "/tmp/s", Procs: &fixedProcs{}})
+	tm = New(cr, Options{Socket: "ignored", SocketPath: "/tmp/s", Procs: &fixedProcs{}})
 	tm.AgentState(context.Background(), t1)
 	if a := cr.Log()[0].Args; a[0] != "-u" || a[1] != "-S" || a[2] != "/tmp/s" {
 		t.Errorf("SocketPath not preferred: %q", a)
@@ -371,21 +377,21 @@ func TestEscapeTmuxArg(t *testing.T) {
 func TestSplitTmuxTarget(t *testing.T) {
 	good := map[string][2]string{"fmses:fm-t1": {"fmses", "fm-t1"}, "s:fm-a.b": {"s", "fm-a.b"}}
 	for in, want := range good {
-		s, w, err := SplitTmuxTarget(in)
+		s, w, err := SplitTarget(in)
 		if err != nil || s != want[0] || w != want[1] {
-			t.Errorf("SplitTmuxTarget(%q) = %q,%q,%v", in, s, w, err)
+			t.Errorf("SplitTarget(%q) = %q,%q,%v", in, s, w, err)
 		}
 	}
 	for _, bad := range []string{"", "fm-t1", ":fm-t1", "fmses:", "a:b:c", ":"} {
-		if s, w, err := SplitTmuxTarget(bad); err == nil {
-			t.Errorf("SplitTmuxTarget(%q) = %q,%q, want refused", bad, s, w)
+		if s, w, err := SplitTarget(bad); err == nil {
+			t.Errorf("SplitTarget(%q) = %q,%q, want refused", bad, s, w)
 		}
 	}
 }
 
 func TestTmuxValidateRecord(t *testing.T) {
-	tm := NewTmux(&scriptedTmux{}, TmuxOptions{Procs: &fixedProcs{}})
-	ok := []Endpoint{{Target: "fmses:fm-t1", TaskID: "t1"}, {Target: "my_ses-1.x@y%z+:fm-a.b", TaskID: "a.b"}, {Target: "s:anything"}}
+	tm := New(&scriptedTmux{}, Options{Procs: &fixedProcs{}})
+	ok := []backends.Endpoint{{Target: "fmses:fm-t1", TaskID: "t1"}, {Target: "my_ses-1.x@y%z+:fm-a.b", TaskID: "a.b"}, {Target: "s:anything"}}
 	for _, ep := range ok {
 		if err := tm.ValidateRecord(ep); err != nil {
 			t.Errorf("ValidateRecord(%+v) = %v", ep, err)
@@ -410,19 +416,19 @@ func TestTmuxValidateRecord(t *testing.T) {
 		{"fmses\t:fm-t1", "t1", "characters outside"},
 	}
 	for _, c := range bad {
-		err := tm.ValidateRecord(Endpoint{Target: c.target, TaskID: c.task})
+		err := tm.ValidateRecord(backends.Endpoint{Target: c.target, TaskID: c.task})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ValidateRecord(%q, task %q) = %v, want %q", c.target, c.task, err, c.want)
 		}
 	}
 	// The recorded pane pid goes into a tmux format: digits only.
 	for _, pid := range []string{"", "0", "12a", "1}", "-1", "#{pane_pid}"} {
-		ep := Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPanePID: pid}}
+		ep := backends.Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPanePID: pid}}
 		if err := tm.ValidateRecord(ep); err == nil || !strings.Contains(err.Error(), "not a process id") {
 			t.Errorf("ValidateRecord(tmux_pane_pid=%q) = %v, want it refused", pid, err)
 		}
 	}
-	if err := tm.ValidateRecord(Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPanePID: "4242"}}); err != nil {
+	if err := tm.ValidateRecord(backends.Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPanePID: "4242"}}); err != nil {
 		t.Errorf("ValidateRecord(tmux_pane_pid=4242) = %v", err)
 	}
 }
@@ -430,10 +436,10 @@ func TestTmuxValidateRecord(t *testing.T) {
 // treeProcs adds a descendant walk that returns tree.
 type treeProcs struct {
 	fixedProcs
-	tree []Process
+	tree []backends.Process
 }
 
-func (f *treeProcs) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, error) {
+func (f *treeProcs) OnTTYUnder(_ context.Context, tty string, root int) ([]backends.Process, error) {
 	return f.tree, nil
 }
 
@@ -441,21 +447,21 @@ func (f *treeProcs) OnTTYUnder(_ context.Context, tty string, root int) ([]Proce
 // when that tree holds no member of the terminal's foreground group (an
 // orphan re-parented out of it could be the foreground).
 func TestClassifyScansAllProcessesOnlyWhenTheTreeMissesTheForeground(t *testing.T) {
-	shell := Process{PID: 10, PGID: 10, TPGID: 10, State: 'S', Comm: "bash"}
-	orphan := Process{PID: 30, PGID: 30, TPGID: 30, State: 'S', Comm: "vim"}
+	shell := backends.Process{PID: 10, PGID: 10, TPGID: 10, State: 'S', Comm: "bash"}
+	orphan := backends.Process{PID: 30, PGID: 30, TPGID: 30, State: 'S', Comm: "vim"}
 	info := paneInfo{pid: 10, tty: "/dev/pts/9", command: "bash"}
 
-	tp := &treeProcs{tree: []Process{shell}}
-	obs := NewTmux(nil, TmuxOptions{Procs: tp}).classify(context.Background(), info)
-	if obs.State != StateDead || len(tp.ttys) != 0 {
+	tp := &treeProcs{tree: []backends.Process{shell}}
+	obs := New(nil, Options{Procs: tp}).classify(context.Background(), info)
+	if obs.State != backends.StateDead || len(tp.ttys) != 0 {
 		t.Errorf("a shell in the foreground of its own tree: %s with %d full scans, want dead with none", obs.State, len(tp.ttys))
 	}
 
 	bgShell := shell
 	bgShell.TPGID = 30
-	tp = &treeProcs{tree: []Process{bgShell}, fixedProcs: fixedProcs{procs: []Process{bgShell, orphan}}}
-	obs = NewTmux(nil, TmuxOptions{Procs: tp}).classify(context.Background(), info)
-	if obs.State != StateUnattributed || len(tp.ttys) != 1 {
+	tp = &treeProcs{tree: []backends.Process{bgShell}, fixedProcs: fixedProcs{procs: []backends.Process{bgShell, orphan}}}
+	obs = New(nil, Options{Procs: tp}).classify(context.Background(), info)
+	if obs.State != backends.StateUnattributed || len(tp.ttys) != 1 {
 		t.Errorf("foreground outside the tree: %s with %d full scans, want unattributed after one", obs.State, len(tp.ttys))
 	}
 }
@@ -467,9 +473,9 @@ type keyThenRead struct {
 	readBack string
 }
 
-func (k *keyThenRead) Run(ctx context.Context, c Cmd) (Output, error) {
+func (k *keyThenRead) Run(ctx context.Context, c backends.Cmd) (backends.Output, error) {
 	if slices.Contains(c.Args, "send-keys") && slices.Contains(c.Args, "display-message") {
-		return Output{Stdout: []byte(k.readBack)}, nil
+		return backends.Output{Stdout: []byte(k.readBack)}, nil
 	}
 	return k.scriptedTmux.Run(ctx, c)
 }
@@ -479,15 +485,15 @@ func (k *keyThenRead) Run(ctx context.Context, c Cmd) (Output, error) {
 func TestSendKeyThenStateIsOneCall(t *testing.T) {
 	line := strings.SplitN(twoWindows, "\n", 2)[0] + "\n"
 	k := &keyThenRead{scriptedTmux: scriptedTmux{windows: twoWindows}, readBack: line}
-	cr := &CountingRunner{Inner: k}
-	tm := NewTmux(cr, TmuxOptions{Procs: &fixedProcs{}})
+	cr := &backends.CountingRunner{Inner: k}
+	tm := New(cr, Options{Procs: &fixedProcs{}})
 	ctx := context.Background()
 	if _, err := tm.paneID(ctx, t1); err != nil {
 		t.Fatal(err)
 	}
 	cr.Reset()
 	obs, err := tm.SendKeyThenState(ctx, t1, harness.KeyEscape)
-	if err != nil || obs.State != StateAlive {
+	if err != nil || obs.State != backends.StateAlive {
 		t.Fatalf("SendKeyThenState = %+v, %v; want alive", obs, err)
 	}
 	log := cr.Log()
@@ -499,7 +505,7 @@ func TestSendKeyThenStateIsOneCall(t *testing.T) {
 	k.readBack = strings.Replace(line, "fm-t1", "renamed", 1)
 	cr.Reset()
 	obs, err = tm.SendKeyThenState(ctx, t1, harness.KeyEscape)
-	if err != nil || cr.Calls("tmux") != 2 || obs.State != StateAlive {
+	if err != nil || cr.Calls("tmux") != 2 || obs.State != backends.StateAlive {
 		t.Fatalf("a pane read back elsewhere: %+v, %v after %d calls; want a fresh lookup (2 calls)", obs, err, cr.Calls("tmux"))
 	}
 }
