@@ -92,9 +92,9 @@ func (p ProcFS) OnTTY(_ context.Context, tty string) ([]Process, error) {
 	return out, nil
 }
 
-// maxTree bounds a descendant walk: a pane with more processes than this is
+// MaxTree bounds a descendant walk: a pane with more processes than this is
 // read by the full scan instead.
-const maxTree = 512
+const MaxTree = 512
 
 // OnTTYUnder lists the processes on tty that descend from root (a pane's
 // shell), reading only that tree instead of every process on the machine
@@ -110,8 +110,8 @@ func (p ProcFS) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, 
 	var out []Process
 	queue := []int{root}
 	for len(queue) > 0 {
-		if len(out)+len(queue) > maxTree {
-			return nil, fmt.Errorf("process tree under %d holds more than %d processes", root, maxTree)
+		if len(out)+len(queue) > MaxTree {
+			return nil, fmt.Errorf("process tree under %d holds more than %d processes", root, MaxTree)
 		}
 		pid := queue[0]
 		queue = queue[1:]

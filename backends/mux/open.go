@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"fmctl/backends"
+	"fmctl/backends/herdr"
 	"fmctl/backends/tmux"
 	"fmctl/backends/tmuxwire"
 	"fmctl/config"
@@ -41,7 +42,7 @@ func Open(name string, r backends.Runner, env backends.Env, m config.MuxVars) (b
 			ServerPath: env("PATH"),
 		}), nil
 	case "herdr":
-		return backends.NewHerdr(backends.Bounded{Inner: r, Timeout: timeout}, backends.HerdrOptions{
+		return herdr.New(backends.Bounded{Inner: r, Timeout: timeout}, herdr.Options{
 			Binary:         orDefault(m.HerdrBin, "herdr"),
 			DefaultSession: orDefault(env("HERDR_SESSION"), "default"),
 		}), nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/backends/herdr"
 	"fmctl/harness"
 )
 
@@ -33,7 +34,7 @@ func TestHerdrSmoke(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	h := backends.NewHerdr(backends.NewExecRunner(""), backends.HerdrOptions{Binary: bin, DefaultSession: session})
+	h := herdr.New(backends.NewExecRunner(""), herdr.Options{Binary: bin, DefaultSession: session})
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package backends
+package herdr
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"fmctl/backends"
 	"fmctl/harness"
 	"fmctl/state"
 	herdrfake "fmctl/tests/fakes/herdr"
@@ -17,23 +18,23 @@ import (
 // environment, the way a testscript suite will.
 type herdrDirRunner struct{ dir string }
 
-func (r herdrDirRunner) Run(ctx context.Context, c Cmd) (Output, error) {
+func (r herdrDirRunner) Run(ctx context.Context, c backends.Cmd) (backends.Output, error) {
 	c.Env = append(append([]string(nil), c.Env...), "FAKE_HERDR_DIR="+r.dir)
-	return (&ExecRunner{}).Run(ctx, c)
+	return (&backends.ExecRunner{}).Run(ctx, c)
 }
 
 type herdrFixture struct {
 	t    *testing.T
 	bin  string
 	dir  string
-	runs *CountingRunner
-	h    *Herdr
+	runs *backends.CountingRunner
+	h    *Adapter
 }
 
 func newHerdrFixture(t *testing.T, bin string) *herdrFixture {
 	dir := t.TempDir()
-	runs := &CountingRunner{Inner: herdrDirRunner{dir}}
-	return &herdrFixture{t: t, bin: bin, dir: dir, runs: runs, h: NewHerdr(runs, HerdrOptions{Binary: bin})}
+	runs := &backends.CountingRunner{Inner: herdrDirRunner{dir}}
+	return &herdrFixture{t: t, bin: bin, dir: dir, runs: runs, h: New(runs, Options{Binary: bin})}
 }
 
 // buildHerdrFake builds tests/fakes/herdr/cmd/herdr once for all subtests.
@@ -52,13 +53,13 @@ func buildHerdrFake(t *testing.T) string {
 	return bin
 }
 
-func (fx *herdrFixture) create(label, dir string) Endpoint {
+func (fx *herdrFixture) create(label, dir string) backends.Endpoint {
 	fx.t.Helper()
-	fields, err := fx.h.Create(context.Background(), CreateSpec{TaskID: strings.TrimPrefix(label, "fm-"), Label: label, Dir: dir})
+	fields, err := fx.h.Create(context.Background(), backends.CreateSpec{TaskID: strings.TrimPrefix(label, "fm-"), Label: label, Dir: dir})
 	if err != nil {
 		fx.t.Fatalf("Create %s: %v", label, err)
 	}
-	ep := Endpoint{Backend: "herdr", Fields: map[string]string{}}
+	ep := backends.Endpoint{Backend: "herdr", Fields: map[string]string{}}
 	for _, f := range fields {
 		ep.Fields[f.Key] = f.Value
 	}
@@ -86,7 +87,7 @@ func (fx *herdrFixture) state() *herdrfake.State {
 }
 
 // submit types a line and presses Enter, as a launch would.
-func (fx *herdrFixture) submit(ep Endpoint, line string) {
+func (fx *herdrFixture) submit(ep backends.Endpoint, line string) {
 	fx.t.Helper()
 	ctx := context.Background()
 	if err := fx.h.SendText(ctx, ep, line); err != nil {
@@ -97,7 +98,7 @@ func (fx *herdrFixture) submit(ep Endpoint, line string) {
 	}
 }
 
-func (fx *herdrFixture) lastLine(ep Endpoint) string {
+func (fx *herdrFixture) lastLine(ep backends.Endpoint) string {
 	fx.t.Helper()
 	s, err := fx.h.Capture(context.Background(), ep)
 	if err != nil {
@@ -119,12 +120,12 @@ func TestHerdr(t *testing.T) {
 	t.Run("CreateFirstTabTakesOverTheNewWorkspace", func(t *testing.T) {
 		fx := newHerdrFixture(t, bin)
 		wt := t.TempDir()
-		fields, err := fx.h.Create(ctx, CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: wt})
+		fields, err := fx.h.Create(ctx, backends.CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: wt})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []Field{{"window", "default:w1:p1"}, {"herdr_session", "default"}, {"herdr_workspace_id", "w1"},
-			{"herdr_tab_id", "w1:t1"}, {"herdr_pane_id", "w1:p1"}}
+		want := []backends.Field{{Key: "window", Value: "default:w1:p1"}, {Key: "herdr_session", Value: "default"}, {Key: "herdr_workspace_id", Value: "w1"},
+			{Key: "herdr_tab_id", Value: "w1:t1"}, {Key: "herdr_pane_id", Value: "w1:p1"}}
 		if len(fields) != len(want) {
 			t.Fatalf("fields = %v, want %v", fields, want)
 		}
@@ -158,25 +159,25 @@ func TestHerdr(t *testing.T) {
 		stale.TaskID = "t1"
 		stale.Worktree = wt
 		stale.Target = "default:w1:p9" // a pane id from before a server restart
-		if obs := fx.h.AgentState(ctx, stale); obs.State != StateDrifted || !strings.Contains(obs.Detail, "fm-t1") {
+		if obs := fx.h.AgentState(ctx, stale); obs.State != backends.StateDrifted || !strings.Contains(obs.Detail, "fm-t1") {
 			t.Fatalf("stale pane whose label lives on: %+v, want drifted", obs)
 		}
 		// The label in another directory is someone else's tab: the
 		// task's endpoint is missing, not drifted onto it.
 		elsewhere := stale
 		elsewhere.Worktree = t.TempDir()
-		if obs := fx.h.AgentState(ctx, elsewhere); obs.State != StateMissing || !strings.Contains(obs.Detail, "outside the task's worktree") {
+		if obs := fx.h.AgentState(ctx, elsewhere); obs.State != backends.StateMissing || !strings.Contains(obs.Detail, "outside the task's worktree") {
 			t.Fatalf("a tab labelled fm-t1 in another directory: %+v, want missing", obs)
 		}
 		// A record with no worktree cannot tell: drifted, refused.
 		unknown := stale
 		unknown.Worktree = ""
-		if obs := fx.h.AgentState(ctx, unknown); obs.State != StateDrifted {
+		if obs := fx.h.AgentState(ctx, unknown); obs.State != backends.StateDrifted {
 			t.Fatalf("no recorded worktree: %+v, want drifted", obs)
 		}
 		other := stale
 		other.TaskID = "t2"
-		if obs := fx.h.AgentState(ctx, other); obs.State != StateMissing {
+		if obs := fx.h.AgentState(ctx, other); obs.State != backends.StateMissing {
 			t.Fatalf("gone pane with no labelled tab: %+v, want missing", obs)
 		}
 	})
@@ -223,21 +224,21 @@ func TestHerdr(t *testing.T) {
 	t.Run("CreateRefusals", func(t *testing.T) {
 		fx := newHerdrFixture(t, bin)
 		fx.create("fm-t1", t.TempDir())
-		if _, err := fx.h.Create(ctx, CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "already labelled fm-t1") {
+		if _, err := fx.h.Create(ctx, backends.CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "already labelled fm-t1") {
 			t.Errorf("duplicate label: err = %v", err)
 		}
 		if tabs := fx.state().Sessions["default"].Workspaces[0].Tabs; len(tabs) != 1 {
 			t.Errorf("a refused Create left %d tabs", len(tabs))
 		}
 		fx.runs.Reset()
-		if _, err := fx.h.Create(ctx, CreateSpec{TaskID: "t2", Label: "fm-t2", Dir: t.TempDir(), Container: "bad name"}); err == nil {
+		if _, err := fx.h.Create(ctx, backends.CreateSpec{TaskID: "t2", Label: "fm-t2", Dir: t.TempDir(), Container: "bad name"}); err == nil {
 			t.Error("Create accepted an invalid herdr session name")
 		}
 		if n := fx.runs.Calls(bin); n != 0 {
 			t.Errorf("an invalid session name still ran herdr %d times", n)
 		}
 		fx.touch("no-server")
-		if _, err := fx.h.Create(ctx, CreateSpec{TaskID: "t3", Label: "fm-t3", Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no running server") {
+		if _, err := fx.h.Create(ctx, backends.CreateSpec{TaskID: "t3", Label: "fm-t3", Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no running server") {
 			t.Errorf("stopped server: err = %v", err)
 		}
 	})
@@ -245,7 +246,7 @@ func TestHerdr(t *testing.T) {
 	t.Run("CreateRefusesAnOldHerdr", func(t *testing.T) {
 		t.Setenv("FAKE_HERDR_PROTOCOL", "13")
 		fx := newHerdrFixture(t, bin)
-		_, err := fx.h.Create(ctx, CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: t.TempDir()})
+		_, err := fx.h.Create(ctx, backends.CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: t.TempDir()})
 		if err == nil || !strings.Contains(err.Error(), "protocol 13") {
 			t.Errorf("protocol 13: err = %v", err)
 		}
@@ -256,7 +257,7 @@ func TestHerdr(t *testing.T) {
 
 	t.Run("CreateInANamedSession", func(t *testing.T) {
 		fx := newHerdrFixture(t, bin)
-		fx.h = NewHerdr(fx.runs, HerdrOptions{Binary: bin, DefaultSession: "work"})
+		fx.h = New(fx.runs, Options{Binary: bin, DefaultSession: "work"})
 		ep := fx.create("fm-t1", t.TempDir())
 		if ep.Target != "work:w1:p1" || ep.Field("herdr_session") != "work" {
 			t.Errorf("endpoint = %v", ep.Fields)
@@ -364,13 +365,13 @@ func TestHerdr(t *testing.T) {
 		}
 	})
 
-	t.Run("AgentState", func(t *testing.T) {
+	t.Run("backends.AgentState", func(t *testing.T) {
 		fx := newHerdrFixture(t, bin)
 		wt := t.TempDir()
 		ep := fx.create("fm-t1", wt)
 		fx.runs.Reset()
 		obs := fx.h.AgentState(ctx, ep)
-		if obs.State != StateDead || obs.CurrentPath != wt {
+		if obs.State != backends.StateDead || obs.CurrentPath != wt {
 			t.Errorf("shell pane: %+v", obs)
 		}
 		if n := fx.runs.Calls(bin); n != 3 {
@@ -379,31 +380,31 @@ func TestHerdr(t *testing.T) {
 		fx.submit(ep, "FOO=1 env -u CLAUDECODE /usr/local/bin/claude --model opus")
 		fx.runs.Reset()
 		obs = fx.h.AgentState(ctx, ep)
-		if obs.State != StateAlive || len(obs.Names) != 1 || obs.Names[0] != "claude" || obs.CurrentPath != wt {
+		if obs.State != backends.StateAlive || len(obs.Names) != 1 || obs.Names[0] != "claude" || obs.CurrentPath != wt {
 			t.Errorf("agent pane: %+v", obs)
 		}
 		if n := fx.runs.Calls(bin); n != 2 {
 			t.Errorf("an alive verdict took %d calls, want 2 (agent get, pane process-info)", n)
 		}
 		fx.touch("busy")
-		if obs = fx.h.AgentState(ctx, ep); obs.State != StateAlive || !strings.Contains(obs.Detail, "working") {
+		if obs = fx.h.AgentState(ctx, ep); obs.State != backends.StateAlive || !strings.Contains(obs.Detail, "working") {
 			t.Errorf("busy agent: %+v", obs)
 		}
 		fx.submit(ep, "/exit")
-		if obs = fx.h.AgentState(ctx, ep); obs.State != StateDead {
+		if obs = fx.h.AgentState(ctx, ep); obs.State != backends.StateDead {
 			t.Errorf("after /exit: %+v", obs)
 		}
 		if err := fx.h.Kill(ctx, ep); err != nil {
 			t.Fatal(err)
 		}
-		if obs = fx.h.AgentState(ctx, ep); obs.State != StateMissing {
+		if obs = fx.h.AgentState(ctx, ep); obs.State != backends.StateMissing {
 			t.Errorf("closed pane: %+v", obs)
 		}
-		if obs = fx.h.AgentState(ctx, Endpoint{Target: "no-colon"}); obs.State != StateUnreadable {
+		if obs = fx.h.AgentState(ctx, backends.Endpoint{Target: "no-colon"}); obs.State != backends.StateUnreadable {
 			t.Errorf("malformed target: %+v", obs)
 		}
 		fx.touch("no-server")
-		if obs = fx.h.AgentState(ctx, ep); obs.State != StateMissing || !strings.Contains(obs.Detail, "no running server") {
+		if obs = fx.h.AgentState(ctx, ep); obs.State != backends.StateMissing || !strings.Contains(obs.Detail, "no running server") {
 			t.Errorf("stopped server: %+v", obs)
 		}
 	})
@@ -459,18 +460,18 @@ func TestHerdr(t *testing.T) {
 }
 
 func TestHerdrValidateRecord(t *testing.T) {
-	h := NewHerdr(nil, HerdrOptions{})
+	h := New(nil, Options{})
 	good := map[string]string{
 		"window": "default:w1:p2", "herdr_session": "default", "herdr_workspace_id": "w1",
 		"herdr_tab_id": "w1:t2", "herdr_pane_id": "w1:p2", "endpoint_task_id": "t1",
 	}
-	ep := func(mod func(map[string]string)) Endpoint {
+	ep := func(mod func(map[string]string)) backends.Endpoint {
 		f := map[string]string{}
 		for k, v := range good {
 			f[k] = v
 		}
 		mod(f)
-		return Endpoint{Backend: "herdr", Target: f["window"], TaskID: "t1", Fields: f}
+		return backends.Endpoint{Backend: "herdr", Target: f["window"], TaskID: "t1", Fields: f}
 	}
 	if err := h.ValidateRecord(ep(func(map[string]string) {})); err != nil {
 		t.Fatalf("good record: %v", err)
@@ -500,13 +501,13 @@ func TestHerdrValidateRecord(t *testing.T) {
 }
 
 func TestSplitHerdrTarget(t *testing.T) {
-	s, p, err := SplitHerdrTarget("fm-lab.1:w1:p2")
+	s, p, err := SplitTarget("fm-lab.1:w1:p2")
 	if err != nil || s != "fm-lab.1" || p != "w1:p2" {
-		t.Errorf("SplitHerdrTarget = %q %q %v", s, p, err)
+		t.Errorf("SplitTarget = %q %q %v", s, p, err)
 	}
 	for _, bad := range []string{"", "default", "default:", ":w1:p1", "a b:w1:p1", "default:w1 p1"} {
-		if _, _, err := SplitHerdrTarget(bad); err == nil {
-			t.Errorf("SplitHerdrTarget(%q) accepted", bad)
+		if _, _, err := SplitTarget(bad); err == nil {
+			t.Errorf("SplitTarget(%q) accepted", bad)
 		}
 	}
 }

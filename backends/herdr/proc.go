@@ -1,4 +1,4 @@
-package backends
+package herdr
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"fmctl/backends"
 	"fmctl/harness"
 )
 
@@ -13,22 +14,22 @@ import (
 // AgentStatus: idle, working, blocked, done, unknown). done is a finished
 // turn the user has not looked at yet, so no turn runs; unknown, or a word
 // herdr does not have, is no reading at all.
-var herdrTurns = map[string]Turn{"working": TurnWorking, "blocked": TurnBlocked, "idle": TurnIdle, "done": TurnIdle}
+var herdrTurns = map[string]backends.Turn{"working": backends.TurnWorking, "blocked": backends.TurnBlocked, "idle": backends.TurnIdle, "done": backends.TurnIdle}
 
 // Turn reads the agent's agent_status with one `agent get`. An answer about
 // another pane (herdr also resolves agent names) is no reading.
-func (h *Herdr) Turn(ctx context.Context, ep Endpoint) Turn {
-	session, pane, err := SplitHerdrTarget(ep.Target)
+func (h *Adapter) Turn(ctx context.Context, ep backends.Endpoint) backends.Turn {
+	session, pane, err := SplitTarget(ep.Target)
 	if err != nil {
-		return TurnUnknown
+		return backends.TurnUnknown
 	}
 	out, err := h.run(ctx, session, "agent get", pane)
 	if err != nil {
-		return TurnUnknown
+		return backends.TurnUnknown
 	}
 	res, err := decodeHerdr(out)
 	if err != nil || res.Agent == nil || res.Agent.PaneID != pane {
-		return TurnUnknown
+		return backends.TurnUnknown
 	}
 	return herdrTurns[res.Agent.AgentStatus]
 }
@@ -48,7 +49,7 @@ type herdrProcessInfo struct {
 }
 
 // processInfo runs `pane process-info --pane P` (in herdr since 0.7.0).
-func (h *Herdr) processInfo(ctx context.Context, session, pane string) (herdrProcessInfo, error) {
+func (h *Adapter) processInfo(ctx context.Context, session, pane string) (herdrProcessInfo, error) {
 	out, err := h.run(ctx, session, "pane process-info", "--pane", pane)
 	if err != nil {
 		return herdrProcessInfo{}, fmt.Errorf("herdr pane process-info %s: %w", pane, err)
@@ -72,7 +73,7 @@ func (h *Herdr) processInfo(ctx context.Context, session, pane string) (herdrPro
 // nested shell, can stay registered (firstmate measured the latter on
 // 0.9.0), and keys typed then would reach a frozen worker or a shell. When
 // herdr cannot name the foreground job, its registration stands.
-func (h *Herdr) verifyForeground(ctx context.Context, session, pane string, alive Observation) Observation {
+func (h *Adapter) verifyForeground(ctx context.Context, session, pane string, alive backends.Observation) backends.Observation {
 	info, err := h.processInfo(ctx, session, pane)
 	if err != nil || len(info.Foreground) == 0 {
 		return alive
@@ -94,13 +95,13 @@ func (h *Herdr) verifyForeground(ctx context.Context, session, pane string, aliv
 	}
 	detail := fmt.Sprintf("herdr registers agent %s (%s), but the pane's foreground is %s", strings.Join(alive.Names, ","), alive.AgentStatus, strings.Join(append(shells, others...), ","))
 	if len(others) > 0 {
-		return Observation{State: StateUnattributed, Names: others, CurrentPath: alive.CurrentPath, Detail: detail}
+		return backends.Observation{State: backends.StateUnattributed, Names: others, CurrentPath: alive.CurrentPath, Detail: detail}
 	}
-	obs := h.stoppedUnder(ctx, info, Observation{State: StateDead, Names: shells, CurrentPath: alive.CurrentPath, Detail: detail})
-	if obs.State == StateDead && info.ShellPID <= 0 {
+	obs := h.stoppedUnder(ctx, info, backends.Observation{State: backends.StateDead, Names: shells, CurrentPath: alive.CurrentPath, Detail: detail})
+	if obs.State == backends.StateDead && info.ShellPID <= 0 {
 		// Without the shell's pid a stopped agent cannot be ruled out, and a
 		// false dead could launch a second agent onto the worktree.
-		return Observation{State: StateUnreadable, CurrentPath: alive.CurrentPath, Detail: detail + ", and herdr gave no shell pid to look for a stopped agent under"}
+		return backends.Observation{State: backends.StateUnreadable, CurrentPath: alive.CurrentPath, Detail: detail + ", and herdr gave no shell pid to look for a stopped agent under"}
 	}
 	return obs
 }
@@ -109,10 +110,10 @@ func (h *Herdr) verifyForeground(ctx context.Context, session, pane string, aliv
 // Ctrl-Z leaves the foreground to the shell, so herdr forgets it, yet it is
 // a frozen worker, not a free pane. A pane herdr runs no process in (no
 // shell pid) has nothing stopped in it either.
-func (h *Herdr) deadOrSuspended(ctx context.Context, session, pane string, dead Observation) Observation {
+func (h *Adapter) deadOrSuspended(ctx context.Context, session, pane string, dead backends.Observation) backends.Observation {
 	info, err := h.processInfo(ctx, session, pane)
 	if err != nil {
-		return Observation{State: StateUnreadable, CurrentPath: dead.CurrentPath,
+		return backends.Observation{State: backends.StateUnreadable, CurrentPath: dead.CurrentPath,
 			Detail: fmt.Sprintf("%s, but a stopped agent cannot be ruled out: %v", dead.Detail, err)}
 	}
 	return h.stoppedUnder(ctx, info, dead)
@@ -121,19 +122,19 @@ func (h *Herdr) deadOrSuspended(ctx context.Context, session, pane string, dead 
 // stoppedUnder looks for a stopped agent among the pane shell's descendants
 // in the local process table (herdr's socket is local, so are its pids); it
 // returns otherwise unchanged, or unreadable when the table cannot be read.
-func (h *Herdr) stoppedUnder(ctx context.Context, info herdrProcessInfo, otherwise Observation) Observation {
+func (h *Adapter) stoppedUnder(ctx context.Context, info herdrProcessInfo, otherwise backends.Observation) backends.Observation {
 	if info.ShellPID <= 0 {
 		return otherwise
 	}
-	unreadable := func(format string, args ...any) Observation {
-		return Observation{State: StateUnreadable, CurrentPath: otherwise.CurrentPath, Detail: otherwise.Detail + "; " + fmt.Sprintf(format, args...)}
+	unreadable := func(format string, args ...any) backends.Observation {
+		return backends.Observation{State: backends.StateUnreadable, CurrentPath: otherwise.CurrentPath, Detail: otherwise.Detail + "; " + fmt.Sprintf(format, args...)}
 	}
 	queue, seen := []int{info.ShellPID}, 0
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
-		if seen++; seen > maxTree {
-			return unreadable("the shell %d has more than %d descendants to look for a stopped agent in", info.ShellPID, maxTree)
+		if seen++; seen > backends.MaxTree {
+			return unreadable("the shell %d has more than %d descendants to look for a stopped agent in", info.ShellPID, backends.MaxTree)
 		}
 		p, err := h.o.Procs.Process(ctx, pid)
 		if err != nil {
@@ -143,7 +144,7 @@ func (h *Herdr) stoppedUnder(ctx context.Context, info herdrProcessInfo, otherwi
 			return unreadable("herdr's shell pid %d cannot be read here (%v), so a stopped agent cannot be ruled out", pid, err)
 		}
 		if name := harness.AgentName(p.Comm, p.Argv); name != "" && (p.State == 'T' || p.State == 't') {
-			return Observation{State: StateSuspended, Names: []string{name}, CurrentPath: otherwise.CurrentPath, Detail: fmt.Sprintf("stopped %s (pid %d)", name, p.PID)}
+			return backends.Observation{State: backends.StateSuspended, Names: []string{name}, CurrentPath: otherwise.CurrentPath, Detail: fmt.Sprintf("stopped %s (pid %d)", name, p.PID)}
 		}
 		kids, err := h.o.Procs.Children(ctx, pid)
 		if err != nil && pid == info.ShellPID {

@@ -1,4 +1,6 @@
-package backends
+// Package herdr is the herdr adapter: a backends.Backend that drives herdr
+// (ogulcancelik/herdr) through its CLI.
+package herdr
 
 import (
 	"context"
@@ -9,32 +11,33 @@ import (
 	"strconv"
 	"strings"
 
+	"fmctl/backends"
 	"fmctl/harness"
 	"fmctl/state"
 )
 
-// HerdrOptions names the herdr binary and the session endpoints are created in.
-type HerdrOptions struct {
+// Options names the herdr binary and the session endpoints are created in.
+type Options struct {
 	Binary         string // default "herdr"
 	DefaultSession string // the caller passes $HERDR_SESSION; "" means herdr's "default"
 	Workspace      string // label of the workspace task tabs go in; default "fmctl"
 	// Procs reads the local process table, for a stopped agent among the
 	// pane shell's jobs (herdr reports pids, not process states).
-	Procs ProcTable
+	Procs backends.ProcTable
 }
 
-// Herdr drives herdr (ogulcancelik/herdr) through its CLI, which talks to the
+// Adapter drives herdr (ogulcancelik/herdr) through its CLI, which talks to the
 // session's server over a unix socket. An endpoint is `session:pane_id`; the
 // pane id itself holds a colon (w1:p2), so the target splits at the first
 // one. docs/backends/herdr.md lists every command used and where each fact
 // about herdr comes from.
-type Herdr struct {
-	r Runner
-	o HerdrOptions
+type Adapter struct {
+	r backends.Runner
+	o Options
 }
 
-// NewHerdr returns a herdr adapter.
-func NewHerdr(r Runner, o HerdrOptions) *Herdr {
+// New returns a herdr adapter.
+func New(r backends.Runner, o Options) *Adapter {
 	if o.Binary == "" {
 		o.Binary = "herdr"
 	}
@@ -45,9 +48,9 @@ func NewHerdr(r Runner, o HerdrOptions) *Herdr {
 		o.Workspace = "fmctl"
 	}
 	if o.Procs == nil {
-		o.Procs = NewProcTable(r)
+		o.Procs = backends.NewProcTable(r)
 	}
-	return &Herdr{r: r, o: o}
+	return &Adapter{r: r, o: o}
 }
 
 // herdrMinProtocol is the oldest herdr protocol fmctl is verified against
@@ -61,20 +64,20 @@ const (
 	herdrPasteEnd   = "\x1b[201~"
 )
 
-func (h *Herdr) Name() string { return "herdr" }
+func (h *Adapter) Name() string { return "herdr" }
 
 // run calls herdr on one session: `herdr <command words> --session S
 // <operands>`. The explicit --session is what routes a call (HERDR_SESSION
 // alone is not honoured once another server is bound, per firstmate's
 // verification on 0.7.1); herdr strips it from anywhere ahead of a "--", so it
 // goes before the operands, one of which could be "--".
-func (h *Herdr) run(ctx context.Context, session, command string, operands ...string) (Output, error) {
+func (h *Adapter) run(ctx context.Context, session, command string, operands ...string) (backends.Output, error) {
 	args := append(strings.Fields(command), "--session", session)
-	return h.r.Run(ctx, Cmd{Path: h.o.Binary, Args: append(args, operands...)})
+	return h.r.Run(ctx, backends.Cmd{Path: h.o.Binary, Args: append(args, operands...)})
 }
 
-// SplitHerdrTarget splits `session:pane_id` at the first colon.
-func SplitHerdrTarget(target string) (session, pane string, err error) {
+// SplitTarget splits `session:pane_id` at the first colon.
+func SplitTarget(target string) (session, pane string, err error) {
 	session, pane, ok := strings.Cut(target, ":")
 	if !ok || pane == "" || herdrSessionError(session) != "" || !herdrValidID(pane) {
 		return "", "", fmt.Errorf("herdr endpoint '%s' is not session:pane_id", target)
@@ -99,7 +102,7 @@ func herdrSessionError(name string) string {
 // herdrValidID accepts herdr's public ids: atoms joined by colons (w1, w1:t2, w1:p2).
 func herdrValidID(id string) bool {
 	for _, part := range strings.Split(id, ":") {
-		if !ValidAtom(part) {
+		if !backends.ValidAtom(part) {
 			return false
 		}
 	}
@@ -115,7 +118,7 @@ const herdrNoServer = "no_server"
 // Most commands print the whole response ({"id":..,"error":{..}}) on stderr;
 // `pane read` prints only the error body.
 func herdrCode(err error) string {
-	msg := StderrOf(err)
+	msg := backends.StderrOf(err)
 	for _, line := range strings.Split(msg, "\n") {
 		var resp struct {
 			Error struct {
@@ -167,7 +170,7 @@ type herdrResult struct {
 	Workspaces []herdrTab  `json:"workspaces"`
 }
 
-func decodeHerdr(out Output) (herdrResult, error) {
+func decodeHerdr(out backends.Output) (herdrResult, error) {
 	var resp struct {
 		Result *herdrResult `json:"result"`
 	}
@@ -194,10 +197,10 @@ func herdrArgError(text string) error {
 
 // Pastes: what NeedsPaste says goes wrapped in bracketed-paste markers, the
 // rest as typed keys.
-func (h *Herdr) Pastes(text string) bool { return NeedsPaste(text) }
+func (h *Adapter) Pastes(text string) bool { return backends.NeedsPaste(text) }
 
-func (h *Herdr) SendText(ctx context.Context, ep Endpoint, text string) error {
-	session, pane, err := SplitHerdrTarget(ep.Target)
+func (h *Adapter) SendText(ctx context.Context, ep backends.Endpoint, text string) error {
+	session, pane, err := SplitTarget(ep.Target)
 	if err != nil {
 		return err
 	}
@@ -230,12 +233,12 @@ var herdrKeyNames = map[harness.Key]string{
 	harness.KeyEnter: "enter", harness.KeyEscape: "escape", harness.KeyCtrlC: "ctrl+c", harness.KeyCtrlU: "ctrl+u",
 }
 
-func (h *Herdr) SendKey(ctx context.Context, ep Endpoint, key harness.Key) error {
+func (h *Adapter) SendKey(ctx context.Context, ep backends.Endpoint, key harness.Key) error {
 	name, ok := herdrKeyNames[key]
 	if !ok {
 		return fmt.Errorf("herdr adapter has no mapping for key %s", key)
 	}
-	session, pane, err := SplitHerdrTarget(ep.Target)
+	session, pane, err := SplitTarget(ep.Target)
 	if err != nil {
 		return err
 	}
@@ -248,54 +251,54 @@ func (h *Herdr) SendKey(ctx context.Context, ep Endpoint, key harness.Key) error
 // Capture reads the rendered screen. `--source visible` takes no --lines, so
 // herdr 0.7.1's empty answer to a `recent` read asking for fewer lines than
 // the viewport cannot happen. herdr exposes no cursor position.
-func (h *Herdr) Capture(ctx context.Context, ep Endpoint) (Screen, error) {
-	session, pane, err := SplitHerdrTarget(ep.Target)
+func (h *Adapter) Capture(ctx context.Context, ep backends.Endpoint) (backends.Screen, error) {
+	session, pane, err := SplitTarget(ep.Target)
 	if err != nil {
-		return Screen{}, err
+		return backends.Screen{}, err
 	}
 	out, err := h.run(ctx, session, "pane read", pane, "--source", "visible")
 	if err != nil {
-		return Screen{}, fmt.Errorf("herdr pane read %s: %w", ep.Target, err)
+		return backends.Screen{}, fmt.Errorf("herdr pane read %s: %w", ep.Target, err)
 	}
 	text := strings.TrimRight(string(out.Stdout), "\n")
 	if text == "" {
-		return Screen{}, nil
+		return backends.Screen{}, nil
 	}
-	return Screen{Lines: strings.Split(text, "\n")}, nil
+	return backends.Screen{Lines: strings.Split(text, "\n")}, nil
 }
 
 // AgentState asks `agent get` first: a live agent, the case lifecycle checks
 // hope for, costs one call. Only when herdr knows no agent there does `pane
 // get` tell an agent-free pane (dead) from a gone one (missing).
-func (h *Herdr) AgentState(ctx context.Context, ep Endpoint) Observation {
-	session, pane, err := SplitHerdrTarget(ep.Target)
+func (h *Adapter) AgentState(ctx context.Context, ep backends.Endpoint) backends.Observation {
+	session, pane, err := SplitTarget(ep.Target)
 	if err != nil {
-		return Observation{State: StateUnreadable, Detail: err.Error()}
+		return backends.Observation{State: backends.StateUnreadable, Detail: err.Error()}
 	}
 	out, err := h.run(ctx, session, "agent get", pane)
 	if err == nil {
 		res, derr := decodeHerdr(out)
 		switch a := res.Agent; {
 		case derr != nil:
-			return Observation{State: StateUnreadable, Detail: "herdr agent get " + ep.Target + ": " + derr.Error()}
+			return backends.Observation{State: backends.StateUnreadable, Detail: "herdr agent get " + ep.Target + ": " + derr.Error()}
 		case a == nil || a.PaneID != pane:
 			// The target resolved to something other than this pane (herdr also
 			// resolves agent names and labels); its status says nothing here.
-			return Observation{State: StateUnreadable, Detail: fmt.Sprintf("herdr agent get %s answered for another pane", ep.Target)}
-		case herdrTurns[a.AgentStatus] != TurnUnknown:
-			return h.verifyForeground(ctx, session, pane, Observation{State: StateAlive, Names: []string{a.Agent}, CurrentPath: a.ForegroundCwd,
+			return backends.Observation{State: backends.StateUnreadable, Detail: fmt.Sprintf("herdr agent get %s answered for another pane", ep.Target)}
+		case herdrTurns[a.AgentStatus] != backends.TurnUnknown:
+			return h.verifyForeground(ctx, session, pane, backends.Observation{State: backends.StateAlive, Names: []string{a.Agent}, CurrentPath: a.ForegroundCwd,
 				AgentStatus: a.AgentStatus, Turn: herdrTurns[a.AgentStatus], Detail: fmt.Sprintf("herdr agent %s is %s", a.Agent, a.AgentStatus)})
 		default:
-			return Observation{State: StateUnreadable, Names: []string{a.Agent},
+			return backends.Observation{State: backends.StateUnreadable, Names: []string{a.Agent},
 				Detail: fmt.Sprintf("herdr agent %s has status %q", a.Agent, a.AgentStatus)}
 		}
 	}
 	switch herdrCode(err) {
 	case "agent_not_found":
 	case herdrNoServer:
-		return Observation{State: StateMissing, Detail: fmt.Sprintf("herdr session %s has no running server", session)}
+		return backends.Observation{State: backends.StateMissing, Detail: fmt.Sprintf("herdr session %s has no running server", session)}
 	default:
-		return Observation{State: StateUnreadable, Detail: fmt.Sprintf("herdr agent get %s: %v", ep.Target, err)}
+		return backends.Observation{State: backends.StateUnreadable, Detail: fmt.Sprintf("herdr agent get %s: %v", ep.Target, err)}
 	}
 	p, err := h.paneGet(ctx, session, pane)
 	if err != nil {
@@ -303,11 +306,11 @@ func (h *Herdr) AgentState(ctx context.Context, ep Endpoint) Observation {
 		case "pane_not_found":
 			return h.missingOrDrifted(ctx, session, ep, err)
 		case herdrNoServer:
-			return Observation{State: StateMissing, Detail: err.Error()}
+			return backends.Observation{State: backends.StateMissing, Detail: err.Error()}
 		}
-		return Observation{State: StateUnreadable, Detail: err.Error()}
+		return backends.Observation{State: backends.StateUnreadable, Detail: err.Error()}
 	}
-	return h.deadOrSuspended(ctx, session, pane, Observation{State: StateDead, CurrentPath: p.ForegroundCwd,
+	return h.deadOrSuspended(ctx, session, pane, backends.Observation{State: backends.StateDead, CurrentPath: p.ForegroundCwd,
 		Detail: fmt.Sprintf("herdr pane %s has no agent", pane)})
 }
 
@@ -316,8 +319,8 @@ func (h *Herdr) AgentState(ctx context.Context, ep Endpoint) Observation {
 // is gone but exactly one tab still carries the task's label, the record is
 // stale rather than the agent gone, and every verb must refuse rather than
 // act as if the endpoint were empty.
-func (h *Herdr) missingOrDrifted(ctx context.Context, session string, ep Endpoint, gone error) Observation {
-	missing := Observation{State: StateMissing, Detail: gone.Error()}
+func (h *Adapter) missingOrDrifted(ctx context.Context, session string, ep backends.Endpoint, gone error) backends.Observation {
+	missing := backends.Observation{State: backends.StateMissing, Detail: gone.Error()}
 	if ep.TaskID == "" {
 		return missing
 	}
@@ -340,7 +343,7 @@ func (h *Herdr) missingOrDrifted(ctx context.Context, session string, ep Endpoin
 		return missing
 	}
 	tab := claimants[0]
-	drifted := Observation{State: StateDrifted, Detail: fmt.Sprintf("herdr pane %s is gone, but tab %s still carries the label %s", ep.Target, tab.TabID, label)}
+	drifted := backends.Observation{State: backends.StateDrifted, Detail: fmt.Sprintf("herdr pane %s is gone, but tab %s still carries the label %s", ep.Target, tab.TabID, label)}
 	// The label alone does not make a tab the task's: one in another
 	// directory is someone else's, and calling it drifted would block every
 	// verb on it. What cannot be read stays drifted (refused).
@@ -358,7 +361,7 @@ func (h *Herdr) missingOrDrifted(ctx context.Context, session string, ep Endpoin
 }
 
 // tabInDir reports whether a pane of tab sits in dir (its foreground_cwd).
-func (h *Herdr) tabInDir(ctx context.Context, session string, tab herdrTab, dir string) (bool, error) {
+func (h *Adapter) tabInDir(ctx context.Context, session string, tab herdrTab, dir string) (bool, error) {
 	if dir == "" {
 		return false, errors.New("the record names no worktree")
 	}
@@ -371,7 +374,7 @@ func (h *Herdr) tabInDir(ctx context.Context, session string, tab herdrTab, dir 
 		return false, fmt.Errorf("herdr pane list: unreadable answer %q", strings.TrimSpace(string(out.Stdout)))
 	}
 	for _, p := range res.Panes {
-		if p.TabID == tab.TabID && p.ForegroundCwd != "" && SameDirKey(p.ForegroundCwd) == SameDirKey(dir) {
+		if p.TabID == tab.TabID && p.ForegroundCwd != "" && backends.SameDirKey(p.ForegroundCwd) == backends.SameDirKey(dir) {
 			return true, nil
 		}
 	}
@@ -379,7 +382,7 @@ func (h *Herdr) tabInDir(ctx context.Context, session string, tab herdrTab, dir 
 }
 
 // paneGet reads one pane, refusing an answer about another pane.
-func (h *Herdr) paneGet(ctx context.Context, session, pane string) (herdrPane, error) {
+func (h *Adapter) paneGet(ctx context.Context, session, pane string) (herdrPane, error) {
 	out, err := h.run(ctx, session, "pane get", pane)
 	if err != nil {
 		return herdrPane{}, fmt.Errorf("herdr pane get %s:%s: %w", session, pane, err)
@@ -396,8 +399,8 @@ func (h *Herdr) paneGet(ctx context.Context, session, pane string) (herdrPane, e
 
 // CurrentPath is the pane's foreground_cwd. Its `cwd` is where the pane
 // started and does not follow a `cd` (firstmate's verification on 0.7.1).
-func (h *Herdr) CurrentPath(ctx context.Context, ep Endpoint) (string, error) {
-	session, pane, err := SplitHerdrTarget(ep.Target)
+func (h *Adapter) CurrentPath(ctx context.Context, ep backends.Endpoint) (string, error) {
+	session, pane, err := SplitTarget(ep.Target)
 	if err != nil {
 		return "", err
 	}
@@ -414,7 +417,7 @@ func (h *Herdr) CurrentPath(ctx context.Context, ep Endpoint) (string, error) {
 // Create opens a tab labelled spec.Label in the session's fmctl workspace,
 // creating the workspace when there is none; a new workspace comes with a
 // tab of its own, which becomes the task's tab by a rename.
-func (h *Herdr) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
+func (h *Adapter) Create(ctx context.Context, spec backends.CreateSpec) ([]backends.Field, error) {
 	session := spec.Container
 	if session == "" {
 		session = h.o.DefaultSession
@@ -452,12 +455,12 @@ func (h *Herdr) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 			return nil, fmt.Errorf("herdr tab rename %s %s: %w", tab.TabID, spec.Label, err)
 		}
 	}
-	fields := []Field{
-		{"window", session + ":" + root.PaneID},
-		{"herdr_session", session},
-		{"herdr_workspace_id", root.WorkspaceID},
-		{"herdr_tab_id", tab.TabID},
-		{"herdr_pane_id", root.PaneID},
+	fields := []backends.Field{
+		{Key: "window", Value: session + ":" + root.PaneID},
+		{Key: "herdr_session", Value: session},
+		{Key: "herdr_workspace_id", Value: root.WorkspaceID},
+		{Key: "herdr_tab_id", Value: tab.TabID},
+		{Key: "herdr_pane_id", Value: root.PaneID},
 	}
 	// The pane's shell is what every process in it descends from, so its
 	// pid recorded is how a caller inside the pane is known for this task
@@ -465,7 +468,7 @@ func (h *Herdr) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 	// pane it names none for records none, and a caller there is the
 	// operator, as docs/security.md says.
 	if info, err := h.processInfo(ctx, session, root.PaneID); err == nil && info.ShellPID > 1 {
-		fields = append(fields, Field{state.KeyPanePID, strconv.Itoa(info.ShellPID)})
+		fields = append(fields, backends.Field{Key: state.KeyPanePID, Value: strconv.Itoa(info.ShellPID)})
 	}
 	return fields, nil
 }
@@ -474,7 +477,7 @@ func (h *Herdr) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 // protocol is refused, and a session without a running server is reported
 // rather than started (a server must outlive fmctl, and the Runner only runs
 // commands to completion).
-func (h *Herdr) checkServer(ctx context.Context, session string) error {
+func (h *Adapter) checkServer(ctx context.Context, session string) error {
 	out, err := h.run(ctx, session, "status", "--json")
 	if err != nil {
 		return fmt.Errorf("herdr status --json: %w", err)
@@ -506,7 +509,7 @@ func (h *Herdr) checkServer(ctx context.Context, session string) error {
 // (herdr itself allows duplicates) and returns the id of the workspace new
 // tabs go in: the pinned one, which must still exist, or the session's
 // fmctl workspace, "" when it does not exist yet.
-func (h *Herdr) findWorkspace(ctx context.Context, session, label, pinned string) (string, error) {
+func (h *Adapter) findWorkspace(ctx context.Context, session, label, pinned string) (string, error) {
 	out, err := h.run(ctx, session, "tab list")
 	if err != nil {
 		return "", fmt.Errorf("herdr tab list in session %s: %w", session, err)
@@ -551,7 +554,7 @@ func (h *Herdr) findWorkspace(ctx context.Context, session, label, pinned string
 
 // createdTab reads the tab and root pane from a tab create or workspace
 // create answer.
-func createdTab(out Output) (herdrTab, herdrPane, error) {
+func createdTab(out backends.Output) (herdrTab, herdrPane, error) {
 	res, err := decodeHerdr(out)
 	if err != nil {
 		return herdrTab{}, herdrPane{}, err
@@ -565,8 +568,8 @@ func createdTab(out Output) (herdrTab, herdrPane, error) {
 
 // Kill closes the pane; closing a tab's only pane closes the tab, and herdr
 // removes a workspace whose last tab closed. A pane already gone is success.
-func (h *Herdr) Kill(ctx context.Context, ep Endpoint) error {
-	session, pane, err := SplitHerdrTarget(ep.Target)
+func (h *Adapter) Kill(ctx context.Context, ep backends.Endpoint) error {
+	session, pane, err := SplitTarget(ep.Target)
 	if err != nil {
 		return err
 	}
@@ -582,7 +585,7 @@ func (h *Herdr) Kill(ctx context.Context, ep Endpoint) error {
 // herdrRecordKeys are the record fields a herdr endpoint needs.
 var herdrRecordKeys = []string{"herdr_session", "herdr_workspace_id", "herdr_tab_id", "herdr_pane_id"}
 
-func (h *Herdr) ValidateRecord(ep Endpoint) error {
+func (h *Adapter) ValidateRecord(ep backends.Endpoint) error {
 	window := ep.Target
 	if w, ok := ep.Fields["window"]; ok && w != window {
 		return fmt.Errorf("herdr record has window=%s but the endpoint is %s", w, window)
@@ -598,12 +601,12 @@ func (h *Herdr) ValidateRecord(ep Endpoint) error {
 			return fmt.Errorf("herdr record has %s=%s, which is not a herdr id", k, v)
 		}
 	}
-	if v, ok := ep.Fields[state.KeyPanePID]; ok && !ValidPID(v) {
+	if v, ok := ep.Fields[state.KeyPanePID]; ok && !backends.ValidPID(v) {
 		return fmt.Errorf("herdr record has %s=%s, which is not a process id", state.KeyPanePID, v)
 	}
 	if want := ep.Field("herdr_session") + ":" + ep.Field("herdr_pane_id"); window != want {
 		return fmt.Errorf("herdr record has window=%s but herdr_session:herdr_pane_id is %s", window, want)
 	}
-	_, _, err := SplitHerdrTarget(window)
+	_, _, err := SplitTarget(window)
 	return err
 }

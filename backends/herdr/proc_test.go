@@ -1,4 +1,4 @@
-package backends
+package herdr
 
 import (
 	"context"
@@ -8,15 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"fmctl/backends"
 	"fmctl/tests/stoppedproc"
 )
 
 // ctrlZ sends Ctrl+Z through the fake as herdr's CLI would (fmctl itself
 // never sends it), stopping the pane's agent.
-func (fx *herdrFixture) ctrlZ(ep Endpoint) {
+func (fx *herdrFixture) ctrlZ(ep backends.Endpoint) {
 	fx.t.Helper()
-	session, pane, _ := SplitHerdrTarget(ep.Target)
-	if _, err := fx.runs.Run(context.Background(), Cmd{Path: fx.bin, Args: []string{"pane", "send-keys", "--session", session, pane, "ctrl+z"}}); err != nil {
+	session, pane, _ := SplitTarget(ep.Target)
+	if _, err := fx.runs.Run(context.Background(), backends.Cmd{Path: fx.bin, Args: []string{"pane", "send-keys", "--session", session, pane, "ctrl+z"}}); err != nil {
 		fx.t.Fatal(err)
 	}
 }
@@ -29,7 +30,7 @@ func (fx *herdrFixture) shellPID(pid int) {
 
 // newStoppedFixture is a fixture with one fresh pane and a real stand-in
 // shell whose child, named agent, is stopped; the tree ends with the test.
-func newStoppedFixture(t *testing.T, bin, agent string) (*herdrFixture, Endpoint, *stoppedproc.Tree) {
+func newStoppedFixture(t *testing.T, bin, agent string) (*herdrFixture, backends.Endpoint, *stoppedproc.Tree) {
 	tree, err := stoppedproc.Start(agent)
 	if err != nil {
 		t.Skipf("no stand-in process tree: %v", err)
@@ -45,21 +46,21 @@ func TestHerdrTurnAndSuspended(t *testing.T) {
 	bin := buildHerdrFake(t)
 	ctx := context.Background()
 
-	t.Run("Turn", func(t *testing.T) {
+	t.Run("backends.Turn", func(t *testing.T) {
 		fx := newHerdrFixture(t, bin)
 		ep := fx.create("fm-t1", t.TempDir())
-		if got := fx.h.Turn(ctx, ep); got != TurnUnknown {
+		if got := fx.h.Turn(ctx, ep); got != backends.TurnUnknown {
 			t.Errorf("a shell pane's turn = %q, want unknown", got)
 		}
 		fx.submit(ep, "claude")
-		if got := fx.h.Turn(ctx, ep); got != TurnIdle {
+		if got := fx.h.Turn(ctx, ep); got != backends.TurnIdle {
 			t.Errorf("an idle agent's turn = %q", got)
 		}
 		fx.touch("turns")
 		fx.submit(ep, "hello")
 		obs := fx.h.AgentState(ctx, ep)
-		if got := fx.h.Turn(ctx, ep); got != TurnWorking || obs.Turn != TurnWorking || !obs.Turn.Busy() {
-			t.Errorf("after a submitted prompt: Turn = %q, observation %+v", got, obs)
+		if got := fx.h.Turn(ctx, ep); got != backends.TurnWorking || obs.Turn != backends.TurnWorking || !obs.Turn.Busy() {
+			t.Errorf("after a submitted prompt: backends.Turn = %q, observation %+v", got, obs)
 		}
 	})
 
@@ -68,17 +69,17 @@ func TestHerdrTurnAndSuspended(t *testing.T) {
 		fx.submit(ep, "claude")
 		fx.ctrlZ(ep)
 		// herdr gives no shell pid: nothing runs in the pane to be stopped.
-		if obs := fx.h.AgentState(ctx, ep); obs.State != StateDead {
+		if obs := fx.h.AgentState(ctx, ep); obs.State != backends.StateDead {
 			t.Errorf("no shell pid: %+v", obs)
 		}
 		fx.shellPID(tree.Shell)
 		obs := fx.h.AgentState(ctx, ep)
-		if obs.State != StateSuspended || len(obs.Names) != 1 || obs.Names[0] != "claude" || !strings.Contains(obs.Detail, strconv.Itoa(tree.Agent)) {
+		if obs.State != backends.StateSuspended || len(obs.Names) != 1 || obs.Names[0] != "claude" || !strings.Contains(obs.Detail, strconv.Itoa(tree.Agent)) {
 			t.Errorf("stopped agent under the shell: %+v", obs)
 		}
 		// A registration herdr keeps for the stopped agent does not make it alive.
 		fx.touch("keeps-registration")
-		if obs := fx.h.AgentState(ctx, ep); obs.State != StateSuspended {
+		if obs := fx.h.AgentState(ctx, ep); obs.State != backends.StateSuspended {
 			t.Errorf("registered but stopped: %+v", obs)
 		}
 	})
@@ -86,7 +87,7 @@ func TestHerdrTurnAndSuspended(t *testing.T) {
 	t.Run("ShellWithoutStoppedAgentIsDead", func(t *testing.T) {
 		fx, ep, tree := newStoppedFixture(t, bin, "vim")
 		fx.shellPID(tree.Shell)
-		if obs := fx.h.AgentState(ctx, ep); obs.State != StateDead {
+		if obs := fx.h.AgentState(ctx, ep); obs.State != backends.StateDead {
 			t.Errorf("a stopped non-agent job: %+v", obs)
 		}
 	})
@@ -95,7 +96,7 @@ func TestHerdrTurnAndSuspended(t *testing.T) {
 		fx := newHerdrFixture(t, bin)
 		ep := fx.create("fm-t1", t.TempDir())
 		fx.shellPID(1 << 30) // beyond any pid_max: not a process here
-		if obs := fx.h.AgentState(ctx, ep); obs.State != StateUnreadable || !strings.Contains(obs.Detail, "cannot be ruled out") {
+		if obs := fx.h.AgentState(ctx, ep); obs.State != backends.StateUnreadable || !strings.Contains(obs.Detail, "cannot be ruled out") {
 			t.Errorf("unreadable shell pid: %+v", obs)
 		}
 		// A stale registration with no shell pid cannot be called dead either.
@@ -103,7 +104,7 @@ func TestHerdrTurnAndSuspended(t *testing.T) {
 		fx.submit(ep, "claude")
 		fx.touch("keeps-registration")
 		fx.ctrlZ(ep)
-		if obs := fx.h.AgentState(ctx, ep); obs.State != StateUnreadable || !strings.Contains(obs.Detail, "foreground is bash") {
+		if obs := fx.h.AgentState(ctx, ep); obs.State != backends.StateUnreadable || !strings.Contains(obs.Detail, "foreground is bash") {
 			t.Errorf("stale registration, no shell pid: %+v", obs)
 		}
 	})
