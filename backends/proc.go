@@ -76,7 +76,7 @@ func (p ProcFS) OnTTY(_ context.Context, tty string) ([]Process, error) {
 		if name[0] < '0' || name[0] > '9' {
 			continue
 		}
-		data, err := readProc(filepath.Join(p.Root, name, "stat"))
+		data, err := ReadFile(filepath.Join(p.Root, name, "stat"))
 		if err != nil {
 			continue // the process exited while we looked
 		}
@@ -84,7 +84,7 @@ func (p ProcFS) OnTTY(_ context.Context, tty string) ([]Process, error) {
 		if !ok || devNumber(ttyNr) != want {
 			continue
 		}
-		if cmdline, err := readProc(filepath.Join(p.Root, name, "cmdline")); err == nil {
+		if cmdline, err := ReadFile(filepath.Join(p.Root, name, "cmdline")); err == nil {
 			proc.Argv = splitCmdline(cmdline)
 		}
 		out = append(out, proc)
@@ -116,7 +116,7 @@ func (p ProcFS) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, 
 		pid := queue[0]
 		queue = queue[1:]
 		dir := filepath.Join(p.Root, strconv.Itoa(pid))
-		data, err := readProc(filepath.Join(dir, "stat"))
+		data, err := ReadFile(filepath.Join(dir, "stat"))
 		if err != nil {
 			if pid == root {
 				return nil, fmt.Errorf("read process %d: %w", pid, err)
@@ -135,7 +135,7 @@ func (p ProcFS) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, 
 		if devNumber(ttyNr) != want {
 			continue
 		}
-		if cmdline, err := readProc(filepath.Join(dir, "cmdline")); err == nil {
+		if cmdline, err := ReadFile(filepath.Join(dir, "cmdline")); err == nil {
 			proc.Argv = splitCmdline(cmdline)
 		}
 		out = append(out, proc)
@@ -145,7 +145,7 @@ func (p ProcFS) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, 
 
 func (p ProcFS) Process(_ context.Context, pid int) (Process, error) {
 	dir := filepath.Join(p.Root, strconv.Itoa(pid))
-	data, err := readProc(filepath.Join(dir, "stat"))
+	data, err := ReadFile(filepath.Join(dir, "stat"))
 	if err != nil {
 		return Process{}, fmt.Errorf("read process %d: %w", pid, err)
 	}
@@ -153,7 +153,7 @@ func (p ProcFS) Process(_ context.Context, pid int) (Process, error) {
 	if !ok {
 		return Process{}, fmt.Errorf("process %d: unparsable stat", pid)
 	}
-	if cmdline, err := readProc(filepath.Join(dir, "cmdline")); err == nil {
+	if cmdline, err := ReadFile(filepath.Join(dir, "cmdline")); err == nil {
 		proc.Argv = splitCmdline(cmdline)
 	}
 	return proc, nil
@@ -162,7 +162,7 @@ func (p ProcFS) Process(_ context.Context, pid int) (Process, error) {
 // ParentPID reads one process's parent from its stat line alone (no
 // cmdline): a caller's ancestry is walked this way on every invocation.
 func (p ProcFS) ParentPID(pid int) (int, error) {
-	data, err := readProc(filepath.Join(p.Root, strconv.Itoa(pid), "stat"))
+	data, err := ReadFile(filepath.Join(p.Root, strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return 0, fmt.Errorf("read process %d: %w", pid, err)
 	}
@@ -175,7 +175,7 @@ func (p ProcFS) ParentPID(pid int) (int, error) {
 
 func (p ProcFS) Children(_ context.Context, pid int) ([]int, error) {
 	id := strconv.Itoa(pid)
-	data, err := readProc(filepath.Join(p.Root, id, "task", id, "children"))
+	data, err := ReadFile(filepath.Join(p.Root, id, "task", id, "children"))
 	if err != nil {
 		return nil, fmt.Errorf("read children of %d: %w", pid, err)
 	}
@@ -292,11 +292,11 @@ func parsePS(data []byte) []Process {
 	return procs
 }
 
-// readProc reads a small /proc file with plain system calls: os.ReadFile
+// ReadFile reads a small /proc file with plain system calls: os.ReadFile
 // would first try to register the file with the runtime's poller (which
 // /proc refuses) and stat it, five calls more per file, and an interrupt
 // reads about ten of them.
-func readProc(path string) ([]byte, error) {
+func ReadFile(path string) ([]byte, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
@@ -337,7 +337,7 @@ func ReadAgentPlace(root string, pid int) (AgentPlace, error) {
 		return AgentPlace{}, fmt.Errorf("no agent process")
 	}
 	base := filepath.Join(root, strconv.Itoa(pid))
-	env, err := readProc(filepath.Join(base, "environ"))
+	env, err := ReadFile(filepath.Join(base, "environ"))
 	if err != nil {
 		return AgentPlace{}, fmt.Errorf("read agent %d environment: %w", pid, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"fmctl/backends/herdr"
 	"fmctl/backends/tmux"
 	"fmctl/backends/tmuxwire"
+	"fmctl/backends/zellij"
 	"fmctl/config"
 )
 
@@ -47,7 +48,7 @@ func Open(name string, r backends.Runner, env backends.Env, m config.MuxVars) (b
 			DefaultSession: orDefault(env("HERDR_SESSION"), "default"),
 		}), nil
 	case "zellij":
-		return backends.NewZellij(backends.Bounded{Inner: r, Timeout: timeout}, backends.ZellijOptions{
+		return zellij.New(backends.Bounded{Inner: r, Timeout: timeout}, zellij.Options{
 			Binary:         orDefault(m.ZellijBin, "zellij"),
 			DefaultSession: orDefault(m.ZellijSession, "firstmate"),
 		}), nil

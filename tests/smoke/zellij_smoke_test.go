@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/backends/zellij"
 	"fmctl/harness"
 )
 
@@ -25,7 +26,7 @@ func TestZellijSmoke(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	z := backends.NewZellij(backends.NewExecRunner(""), backends.ZellijOptions{Binary: bin, DefaultSession: session})
+	z := zellij.New(backends.NewExecRunner(""), zellij.Options{Binary: bin, DefaultSession: session})
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package backends
+package zellij
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"fmctl/backends"
 	"fmctl/harness"
 )
 
@@ -34,15 +35,15 @@ type zellijRig struct {
 	t     *testing.T
 	bin   string
 	state string
-	calls *CountingRunner
-	z     *Zellij
+	calls *backends.CountingRunner
+	z     *Adapter
 }
 
 func newZellijRig(t *testing.T, bin string) *zellijRig {
 	state := t.TempDir()
 	t.Setenv("FAKE_ZELLIJ_DIR", state)
-	calls := &CountingRunner{Inner: &ExecRunner{}}
-	z := NewZellij(calls, ZellijOptions{Binary: bin})
+	calls := &backends.CountingRunner{Inner: &backends.ExecRunner{}}
+	z := New(calls, Options{Binary: bin})
 	z.sleep = func(context.Context, time.Duration) error { return nil }
 	return &zellijRig{t: t, bin: bin, state: state, calls: calls, z: z}
 }
@@ -75,13 +76,13 @@ func (r *zellijRig) argv() []string {
 	return out
 }
 
-func (r *zellijRig) create(label string) ([]Field, Endpoint) {
+func (r *zellijRig) create(label string) ([]backends.Field, backends.Endpoint) {
 	r.t.Helper()
-	fields, err := r.z.Create(context.Background(), CreateSpec{TaskID: strings.TrimPrefix(label, "fm-"), Label: label, Dir: r.t.TempDir()})
+	fields, err := r.z.Create(context.Background(), backends.CreateSpec{TaskID: strings.TrimPrefix(label, "fm-"), Label: label, Dir: r.t.TempDir()})
 	if err != nil {
 		r.t.Fatalf("Create %s: %v", label, err)
 	}
-	ep := Endpoint{Backend: "zellij", Fields: map[string]string{}}
+	ep := backends.Endpoint{Backend: "zellij", Fields: map[string]string{}}
 	for _, f := range fields {
 		ep.Fields[f.Key] = f.Value
 	}
@@ -97,11 +98,11 @@ func TestZellij(t *testing.T) {
 	t.Run("create starts the session, opens a tab and gives focus back", func(t *testing.T) {
 		r := newZellijRig(t, bin)
 		dir := t.TempDir()
-		fields, err := r.z.Create(ctx, CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: dir})
+		fields, err := r.z.Create(ctx, backends.CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []Field{{"window", "firstmate:1"}, {"zellij_session", "firstmate"}, {"zellij_tab_id", "1"}, {"zellij_pane_id", "1"}}
+		want := []backends.Field{{Key: "window", Value: "firstmate:1"}, {Key: "zellij_session", Value: "firstmate"}, {Key: "zellij_tab_id", Value: "1"}, {Key: "zellij_pane_id", Value: "1"}}
 		if !reflect.DeepEqual(fields, want) {
 			t.Fatalf("fields %v, want %v", fields, want)
 		}
@@ -115,20 +116,20 @@ func TestZellij(t *testing.T) {
 		if !strings.Contains(tabs, "\"name\": \"Tab #1\",\n    \"active\": true") {
 			t.Fatalf("the first tab should be focused again:\n%s", tabs)
 		}
-		ep := Endpoint{Target: "firstmate:1", Fields: map[string]string{"zellij_session": "firstmate", "zellij_tab_id": "1", "zellij_pane_id": "1"}}
+		ep := backends.Endpoint{Target: "firstmate:1", Fields: map[string]string{"zellij_session": "firstmate", "zellij_tab_id": "1", "zellij_pane_id": "1"}}
 		if got, err := r.z.CurrentPath(ctx, ep); err != nil || got != dir {
 			t.Fatalf("CurrentPath = %q, %v; want %s", got, err, dir)
 		}
 
 		r.calls.Reset()
-		if _, err := r.z.Create(ctx, CreateSpec{TaskID: "t2", Label: "fm-t2", Dir: dir, Container: "firstmate"}); err != nil {
+		if _, err := r.z.Create(ctx, backends.CreateSpec{TaskID: "t2", Label: "fm-t2", Dir: dir, Container: "firstmate"}); err != nil {
 			t.Fatal(err)
 		}
 		if got := r.argv(); !reflect.DeepEqual(got, []string{"list-tabs", "new-tab", "list-panes", "go-to-tab-by-id"}) {
 			t.Fatalf("create in a running session: calls %v", got)
 		}
 		r.calls.Reset()
-		if _, err := r.z.Create(ctx, CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: dir}); err == nil || !strings.Contains(err.Error(), "already exists") {
+		if _, err := r.z.Create(ctx, backends.CreateSpec{TaskID: "t1", Label: "fm-t1", Dir: dir}); err == nil || !strings.Contains(err.Error(), "already exists") {
 			t.Fatalf("duplicate label: %v", err)
 		}
 		if got := r.argv(); !reflect.DeepEqual(got, []string{"list-tabs"}) {
@@ -190,7 +191,7 @@ func TestZellij(t *testing.T) {
 		r := newZellijRig(t, bin)
 		_, ep := r.create("fm-t1")
 		obs := r.z.AgentState(ctx, ep)
-		if obs.State != StateUnverified || !strings.Contains(obs.Detail, "unverified") || obs.CurrentPath == "" {
+		if obs.State != backends.StateUnverified || !strings.Contains(obs.Detail, "unverified") || obs.CurrentPath == "" {
 			t.Fatalf("shell pane: %+v", obs)
 		}
 		if err := r.z.SendText(ctx, ep, "env -u CLAUDECODE grok --model opus"); err != nil {
@@ -200,7 +201,7 @@ func TestZellij(t *testing.T) {
 			t.Fatal(err)
 		}
 		// An agent in the pane changes nothing: zellij cannot prove it.
-		if obs := r.z.AgentState(ctx, ep); obs.State != StateUnverified || !strings.Contains(obs.Detail, `"grok"`) {
+		if obs := r.z.AgentState(ctx, ep); obs.State != backends.StateUnverified || !strings.Contains(obs.Detail, `"grok"`) {
 			t.Fatalf("agent pane: %+v", obs)
 		}
 		if err := r.z.SendText(ctx, ep, "draft"); err != nil {
@@ -238,8 +239,8 @@ func TestZellij(t *testing.T) {
 	t.Run("missing endpoints", func(t *testing.T) {
 		r := newZellijRig(t, bin)
 		_, ep := r.create("fm-t1")
-		gone := Endpoint{Target: "firstmate:7"}
-		if obs := r.z.AgentState(ctx, gone); obs.State != StateMissing {
+		gone := backends.Endpoint{Target: "firstmate:7"}
+		if obs := r.z.AgentState(ctx, gone); obs.State != backends.StateMissing {
 			t.Fatalf("absent pane: %+v", obs)
 		}
 		r.calls.Reset()
@@ -256,13 +257,13 @@ func TestZellij(t *testing.T) {
 			t.Fatalf("nothing may be sent to an absent pane: calls %v", got)
 		}
 		// One session running: zellij exits 1 for another name.
-		other := Endpoint{Target: "elsewhere:1"}
-		if obs := r.z.AgentState(ctx, other); obs.State != StateMissing || !strings.Contains(obs.Detail, "not running") {
+		other := backends.Endpoint{Target: "elsewhere:1"}
+		if obs := r.z.AgentState(ctx, other); obs.State != backends.StateMissing || !strings.Contains(obs.Detail, "not running") {
 			t.Fatalf("absent session (one running): %+v", obs)
 		}
 		// Several running: zellij prints the session list and exits 0.
 		r.fake("attach", "-b", "second")
-		if obs := r.z.AgentState(ctx, other); obs.State != StateMissing || !strings.Contains(obs.Detail, "not running") {
+		if obs := r.z.AgentState(ctx, other); obs.State != backends.StateMissing || !strings.Contains(obs.Detail, "not running") {
 			t.Fatalf("absent session (several running): %+v", obs)
 		}
 		if _, err := r.z.Capture(ctx, other); err == nil {
@@ -276,7 +277,7 @@ func TestZellij(t *testing.T) {
 		}
 		// A CLI that cannot answer is unreadable, not missing.
 		t.Setenv("FAKE_ZELLIJ_DIR", "")
-		if obs := r.z.AgentState(ctx, ep); obs.State != StateUnreadable {
+		if obs := r.z.AgentState(ctx, ep); obs.State != backends.StateUnreadable {
 			t.Fatalf("broken CLI: %+v", obs)
 		}
 	})
@@ -293,7 +294,7 @@ func TestZellij(t *testing.T) {
 		if tabs := r.fake("--session", "firstmate", "action", "list-tabs", "--json"); strings.Contains(tabs, "fm-t1") {
 			t.Fatalf("tab survived:\n%s", tabs)
 		}
-		if obs := r.z.AgentState(ctx, ep); obs.State != StateMissing {
+		if obs := r.z.AgentState(ctx, ep); obs.State != backends.StateMissing {
 			t.Fatalf("after kill: %+v", obs)
 		}
 		if err := r.z.Kill(ctx, ep); err != nil {
@@ -303,7 +304,7 @@ func TestZellij(t *testing.T) {
 }
 
 func TestZellijValidateRecord(t *testing.T) {
-	z := NewZellij(nil, ZellijOptions{})
+	z := New(nil, Options{})
 	good := map[string]string{"zellij_session": "firstmate", "zellij_tab_id": "3", "zellij_pane_id": "5"}
 	with := func(k, v string) map[string]string {
 		m := map[string]string{}
@@ -337,7 +338,7 @@ func TestZellijValidateRecord(t *testing.T) {
 		{":5", good, false},
 	}
 	for _, c := range cases {
-		err := z.ValidateRecord(Endpoint{Backend: "zellij", Target: c.target, Fields: c.fields})
+		err := z.ValidateRecord(backends.Endpoint{Backend: "zellij", Target: c.target, Fields: c.fields})
 		if (err == nil) != c.ok {
 			t.Errorf("ValidateRecord(%s, %v) = %v, want ok=%v", c.target, c.fields, err, c.ok)
 		}

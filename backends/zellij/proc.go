@@ -1,4 +1,4 @@
-package backends
+package zellij
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"fmctl/backends"
 )
 
 // zellij's CLI names no process of a pane, but its server starts each
@@ -23,7 +25,7 @@ type zellijPaneEnv struct{ session, pane string }
 // paneEnvOf reads the zellij pair from one process's environment; ok is
 // false when the process is unreadable or carries no pane id.
 func paneEnvOf(root string, pid int) (zellijPaneEnv, bool) {
-	env, err := readProc(filepath.Join(root, strconv.Itoa(pid), "environ"))
+	env, err := backends.ReadFile(filepath.Join(root, strconv.Itoa(pid), "environ"))
 	if err != nil {
 		return zellijPaneEnv{}, false
 	}
@@ -54,7 +56,7 @@ func findZellijPaneProcess(root, session, pane string) (int, error) {
 		return 0, fmt.Errorf("list processes: %w", err)
 	}
 	want := zellijPaneEnv{session: session, pane: pane}
-	procs := ProcFS{Root: root}
+	procs := backends.ProcFS{Root: root}
 	found := 0
 	for _, ent := range entries {
 		pid, err := strconv.Atoi(ent.Name())
@@ -85,7 +87,7 @@ func findZellijPaneProcess(root, session, pane string) (int, error) {
 // panePID allows the server a moment to start the new pane's command after
 // list-panes shows the pane (the server spawns it, exec included, before the
 // pane is drawn, so a miss is rare and short).
-func (z *Zellij) panePID(ctx context.Context, session, pane string) (int, error) {
+func (z *Adapter) panePID(ctx context.Context, session, pane string) (int, error) {
 	var err error
 	for i := 0; i < 3; i++ {
 		var pid int

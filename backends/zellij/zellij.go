@@ -1,4 +1,6 @@
-package backends
+// Package zellij is the zellij adapter: a backends.Backend that drives
+// zellij (0.44 or newer) through its CLI.
+package zellij
 
 import (
 	"context"
@@ -10,18 +12,19 @@ import (
 	"strings"
 	"time"
 
+	"fmctl/backends"
 	"fmctl/harness"
 	"fmctl/state"
 )
 
-// ZellijOptions names the zellij binary and the session new endpoints go to.
-type ZellijOptions struct {
+// Options names the zellij binary and the session new endpoints go to.
+type Options struct {
 	Binary         string // default "zellij"
 	DefaultSession string // default "firstmate"
 	ProcRoot       string // default "/proc": where a pane's first process is looked for
 }
 
-// Zellij drives zellij (0.44 or newer: paste, send-keys, list-panes,
+// Adapter drives zellij (0.44 or newer: paste, send-keys, list-panes,
 // list-tabs, go-to-tab-by-id, close-tab-by-id and --pane-id on dump-screen
 // all first appear in 0.44.0). An endpoint is `session:pane_id`, the pane id
 // being zellij's numeric terminal pane id, unique within the session.
@@ -30,14 +33,14 @@ type ZellijOptions struct {
 // operation that must not act blind first finds the pane in
 // `list-panes --json`. It exposes no pane pid, tty or foreground process
 // group, so AgentState can only say whether the pane exists.
-type Zellij struct {
-	r     Runner
-	o     ZellijOptions
+type Adapter struct {
+	r     backends.Runner
+	o     Options
 	sleep func(context.Context, time.Duration) error
 }
 
-// NewZellij returns a zellij adapter.
-func NewZellij(r Runner, o ZellijOptions) *Zellij {
+// New returns a zellij adapter.
+func New(r backends.Runner, o Options) *Adapter {
 	if o.Binary == "" {
 		o.Binary = "zellij"
 	}
@@ -47,15 +50,15 @@ func NewZellij(r Runner, o ZellijOptions) *Zellij {
 	if o.ProcRoot == "" {
 		o.ProcRoot = "/proc"
 	}
-	return &Zellij{r: r, o: o, sleep: Sleep}
+	return &Adapter{r: r, o: o, sleep: backends.Sleep}
 }
 
-func (z *Zellij) Name() string { return "zellij" }
+func (z *Adapter) Name() string { return "zellij" }
 
 // AttachCommand is the zellij client line that attaches to the endpoint's
 // session.
-func (z *Zellij) AttachCommand(ep Endpoint) (string, bool) {
-	session, _, err := SplitZellijTarget(ep.Target)
+func (z *Adapter) AttachCommand(ep backends.Endpoint) (string, bool) {
+	session, _, err := SplitTarget(ep.Target)
 	if err != nil {
 		return "", false
 	}
@@ -70,17 +73,17 @@ type zellijTarget struct {
 
 func (t zellijTarget) String() string { return t.session + ":" + t.pane }
 
-// SplitZellijTarget splits `session:pane_id`.
-func SplitZellijTarget(target string) (session, pane string, err error) {
+// SplitTarget splits `session:pane_id`.
+func SplitTarget(target string) (session, pane string, err error) {
 	s, p, ok := strings.Cut(target, ":")
-	if !ok || !ValidAtom(s) || !zellijNumeric(p) {
+	if !ok || !backends.ValidAtom(s) || !zellijNumeric(p) {
 		return "", "", fmt.Errorf("zellij endpoint '%s' is not session:pane_id (a session name in [A-Za-z0-9._@%%+-] and a numeric pane id)", target)
 	}
 	return s, p, nil
 }
 
 func parseZellijTarget(target string) (zellijTarget, error) {
-	s, p, err := SplitZellijTarget(target)
+	s, p, err := SplitTarget(target)
 	return zellijTarget{session: s, pane: p}, err
 }
 
@@ -105,12 +108,12 @@ func isZellijSessionGone(stderr string) bool {
 		strings.Contains(stderr, "No active zellij sessions found")
 }
 
-func (z *Zellij) action(ctx context.Context, session string, args ...string) (Output, error) {
-	c := Cmd{Path: z.o.Binary, Args: append([]string{"--session", session, "action"}, args...)}
+func (z *Adapter) action(ctx context.Context, session string, args ...string) (backends.Output, error) {
+	c := backends.Cmd{Path: z.o.Binary, Args: append([]string{"--session", session, "action"}, args...)}
 	out, err := z.r.Run(ctx, c)
 	stderr := string(out.Stderr)
 	if err != nil {
-		stderr += "\n" + StderrOf(err)
+		stderr += "\n" + backends.StderrOf(err)
 	}
 	if isZellijSessionGone(stderr) {
 		return out, &zellijGone{fmt.Sprintf("zellij session %s is not running", session)}
@@ -130,9 +133,9 @@ type zellijFailed struct {
 }
 
 func (e *zellijFailed) Error() string {
-	var re *RunError
+	var re *backends.RunError
 	if errors.As(e.err, &re) && re.ExitCode >= 0 {
-		return fmt.Sprintf("zellij action %s exited %d: %s", e.action, re.ExitCode, StderrOf(e.err))
+		return fmt.Sprintf("zellij action %s exited %d: %s", e.action, re.ExitCode, backends.StderrOf(e.err))
 	}
 	return fmt.Sprintf("zellij action %s: %v", e.action, e.err)
 }
@@ -154,7 +157,7 @@ type zellijTab struct {
 	Active bool   `json:"active"`
 }
 
-func (z *Zellij) listPanes(ctx context.Context, session string) ([]zellijPane, error) {
+func (z *Adapter) listPanes(ctx context.Context, session string) ([]zellijPane, error) {
 	out, err := z.action(ctx, session, "list-panes", "--json")
 	if err != nil {
 		return nil, err
@@ -166,7 +169,7 @@ func (z *Zellij) listPanes(ctx context.Context, session string) ([]zellijPane, e
 	return panes, nil
 }
 
-func (z *Zellij) listTabs(ctx context.Context, session string) ([]zellijTab, error) {
+func (z *Adapter) listTabs(ctx context.Context, session string) ([]zellijTab, error) {
 	out, err := z.action(ctx, session, "list-tabs", "--json")
 	if err != nil {
 		return nil, err
@@ -192,7 +195,7 @@ func terminalPane(panes []zellijPane, id string) (zellijPane, bool) {
 }
 
 // findPane confirms the terminal pane exists: one list-panes call.
-func (z *Zellij) findPane(ctx context.Context, t zellijTarget) (zellijPane, error) {
+func (z *Adapter) findPane(ctx context.Context, t zellijTarget) (zellijPane, error) {
 	panes, err := z.listPanes(ctx, t.session)
 	if err != nil {
 		return zellijPane{}, err
@@ -212,7 +215,7 @@ const zellijMaxArg = 131071
 // bracketed-paste markers (Tab::paste_to_pane_id), so a multi-line message
 // arrives as one paste and nothing in it submits. A pane that has not enabled
 // bracketed paste gets the bare text, markers stripped.
-func (z *Zellij) SendText(ctx context.Context, ep Endpoint, text string) error {
+func (z *Adapter) SendText(ctx context.Context, ep backends.Endpoint, text string) error {
 	t, err := parseZellijTarget(ep.Target)
 	if err != nil {
 		return err
@@ -238,7 +241,7 @@ var zellijKeyNames = map[harness.Key]string{
 	harness.KeyEscape: "Esc", harness.KeyEnter: "Enter", harness.KeyCtrlC: "Ctrl c", harness.KeyCtrlU: "Ctrl u",
 }
 
-func (z *Zellij) SendKey(ctx context.Context, ep Endpoint, key harness.Key) error {
+func (z *Adapter) SendKey(ctx context.Context, ep backends.Endpoint, key harness.Key) error {
 	name, ok := zellijKeyNames[key]
 	if !ok {
 		return fmt.Errorf("zellij adapter has no mapping for key %s", key)
@@ -261,23 +264,23 @@ func (z *Zellij) SendKey(ctx context.Context, ep Endpoint, key harness.Key) erro
 // to tell a blank pane from a missing one. The cursor row is not reported:
 // list-panes gives the cursor only for a focused pane, and dump-screen joins
 // soft-wrapped rows, so rows and dump lines do not correspond.
-func (z *Zellij) Capture(ctx context.Context, ep Endpoint) (Screen, error) {
+func (z *Adapter) Capture(ctx context.Context, ep backends.Endpoint) (backends.Screen, error) {
 	t, err := parseZellijTarget(ep.Target)
 	if err != nil {
-		return Screen{}, err
+		return backends.Screen{}, err
 	}
 	out, err := z.action(ctx, t.session, "dump-screen", "--pane-id", t.pane)
 	if err != nil {
-		return Screen{}, fmt.Errorf("zellij dump-screen %s: %w", t, err)
+		return backends.Screen{}, fmt.Errorf("zellij dump-screen %s: %w", t, err)
 	}
 	text := strings.TrimSuffix(string(out.Stdout), "\n")
 	if text == "" {
 		if _, err := z.findPane(ctx, t); err != nil {
-			return Screen{}, err
+			return backends.Screen{}, err
 		}
-		return Screen{}, nil
+		return backends.Screen{}, nil
 	}
-	return Screen{Lines: strings.Split(text, "\n")}, nil
+	return backends.Screen{Lines: strings.Split(text, "\n")}, nil
 }
 
 // AgentState can only establish whether the pane exists: zellij's CLI has no
@@ -286,24 +289,24 @@ func (z *Zellij) Capture(ctx context.Context, ep Endpoint) (Screen, error) {
 // ppid,args` (any child, not the foreground group) or silently missing when a
 // 100 ms lookup times out. Neither "alive" nor "dead" could be trusted, so a
 // present pane is unverified and exit/relaunch refuse on this backend.
-func (z *Zellij) AgentState(ctx context.Context, ep Endpoint) Observation {
+func (z *Adapter) AgentState(ctx context.Context, ep backends.Endpoint) backends.Observation {
 	t, err := parseZellijTarget(ep.Target)
 	if err != nil {
-		return Observation{State: StateUnreadable, Detail: err.Error()}
+		return backends.Observation{State: backends.StateUnreadable, Detail: err.Error()}
 	}
 	p, err := z.findPane(ctx, t)
 	if err != nil {
 		var gone *zellijGone
 		if errors.As(err, &gone) {
-			return Observation{State: StateMissing, Detail: gone.msg}
+			return backends.Observation{State: backends.StateMissing, Detail: gone.msg}
 		}
-		return Observation{State: StateUnreadable, Detail: err.Error()}
+		return backends.Observation{State: backends.StateUnreadable, Detail: err.Error()}
 	}
 	detail := fmt.Sprintf("zellij pane %s exists; zellij reports no pane pid or foreground process, so what runs there is unverified", t)
 	if p.Command != nil && *p.Command != "" {
 		detail += fmt.Sprintf(" (pane_command %q)", *p.Command)
 	}
-	obs := Observation{State: StateUnverified, Detail: detail}
+	obs := backends.Observation{State: backends.StateUnverified, Detail: detail}
 	// pane_command is the only process evidence zellij gives: a harness
 	// named there is a harness child of the pane's shell. It is no proof the
 	// agent is in the foreground, so the state stays unverified; fm-send's
@@ -324,7 +327,7 @@ func (z *Zellij) AgentState(ctx context.Context, ep Endpoint) Observation {
 // CurrentPath is list-panes' pane_cwd: the working directory of the pane's
 // own shell process. It follows a `cd` in that shell but not one made inside
 // a nested shell the pane runs.
-func (z *Zellij) CurrentPath(ctx context.Context, ep Endpoint) (string, error) {
+func (z *Adapter) CurrentPath(ctx context.Context, ep backends.Endpoint) (string, error) {
 	t, err := parseZellijTarget(ep.Target)
 	if err != nil {
 		return "", err
@@ -343,12 +346,12 @@ func (z *Zellij) CurrentPath(ctx context.Context, ep Endpoint) (string, error) {
 // spec.Dir, starting the session in the background first if it is not
 // running. zellij does not keep tab names unique, so the duplicate check is
 // ours.
-func (z *Zellij) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
+func (z *Adapter) Create(ctx context.Context, spec backends.CreateSpec) ([]backends.Field, error) {
 	session := spec.Container
 	if session == "" {
 		session = z.o.DefaultSession
 	}
-	if !ValidAtom(session) {
+	if !backends.ValidAtom(session) {
 		return nil, fmt.Errorf("zellij session name '%s' has characters outside [A-Za-z0-9._@%%+-]", session)
 	}
 	if spec.Label == "" || spec.Dir == "" {
@@ -391,11 +394,11 @@ func (z *Zellij) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 	if prev != nil && strconv.FormatUint(prev.TabID, 10) != tabID {
 		_, _ = z.action(ctx, session, "go-to-tab-by-id", strconv.FormatUint(prev.TabID, 10))
 	}
-	fields := []Field{
-		{"window", session + ":" + pane},
-		{"zellij_session", session},
-		{"zellij_tab_id", tabID},
-		{"zellij_pane_id", pane},
+	fields := []backends.Field{
+		{Key: "window", Value: session + ":" + pane},
+		{Key: "zellij_session", Value: session},
+		{Key: "zellij_tab_id", Value: tabID},
+		{Key: "zellij_pane_id", Value: pane},
 	}
 	// The pane's first process recorded is how a caller inside the pane is
 	// known for this task (authority). zellij's CLI names none, so it is
@@ -403,7 +406,7 @@ func (z *Zellij) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 	// whose process cannot be told apart records none, and a caller there
 	// is the operator, as docs/security.md says.
 	if pid, err := z.panePID(ctx, session, pane); err == nil {
-		fields = append(fields, Field{state.KeyPanePID, strconv.Itoa(pid)})
+		fields = append(fields, backends.Field{Key: state.KeyPanePID, Value: strconv.Itoa(pid)})
 	}
 	return fields, nil
 }
@@ -412,8 +415,8 @@ func (z *Zellij) Create(ctx context.Context, spec CreateSpec) ([]Field, error) {
 // returns once its server has daemonised, then waits for the session to
 // answer. A concurrent fmctl that created it first makes attach exit 1
 // ("Session already exists"), so only the wait decides.
-func (z *Zellij) startSession(ctx context.Context, session string) ([]zellijTab, error) {
-	_, startErr := z.r.Run(ctx, Cmd{Path: z.o.Binary, Args: []string{"attach", "-b", session}})
+func (z *Adapter) startSession(ctx context.Context, session string) ([]zellijTab, error) {
+	_, startErr := z.r.Run(ctx, backends.Cmd{Path: z.o.Binary, Args: []string{"attach", "-b", session}})
 	var err error
 	for i := 0; i < 20; i++ {
 		var tabs []zellijTab
@@ -435,7 +438,7 @@ func (z *Zellij) startSession(ctx context.Context, session string) ([]zellijTab,
 // paneOfTab finds the new tab's terminal pane. Its plugin panes (tab bar,
 // status bar) are skipped; a tab's panes can lag its id by a moment, so a
 // miss is retried briefly.
-func (z *Zellij) paneOfTab(ctx context.Context, session, tabID string) (string, error) {
+func (z *Adapter) paneOfTab(ctx context.Context, session, tabID string) (string, error) {
 	want, _ := strconv.ParseUint(tabID, 10, 64)
 	for i := 0; i < 5; i++ {
 		panes, err := z.listPanes(ctx, session)
@@ -458,7 +461,7 @@ func (z *Zellij) paneOfTab(ctx context.Context, session, tabID string) (string, 
 // only pane leaves an empty tab behind in zellij, while close-tab-by-id
 // removes both. A pane sharing its tab with others is closed alone. An
 // endpoint already gone is not an error.
-func (z *Zellij) Kill(ctx context.Context, ep Endpoint) error {
+func (z *Adapter) Kill(ctx context.Context, ep backends.Endpoint) error {
 	t, err := parseZellijTarget(ep.Target)
 	if err != nil {
 		return err
@@ -494,7 +497,7 @@ func (z *Zellij) Kill(ctx context.Context, ep Endpoint) error {
 // zellijRecordKeys are the record fields a zellij endpoint carries besides window=.
 var zellijRecordKeys = []string{"zellij_session", "zellij_tab_id", "zellij_pane_id"}
 
-func (z *Zellij) ValidateRecord(ep Endpoint) error {
+func (z *Adapter) ValidateRecord(ep backends.Endpoint) error {
 	t, err := parseZellijTarget(ep.Target)
 	if err != nil {
 		return err
@@ -509,7 +512,7 @@ func (z *Zellij) ValidateRecord(ep Endpoint) error {
 			return fmt.Errorf("zellij record %s=%s is not a numeric id", k, ep.Field(k))
 		}
 	}
-	if v, ok := ep.Fields[state.KeyPanePID]; ok && !ValidPID(v) {
+	if v, ok := ep.Fields[state.KeyPanePID]; ok && !backends.ValidPID(v) {
 		return fmt.Errorf("zellij record has %s=%s, which is not a process id", state.KeyPanePID, v)
 	}
 	if want := ep.Field("zellij_session") + ":" + ep.Field("zellij_pane_id"); want != t.String() {
