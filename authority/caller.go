@@ -9,7 +9,7 @@ import (
 	"fmctl/state"
 )
 
-// ProcessTable reads one process's parent; backends.ProcFS reads /proc.
+// ProcessTable reads one process's parent; backends/proc.FS reads /proc.
 type ProcessTable interface {
 	ParentPID(pid int) (int, error)
 }

@@ -220,7 +220,7 @@ func BenchmarkResolveInAHomeOf500Tasks(b *testing.B) {
 	}
 }
 
-// procStat reads parents from the real /proc (backends.ProcFS does the
+// procStat reads parents from the real /proc (backends/proc.FS does the
 // same; authority does not import backends).
 type procStat struct{}
 

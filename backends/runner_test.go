@@ -107,10 +107,3 @@ func TestBackoffStartsAtMinPollAndDoublesToItsCap(t *testing.T) {
 		}
 	}
 }
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}

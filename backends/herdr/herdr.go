@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"fmctl/backends"
+	"fmctl/backends/proc"
 	"fmctl/harness"
 	"fmctl/state"
 )
@@ -23,7 +24,7 @@ type Options struct {
 	Workspace      string // label of the workspace task tabs go in; default "fmctl"
 	// Procs reads the local process table, for a stopped agent among the
 	// pane shell's jobs (herdr reports pids, not process states).
-	Procs backends.ProcTable
+	Procs proc.Table
 }
 
 // Adapter drives herdr (ogulcancelik/herdr) through its CLI, which talks to the
@@ -48,7 +49,7 @@ func New(r backends.Runner, o Options) *Adapter {
 		o.Workspace = "fmctl"
 	}
 	if o.Procs == nil {
-		o.Procs = backends.NewProcTable(r)
+		o.Procs = proc.NewTable(r)
 	}
 	return &Adapter{r: r, o: o}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"fmctl/backends"
+	"fmctl/backends/proc"
 	"fmctl/harness"
 )
 
@@ -133,8 +134,8 @@ func (h *Adapter) stoppedUnder(ctx context.Context, info herdrProcessInfo, other
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
-		if seen++; seen > backends.MaxTree {
-			return unreadable("the shell %d has more than %d descendants to look for a stopped agent in", info.ShellPID, backends.MaxTree)
+		if seen++; seen > proc.MaxTree {
+			return unreadable("the shell %d has more than %d descendants to look for a stopped agent in", info.ShellPID, proc.MaxTree)
 		}
 		p, err := h.o.Procs.Process(ctx, pid)
 		if err != nil {

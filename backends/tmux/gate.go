@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"fmctl/backends"
+	"fmctl/backends/proc"
 	"fmctl/harness"
 )
 
@@ -112,10 +113,10 @@ func (g paneGate) condition() string {
 // agentUnder is the foreground fast path on a pane's pid: an agent leading
 // the terminal's foreground group is alive. Anything else (a shell, a
 // stopped agent, a pid gone) proves nothing here.
-func (t *Adapter) agentUnder(ctx context.Context, pid int) (backends.Observation, backends.Process, bool) {
+func (t *Adapter) agentUnder(ctx context.Context, pid int) (backends.Observation, proc.Process, bool) {
 	leader, ok := t.foregroundLeader(ctx, pid)
 	if !ok {
-		return backends.Observation{}, backends.Process{}, false
+		return backends.Observation{}, proc.Process{}, false
 	}
 	name := harness.AgentName(leader.Comm, leader.Argv)
 	// AgentPID lets a gate find the agent's own record (its HOME and
@@ -130,7 +131,7 @@ func (t *Adapter) agentUnder(ctx context.Context, pid int) (backends.Observation
 // path). It is "" when leader does not lead its group (tmux would then name
 // the group's leader, the shell), or when the name is not a plain atom a
 // format may compare.
-func foregroundName(leader backends.Process) string {
+func foregroundName(leader proc.Process) string {
 	if leader.PID != leader.PGID || len(leader.Argv) == 0 {
 		return ""
 	}

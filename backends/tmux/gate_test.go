@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fmctl/backends"
+	"fmctl/backends/proc"
 	"fmctl/harness"
 )
 
@@ -30,13 +31,13 @@ func (g *gatedTmux) Run(_ context.Context, c backends.Cmd) (backends.Output, err
 var t1Gated = backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1",
 	Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1", KeyTmuxPanePID: "1000"}}
 
-func gatedRig(answer string, leader backends.Process) (*Adapter, *backends.CountingRunner) {
-	shell := backends.Process{PID: 1000, PGID: 1000, TPGID: leader.PGID, State: 'S', Comm: "bash"}
+func gatedRig(answer string, leader proc.Process) (*Adapter, *backends.CountingRunner) {
+	shell := proc.Process{PID: 1000, PGID: 1000, TPGID: leader.PGID, State: 'S', Comm: "bash"}
 	cr := &backends.CountingRunner{Inner: &gatedTmux{answer: answer}}
-	return New(cr, Options{Procs: &fixedProcs{byPID: map[int]backends.Process{1000: shell, leader.PID: leader}}}), cr
+	return New(cr, Options{Procs: &fixedProcs{byPID: map[int]proc.Process{1000: shell, leader.PID: leader}}}), cr
 }
 
-var claudeLeader = backends.Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "claude", Argv: []string{"claude"}}
+var claudeLeader = proc.Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "claude", Argv: []string{"claude"}}
 
 func acceptClaude(obs backends.Observation) error {
 	if obs.State != backends.StateAlive || !slices.Equal(obs.Names, []string{"claude"}) {
@@ -103,7 +104,7 @@ func TestSendKeyGatedFallsBackWhenTmuxRefuses(t *testing.T) {
 // record without the pid) takes the full read, whose verdict is returned
 // unchanged and sends nothing.
 func TestSendKeyGatedRefusalIsTheFullReads(t *testing.T) {
-	codex := backends.Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "node", Argv: []string{"node", "/x/codex.js"}}
+	codex := proc.Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "node", Argv: []string{"node", "/x/codex.js"}}
 	tm, cr := gatedRig(gateSent+"\n", codex)
 	refuse := errors.New("not claude")
 	res, err := tm.SendKeyGated(context.Background(), t1Gated, harness.KeyEscape, backends.GatedKey{Gate: func(backends.Observation) error { return refuse }})
@@ -130,16 +131,16 @@ func TestSendKeyGatedRefusalIsTheFullReads(t *testing.T) {
 // process group.
 func TestForegroundNameIsTmuxsCurrentCommand(t *testing.T) {
 	for _, c := range []struct {
-		p    backends.Process
+		p    proc.Process
 		want string
 	}{
-		{backends.Process{PID: 7, PGID: 7, Argv: []string{"claude"}}, "claude"},
-		{backends.Process{PID: 7, PGID: 7, Argv: []string{"/usr/bin/node", "/x/codex.js"}}, "node"},
-		{backends.Process{PID: 7, PGID: 7, Argv: []string{"-bash"}}, "bash"},
-		{backends.Process{PID: 7, PGID: 7, Argv: []string{"./claude"}}, ""}, // tmux keeps "./claude"; not a plain atom
-		{backends.Process{PID: 7, PGID: 7, Argv: []string{"a}b"}}, ""},      // would break the format
-		{backends.Process{PID: 8, PGID: 7, Argv: []string{"claude"}}, ""},   // sh -c: tmux names the shell
-		{backends.Process{PID: 7, PGID: 7, Comm: "claude"}, ""},             // no argv to name it by
+		{proc.Process{PID: 7, PGID: 7, Argv: []string{"claude"}}, "claude"},
+		{proc.Process{PID: 7, PGID: 7, Argv: []string{"/usr/bin/node", "/x/codex.js"}}, "node"},
+		{proc.Process{PID: 7, PGID: 7, Argv: []string{"-bash"}}, "bash"},
+		{proc.Process{PID: 7, PGID: 7, Argv: []string{"./claude"}}, ""}, // tmux keeps "./claude"; not a plain atom
+		{proc.Process{PID: 7, PGID: 7, Argv: []string{"a}b"}}, ""},      // would break the format
+		{proc.Process{PID: 8, PGID: 7, Argv: []string{"claude"}}, ""},   // sh -c: tmux names the shell
+		{proc.Process{PID: 7, PGID: 7, Comm: "claude"}, ""},             // no argv to name it by
 	} {
 		if got := foregroundName(c.p); got != c.want {
 			t.Errorf("foregroundName(%+v) = %q, want %q", c.p, got, c.want)

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"fmctl/backends"
+	"fmctl/backends/proc"
 	"fmctl/harness"
 )
 
@@ -21,7 +22,7 @@ type Options struct {
 	Binary     string // default "tmux"
 	Socket     string // -L name (FM_TMUX_SOCKET); tests use a private one
 	SocketPath string // -S path (FM_TMUX_SOCKET_PATH)
-	Procs      backends.ProcTable
+	Procs      proc.Table
 	// ServerPath is the PATH a server this adapter starts gives its panes
 	// (the caller's): the shell the launch line is typed into looks the
 	// harness up there, unless its login profile resets it.
@@ -46,7 +47,7 @@ func New(r backends.Runner, o Options) *Adapter {
 		o.Binary = "tmux"
 	}
 	if o.Procs == nil {
-		o.Procs = backends.NewProcTable(r)
+		o.Procs = proc.NewTable(r)
 	}
 	return &Adapter{r: r, o: o, pane: map[string]string{}}
 }
@@ -256,12 +257,12 @@ func (t *Adapter) classify(ctx context.Context, info paneInfo) backends.Observat
 		obs.CurrentPath = info.path
 		return obs
 	}
-	var procs []backends.Process
+	var procs []proc.Process
 	var procErr error
 	if info.tty != "" {
 		procs, procErr = t.paneProcs(ctx, info)
 	}
-	obs := backends.ClassifyPane(procs, procErr, info.command)
+	obs := proc.ClassifyPane(procs, procErr, info.command)
 	obs.CurrentPath = info.path
 	return obs
 }
@@ -271,10 +272,10 @@ func (t *Adapter) classify(ctx context.Context, info paneInfo) backends.Observat
 // terminal's foreground group has every process that decides a state (the
 // foreground, and a stopped agent, a job of the shell); otherwise, or when
 // the walk fails, every process on the machine.
-func (t *Adapter) paneProcs(ctx context.Context, info paneInfo) ([]backends.Process, error) {
-	if tt, ok := t.o.Procs.(backends.TreeTable); ok && info.pid > 0 {
+func (t *Adapter) paneProcs(ctx context.Context, info paneInfo) ([]proc.Process, error) {
+	if tt, ok := t.o.Procs.(proc.TreeTable); ok && info.pid > 0 {
 		procs, err := tt.OnTTYUnder(ctx, info.tty, info.pid)
-		if err == nil && slices.ContainsFunc(procs, backends.Process.Foreground) {
+		if err == nil && slices.ContainsFunc(procs, proc.Process.Foreground) {
 			return procs, nil
 		}
 	}
@@ -287,18 +288,18 @@ func (t *Adapter) paneProcs(ctx context.Context, info paneInfo) ([]backends.Proc
 // process. A shell without job control (sh -c) keeps its child in its own
 // group, so then its children are read instead. It only ever answers
 // "alive"; anything else takes the full scan.
-func (t *Adapter) foregroundLeader(ctx context.Context, shellPID int) (backends.Process, bool) {
+func (t *Adapter) foregroundLeader(ctx context.Context, shellPID int) (proc.Process, bool) {
 	if shellPID <= 0 {
-		return backends.Process{}, false
+		return proc.Process{}, false
 	}
 	shell, err := t.o.Procs.Process(ctx, shellPID)
 	if err != nil || shell.TPGID <= 0 || shell.Exited() {
-		return backends.Process{}, false
+		return proc.Process{}, false
 	}
 	candidates := []int{shell.TPGID}
 	if shell.TPGID == shell.PGID {
 		if candidates, err = t.o.Procs.Children(ctx, shellPID); err != nil {
-			return backends.Process{}, false
+			return proc.Process{}, false
 		}
 	}
 	for _, pid := range candidates {
@@ -307,7 +308,7 @@ func (t *Adapter) foregroundLeader(ctx context.Context, shellPID int) (backends.
 			return p, true
 		}
 	}
-	return backends.Process{}, false
+	return proc.Process{}, false
 }
 
 func (t *Adapter) CurrentPath(ctx context.Context, ep backends.Endpoint) (string, error) {

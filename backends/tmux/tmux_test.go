@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fmctl/backends"
+	"fmctl/backends/proc"
 	"fmctl/harness"
 )
 
@@ -20,8 +21,8 @@ type scriptedTmux struct {
 }
 
 // fgProc is a foreground process on the pane's terminal.
-func fgProc(pid int, comm string, argv ...string) backends.Process {
-	return backends.Process{PID: pid, PGID: 20, TPGID: 20, State: 'S', Comm: comm, Argv: argv}
+func fgProc(pid int, comm string, argv ...string) proc.Process {
+	return proc.Process{PID: pid, PGID: 20, TPGID: 20, State: 'S', Comm: comm, Argv: argv}
 }
 
 // subcommand is a tmux call's argv past the global options every call
@@ -67,13 +68,13 @@ const twoWindows = "fm-t1\t%3\t1000\t/dev/pts/9\tclaude\t@1\tfmses\t0\t/w/t1\nfm
 // fixedProcs is a process table: procs on every tty, and byPID for the
 // by-pid reads of the foreground fast path.
 type fixedProcs struct {
-	procs []backends.Process
-	byPID map[int]backends.Process
+	procs []proc.Process
+	byPID map[int]proc.Process
 	ttys  []string
 	pids  []int
 }
 
-func (f *fixedProcs) OnTTY(_ context.Context, tty string) ([]backends.Process, error) {
+func (f *fixedProcs) OnTTY(_ context.Context, tty string) ([]proc.Process, error) {
 	f.ttys = append(f.ttys, tty)
 	return f.procs, nil
 }
@@ -88,15 +89,15 @@ func (f *fixedProcs) Children(_ context.Context, pid int) ([]int, error) {
 	return kids, nil
 }
 
-func (f *fixedProcs) Process(_ context.Context, pid int) (backends.Process, error) {
+func (f *fixedProcs) Process(_ context.Context, pid int) (proc.Process, error) {
 	f.pids = append(f.pids, pid)
 	if p, ok := f.byPID[pid]; ok {
 		return p, nil
 	}
-	return backends.Process{}, errors.New("no such process")
+	return proc.Process{}, errors.New("no such process")
 }
 
-func newScripted(s *scriptedTmux, procs []backends.Process) (*Adapter, *backends.CountingRunner, *fixedProcs) {
+func newScripted(s *scriptedTmux, procs []proc.Process) (*Adapter, *backends.CountingRunner, *fixedProcs) {
 	cr := &backends.CountingRunner{Inner: s}
 	fp := &fixedProcs{procs: procs}
 	return New(cr, Options{Procs: fp}), cr, fp
@@ -178,7 +179,7 @@ func TestTmuxSendKeyMapsEveryNamedKey(t *testing.T) {
 // The scan path: the by-pid reads find no foreground agent (the table has no
 // pids), so the tty's process list decides.
 func TestTmuxAgentStateIsOneCall(t *testing.T) {
-	tm, cr, fp := newScripted(&scriptedTmux{windows: twoWindows}, []backends.Process{fgProc(7, "claude")})
+	tm, cr, fp := newScripted(&scriptedTmux{windows: twoWindows}, []proc.Process{fgProc(7, "claude")})
 	ctx := context.Background()
 	for i := 0; i < 2; i++ { // cached or not, a state read re-checks the window
 		cr.Reset()
@@ -204,8 +205,8 @@ func TestTmuxAgentStateIsOneCall(t *testing.T) {
 // moment under load (fm-send --key reported key-delivered to a dead pane).
 func TestTmuxDeadPaneIsDeadWhateverTheProcessTableShows(t *testing.T) {
 	dead := strings.Replace(twoWindows, "\tfmses\t0\t/w/t1", "\tfmses\t1\t/w/t1", 1)
-	tm, _, fp := newScripted(&scriptedTmux{windows: dead}, []backends.Process{fgProc(7, "claude")})
-	fp.byPID = map[int]backends.Process{1000: {PID: 1000, PGID: 1000, TPGID: 7, State: 'S', Comm: "bash"}, 7: fgProc(7, "claude")}
+	tm, _, fp := newScripted(&scriptedTmux{windows: dead}, []proc.Process{fgProc(7, "claude")})
+	fp.byPID = map[int]proc.Process{1000: {PID: 1000, PGID: 1000, TPGID: 7, State: 'S', Comm: "bash"}, 7: fgProc(7, "claude")}
 	if obs := tm.AgentState(context.Background(), t1); obs.State != backends.StateDead {
 		t.Fatalf("a dead pane = %s (%s), want dead", obs.State, obs.Detail)
 	}
@@ -214,10 +215,10 @@ func TestTmuxDeadPaneIsDeadWhateverTheProcessTableShows(t *testing.T) {
 // The fast path: pane_pid's stat names a foreground group whose leader is an
 // agent, so no tty scan is needed; still one tmux call.
 func TestTmuxAgentStateForegroundFastPath(t *testing.T) {
-	shell := backends.Process{PID: 1000, PGID: 1000, TPGID: 1007, State: 'S', Comm: "bash"}
-	agent := backends.Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "node", Argv: []string{"node", "/x/codex.js"}}
+	shell := proc.Process{PID: 1000, PGID: 1000, TPGID: 1007, State: 'S', Comm: "bash"}
+	agent := proc.Process{PID: 1007, PGID: 1007, TPGID: 1007, State: 'S', Comm: "node", Argv: []string{"node", "/x/codex.js"}}
 	tm, cr, fp := newScripted(&scriptedTmux{windows: twoWindows}, nil)
-	fp.byPID = map[int]backends.Process{1000: shell, 1007: agent}
+	fp.byPID = map[int]proc.Process{1000: shell, 1007: agent}
 	obs := tm.AgentState(context.Background(), t1)
 	if obs.State != backends.StateAlive || obs.CurrentPath != "/w/t1" {
 		t.Fatalf("fast path = %+v, want alive at /w/t1", obs)
@@ -230,16 +231,16 @@ func TestTmuxAgentStateForegroundFastPath(t *testing.T) {
 	}
 	// A foreground leader that is not an agent falls back to the scan,
 	// which must then refuse to call vim alive.
-	fp.byPID[1007] = backends.Process{PID: 1007, PGID: 1007, TPGID: 1007, Comm: "vim"}
-	fp.procs = []backends.Process{{PID: 1000, PGID: 1000, TPGID: 1007, Comm: "bash"}, fp.byPID[1007]}
+	fp.byPID[1007] = proc.Process{PID: 1007, PGID: 1007, TPGID: 1007, Comm: "vim"}
+	fp.procs = []proc.Process{{PID: 1000, PGID: 1000, TPGID: 1007, Comm: "bash"}, fp.byPID[1007]}
 	tm2, _, _ := newScripted(&scriptedTmux{windows: strings.Replace(twoWindows, "claude", "vim", 1)}, nil)
 	tm2.o.Procs = fp
 	if obs := tm2.AgentState(context.Background(), t1); obs.State != backends.StateUnattributed {
 		t.Errorf("vim in the foreground = %s, want unattributed", obs.State)
 	}
 	// The shell itself in the foreground (tpgid == its pgid) is no fast answer.
-	fp.byPID[1000] = backends.Process{PID: 1000, PGID: 1000, TPGID: 1000, Comm: "bash"}
-	fp.procs = []backends.Process{fp.byPID[1000]}
+	fp.byPID[1000] = proc.Process{PID: 1000, PGID: 1000, TPGID: 1000, Comm: "bash"}
+	fp.procs = []proc.Process{fp.byPID[1000]}
 	tm3, _, _ := newScripted(&scriptedTmux{windows: strings.Replace(twoWindows, "claude", "bash", 1)}, nil)
 	tm3.o.Procs = fp
 	if obs := tm3.AgentState(context.Background(), t1); obs.State != backends.StateDead {
@@ -267,7 +268,7 @@ func TestTmuxLookupStates(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			script := c.script
-			tm, cr, _ := newScripted(&script, []backends.Process{fgProc(7, "claude")})
+			tm, cr, _ := newScripted(&script, []proc.Process{fgProc(7, "claude")})
 			obs := tm.AgentState(context.Background(), backends.Endpoint{Target: c.target})
 			if obs.State != c.want || !strings.Contains(obs.Detail, c.wantMsg) {
 				t.Errorf("backends.AgentState = %s %q, want %s containing %q", obs.State, obs.Detail, c.want, c.wantMsg)
@@ -436,10 +437,10 @@ func TestTmuxValidateRecord(t *testing.T) {
 // treeProcs adds a descendant walk that returns tree.
 type treeProcs struct {
 	fixedProcs
-	tree []backends.Process
+	tree []proc.Process
 }
 
-func (f *treeProcs) OnTTYUnder(_ context.Context, tty string, root int) ([]backends.Process, error) {
+func (f *treeProcs) OnTTYUnder(_ context.Context, tty string, root int) ([]proc.Process, error) {
 	return f.tree, nil
 }
 
@@ -447,11 +448,11 @@ func (f *treeProcs) OnTTYUnder(_ context.Context, tty string, root int) ([]backe
 // when that tree holds no member of the terminal's foreground group (an
 // orphan re-parented out of it could be the foreground).
 func TestClassifyScansAllProcessesOnlyWhenTheTreeMissesTheForeground(t *testing.T) {
-	shell := backends.Process{PID: 10, PGID: 10, TPGID: 10, State: 'S', Comm: "bash"}
-	orphan := backends.Process{PID: 30, PGID: 30, TPGID: 30, State: 'S', Comm: "vim"}
+	shell := proc.Process{PID: 10, PGID: 10, TPGID: 10, State: 'S', Comm: "bash"}
+	orphan := proc.Process{PID: 30, PGID: 30, TPGID: 30, State: 'S', Comm: "vim"}
 	info := paneInfo{pid: 10, tty: "/dev/pts/9", command: "bash"}
 
-	tp := &treeProcs{tree: []backends.Process{shell}}
+	tp := &treeProcs{tree: []proc.Process{shell}}
 	obs := New(nil, Options{Procs: tp}).classify(context.Background(), info)
 	if obs.State != backends.StateDead || len(tp.ttys) != 0 {
 		t.Errorf("a shell in the foreground of its own tree: %s with %d full scans, want dead with none", obs.State, len(tp.ttys))
@@ -459,7 +460,7 @@ func TestClassifyScansAllProcessesOnlyWhenTheTreeMissesTheForeground(t *testing.
 
 	bgShell := shell
 	bgShell.TPGID = 30
-	tp = &treeProcs{tree: []backends.Process{bgShell}, fixedProcs: fixedProcs{procs: []backends.Process{bgShell, orphan}}}
+	tp = &treeProcs{tree: []proc.Process{bgShell}, fixedProcs: fixedProcs{procs: []proc.Process{bgShell, orphan}}}
 	obs = New(nil, Options{Procs: tp}).classify(context.Background(), info)
 	if obs.State != backends.StateUnattributed || len(tp.ttys) != 1 {
 		t.Errorf("foreground outside the tree: %s with %d full scans, want unattributed after one", obs.State, len(tp.ttys))

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"fmctl/backends"
+	"fmctl/backends/proc"
 )
 
 // zellij's CLI names no process of a pane, but its server starts each
@@ -25,7 +25,7 @@ type zellijPaneEnv struct{ session, pane string }
 // paneEnvOf reads the zellij pair from one process's environment; ok is
 // false when the process is unreadable or carries no pane id.
 func paneEnvOf(root string, pid int) (zellijPaneEnv, bool) {
-	env, err := backends.ReadFile(filepath.Join(root, strconv.Itoa(pid), "environ"))
+	env, err := proc.ReadFile(filepath.Join(root, strconv.Itoa(pid), "environ"))
 	if err != nil {
 		return zellijPaneEnv{}, false
 	}
@@ -56,7 +56,7 @@ func findZellijPaneProcess(root, session, pane string) (int, error) {
 		return 0, fmt.Errorf("list processes: %w", err)
 	}
 	want := zellijPaneEnv{session: session, pane: pane}
-	procs := backends.ProcFS{Root: root}
+	procs := proc.FS{Root: root}
 	found := 0
 	for _, ent := range entries {
 		pid, err := strconv.Atoi(ent.Name())

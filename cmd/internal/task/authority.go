@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"fmctl/authority"
-	"fmctl/backends"
+	"fmctl/backends/proc"
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/state"
@@ -34,7 +34,7 @@ type Authority struct {
 func NewAuthority(tool string, tun config.Tunables, warn func(string, ...any)) Authority {
 	a := Authority{Tool: tool, Tunables: tun, Self: os.Getpid(), Now: time.Now, Warn: warn}
 	if _, err := os.Stat("/proc/self/stat"); err == nil {
-		a.Procs = backends.ProcFS{Root: "/proc"}
+		a.Procs = proc.FS{Root: "/proc"}
 	}
 	return a
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"fmctl/backends"
+	"fmctl/backends/proc"
 	"fmctl/backends/sqlite"
 	"fmctl/harness/records"
 )
@@ -22,7 +23,7 @@ func (t *Target) AgentRecord(obs backends.Observation) (records.Reader, bool) {
 		return nil, false
 	}
 	where := records.Where{Query: sqlite.Query(t.runner)}
-	if place, err := backends.ReadAgentPlace("/proc", obs.AgentPID); err == nil {
+	if place, err := proc.ReadAgentPlace("/proc", obs.AgentPID); err == nil {
 		where.Home, where.Worktree = place.Home, place.Dir
 	} else {
 		// The multiplexer's current path of the pane is the agent's own

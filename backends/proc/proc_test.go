@@ -1,4 +1,4 @@
-package backends
+package proc
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"fmctl/backends"
 )
 
 func TestParseProcStatCommWithSpacesAndParens(t *testing.T) {
@@ -81,7 +83,7 @@ func TestProcFSOnTTYFiltersAFakeProcRoot(t *testing.T) {
 	write("102", fmt.Sprintf("102 (vim) S 1 102 102 %d 102 0", ttyNr(136, 3)), "vim\x00")
 	write("103", "", "")      // exited while listed: no stat
 	write("self", "junk", "") // non-numeric entries are skipped
-	procs, err := ProcFS{Root: root}.OnTTY(context.Background(), "/dev/null")
+	procs, err := FS{Root: root}.OnTTY(context.Background(), "/dev/null")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,15 +95,15 @@ func TestProcFSOnTTYFiltersAFakeProcRoot(t *testing.T) {
 	if !reflect.DeepEqual(procs, want) {
 		t.Errorf("OnTTY = %+v\nwant %+v", procs, want)
 	}
-	if _, err := (ProcFS{Root: root}).OnTTY(context.Background(), "/dev/pts/no-such"); err == nil {
+	if _, err := (FS{Root: root}).OnTTY(context.Background(), "/dev/pts/no-such"); err == nil {
 		t.Error("OnTTY of a missing tty succeeded")
 	}
-	one, err := ProcFS{Root: root}.Process(context.Background(), 100)
+	one, err := FS{Root: root}.Process(context.Background(), 100)
 	if err != nil || !reflect.DeepEqual(one, want[0]) {
 		t.Errorf("Process(100) = %+v, %v; want %+v", one, err, want[0])
 	}
 	for _, pid := range []int{103, 999} {
-		if p, err := (ProcFS{Root: root}).Process(context.Background(), pid); err == nil {
+		if p, err := (FS{Root: root}).Process(context.Background(), pid); err == nil {
 			t.Errorf("Process(%d) = %+v, want an error", pid, p)
 		}
 	}
@@ -125,7 +127,7 @@ func TestProcFSOnTTYUnderWalksOneTree(t *testing.T) {
 	write("12", fmt.Sprintf("12 (claude) S 10 12 10 %d 12 0", onNull), "13")
 	write("13", fmt.Sprintf("13 (node) S 12 12 10 %d 12 0", onNull), "")
 	write("20", fmt.Sprintf("20 (vim) S 1 20 20 %d 12 0", onNull), "")
-	procs, err := ProcFS{Root: root}.OnTTYUnder(context.Background(), "/dev/null", 10)
+	procs, err := FS{Root: root}.OnTTYUnder(context.Background(), "/dev/null", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +139,7 @@ func TestProcFSOnTTYUnderWalksOneTree(t *testing.T) {
 	if !slices.Equal(pids, []int{10, 12, 13}) {
 		t.Errorf("OnTTYUnder = %v, want [10 12 13]", pids)
 	}
-	if _, err := (ProcFS{Root: root}).OnTTYUnder(context.Background(), "/dev/null", 99); err == nil {
+	if _, err := (FS{Root: root}).OnTTYUnder(context.Background(), "/dev/null", 99); err == nil {
 		t.Error("OnTTYUnder of a missing root succeeded")
 	}
 }
@@ -155,25 +157,28 @@ func TestParsePS(t *testing.T) {
 }
 
 type psStub struct {
-	out Output
+	out backends.Output
 	err error
-	cmd *Cmd
+	cmd *backends.Cmd
 }
 
-func (s *psStub) Run(_ context.Context, c Cmd) (Output, error) { *s.cmd = c; return s.out, s.err }
+func (s *psStub) Run(_ context.Context, c backends.Cmd) (backends.Output, error) {
+	*s.cmd = c
+	return s.out, s.err
+}
 
 func TestPSTableEmptyAndFailure(t *testing.T) {
-	var seen Cmd
-	empty := &psStub{out: Output{ExitCode: 1}, err: &RunError{ExitCode: 1}, cmd: &seen}
-	procs, err := PSTable{Runner: empty}.OnTTY(context.Background(), "/dev/pts/7")
+	var seen backends.Cmd
+	empty := &psStub{out: backends.Output{ExitCode: 1}, err: &backends.RunError{ExitCode: 1}, cmd: &seen}
+	procs, err := PS{Runner: empty}.OnTTY(context.Background(), "/dev/pts/7")
 	if err != nil || procs != nil {
 		t.Errorf("ps exit 1 with no rows = %v, %v; want an empty table", procs, err)
 	}
 	if seen.Path != "ps" || !slices.Equal(seen.Args[:2], []string{"-t", "pts/7"}) {
 		t.Errorf("ps called as %v", seen)
 	}
-	broken := &psStub{out: Output{ExitCode: 2}, err: &RunError{ExitCode: 2, Stderr: "bad"}, cmd: &seen}
-	if _, err := (PSTable{Runner: broken}).OnTTY(context.Background(), "/dev/pts/7"); err == nil {
+	broken := &psStub{out: backends.Output{ExitCode: 2}, err: &backends.RunError{ExitCode: 2, Stderr: "bad"}, cmd: &seen}
+	if _, err := (PS{Runner: broken}).OnTTY(context.Background(), "/dev/pts/7"); err == nil {
 		t.Error("ps exit 2 was read as an empty table")
 	}
 }
@@ -196,7 +201,7 @@ func keys(ps []Process) []procKey {
 // sleep, and reads that pane's terminal both ways.
 func TestProcFSAndPSAgreeOnARealTTY(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("ProcFS is Linux-only")
+		t.Skip("FS is Linux-only")
 	}
 	for _, bin := range []string{"tmux", "ps"} {
 		if _, err := exec.LookPath(bin); err != nil {
@@ -228,18 +233,18 @@ func TestProcFSAndPSAgreeOnARealTTY(t *testing.T) {
 		t.Fatalf("pane_pid = %q, %v", pidText, err)
 	}
 	ctx := context.Background()
-	procfs := ProcFS{Root: "/proc"}
-	ps := PSTable{Runner: NewExecRunner("")}
+	procfs := FS{Root: "/proc"}
+	ps := PS{Runner: backends.NewExecRunner("")}
 	var a, b []Process
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		a, err = procfs.OnTTY(ctx, tty)
 		if err != nil {
-			t.Fatalf("ProcFS: %v", err)
+			t.Fatalf("FS: %v", err)
 		}
 		b, err = ps.OnTTY(ctx, tty)
 		if err != nil {
-			t.Fatalf("PSTable: %v", err)
+			t.Fatalf("PS: %v", err)
 		}
 		// wait for the pane's shell to have exec'd sleep and settled: the
 		// kernel names the new image before it lays out its arguments, so
@@ -248,7 +253,7 @@ func TestProcFSAndPSAgreeOnARealTTY(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("ProcFS and ps disagree on %s:\nprocfs %+v\nps     %+v", tty, keys(a), keys(b))
+			t.Fatalf("FS and ps disagree on %s:\nprocfs %+v\nps     %+v", tty, keys(a), keys(b))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -261,7 +266,7 @@ func TestProcFSAndPSAgreeOnARealTTY(t *testing.T) {
 			continue
 		}
 		if a[i].Comm == "sleep" && len(a[i].Argv) == 0 {
-			t.Errorf("ProcFS read no argv for sleep: %+v", a[i])
+			t.Errorf("FS read no argv for sleep: %+v", a[i])
 		}
 	}
 	for _, p := range a {
@@ -271,20 +276,20 @@ func TestProcFSAndPSAgreeOnARealTTY(t *testing.T) {
 			t.Errorf("Process(%d): procfs %+v (%v), ps %+v (%v)", p.PID, x, err1, y, err2)
 		}
 	}
-	if obs := ClassifyPane(a, nil, "sleep"); obs.State != StateUnattributed {
+	if obs := ClassifyPane(a, nil, "sleep"); obs.State != backends.StateUnattributed {
 		t.Errorf("a pane running sleep classifies as %s, want unattributed", obs.State)
 	}
 }
 
 func TestParentPIDReadsThisProcessParent(t *testing.T) {
-	ppid, err := (ProcFS{Root: "/proc"}).ParentPID(os.Getpid())
+	ppid, err := (FS{Root: "/proc"}).ParentPID(os.Getpid())
 	if _, statErr := os.Stat("/proc/self/stat"); statErr != nil {
 		t.Skip("no /proc")
 	}
 	if err != nil || ppid != os.Getppid() {
 		t.Errorf("ParentPID(self) = %d, %v; want %d", ppid, err, os.Getppid())
 	}
-	if _, err := (ProcFS{Root: "/proc"}).ParentPID(-5); err == nil {
+	if _, err := (FS{Root: "/proc"}).ParentPID(-5); err == nil {
 		t.Error("ParentPID of no process gave no error")
 	}
 }

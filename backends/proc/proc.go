@@ -1,4 +1,7 @@
-package backends
+// Package proc reads the local process table (/proc, or ps where there is
+// none) and classifies what runs on a terminal. Every adapter that can see
+// a pane's processes shares it; it knows no multiplexer.
+package proc
 
 import (
 	"bytes"
@@ -9,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"fmctl/backends"
 )
 
 // Process is one row of the process table for a terminal.
@@ -29,8 +34,8 @@ func (p Process) Exited() bool { return p.State == 'Z' || p.State == 'X' }
 // Foreground reports whether the process is in its terminal's foreground group.
 func (p Process) Foreground() bool { return p.PGID == p.TPGID && p.TPGID > 0 }
 
-// ProcTable lists the processes attached to a terminal.
-type ProcTable interface {
+// Table lists the processes attached to a terminal.
+type Table interface {
 	OnTTY(ctx context.Context, tty string) ([]Process, error)
 	// Process reads one process by pid.
 	Process(ctx context.Context, pid int) (Process, error)
@@ -38,25 +43,25 @@ type ProcTable interface {
 	Children(ctx context.Context, pid int) ([]int, error)
 }
 
-// TreeTable is an optional ProcTable ability: list a terminal's processes
+// TreeTable is an optional Table ability: list a terminal's processes
 // by walking one process tree rather than every process.
 type TreeTable interface {
 	OnTTYUnder(ctx context.Context, tty string, root int) ([]Process, error)
 }
 
-// NewProcTable reads /proc directly where it exists (no process spawned, about
+// NewTable reads /proc directly where it exists (no process spawned, about
 // a millisecond), and falls back to ps elsewhere.
-func NewProcTable(r Runner) ProcTable {
+func NewTable(r backends.Runner) Table {
 	if _, err := os.Stat("/proc/self/stat"); err == nil {
-		return ProcFS{Root: "/proc"}
+		return FS{Root: "/proc"}
 	}
-	return PSTable{Runner: r}
+	return PS{Runner: r}
 }
 
-// ProcFS reads the Linux /proc filesystem.
-type ProcFS struct{ Root string }
+// FS reads the Linux /proc filesystem.
+type FS struct{ Root string }
 
-func (p ProcFS) OnTTY(_ context.Context, tty string) ([]Process, error) {
+func (p FS) OnTTY(_ context.Context, tty string) ([]Process, error) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(tty, &st); err != nil {
 		return nil, fmt.Errorf("stat tty %s: %w", tty, err)
@@ -101,7 +106,7 @@ const MaxTree = 512
 // (11 ms at 600 processes). A process that left the tree (its parent died
 // and it was re-parented) is not seen: callers fall back to OnTTY when the
 // tree holds no member of the terminal's foreground group.
-func (p ProcFS) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, error) {
+func (p FS) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, error) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(tty, &st); err != nil {
 		return nil, fmt.Errorf("stat tty %s: %w", tty, err)
@@ -143,7 +148,7 @@ func (p ProcFS) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, 
 	return out, nil
 }
 
-func (p ProcFS) Process(_ context.Context, pid int) (Process, error) {
+func (p FS) Process(_ context.Context, pid int) (Process, error) {
 	dir := filepath.Join(p.Root, strconv.Itoa(pid))
 	data, err := ReadFile(filepath.Join(dir, "stat"))
 	if err != nil {
@@ -161,7 +166,7 @@ func (p ProcFS) Process(_ context.Context, pid int) (Process, error) {
 
 // ParentPID reads one process's parent from its stat line alone (no
 // cmdline): a caller's ancestry is walked this way on every invocation.
-func (p ProcFS) ParentPID(pid int) (int, error) {
+func (p FS) ParentPID(pid int) (int, error) {
 	data, err := ReadFile(filepath.Join(p.Root, strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return 0, fmt.Errorf("read process %d: %w", pid, err)
@@ -173,7 +178,7 @@ func (p ProcFS) ParentPID(pid int) (int, error) {
 	return proc.PPID, nil
 }
 
-func (p ProcFS) Children(_ context.Context, pid int) ([]int, error) {
+func (p FS) Children(_ context.Context, pid int) ([]int, error) {
 	id := strconv.Itoa(pid)
 	data, err := ReadFile(filepath.Join(p.Root, id, "task", id, "children"))
 	if err != nil {
@@ -233,11 +238,11 @@ func splitCmdline(b []byte) []string {
 	return out
 }
 
-// PSTable asks ps, for systems without /proc.
-type PSTable struct{ Runner Runner }
+// PS asks ps, for systems without /proc.
+type PS struct{ Runner backends.Runner }
 
-func (p PSTable) OnTTY(ctx context.Context, tty string) ([]Process, error) {
-	out, err := p.Runner.Run(ctx, Cmd{Path: "ps", Args: []string{"-t", strings.TrimPrefix(tty, "/dev/"), "-o", "pid=,pgid=,tpgid=,stat=,comm="}})
+func (p PS) OnTTY(ctx context.Context, tty string) ([]Process, error) {
+	out, err := p.Runner.Run(ctx, backends.Cmd{Path: "ps", Args: []string{"-t", strings.TrimPrefix(tty, "/dev/"), "-o", "pid=,pgid=,tpgid=,stat=,comm="}})
 	if err != nil {
 		// ps exits 1 when no process matches, which is an empty table.
 		if len(bytes.TrimSpace(out.Stdout)) == 0 && out.ExitCode == 1 {
@@ -248,8 +253,8 @@ func (p PSTable) OnTTY(ctx context.Context, tty string) ([]Process, error) {
 	return parsePS(out.Stdout), nil
 }
 
-func (p PSTable) Process(ctx context.Context, pid int) (Process, error) {
-	out, err := p.Runner.Run(ctx, Cmd{Path: "ps", Args: []string{"-p", strconv.Itoa(pid), "-o", "pid=,pgid=,tpgid=,stat=,comm="}})
+func (p PS) Process(ctx context.Context, pid int) (Process, error) {
+	out, err := p.Runner.Run(ctx, backends.Cmd{Path: "ps", Args: []string{"-p", strconv.Itoa(pid), "-o", "pid=,pgid=,tpgid=,stat=,comm="}})
 	if err != nil {
 		return Process{}, fmt.Errorf("ps -p %d: %w", pid, err)
 	}
@@ -260,8 +265,8 @@ func (p PSTable) Process(ctx context.Context, pid int) (Process, error) {
 	return procs[0], nil
 }
 
-func (p PSTable) Children(ctx context.Context, pid int) ([]int, error) {
-	out, err := p.Runner.Run(ctx, Cmd{Path: "ps", Args: []string{"--ppid", strconv.Itoa(pid), "-o", "pid="}})
+func (p PS) Children(ctx context.Context, pid int) ([]int, error) {
+	out, err := p.Runner.Run(ctx, backends.Cmd{Path: "ps", Args: []string{"--ppid", strconv.Itoa(pid), "-o", "pid="}})
 	if err != nil && out.ExitCode != 1 {
 		return nil, fmt.Errorf("ps --ppid %d: %w", pid, err)
 	}

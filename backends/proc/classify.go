@@ -1,9 +1,10 @@
-package backends
+package proc
 
 import (
 	"fmt"
 	"strings"
 
+	"fmctl/backends"
 	"fmctl/harness"
 )
 
@@ -11,7 +12,7 @@ import (
 // tmux's pane_current_command. Either source naming a harness is enough for
 // alive: a false "dead" could launch a second agent onto a live worktree,
 // while a false "alive" only refuses.
-func ClassifyPane(procs []Process, procErr error, currentCommand string) Observation {
+func ClassifyPane(procs []Process, procErr error, currentCommand string) backends.Observation {
 	var fg, fgAgents, fgOther []string
 	var stoppedAgent string
 	agentPID := 0
@@ -42,18 +43,18 @@ func ClassifyPane(procs []Process, procErr error, currentCommand string) Observa
 	cur := harness.ClassifyProcess(currentCommand)
 	switch {
 	case len(fgAgents) > 0:
-		return Observation{State: StateAlive, Names: fgAgents, Detail: "foreground " + strings.Join(fgAgents, ","), AgentPID: agentPID}
+		return backends.Observation{State: backends.StateAlive, Names: fgAgents, Detail: "foreground " + strings.Join(fgAgents, ","), AgentPID: agentPID}
 	case cur == harness.ProcessAgent:
-		return Observation{State: StateAlive, Names: []string{currentCommand}, Detail: "pane_current_command " + currentCommand}
+		return backends.Observation{State: backends.StateAlive, Names: []string{currentCommand}, Detail: "pane_current_command " + currentCommand}
 	}
 	if len(fg) > 0 {
 		if len(fgOther) > 0 {
-			return Observation{State: StateUnattributed, Names: fgOther, Detail: "foreground " + strings.Join(fgOther, ",")}
+			return backends.Observation{State: backends.StateUnattributed, Names: fgOther, Detail: "foreground " + strings.Join(fgOther, ",")}
 		}
 		if stoppedAgent != "" {
-			return Observation{State: StateSuspended, Names: []string{stoppedAgent}, Detail: "stopped " + stoppedAgent}
+			return backends.Observation{State: backends.StateSuspended, Names: []string{stoppedAgent}, Detail: "stopped " + stoppedAgent}
 		}
-		return Observation{State: StateDead, Names: fg, Detail: "only shell " + strings.Join(fg, ",")}
+		return backends.Observation{State: backends.StateDead, Names: fg, Detail: "only shell " + strings.Join(fg, ",")}
 	}
 	// No foreground group could be read: pane_current_command decides alone.
 	switch {
@@ -62,13 +63,13 @@ func ClassifyPane(procs []Process, procErr error, currentCommand string) Observa
 		if procErr != nil {
 			detail = fmt.Sprintf("%s (%v)", detail, procErr)
 		}
-		return Observation{State: StateUnreadable, Detail: detail}
+		return backends.Observation{State: backends.StateUnreadable, Detail: detail}
 	case cur == harness.ProcessShell:
 		if stoppedAgent != "" {
-			return Observation{State: StateSuspended, Names: []string{stoppedAgent}, Detail: "stopped " + stoppedAgent}
+			return backends.Observation{State: backends.StateSuspended, Names: []string{stoppedAgent}, Detail: "stopped " + stoppedAgent}
 		}
-		return Observation{State: StateDead, Names: []string{currentCommand}, Detail: "pane_current_command " + currentCommand}
+		return backends.Observation{State: backends.StateDead, Names: []string{currentCommand}, Detail: "pane_current_command " + currentCommand}
 	default:
-		return Observation{State: StateUnattributed, Names: []string{currentCommand}, Detail: "pane_current_command " + currentCommand}
+		return backends.Observation{State: backends.StateUnattributed, Names: []string{currentCommand}, Detail: "pane_current_command " + currentCommand}
 	}
 }
