@@ -93,7 +93,7 @@ func readMux(r io.Reader) ([]uint32, error) {
 // unixConn is a blocking unix socket whose every read and write is bounded
 // by socket timeouts set to what is left of a deadline. Not a net.Conn:
 // the net package would link the C resolver into the binaries (see
-// backends/tmuxwire), for one connection that needs none of it.
+// backends/tmux/wire), for one connection that needs none of it.
 type unixConn struct {
 	fd       int
 	deadline time.Time

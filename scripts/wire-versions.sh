@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the tmux wire's tests (backends/...) and the real-tmux suite against
 # tmux releases built from source, so the releases the wire speaks to
-# (backends/tmuxwire/version.go: 3.7c by default, 3.2 to 3.7 with
+# (backends/tmux/wire/version.go: 3.7c by default, 3.2 to 3.7 with
 # FM_TMUX_WIRE=1) rest on runs, not only on reading the protocol. The wire's
 # tests opt in themselves; the rest of the real-tmux suite takes the
 # release's default (the wire on 3.7c, a tmux client per call elsewhere).

@@ -23,7 +23,7 @@ const (
 	// --shared-worktree, so the task already there relaunches beside it.
 	KeySharedWorktree = "shared_worktree"
 	// The tmux adapter's stable pane and window ids, kept beside window= so
-	// a renamed window can be found again (backends/tmuxident.go).
+	// a renamed window can be found again (backends/tmux/ident.go).
 	KeyTmuxPane    = "tmux_pane_id"
 	KeyTmuxWindow  = "tmux_window_id"
 	KeyTmuxPanePID = "tmux_pane_pid"

@@ -11,7 +11,7 @@ import (
 	"fmctl/backends"
 	"fmctl/backends/herdr"
 	"fmctl/backends/tmux"
-	"fmctl/backends/tmuxwire"
+	"fmctl/backends/tmux/wire"
 	"fmctl/backends/zellij"
 	"fmctl/config"
 )
@@ -33,8 +33,8 @@ func Open(name string, r backends.Runner, env backends.Env, m config.MuxVars) (b
 		// only a tested release that cannot die of a bad message (3.7c);
 		// FM_TMUX_WIRE=1 opens it to 3.2 to 3.7, at the risk of the server.
 		if er, ok := r.(*backends.ExecRunner); ok && m.TmuxWire != "0" {
-			wire := &tmuxwire.Wire{Binary: bin, OptIn: m.TmuxWire == "1", CachePath: wireCachePath(env)}
-			r = &tmux.WireRunner{Exec: er, Binary: bin, Carrier: wire, TracePath: er.TracePath}
+			carrier := &wire.Wire{Binary: bin, OptIn: m.TmuxWire == "1", CachePath: wireCachePath(env)}
+			r = &tmux.WireRunner{Exec: er, Binary: bin, Carrier: carrier, TracePath: er.TracePath}
 		}
 		return tmux.New(backends.Bounded{Inner: r, Timeout: timeout}, tmux.Options{
 			Binary:     bin,

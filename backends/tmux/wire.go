@@ -7,15 +7,15 @@ import (
 	"time"
 
 	"fmctl/backends"
-	"fmctl/backends/tmuxwire"
+	"fmctl/backends/tmux/wire"
 )
 
 // Carrier runs one tmux invocation without a tmux client process
-// (tmuxwire.Wire): args as the client takes them, env its whole
-// environment, stdin what a `load-buffer -` reads. tmuxwire.ErrNotSent is a
+// (wire.Wire): args as the client takes them, env its whole
+// environment, stdin what a `load-buffer -` reads. wire.ErrNotSent is a
 // call it did not carry, which a tmux client then runs.
 type Carrier interface {
-	Run(ctx context.Context, args, env []string, stdin []byte) (tmuxwire.Result, error)
+	Run(ctx context.Context, args, env []string, stdin []byte) (wire.Result, error)
 }
 
 // WireRunner is the Runner that offers every call of Binary to Carrier (the
@@ -40,7 +40,7 @@ func (w *WireRunner) Run(ctx context.Context, c backends.Cmd) (backends.Output, 
 	}
 	start := time.Now()
 	res, err := w.Carrier.Run(ctx, c.Args, c.Environ(), c.Stdin)
-	if errors.Is(err, tmuxwire.ErrNotSent) {
+	if errors.Is(err, wire.ErrNotSent) {
 		return w.Exec.Run(ctx, c)
 	}
 	if w.TracePath != "" {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"fmctl/backends"
-	"fmctl/backends/tmuxwire"
+	"fmctl/backends/tmux/wire"
 )
 
 // privateTmux starts a tmux server on a private socket under a private
@@ -41,7 +41,7 @@ func privateTmux(t *testing.T) (sock, pane string) {
 // optedIn is the wire as FM_TMUX_WIRE=1 runs it (tmux 3.2 to 3.7), so
 // these tests speak it to the machine's tmux (3.3a) as to 3.7c.
 func optedIn(exec *backends.ExecRunner, trace string) *WireRunner {
-	return &WireRunner{Exec: exec, Binary: "tmux", TracePath: trace, Carrier: &tmuxwire.Wire{Binary: "tmux", OptIn: true}}
+	return &WireRunner{Exec: exec, Binary: "tmux", TracePath: trace, Carrier: &wire.Wire{Binary: "tmux", OptIn: true}}
 }
 
 // traceCount is how many lines of the trace at path name program.
@@ -63,7 +63,7 @@ func traceCount(t *testing.T, path, program string) int {
 func TestTmuxWireAnswersAsTheTmuxClient(t *testing.T) {
 	sock, pane := privateTmux(t)
 	trace := filepath.Join(t.TempDir(), "trace")
-	wire := optedIn(&backends.ExecRunner{TracePath: trace}, trace)
+	viaWire := optedIn(&backends.ExecRunner{TracePath: trace}, trace)
 	plain := &backends.ExecRunner{}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -88,7 +88,7 @@ func TestTmuxWireAnswersAsTheTmuxClient(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			args := append([]string{"-u", "-L", sock}, c.args...)
 			want, wantErr := plain.Run(ctx, backends.Cmd{Path: "tmux", Args: args, Stdin: c.stdin})
-			got, gotErr := wire.Run(ctx, backends.Cmd{Path: "tmux", Args: args, Stdin: c.stdin})
+			got, gotErr := viaWire.Run(ctx, backends.Cmd{Path: "tmux", Args: args, Stdin: c.stdin})
 			// tmux 3.2's client parses the command too, with getopt, which
 			// prints its own complaint before the server's usage line.
 			if rest, ok := bytes.CutPrefix(want.Stderr, []byte("tmux: unknown option -- Z\n")); ok {

@@ -182,7 +182,7 @@ type mode struct {
 }
 
 // wire is tmux's client protocol spoken in-process on the server's socket
-// (backends/tmuxwire), asked for explicitly since it is on by default only
+// (backends/tmux/wire), asked for explicitly since it is on by default only
 // on the releases it may not kill (3.7c); per-process starts a tmux client
 // per call, the default everywhere else.
 var modes = []mode{{"wire", []string{"FM_TMUX_WIRE=1"}}, {"per-process", []string{"FM_TMUX_WIRE=0"}}}

@@ -13,7 +13,7 @@ import (
 // (measured: fm-control --version 4.3 ms dynamic, 3.3 ms static). The tmux
 // wire uses a raw socket for exactly this reason.
 var banned = map[string]string{
-	"net":         "use a raw socket (see backends/tmuxwire/proto.go)",
+	"net":         "use a raw socket (see backends/tmux/wire/proto.go)",
 	"os/user":     "read $HOME, or /etc/passwd directly",
 	"runtime/cgo": "something imports a cgo package",
 	"net/http":    "no network client belongs in these binaries",

@@ -310,7 +310,7 @@ func (s *server) traceFile(name string) string {
 // traceCounts reads an FM_RUNNER_TRACE file (one `micros\tprogram\targv`
 // line per runner call) and returns the tmux calls and all calls. A tmux
 // call is one tmux client: a tmux process, or one carried over the wire
-// (backends/tmuxwire, traced as "tmux (wire)").
+// (backends/tmux/wire, traced as "tmux (wire)").
 func traceCounts(t *testing.T, path string) (tmux, all int, lines []string) {
 	t.Helper()
 	lines = splitLines(readFile(path))

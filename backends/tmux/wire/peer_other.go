@@ -1,6 +1,6 @@
 //go:build !linux
 
-package tmuxwire
+package wire
 
 import (
 	"errors"

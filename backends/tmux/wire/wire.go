@@ -1,4 +1,4 @@
-// Package tmuxwire runs a tmux command by speaking tmux's own client
+// Package wire runs a tmux command by speaking tmux's own client
 // protocol on the server's socket, in the calling process, instead of
 // starting a tmux client: the client process is most of what one tmux call
 // costs (about 2 ms of it), and agents call fmctl in loops.
@@ -10,7 +10,7 @@
 // on every connection to run the very tmux file PATH names, whose version
 // that file reported itself (`tmux -V`, never asked over the socket).
 // Everything else is ErrNotSent, and the caller starts a tmux client.
-package tmuxwire
+package wire
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package tmuxwire
+package wire
 
 import (
 	"fmt"
