@@ -1,3 +1,8 @@
+// Package backends is what every multiplexer adapter and every caller
+// share: the Backend interface, its types and optional abilities, and the
+// Runner every external program goes through. The adapters are packages of
+// their own (backends/tmux, backends/herdr, backends/zellij), which only
+// backends/mux imports; backends/proc is the process reading they share.
 package backends
 
 import (
