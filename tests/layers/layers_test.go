@@ -8,6 +8,7 @@ package layers
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os/exec"
 	"slices"
@@ -34,6 +35,16 @@ var sharedEdge = []string{
 	"fmctl/cmd/internal/fleet",
 }
 
+// The multiplexer adapters, each a tree of its own (the tmux wire sits
+// under tmux), and the one package that opens them by name.
+var adapters = []string{
+	"fmctl/backends/tmux/...",
+	"fmctl/backends/herdr/...",
+	"fmctl/backends/zellij/...",
+}
+
+const opener = "fmctl/backends/mux"
+
 // Every other package under cmd/internal is the domain (task, launch,
 // lifecycle, deliver, retire, fault, ...): a new package starts there, on
 // the stricter side, until the table says otherwise.
@@ -49,7 +60,7 @@ type rule struct {
 	why  string
 }
 
-var rules = []rule{
+var rules = append([]rule{
 	{
 		name: "the domain does not import the CLI edge",
 		from: isDomain,
@@ -78,21 +89,58 @@ var rules = []rule{
 		why:  "what two binaries share lives in a shared package (launch, lifecycle, task), not in one of them",
 	},
 	{
+		name: "only the opener imports an adapter",
+		from: func(pkg string) bool { return pkg != opener && !matchesAny(pkg, adapters) },
+		to:   adapters,
+		why:  "a caller holds a backends.Backend and asks it for optional abilities (backends.PaneFinder, ...); backends/mux alone names the adapters, so a new multiplexer is one package and one case there",
+	},
+	{
+		name: "the process reading knows no multiplexer",
+		from: is("fmctl/backends/proc"),
+		to:   append([]string{opener}, adapters...),
+		deep: true,
+		why:  "backends/proc is shared by every adapter; an adapter's own process facts (herdr's shell_pid, zellij's pane environment) stay in the adapter",
+	},
+	{
+		name: "backends is the bottom of its tree",
+		from: is("fmctl/backends"),
+		to:   []string{"fmctl/backends/..."},
+		deep: true,
+		why:  "the Backend interface and the Runner are what everything below and beside it imports; a package it imported could not import it back",
+	},
+	{
 		name: "the adapters and records import nothing of the binaries",
 		from: func(pkg string) bool { return !strings.HasPrefix(pkg, "fmctl/cmd/") && !isTooling(pkg) },
 		to:   []string{"fmctl/cmd/..."},
 		deep: true,
 		why:  "backends, state, config, harness, authority and remote sit below every binary",
 	},
-}
+}, adapterRules()...)
 
 // startsProcesses are the only packages that may import os/exec, each with
 // what it runs. Only backends runs a multiplexer (tmux, herdr, zellij).
 var startsProcesses = map[string]string{
-	"fmctl/backends/...":       "the multiplexer adapters: tmux, herdr and zellij clients, and sqlite3 for an agent's records",
+	"fmctl/backends/...":       "the multiplexer adapters (tmux, herdr and zellij clients), ps where there is no /proc, git, and sqlite3 for an agent's records",
 	"fmctl/remote":             "ssh to another host",
 	"fmctl/cmd/internal/fleet": "fm-control serve runs this host's own fmctl binaries for a remote caller",
 	"fmctl/harness/wiring":     "looks up fm-control on PATH for the hook lines it writes; runs nothing",
+}
+
+// adapterRules: the adapters do not import each other, even through a
+// third package (backends/mux reaches them all): what two of them share
+// lives in backends or backends/proc.
+func adapterRules() []rule {
+	var out []rule
+	for _, a := range adapters {
+		out = append(out, rule{
+			name: "an adapter imports no other adapter",
+			from: func(pkg string) bool { return matchesAny(pkg, []string{a}) },
+			to:   append([]string{opener}, slices.DeleteFunc(slices.Clone(adapters), func(b string) bool { return b == a })...),
+			deep: true,
+			why:  "each multiplexer is one package; what two adapters share (the paste rule, the record field checks, the process table) sits below them",
+		})
+	}
+	return out
 }
 
 type pkg struct {
@@ -106,6 +154,14 @@ func TestImportsKeepTheLayers(t *testing.T) {
 	if len(pkgs) < 20 {
 		t.Fatalf("go list found only %d packages", len(pkgs))
 	}
+	for _, v := range violations(pkgs) {
+		t.Error(v)
+	}
+}
+
+// violations is every import of pkgs that breaks a rule.
+func violations(pkgs []pkg) []string {
+	var out []string
 	for _, p := range pkgs {
 		for _, r := range rules {
 			if !r.from(p.ImportPath) {
@@ -123,8 +179,54 @@ func TestImportsKeepTheLayers(t *testing.T) {
 				if !slices.Contains(p.Imports, imp) {
 					how = "reaches (through its imports)"
 				}
-				t.Errorf("%s %s %s\n\trule: %s\n\twhy: %s", p.ImportPath, how, imp, r.name, r.why)
+				out = append(out, fmt.Sprintf("%s %s %s\n\trule: %s\n\twhy: %s", p.ImportPath, how, imp, r.name, r.why))
 			}
+		}
+	}
+	return out
+}
+
+// Each rule about the adapters fails on the import it forbids. Some of
+// those imports cannot be written today without an import cycle (every
+// adapter imports backends/proc, and everything imports backends), so the
+// rules are fed the graph such an import would make.
+func TestTheAdapterRulesCatchTheirImports(t *testing.T) {
+	for _, c := range []struct {
+		name, from, imp string
+		via             string // a package between, for a reach through it
+		rule            string
+	}{
+		{name: "tmux imports herdr", from: "fmctl/backends/tmux", imp: "fmctl/backends/herdr", rule: "an adapter imports no other adapter"},
+		{name: "the tmux wire reaches zellij", from: "fmctl/backends/tmux/wire", via: "fmctl/backends/git", imp: "fmctl/backends/zellij", rule: "an adapter imports no other adapter"},
+		{name: "zellij imports the opener", from: "fmctl/backends/zellij", imp: opener, rule: "an adapter imports no other adapter"},
+		{name: "a domain package imports tmux", from: "fmctl/cmd/internal/task", imp: "fmctl/backends/tmux", rule: "only the opener imports an adapter"},
+		{name: "a binary's package imports the tmux wire", from: "fmctl/cmd/internal/spawn", imp: "fmctl/backends/tmux/wire", rule: "only the opener imports an adapter"},
+		{name: "backends/git imports herdr", from: "fmctl/backends/git", imp: "fmctl/backends/herdr", rule: "only the opener imports an adapter"},
+		{name: "proc imports zellij", from: "fmctl/backends/proc", imp: "fmctl/backends/zellij", rule: "the process reading knows no multiplexer"},
+		{name: "proc reaches tmux", from: "fmctl/backends/proc", via: "fmctl/harness", imp: "fmctl/backends/tmux", rule: "the process reading knows no multiplexer"},
+		{name: "backends imports proc", from: "fmctl/backends", imp: "fmctl/backends/proc", rule: "backends is the bottom of its tree"},
+	} {
+		p := pkg{ImportPath: c.from, Imports: []string{c.imp}, Deps: []string{c.imp}}
+		if c.via != "" {
+			p = pkg{ImportPath: c.from, Imports: []string{c.via}, Deps: []string{c.via, c.imp}}
+		}
+		found := false
+		for _, v := range violations([]pkg{p}) {
+			found = found || strings.Contains(v, "rule: "+c.rule+"\n")
+		}
+		if !found {
+			t.Errorf("%s: no violation of %q in %q", c.name, c.rule, violations([]pkg{p}))
+		}
+	}
+	// The imports an adapter tree makes within itself, and the opener's,
+	// are the layering.
+	for _, p := range []pkg{
+		{ImportPath: "fmctl/backends/tmux", Imports: []string{"fmctl/backends/tmux/wire", "fmctl/backends/proc"}},
+		{ImportPath: opener, Imports: []string{"fmctl/backends/tmux", "fmctl/backends/tmux/wire", "fmctl/backends/herdr", "fmctl/backends/zellij"}},
+	} {
+		p.Deps = p.Imports
+		if v := violations([]pkg{p}); len(v) > 0 {
+			t.Errorf("%s: %q", p.ImportPath, v)
 		}
 	}
 }
@@ -150,7 +252,10 @@ func TestTheTableNamesRealPackages(t *testing.T) {
 	for _, p := range listPackages(t) {
 		have[p.ImportPath] = true
 	}
-	named := append(append([]string{}, binaries...), sharedEdge...)
+	named := append(append(append([]string{opener}, binaries...), sharedEdge...), "fmctl/backends/proc")
+	for _, a := range adapters {
+		named = append(named, strings.TrimSuffix(a, "/..."))
+	}
 	for p := range startsProcesses {
 		named = append(named, strings.TrimSuffix(p, "/..."))
 	}
