@@ -127,12 +127,12 @@ func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, t
 		if attempt > 0 {
 			enter.Gate = o.EnterGate
 		}
-		if _, err := enter.Press(ctx, harness.KeyEnter, press.Opts{}); err != nil && enter.Gate != nil {
+		if p, err := enter.Press(ctx, harness.KeyEnter, press.Opts{}); err != nil && enter.Gate != nil {
 			res.Verdict = Unproven
 			return res
 		} else if err != nil {
 			// The typed text may be submitted: unconfirmed.
-			if _, ok := backends.MayHaveRun(err); ok {
+			if p.Unknown() {
 				res.Enters++
 				res.Verdict = Unproven
 				return res

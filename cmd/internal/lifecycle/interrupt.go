@@ -118,7 +118,7 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 		return "", nil, p.Refused
 	case p.Refused != nil:
 		return "unconfirmed", p.Judged, nil
-	case err != nil && p.Sent == h.Repeat && !mayHaveRun(p.Err):
+	case err != nil && p.Sent == h.Repeat && !p.Unknown():
 		return "", nil, fault.Failed("interrupt key %s reached task %s, but %s did not (%v)", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(p.Err)).Coded(fault.EDeliveryFailed).
 			Hint("its composer may still hold the cancelled prompt: clear it before sending anything else")
 	case err != nil:
@@ -140,11 +140,6 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 		after = &obs
 	}
 	return cancel, after, nil
-}
-
-func mayHaveRun(err error) bool {
-	_, ok := backends.MayHaveRun(err)
-	return ok
 }
 
 // restoreSig is the screen signature of a harness that puts a cancelled

@@ -56,6 +56,14 @@ type Pressed struct {
 	After  *backends.Observation // with ReadAfter, when read in the last key's call
 }
 
+// Unknown says the key that did not go may have gone after all: its call
+// timed out, and the multiplexer can carry out a key before the timeout
+// ends its client (backends.MayHaveRun).
+func (p Pressed) Unknown() bool {
+	_, ok := backends.MayHaveRun(p.Err)
+	return ok
+}
+
 // Press presses one key.
 func (k Keys) Press(ctx context.Context, key harness.Key, o Opts) (Pressed, error) {
 	return k.Sequence(ctx, []harness.Key{key}, o)
