@@ -81,7 +81,8 @@ func (c *Verbs) deliverInterrupt(ctx context.Context, t *task.Target) (string, e
 // the last key and that read (no cancel acknowledgement to watch), a backend
 // that can sends the last key and reads the state in one call. With gate
 // set, every key goes only to an agent gate accepts, read right before it
-// (one call where the backend gates server-side): the first key's refusal
+// (one call where the backend gates server-side; elsewhere the caller judged
+// the round once, press.GateOnce, and gate is nil): the first key's refusal
 // is returned unchanged, with nothing sent; a later key's ends the presses
 // and returns the state gate judged, for the caller's check of the agent
 // after its interrupt. Every key passes the gate, not only the first: a key
@@ -91,11 +92,6 @@ func (c *Verbs) deliverInterrupt(ctx context.Context, t *task.Target) (string, e
 // recorded in it for the next input instead of slept through.
 func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, read bool, gate func(backends.Observation) error, hold *state.Lock) (string, *backends.Observation, error) {
 	h := t.Harness
-	if _, gated := t.Backend.(backends.GatedKeySender); !gated {
-		// The caller judged the agent once for the whole round: a read
-		// before every key would add a multiplexer call per key.
-		gate = nil
-	}
 	// The composer a restored prompt is judged against is read with the
 	// first key (in its gated call where there is one).
 	sig, watch := restoreSig(t)

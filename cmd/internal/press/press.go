@@ -133,6 +133,21 @@ func (k Keys) one(ctx context.Context, key harness.Key, o Opts, p *Pressed) erro
 	return k.Backend.SendKey(ctx, k.Endpoint, key)
 }
 
+// GateOnce is the gate for a sequence judged as a whole where the backend
+// cannot check it in each key's own call: there the agent is read and
+// judged now, once, and the keys go with no gate (a read before every key
+// would add a multiplexer call per key); where the backend gates each key
+// itself, gate is returned as it is.
+func GateOnce(ctx context.Context, b backends.Backend, ep backends.Endpoint, gate func(backends.Observation) error) (func(backends.Observation) error, error) {
+	if _, ok := b.(backends.GatedKeySender); ok || gate == nil {
+		return gate, nil
+	}
+	if err := gate(b.AgentState(ctx, ep)); err != nil {
+		return nil, err
+	}
+	return nil, nil
+}
+
 // Settle leaves the gap an Escape needs when last, the last key pressed,
 // is one: an Escape followed at once by typed text reads as Alt+<char>
 // (gemini took an exit typed right after it as "quit", and the Escape never

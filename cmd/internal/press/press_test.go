@@ -236,3 +236,21 @@ func TestAnEscapesGapIsSleptWithoutALock(t *testing.T) {
 		t.Fatalf("Settle after C-u took %v; only an Escape needs the gap", d)
 	}
 }
+
+func TestGateOnceReadsOnlyWhereEachKeyCannotBeGated(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeMux{state: backends.StateAlive}
+	gate, err := GateOnce(ctx, f, backends.Endpoint{}, aliveOnly)
+	if err != nil || gate != nil || strings.Join(f.calls, " ") != "state" {
+		t.Fatalf("ungated: gate nil %v, err %v, calls %q; want one read judged now and no gate for the keys", gate == nil, err, f.calls)
+	}
+	f.state = backends.StateDead
+	if _, err := GateOnce(ctx, f, backends.Endpoint{}, aliveOnly); !errors.Is(err, errRefused) {
+		t.Fatalf("ungated, agent gone: err %v, want the gate's refusal", err)
+	}
+	g := gatedMux{&fakeMux{state: backends.StateDead}}
+	gate, err = GateOnce(ctx, g, backends.Endpoint{}, aliveOnly)
+	if err != nil || gate == nil || len(g.calls) != 0 {
+		t.Fatalf("gated: gate nil %v, err %v, calls %q; want the gate kept for each key's own call, nothing read", gate == nil, err, g.calls)
+	}
+}
