@@ -4,10 +4,10 @@ import (
 	"context"
 	"strconv"
 
-	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/lifecycle"
+	"fmctl/cmd/internal/press"
 	"fmctl/cmd/internal/task"
 )
 
@@ -22,14 +22,12 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
 		return err
 	}
 	defer lock.Release()
-	gate := lifecycle.InterruptGate(t)
 	// A backend that gates a key itself reads the state with the first
-	// key (tmux: one call, checked server-side); any other is read first.
-	if _, ok := t.Backend.(backends.GatedKeySender); !ok {
-		if err := gate(t.Backend.AgentState(ctx, t.Endpoint)); err != nil {
-			return err
-		}
-		gate = nil // a repeat round reads and gates the state again itself
+	// key (tmux: one call, checked server-side); any other is read first,
+	// and a repeat round reads and gates the state again itself.
+	gate, err := press.GateOnce(ctx, t.Backend, t.Endpoint, lifecycle.InterruptGate(t))
+	if err != nil {
+		return err
 	}
 	res, err := c.verbs.Interrupt(ctx, t, gate, lock)
 	if err != nil {

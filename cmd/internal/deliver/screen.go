@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/cmd/internal/press"
 	"fmctl/harness"
 )
 
@@ -126,15 +127,8 @@ func ClearHeld(ctx context.Context, b backends.Backend, ep backends.Endpoint, si
 			return fmt.Errorf("its composer holds %q, and clearing it needs %s, which this backend cannot deliver", clip(st.HeldText()), k)
 		}
 	}
-	for i, k := range keys {
-		if i > 0 && sig.Clear.Gap > 0 {
-			if err := backends.Sleep(ctx, sig.Clear.Gap); err != nil {
-				return err
-			}
-		}
-		if err := b.SendKey(ctx, ep, k); err != nil {
-			return fmt.Errorf("its composer holds %q and the clear key %s failed: %w", clip(st.HeldText()), k, err)
-		}
+	if p, _ := (press.Keys{Backend: b, Endpoint: ep, Gap: sig.Clear.Gap}).Sequence(ctx, keys, press.Opts{}); p.Err != nil {
+		return fmt.Errorf("its composer holds %q and the clear key %s failed: %w", clip(st.HeldText()), keys[p.Sent], p.Err)
 	}
 	deadline := time.Now().Add(limit)
 	for {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"fmctl/backends"
+	"fmctl/cmd/internal/press"
 	"fmctl/harness"
 )
 
@@ -40,12 +41,12 @@ type Options struct {
 	// it (after the harness's paste settle), and submitted only once it
 	// reads empty again.
 	Screen *harness.ScreenSig
-	// EnterAgain, when set, presses a retried Enter, and only where the
-	// task's agent still runs (an error when it does not): the first
-	// Enter may have ended the agent (a sent /exit), and the frame it left
-	// can still draw the text in a composer, so the retries would go to
-	// the shell that took the pane back.
-	EnterAgain func(ctx context.Context) error
+	// EnterGate, when set, is what a retried Enter passes (the task's
+	// agent still running): the first Enter may have ended the agent (a
+	// sent /exit), and the frame it left can still draw the text in a
+	// composer, so the retries would go to the shell that took the pane
+	// back.
+	EnterGate func(backends.Observation) error
 }
 
 // DefaultOptions match the original toolkit's budgets; they are upper bounds,
@@ -122,14 +123,16 @@ func pollUntil(ctx context.Context, b *backends.Backoff, deadline time.Time) boo
 func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, text string, o Options, left time.Duration, classify func(backends.Screen) ComposerState) Result {
 	res := Result{Verdict: Unproven}
 	for attempt := 0; attempt <= o.Retries; attempt++ {
-		if attempt > 0 && o.EnterAgain != nil {
-			if err := o.EnterAgain(ctx); err != nil {
-				res.Verdict = Unproven
-				return res
-			}
-		} else if err := b.SendKey(ctx, ep, harness.KeyEnter); err != nil {
+		enter := press.Keys{Backend: b, Endpoint: ep}
+		if attempt > 0 {
+			enter.Gate = o.EnterGate
+		}
+		if p, err := enter.Press(ctx, harness.KeyEnter, press.Opts{}); err != nil && enter.Gate != nil {
+			res.Verdict = Unproven
+			return res
+		} else if err != nil {
 			// The typed text may be submitted: unconfirmed.
-			if _, ok := backends.MayHaveRun(err); ok {
+			if p.Unknown() {
 				res.Enters++
 				res.Verdict = Unproven
 				return res

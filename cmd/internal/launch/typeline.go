@@ -8,6 +8,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/deliver"
+	"fmctl/cmd/internal/press"
 	"fmctl/harness"
 	"fmctl/state"
 )
@@ -36,7 +37,8 @@ func (l Launcher) Type(ctx context.Context, be backends.Backend, ability harness
 	} else if err := be.SendText(ctx, ep, inc.Line); err != nil {
 		return Readiness{}, fmt.Errorf("type the launch command into %s: %w", ep.Target, err)
 	}
-	if err := be.SendKey(ctx, ep, harness.KeyEnter); err != nil {
+	// No gate: the Enter goes to the shell the line was typed into.
+	if _, err := (press.Keys{Backend: be, Endpoint: ep}).Press(ctx, harness.KeyEnter, press.Opts{}); err != nil {
 		return Readiness{}, fmt.Errorf("submit the launch command in %s: %w", ep.Target, err)
 	}
 	if !ability.Classifier {

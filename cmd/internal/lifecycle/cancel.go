@@ -7,6 +7,7 @@ import (
 	"fmctl/backends"
 	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
+	"fmctl/cmd/internal/press"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness/records"
 	"fmctl/state"
@@ -210,12 +211,11 @@ func (c *Verbs) confirmCancel(ctx context.Context, t *task.Target, before turnBe
 // a key itself): the agent may have gone since the first round.
 func (c *Verbs) repeatInterrupt(t *task.Target, gate func(backends.Observation) error, hold *state.Lock) func(context.Context) error {
 	return func(ctx context.Context) error {
-		if _, gated := t.Backend.(backends.GatedKeySender); !gated {
-			if err := gate(t.Backend.AgentState(ctx, t.Endpoint)); err != nil {
-				return err
-			}
+		each, err := press.GateOnce(ctx, t.Backend, t.Endpoint, gate)
+		if err != nil {
+			return err
 		}
-		_, _, err := c.deliverInterruptThenRead(ctx, t, false, gate, hold)
+		_, _, err = c.deliverInterruptThenRead(ctx, t, false, each, hold)
 		return err
 	}
 }

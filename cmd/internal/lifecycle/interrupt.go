@@ -8,6 +8,7 @@ import (
 	"fmctl/cmd/internal/deliver"
 	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
+	"fmctl/cmd/internal/press"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
 	"fmctl/state"
@@ -80,118 +81,61 @@ func (c *Verbs) deliverInterrupt(ctx context.Context, t *task.Target) (string, e
 // the last key and that read (no cancel acknowledgement to watch), a backend
 // that can sends the last key and reads the state in one call. With gate
 // set, every key goes only to an agent gate accepts, read right before it
-// (one call where the backend gates server-side): the first key's refusal
+// (one call where the backend gates server-side; elsewhere the caller judged
+// the round once, press.GateOnce, and gate is nil): the first key's refusal
 // is returned unchanged, with nothing sent; a later key's ends the presses
 // and returns the state gate judged, for the caller's check of the agent
-// after its interrupt. With hold set (the input lock of a
+// after its interrupt. Every key passes the gate, not only the first: a key
+// may end the agent (muse exits on Escape), and the shell that takes the
+// pane back must not read the next one. With hold set (the input lock of a
 // verb that types nothing after the keys), a gap the last key needs is
 // recorded in it for the next input instead of slept through.
 func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, read bool, gate func(backends.Observation) error, hold *state.Lock) (string, *backends.Observation, error) {
 	h := t.Harness
-	kr, canRead := t.Backend.(backends.KeyReader)
-	gk, canGate := t.Backend.(backends.GatedKeySender)
-	canGate = canGate && gate != nil
 	// The composer a restored prompt is judged against is read with the
-	// gated first key where there is one, else before the keys.
+	// first key (in its gated call where there is one).
 	sig, watch := restoreSig(t)
-	restore, restoring := noRestore, false
-	if watch && !canGate {
-		st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
-		restore, restoring = c.restoreStep(ctx, t, sig, st, err == nil)
-	}
 	ack := c.startAck(t)
-	joined := read && !ack.pending()
-	var after *backends.Observation
-	var refused error
-	// Every key passes the gate, not only the first: a key may end the
-	// agent (muse exits on Escape), and the shell that takes the pane back
-	// must not read the next one. What the gate last judged is then the
-	// state the agent was left in.
-	var judged backends.Observation
-	judge := func(obs backends.Observation) error {
-		judged = obs
-		return gate(obs)
-	}
-	first := true
-	send := func(key harness.Key, last bool) error {
-		if canGate {
-			res, err := gk.SendKeyGated(ctx, t.Endpoint, key, backends.GatedKey{Gate: judge, ReadAfter: last && joined, ScreenBefore: watch && first})
-			first = false
-			refused, after = res.Refused, res.After
-			if res.Before != nil {
-				restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(res.Before.Lines), true)
-			}
-			if refused != nil {
-				return refused
-			}
-			return err
-		}
-		if !last || !joined || !canRead {
-			return t.Backend.SendKey(ctx, t.Endpoint, key)
-		}
-		obs, err := kr.SendKeyThenState(ctx, t.Endpoint, key)
-		if err == nil {
-			after = &obs
-		}
-		return err
-	}
-	for i := 0; i < h.Repeat; i++ {
-		if i > 0 {
-			time.Sleep(h.PressGap)
-		}
-		if err := send(h.InterruptKey, i == h.Repeat-1 && h.ClearKey == ""); refused != nil && i == 0 {
-			return "", nil, refused
-		} else if refused != nil {
-			return "unconfirmed", &judged, nil
-		} else if unknown := keyUnknown(t, h.InterruptKey, err); unknown != nil {
-			return "", nil, unknown
-		} else if err != nil {
-			return "", nil, fault.Failed("interrupt key %s was not delivered to task %s on %s: %v", h.InterruptKey, t.ID, t.BackendName, backends.StderrOf(err)).Coded(fault.EDeliveryFailed)
-		}
-	}
-	if h.InterruptKey == harness.KeyEscape && h.ClearKey == "" {
-		// An Escape followed at once by typed text reads as Alt+<char>:
-		// gemini took an exit typed right after it as "quit", and the
-		// Escape never cancelled. The gap makes it its own input event.
-		// A verb that types nothing more itself leaves it to the next
-		// holder of the input lock (hold), unless a restored prompt may
-		// still need clearing here.
-		if hold == nil || restoring || hold.HoldInputUntil(time.Now().Add(h.PressGap)) != nil {
-			time.Sleep(h.PressGap)
-		}
+	keys := make([]harness.Key, 0, h.Repeat+1)
+	for range h.Repeat {
+		keys = append(keys, h.InterruptKey)
 	}
 	if h.ClearKey != "" {
-		time.Sleep(h.PressGap)
-		if err := send(h.ClearKey, true); refused != nil {
-			return "unconfirmed", &judged, nil
-		} else if unknown := keyUnknown(t, h.ClearKey, err); unknown != nil {
-			return "", nil, unknown
-		} else if err != nil {
-			return "", nil, fault.Failed("interrupt key %s reached task %s, but %s did not (%v)", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(err)).Coded(fault.EDeliveryFailed).
-				Hint("its composer may still hold the cancelled prompt: clear it before sending anything else")
-		}
+		keys = append(keys, h.ClearKey)
 	}
+	k := press.Keys{Backend: t.Backend, Endpoint: t.Endpoint, Gate: gate, Gap: h.PressGap, Hold: hold, Words: press.InterruptWords(t.ID, t.BackendName)}
+	p, err := k.Sequence(ctx, keys, press.Opts{ScreenBefore: watch, ReadAfter: read && !ack.pending()})
+	restore, restoring := noRestore, false
+	if p.Before != nil {
+		restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true)
+	}
+	switch {
+	case p.Refused != nil && p.Sent == 0:
+		return "", nil, p.Refused
+	case p.Refused != nil:
+		return "unconfirmed", p.Judged, nil
+	case err != nil && p.Sent == h.Repeat && !p.Unknown():
+		return "", nil, fault.Failed("interrupt key %s reached task %s, but %s did not (%v)", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(p.Err)).Coded(fault.EDeliveryFailed).
+			Hint("its composer may still hold the cancelled prompt: clear it before sending anything else")
+	case err != nil:
+		return "", nil, err
+	}
+	// A restored prompt may still need clearing here, so the gap after an
+	// Escape is slept through rather than left to the next input.
+	if restoring {
+		k.Hold = nil
+	}
+	k.Settle(keys[len(keys)-1])
 	if err := restore(); err != nil {
 		return "", nil, err
 	}
 	cancel := ack.wait(ctx, c.waits)
+	after := p.After
 	if read && after == nil {
 		obs := t.Backend.AgentState(ctx, t.Endpoint)
 		after = &obs
 	}
 	return cancel, after, nil
-}
-
-// keyUnknown words a key whose multiplexer call may have run
-// (backends.MayHaveRun): the interrupt is unconfirmed (exit 3), never "not
-// delivered".
-func keyUnknown(t *task.Target, key harness.Key, err error) error {
-	te, ok := backends.MayHaveRun(err)
-	if !ok {
-		return nil
-	}
-	return fault.Unconfirmed("interrupt key %s to task %s: %v, so whether it reached the agent is unknown", key, t.ID, te).
-		Hint("look at the pane (fm-control read %s) before interrupting again", t.ID)
 }
 
 // restoreSig is the screen signature of a harness that puts a cancelled

@@ -13,6 +13,7 @@ import (
 	"fmctl/cmd/internal/deliver"
 	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
+	"fmctl/cmd/internal/press"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
@@ -121,24 +122,22 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key, al
 		return err
 	}
 	defer lock.Release()
-	if err := gatedKey(ctx, t, key); err != nil {
-		return err
+	keys := []harness.Key{key}
+	if clear != "" {
+		keys = append(keys, clear)
 	}
+	// The clear passes the gate too: the Escape may have ended the agent.
+	k := pressKeys(t, lock)
+	if p, err := k.Sequence(ctx, keys, press.Opts{}); p.Sent == 0 && err != nil {
+		return err
+	} else if err != nil {
+		return fault.Failed("Escape reached %s, but the %s composer could not be cleared with %s (%v)", t.Endpoint.Target, t.Harness.Name, clear, err).Coded(fault.EDeliveryFailed).
+			Hint("if the agent is still there, its composer holds the restored prompt: clear it before sending the next message")
+	}
+	k.Settle(keys[len(keys)-1])
 	out := cli.Outcome{Word: "key-delivered", ID: t.ID}
 	out.Add("key", string(key)).Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target)
-	if key == harness.KeyEscape && clear == "" {
-		// Text typed right after an Escape would read as Alt+<char> (see
-		// control's interrupt); the gap keeps the Escape its own event.
-		// Only the next input needs it, and that takes this lock first.
-		holdInput(lock, t.Harness.PressGap)
-	}
 	if clear != "" {
-		time.Sleep(t.Harness.PressGap)
-		// The clear passes the gate too: the Escape may have ended the agent.
-		if err := gatedKey(ctx, t, clear); err != nil {
-			return fault.Failed("Escape reached %s, but the %s composer could not be cleared with %s (%v)", t.Endpoint.Target, t.Harness.Name, clear, err).Coded(fault.EDeliveryFailed).
-				Hint("if the agent is still there, its composer holds the restored prompt: clear it before sending the next message")
-		}
 		out.Add("clear", string(clear))
 	}
 	s.Print.Outcome(out)
@@ -149,40 +148,16 @@ func lockInput(t *task.Target, v config.SendVars) (*state.Lock, error) {
 	return t.Store.LockInput(t.ID, v.LockWait)
 }
 
-// gatedKey sends a key past the gate, under the task's input lock. A
-// backend that gates a key itself (tmux: the gate's read and the key in one
-// call, checked server-side) passes the gate with the key; any other passes
-// it just before.
-func gatedKey(ctx context.Context, t *task.Target, key harness.Key) error {
-	var err error
-	if gk, ok := t.Backend.(backends.GatedKeySender); ok {
-		var res backends.GatedResult
-		res, err = gk.SendKeyGated(ctx, t.Endpoint, key, backends.GatedKey{Gate: func(obs backends.Observation) error { return t.Gate(obs, "fm-send") }})
-		if res.Refused != nil {
-			return res.Refused
-		}
-	} else {
-		if _, err := t.RequireAgent(ctx, "fm-send"); err != nil {
-			return err
-		}
-		err = t.Backend.SendKey(ctx, t.Endpoint, key)
-	}
-	if te, ok := backends.MayHaveRun(err); ok {
-		return fault.Unconfirmed("key '%s' to %s: %v, so whether it reached the agent is unknown", key, t.Endpoint.Target, te).
-			Hint("look at the pane (fm-control read %s) before sending it again", t.ID)
-	}
-	if err != nil {
-		return fault.Failed("key '%s' not sent to %s (%s send failed: %v)", key, t.Endpoint.Target, t.BackendName, backends.StderrOf(err)).Coded(fault.EDeliveryFailed)
-	}
-	return nil
+// sendGate is what every key fm-send presses passes: the task's own agent.
+func sendGate(t *task.Target) func(backends.Observation) error {
+	return func(obs backends.Observation) error { return t.Gate(obs, "fm-send") }
 }
 
-// holdInput makes the next input to the task wait gap from now, sleeping
-// it out here only when the lock file cannot record it.
-func holdInput(lock *state.Lock, gap time.Duration) {
-	if lock.HoldInputUntil(time.Now().Add(gap)) != nil {
-		time.Sleep(gap)
-	}
+// pressKeys presses fm-send's keys into the task's agent, under its input
+// lock, each past the gate.
+func pressKeys(t *task.Target, lock *state.Lock) press.Keys {
+	return press.Keys{Backend: t.Backend, Endpoint: t.Endpoint, Gate: sendGate(t), Gap: t.Harness.PressGap, Hold: lock,
+		Words: press.SendWords(t.ID, t.Endpoint.Target, t.BackendName)}
 }
 
 func refuseKey(t *task.Target, key harness.Key) error {
@@ -214,7 +189,7 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 	o.Popup = t.Harness.OpensPopup(text)
 	// A retried Enter passes the gate again: the first may have ended the
 	// agent (a sent /exit).
-	o.EnterAgain = func(ctx context.Context) error { return gatedKey(ctx, t, harness.KeyEnter) }
+	o.EnterGate = sendGate(t)
 	lock, obs, err := lockDelivery(ctx, t, s.Tunables.Send)
 	if err != nil {
 		return err
