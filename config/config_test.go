@@ -47,7 +47,7 @@ func wantRefusal(t *testing.T, err error, parts ...string) {
 
 func TestResolveHomeUnset(t *testing.T) {
 	_, err := ResolveHome("fm-control", homeOf(nil))
-	wantRefusal(t, err, "FM_HOME is not set", "fm-control refuses to resolve a task without an explicit firstmate home")
+	wantRefusal(t, err, "FM_HOME is not set", "fm-control resolves a task only in an explicit firstmate home")
 }
 
 func TestResolveHomeNotADirectory(t *testing.T) {

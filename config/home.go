@@ -42,10 +42,12 @@ func ResolveHome(tool string, v HomeVars) (Home, error) {
 func LocateHome(tool string, v HomeVars) (Home, error) {
 	root := v.Root
 	if root == "" {
-		return Home{}, state.Errorf(ErrNoHome, "FM_HOME is not set; %s refuses to resolve a task without an explicit firstmate home: export FM_HOME=/path/to/home (an existing directory), then %s", tool, FirstSpawn)
+		return Home{}, state.WithHints(state.Errorf(ErrNoHome, "FM_HOME is not set; %s resolves a task only in an explicit firstmate home", tool),
+			"export FM_HOME=/path/to/home (an existing directory)", "then start a task: "+FirstSpawn)
 	}
 	if info, err := os.Stat(root); err != nil || !info.IsDir() {
-		return Home{}, state.Errorf(ErrNoHome, "FM_HOME '%s' is not a directory; point FM_HOME at your firstmate home, or make a new one with mkdir -p '%s' and then %s", root, root, FirstSpawn)
+		return Home{}, state.WithHints(state.Errorf(ErrNoHome, "FM_HOME '%s' is not a directory", root),
+			"point FM_HOME at your firstmate home", "or make a new one: mkdir -p '"+root+"', then "+FirstSpawn)
 	}
 	// Paths built from the home reach agents in other directories (the
 	// brief pointer in a launch line), so a relative FM_HOME is made

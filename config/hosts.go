@@ -124,7 +124,7 @@ func (h Host) check() error {
 		return fmt.Errorf("host %s has no ssh destination (ssh = \"user@host\" or an alias from your ssh config)", h.Name)
 	case strings.HasPrefix(h.SSH, "-"):
 		// ssh would read it as an option (-oProxyCommand=...).
-		return fmt.Errorf("host %s's ssh destination '%s' begins with '-', which ssh would take as an option", h.Name, state.Printable(h.SSH))
+		return fmt.Errorf("host %s's ssh destination '%s' begins with '-' (ssh would read an option)", h.Name, state.Printable(h.SSH))
 	case strings.ContainsFunc(h.SSH, badDestRune):
 		return fmt.Errorf("host %s's ssh destination '%s' holds a space or control character", h.Name, state.Printable(h.SSH))
 	case h.Home == "":

@@ -32,3 +32,22 @@ func (e *KindError) Unwrap() []error { return []error{e.Kind, e.Err} }
 func Errorf(kind error, format string, args ...any) error {
 	return &KindError{Kind: kind, Err: fmt.Errorf(format, args...)}
 }
+
+// HintedError is an error with what the user may do next, kept apart
+// from the sentence so the CLI prints each on its own hint line.
+type HintedError struct {
+	Err  error
+	Next []string
+}
+
+func (e *HintedError) Error() string   { return e.Err.Error() }
+func (e *HintedError) Unwrap() error   { return e.Err }
+func (e *HintedError) Hints() []string { return e.Next }
+
+// WithHints attaches next steps to err (nil stays nil).
+func WithHints(err error, next ...string) error {
+	if err == nil {
+		return nil
+	}
+	return &HintedError{Err: err, Next: next}
+}

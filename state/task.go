@@ -149,10 +149,12 @@ func (s Store) LoadTask(tool, id string) (*Task, error) {
 					return nil, Errorf(ErrNoSuchTask, "'%s' is a window label, not a task id; pass the exact task id '%s'", id, real)
 				}
 			}
-			return nil, Errorf(ErrNoSuchTask, "no task '%s' in %s (%s resolves an exact task id only); start it with fm-spawn %s --harness H --project REPO, or see the tasks with fm-control list", id, s.Dir, tool, strings.TrimPrefix(id, "fm-"))
+			return nil, WithHints(Errorf(ErrNoSuchTask, "no task '%s' in %s", id, s.Dir),
+				tool+" resolves an exact task id only; fm-control list shows the tasks",
+				"start a task with fm-spawn "+strings.TrimPrefix(id, "fm-")+" --harness H --project REPO")
 		}
 		if errors.Is(err, fs.ErrPermission) {
-			return nil, Errorf(ErrBadRecord, "task %s's record %s cannot be read (permission denied); fix its permissions, nothing was sent", id, path)
+			return nil, WithHints(Errorf(ErrBadRecord, "task %s's record %s cannot be read (permission denied); nothing was sent", id, path), "fix the record's permissions")
 		}
 		return nil, Errorf(ErrBadRecord, "task %s's record cannot be used: %w; nothing was sent", id, err)
 	}
@@ -207,7 +209,7 @@ func TryLock(path string) (*Lock, bool, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
-			return nil, false, fmt.Errorf("lock file %s is a symlink, which fmctl never follows; remove it: %w", path, err)
+			return nil, false, WithHints(fmt.Errorf("lock file %s is a symlink, which fmctl never follows (%w)", path, syscall.ELOOP), "remove it (rm "+path+"), then try again")
 		}
 		return nil, false, fmt.Errorf("open lock %s: %w", path, err)
 	}

@@ -82,9 +82,14 @@ func wantLoadRefused(t *testing.T, s Store, id string, parts ...string) {
 	if !errors.As(err, &kind) {
 		t.Errorf("LoadTask(%q) error %v carries no kind", id, err)
 	}
+	said := err.Error()
+	var hinted *HintedError
+	if errors.As(err, &hinted) {
+		said += "\n" + strings.Join(hinted.Hints(), "\n")
+	}
 	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Errorf("LoadTask(%q) error %q lacks %q", id, err, p)
+		if !strings.Contains(said, p) {
+			t.Errorf("LoadTask(%q) error and hints %q lack %q", id, said, p)
 		}
 	}
 }

@@ -78,7 +78,7 @@ func install(h harness.Harness, t Task, w harness.WiringTarget, dry bool) error 
 		return nil
 	}
 	if err := state.NoSymlinkUnder(t.root(p), p); err != nil {
-		return fmt.Errorf("%s telemetry %s: %w", h.Name, p, err)
+		return fmt.Errorf("%s: %w", p, err)
 	}
 	var data []byte
 	switch tel.Mechanism {
@@ -128,7 +128,7 @@ func retire(h harness.Harness, t Task, dry bool) error {
 	}
 	for _, p := range h.WiringPaths(t.Worktree, t.StateDir, t.ID) {
 		if err := state.NoSymlinkUnder(t.root(p), p); err != nil {
-			return fmt.Errorf("%s: %w; nothing was deleted", p, err)
+			return fmt.Errorf("%s: %w", p, err)
 		}
 		if err := state.Fault("retire:" + p); err != nil && !dry {
 			return fmt.Errorf("%s: %w", p, err)

@@ -336,7 +336,8 @@ func Value(name string) func(string) error {
 // agent), as the usage error it is.
 func ProfileFlags(h, model, effort string) error {
 	if _, ok := harness.Lookup(h); h != "" && !ok {
-		return fault.Usage("unknown harness '%s'; fmctl launches verified harnesses only: %s%s", phrase.Printable(h), strings.Join(harness.Names(), ", "), phrase.DidYouMean(h, harness.Names()))
+		return fault.Usage("unknown harness '%s'%s", phrase.Printable(h), phrase.DidYouMean(h, harness.Names())).
+			Hint("fmctl launches verified harnesses only: %s", strings.Join(harness.Names(), ", "))
 	}
 	if effort != "" && !harness.ValidEffort(effort) {
 		return fault.Usage("--effort must be %s", phrase.OneOf(effort, harness.Efforts))

@@ -122,7 +122,8 @@ func (o *Output) addFields(list string, args []string, known []string) error {
 	}
 	for _, f := range strings.Split(list, ",") {
 		if known != nil && !slices.Contains(known, f) {
-			return fault.Usage("%s --json has no field '%s'; its fields: %s%s", commandName(args), f, strings.Join(known, ", "), phrase.DidYouMean(f, known))
+			return fault.Usage("%s --json has no field '%s'%s", commandName(args), f, phrase.DidYouMean(f, known)).
+				Hint("its fields: %s", strings.Join(known, ", "))
 		}
 		if !slices.Contains(o.Fields, f) {
 			o.Fields = append(o.Fields, f)

@@ -133,13 +133,41 @@ func (p Printer) Error(err error) int {
 	return exit
 }
 
-// hintsOf is the hints of the outermost refusal in err's chain.
+// hintsOf is every next step in err's chain, outermost first, each once:
+// a refusal's own hints, then those its causes carry (a record's or a
+// home's error says how to mend it).
 func hintsOf(err error) []string {
-	var r *fault.Error
-	if errors.As(err, &r) {
-		return r.Hints
+	var hints []string
+	seen := map[string]bool{}
+	var walk func(error)
+	walk = func(err error) {
+		if err == nil {
+			return
+		}
+		var own []string
+		switch e := err.(type) {
+		case *fault.Error:
+			own = e.Hints
+		case interface{ Hints() []string }:
+			own = e.Hints()
+		}
+		for _, h := range own {
+			if !seen[h] {
+				seen[h] = true
+				hints = append(hints, h)
+			}
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				walk(e)
+			}
+		}
 	}
-	return nil
+	walk(err)
+	return hints
 }
 
 // errorJSON is err's --json object.
@@ -150,9 +178,9 @@ func errorJSON(err error) json.Marshaler {
 		for _, f := range r.Facts {
 			obj = append(obj, field{f.Key, f.Value})
 		}
-		if len(r.Hints) > 0 {
-			obj = append(obj, field{"hints", r.Hints})
-		}
+	}
+	if hints := hintsOf(err); len(hints) > 0 {
+		obj = append(obj, field{"hints", hints})
 	}
 	return obj
 }

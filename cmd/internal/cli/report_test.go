@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
+	"fmctl/state"
 	"fmt"
 	"strings"
 	"testing"
@@ -134,5 +135,21 @@ func TestHintsFollowTheErrorLineAndCloseTheJSON(t *testing.T) {
 	(Printer{Err: &js, JSON: true}).Error(err)
 	if got, want := js.String(), `{"error":"wrapped: the agent for t1 could not be launched","code":"launch-failed","exit":1,"pane":["bash: claude: command not found"],"hints":["pin the binary in config/fm.toml"]}`+"\n"; got != want {
 		t.Fatalf("JSON = %s, want %s", got, want)
+	}
+}
+
+// A record's or a home's error carries its own next steps below the
+// refusal that wraps it; each hint is printed once, the refusal's first.
+func TestHintsComeFromTheWholeChainOnce(t *testing.T) {
+	inner := state.WithHints(state.Errorf(state.ErrNoSuchTask, "no task 't9' in /home/state"), "start a task with fm-spawn t9", "fm-control list shows the tasks")
+	err := fault.Failed("%w", inner).Hint("fm-control list shows the tasks").Hint("check the id")
+	var text bytes.Buffer
+	(Printer{Err: &text}).Error(err)
+	want := "error: no task 't9' in /home/state\nhint: fm-control list shows the tasks\nhint: check the id\nhint: start a task with fm-spawn t9\n"
+	if got := text.String(); got != want {
+		t.Fatalf("text = %q, want %q", got, want)
+	}
+	if got := fault.CodeOf(err); got != fault.ENoSuchTask {
+		t.Fatalf("code = %s, want %s", got, fault.ENoSuchTask)
 	}
 }

@@ -3,7 +3,6 @@ package control
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 
@@ -192,24 +191,23 @@ func unknownVerb(home config.HomeVars, verb string) error {
 			others = append(others, v.Name)
 		}
 	}
-	var b strings.Builder
+	var e *fault.Error
 	if verb == "resume" {
-		b.WriteString("'resume' is not a control verb: resuming an exited agent is not deterministic across the verified adapters (codex and grok resume only from a session id printed at exit, opencode continues the most recent session for the directory, and claude, pi and kimi have no verified pane-resume contract). Use 'relaunch', which starts a fresh agent from the brief on disk in the same endpoint and worktree")
+		e = fault.Usage("'resume' is not a control verb: resuming an exited agent is not deterministic across the verified harnesses").
+			Hint("codex and grok resume only from a session id printed at exit, opencode the directory's latest session").
+			Hint("claude, pi and kimi have no verified pane-resume contract").
+			Hint("use relaunch: it starts a fresh agent from the brief on disk in the same endpoint and worktree")
 	} else {
-		fmt.Fprintf(&b, "'%s' is not a control verb", printableVerb(verb))
+		e = fault.Usage("'%s' is not a control verb", printableVerb(verb))
 		for _, name := range append(append(lifecycle, others...), "help") {
 			if phrase.Close(verb, name) {
-				fmt.Fprintf(&b, "; did you mean %s?", name)
+				e.Msg += "; did you mean " + name + "?"
 				break
 			}
 		}
 	}
-	b.WriteString("\nallowed verbs:")
-	for _, name := range lifecycle {
-		fmt.Fprintf(&b, "\n  %s", name)
-	}
-	b.WriteString("\nother commands: " + strings.Join(append(others, "completion"), ", ") + " (fm-control help <verb> explains one)")
-	return fault.Usage("%s", b.String())
+	return e.Hint("allowed verbs: %s", strings.Join(lifecycle, ", ")).
+		Hint("other commands: %s (fm-control help <verb> explains one)", strings.Join(append(others, "completion"), ", "))
 }
 
 func printableVerb(s string) string {

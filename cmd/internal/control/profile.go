@@ -48,7 +48,9 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 		// reconstructed, and substituting the canonical adapter would change
 		// what runs.
 		if t.RecordedHarness != t.Harness.Name {
-			return p, fault.Failed("task %s records harness '%s', whose original launch command cannot be reconstructed from its recorded basename; relaunching without --harness would substitute the canonical adapter '%s' for the command actually running. Pass an explicit --harness to choose the replacement runtime deliberately", t.ID, state.Printable(t.RecordedHarness), t.Harness.Name).Coded(fault.EUnverifiedHarness)
+			return p, fault.Failed("task %s records harness '%s', whose launch command cannot be rebuilt from its recorded name", t.ID, state.Printable(t.RecordedHarness)).Coded(fault.EUnverifiedHarness).
+				Hint("a relaunch without --harness would run the canonical '%s' instead of the command that runs now", t.Harness.Name).
+				Hint("pass --harness to choose the replacement deliberately")
 		}
 		target = t.Harness.Name
 	}
@@ -57,7 +59,8 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 		return p, fault.Failed("'%s' is not a verified harness; relaunch only starts verified adapters (%s)", state.Printable(target), strings.Join(harness.Names(), ", ")).Coded(fault.EUnverifiedHarness)
 	}
 	if !h.SupportsKind(t.Kind) {
-		return p, fault.Failed("'%s' is not verified to run a %s task, so relaunching %s onto it would stop the running agent with no replacement able to start; refused before anything was touched", h.Name, t.Kind, t.ID).Coded(fault.EUnverifiedHarness)
+		return p, fault.Failed("'%s' is not verified to run a %s task; nothing was touched", h.Name, t.Kind).Coded(fault.EUnverifiedHarness).
+			Hint("relaunching %s onto it would stop the running agent with no replacement able to start: pick another --harness", t.ID)
 	}
 	p.To = h
 	sameHarness := h.Name == t.Harness.Name

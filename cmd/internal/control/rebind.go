@@ -112,7 +112,8 @@ func findClaimant(ctx context.Context, pf backends.PaneFinder, t *task.Target, o
 		if other, ok := state.LabelTask(p.Label); ok && other != t.ID && p.ID == recorded {
 			// tmux numbers panes afresh after a server restart, so the
 			// recorded id alone does not make another task's window ours.
-			return backends.Pane{}, fault.Failed("%s has task %s's recorded pane id but carries task %s's label %s (a tmux server restart reuses pane ids); refusing to re-point task %s at another task's endpoint, the record is unchanged", p.Describe(), t.ID, other, p.Label, t.ID).Coded(fault.EForeignEndpoint).
+			return backends.Pane{}, fault.Failed("%s has task %s's recorded pane id but task %s's label %s; task %s's record is unchanged", p.Describe(), t.ID, other, p.Label, t.ID).Coded(fault.EForeignEndpoint).
+				Hint("a tmux server restart reuses pane ids, so the id alone does not make the window %s's", t.ID).
 				Hint("if it is %s's own window, rename it %s and rebind again", t.ID, label)
 		}
 		if p.Label == label || (recorded != "" && p.ID == recorded) {
@@ -122,7 +123,9 @@ func findClaimant(ctx context.Context, pf backends.PaneFinder, t *task.Target, o
 	}
 	switch len(claimants) {
 	case 0:
-		return backends.Pane{}, fault.Failed("task %s's endpoint %s reads '%s' (%s), and no pane in its worktree %s carries its label %s or its recorded pane id; nothing to re-point, the record is unchanged", t.ID, t.Endpoint.Target, obs.State, obs.Detail, wt, label).Coded(fault.ENoPane)
+		return backends.Pane{}, fault.Failed("no pane in task %s's worktree %s carries its label %s or its recorded pane id; the record is unchanged", t.ID, wt, label).Coded(fault.ENoPane).
+			With("state", string(obs.State), "detail", obs.Detail).
+			Hint("its endpoint %s reads '%s' (%s)", t.Endpoint.Target, obs.State, obs.Detail)
 	case 1:
 	default:
 		return backends.Pane{}, fault.Failed("task %s's identity is carried by %d panes in its worktree (%s); refusing to pick one, the record is unchanged", t.ID, len(claimants), strings.Join(names, ", ")).Coded(fault.EAmbiguousPane)

@@ -109,19 +109,20 @@ func relaunchShape(t *task.Target, note, brief string) error {
 	switch t.Kind {
 	case harness.KindShip, harness.KindScout:
 		if err := state.RegularUnder(t.Home.Data, brief); err != nil {
-			return fault.Failed("task %s has no instructions at %s (%v); a relaunched %s reads its brief there, so write it before relaunching", t.ID, brief, err, t.Kind).Coded(fault.ENoBrief)
+			return launch.BriefRefusal(brief, err).Hint("a relaunched %s reads its brief there: write it before relaunching", t.Kind)
 		}
 		if note == "" {
 			// A flag the kind requires, missing: a usage error, found only
 			// once the record says the kind (a secondmate needs none).
-			return fault.Usage("relaunch of a %s task requires --note (or --note-file): the replacement inherits the worktree but none of the conversation, so say where the work stands", t.Kind).Coded(fault.ENoteRequired)
+			return fault.Usage("relaunch of a %s task requires --note (or --note-file)", t.Kind).Coded(fault.ENoteRequired).
+				Hint("the replacement inherits the worktree but none of the conversation: say where the work stands")
 		}
 	case harness.KindSecondmate:
 		// The charter is never rewritten, but the replacement is still
 		// pointed at it: finding it missing only after the stop would leave
 		// the secondmate with no agent at all.
 		if err := state.RegularUnder(t.Home.Data, brief); err != nil {
-			return fault.Failed("task %s has no instructions at %s (%v); a relaunched secondmate is pointed there, so write it before relaunching", t.ID, brief, err).Coded(fault.ENoBrief)
+			return launch.BriefRefusal(brief, err).Hint("a relaunched secondmate is pointed at its charter there: write it before relaunching")
 		}
 	default:
 		return fault.Failed("task %s records kind '%s', which has no defined relaunch shape", t.ID, t.Kind)
@@ -190,7 +191,7 @@ func (x *relaunchTx) replace(ctx context.Context) (launch.Result, error) {
 	}
 	launched, err := c.launcher().Relaunch(ctx, t, launch.Replacement{Harness: x.prof.To, Model: x.prof.ToModel, Effort: x.prof.ToEffort, TxID: tx})
 	if err != nil {
-		return launch.Result{}, x.fail(ctx, state.PhaseLaunching, fmt.Errorf("the replacement agent for %s could not be launched on %s: %w", t.ID, x.prof.To.Name, err), outcomeFacts{tx: tx})
+		return launch.Result{}, x.fail(ctx, state.PhaseLaunching, fmt.Errorf("%s's replacement could not be launched on %s: %w", t.ID, x.prof.To.Name, err), outcomeFacts{tx: tx})
 	}
 	if err := x.adopt(tx); err != nil {
 		return launch.Result{}, x.fail(ctx, state.PhaseLaunching, err, outcomeFacts{tx: tx})

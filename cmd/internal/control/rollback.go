@@ -99,6 +99,11 @@ func (x *relaunchTx) fail(ctx context.Context, phase string, cause error, of out
 	}
 	// A replacement whose shell came back is launch-failed, as from
 	// fm-spawn, with the pane's words and the pin that fixes it.
-	return launch.Explain(fault.Failed("%v; phase=failed:%s rollback=%s: %s", cause, phase, s.Rollback, s.Sentence).Coded(fault.ERelaunchFailed).
-		With("id", x.t.ID, "phase", state.FailedPrefix+phase, "rollback", s.Rollback), cause, x.prof.To)
+	// What the rollback left (does an agent run, where is the work) leads
+	// the hints: it decides what the caller does next.
+	e := fault.Failed("%w", cause).Coded(fault.ERelaunchFailed).
+		With("id", x.t.ID, "phase", state.FailedPrefix+phase, "rollback", s.Rollback).
+		Hint("%s", s.Sentence).
+		Hint("the relaunch journal says phase=failed:%s rollback=%s", phase, s.Rollback)
+	return launch.Explain(e, cause, x.prof.To)
 }

@@ -108,7 +108,9 @@ func reached(t *task.Target, cond string, v waitView) (bool, error) {
 		return false, nil
 	}
 	if v.act.Evidence == evNone {
-		return false, fault.Failed("no activity signal for harness %s: it reports no telemetry (state/%s.agent-state holds nothing from this incarnation) and has no screen signature, so task %s cannot be seen %s; wait --for dead still works", orNone(oneLine(t.Family())), t.ID, t.ID, cond).Coded(fault.ENoSignal)
+		return false, fault.Failed("no activity signal for harness %s, so task %s cannot be seen %s", orNone(oneLine(t.Family())), t.ID, cond).Coded(fault.ENoSignal).
+			Hint("it reports no telemetry (state/%s.agent-state holds nothing from this incarnation) and has no screen signature", t.ID).
+			Hint("wait --for dead still works")
 	}
 	want := cond
 	if cond == "ready" { // an agent that reported itself ready: no turn runs
@@ -135,17 +137,21 @@ func refuseWaitState(t *task.Target, cond string, obs backends.Observation) erro
 		return nil
 	case backends.StateDead:
 		if cond != "dead" {
-			return fault.Failed("task %s's endpoint %s has no agent (state: dead), so it will not be %s; relaunch it first", id, ep, cond).Coded(fault.EAgentNotRunning)
+			return fault.Failed("task %s's endpoint %s has no agent (state: dead), so it will not be %s", id, ep, cond).Coded(fault.EAgentNotRunning).
+				Hint("relaunch it first: fm-control relaunch %s", id)
 		}
 		return nil
 	case backends.StateMissing:
-		return fault.Failed("task %s's recorded endpoint %s is gone (state: missing), so there is nothing to wait on; reconcile the task first", id, ep).Coded(fault.EEndpointMissing)
+		return fault.Failed("task %s's recorded endpoint %s is gone (state: missing), so there is nothing to wait on", id, ep).Coded(fault.EEndpointMissing).
+			Hint("relaunch the task with fm-spawn %s --relaunch, or tear it down", id)
 	case backends.StateDrifted:
-		return fault.Failed("task %s's recorded endpoint %s drifted (%s); %s before waiting on it", id, ep, obs.Detail, t.DriftFix()).Coded(fault.EEndpointDrifted)
+		return fault.Failed("task %s's recorded endpoint %s drifted (%s)", id, ep, obs.Detail).Coded(fault.EEndpointDrifted).Hint("%s", t.DriftFix())
 	case backends.StateSuspended:
-		return fault.Failed("task %s's agent is stopped (state: suspended: %s), not %s; a stopped agent changes nothing until it is resumed (fg in its pane, or kill -CONT)", id, obs.Detail, cond).Coded(fault.EAgentSuspended)
+		return fault.Failed("task %s's agent is stopped (state: suspended: %s), so it will not be %s", id, obs.Detail, cond).Coded(fault.EAgentSuspended).
+			Hint("a stopped agent changes nothing until it is resumed: fg in its pane, or kill -CONT")
 	case backends.StateUnreadable:
-		return fault.Failed("task %s's endpoint %s could not be read (state: unreadable: %s); the %s server did not answer, so whether the agent is %s is unknown", id, ep, obs.Detail, t.BackendName, cond).Coded(fault.EEndpointUnreadable).
+		return fault.Failed("task %s's endpoint %s could not be read, so whether its agent is %s is unknown", id, ep, cond).Coded(fault.EEndpointUnreadable).With("detail", obs.Detail).
+			Hint("%s", obs.Detail).
 			Hint("check that the %s server is up and answers", t.BackendName)
 	}
 	return fault.Failed("task %s's endpoint %s reads '%s' (%s), not the task's own agent, so it cannot be %s", id, ep, obs.State, obs.Detail, cond).Coded(fault.EForeignAgent).

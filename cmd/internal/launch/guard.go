@@ -89,9 +89,12 @@ func (l Launcher) RefuseSharedWorktree(ctx context.Context, store state.Store, i
 	}
 	switch {
 	case len(names) > 0 && relaunch:
-		return nil, fault.Failed("worktree %s is also used by live task %s, which did not join it with --shared-worktree; refusing to relaunch %s beside its agent. Stop that agent first (fm-control exit <id>), or give one of the tasks its own worktree", wt, strings.Join(names, ", "), id).Coded(fault.EWorktreeInUse)
+		return nil, fault.Failed("worktree %s is also used by live task %s, which did not join it with --shared-worktree; refusing to relaunch %s beside its agent", wt, strings.Join(names, ", "), id).Coded(fault.EWorktreeInUse).
+			Hint("stop that agent first (fm-control exit <id>), or give one of the tasks its own worktree")
 	case len(names) > 0:
-		return nil, fault.Failed("worktree %s is already used by live task %s; give task %s its own worktree, or pass --shared-worktree if two tasks are meant to work in one copy", wt, strings.Join(names, ", "), id).Coded(fault.EWorktreeInUse)
+		return nil, fault.Failed("worktree %s is already used by live task %s", wt, strings.Join(names, ", ")).Coded(fault.EWorktreeInUse).
+			Hint("give task %s its own worktree", id).
+			Hint("or pass --shared-worktree if two tasks are meant to work in one copy")
 	}
 	return ignore, nil
 }

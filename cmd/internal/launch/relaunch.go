@@ -2,6 +2,8 @@ package launch
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 
 	"fmctl/backends"
@@ -75,7 +77,8 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 	if err != nil {
 		// fm-control relaunch wraps this in its own "could not be launched"
 		// sentence, so this one says what is already true: the record is new.
-		return Result{Record: rec}, Explain(fault.Failed("task %s's new record (harness %s) is published, but its agent did not come up: %w", t.ID, h.Name, err).Coded(fault.ELaunchFailed).Put(fact.Yes("published")), err, h)
+		return Result{Record: rec}, Explain(fault.Failed("the agent did not come up: %w", err).Coded(fault.ELaunchFailed).Put(fact.Yes("published")).
+			Hint("task %s's new record (harness %s) is published: fm-control status %s shows it", t.ID, h.Name, t.ID), err, h)
 	}
 	out := append(Spawned(h.Name, string(t.Kind), t.BackendName, t.Backend, ep, wt, ready), fact.Yes("relaunch"))
 	return Result{Facts: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
@@ -108,7 +111,8 @@ func (l Launcher) CheckReplacement(ctx context.Context, t *task.Target, r Replac
 }
 
 func retireRefusal(t *task.Target, err error) error {
-	return fault.Failed("could not retire %s wiring %v and the record is unchanged", t.Harness.Name, err)
+	return fault.Failed("could not retire %s wiring: %w", t.Harness.Name, err).
+		Hint("nothing was deleted and the record is unchanged: mend what the error names, then relaunch again")
 }
 
 // prepareReplacement builds the replacement's launch line before the old
@@ -117,7 +121,8 @@ func retireRefusal(t *task.Target, err error) error {
 func (l Launcher) prepareReplacement(t *task.Target, r Replacement) (Incarnation, string, error) {
 	brief := t.Home.BriefPath(t.ID)
 	if err := state.RegularUnder(t.Home.Data, brief); err != nil {
-		return Incarnation{}, "", fault.Failed("no brief at %s (%v); a replacement launched now would be pointed at instructions that do not exist, so write them first", brief, err).Coded(fault.ENoBrief)
+		return Incarnation{}, "", BriefRefusal(brief, err).
+			Hint("write the task's instructions there first: a replacement launched now would have none")
 	}
 	f, err := LoadConfig(t.Home)
 	if err != nil {
@@ -188,7 +193,7 @@ func (l Launcher) adoptEndpoint(ctx context.Context, t *task.Target, rec *state.
 	case backends.StateMissing:
 		return l.recreate(ctx, t, rec)
 	case backends.StateDrifted:
-		return ep, fault.Failed("task %s's endpoint %s has drifted (%s); refusing to relaunch into it or beside it: %s", t.ID, ep.Target, obs.Detail, t.DriftFix()).Coded(fault.EEndpointDrifted)
+		return ep, fault.Failed("task %s's endpoint %s has drifted (%s); refusing to relaunch into it or beside it", t.ID, ep.Target, obs.Detail).Coded(fault.EEndpointDrifted).Hint("%s", t.DriftFix())
 	case backends.StateAlive:
 		return ep, fault.Failed("task %s's endpoint %s still runs an agent; %s relaunches only into an agent-free endpoint", t.ID, ep.Target, l.Tool).Coded(fault.EAgentRunning).
 			Hint("stop the agent first: fm-control exit %s", t.ID)
@@ -215,4 +220,15 @@ func (l Launcher) recreate(ctx context.Context, t *task.Target, rec *state.Recor
 	ep.Fields = rec.Map()
 	l.Print.Notice("relaunch: endpoint of %s was provably absent (backend: %s); created a replacement at %s", t.ID, t.BackendName, ep.Target)
 	return ep, nil
+}
+
+// BriefRefusal says why the brief at path cannot be read: missing, or
+// present but unusable (a symlink, not a regular file), with cause kept.
+func BriefRefusal(path string, err error) *fault.Error {
+	if errors.Is(err, fs.ErrNotExist) {
+		e := fault.Failed("no brief at %s", path).Coded(fault.ENoBrief)
+		e.Err = err
+		return e
+	}
+	return fault.Failed("the brief %s cannot be used: %w", path, err).Coded(fault.ENoBrief)
 }

@@ -139,9 +139,11 @@ func Explain(e *fault.Error, cause error, h harness.Harness) *fault.Error {
 	}
 	e.Coded(fault.ELaunchFailed).Put(fact.Fact{Key: "pane", Text: strings.Join(lf.Said, " / "), Value: append([]string{}, lf.Said...)})
 	if lf.Missing {
-		e.Hint("the pane's shell did not find %s on its PATH (a login shell may reset it): pin the agent's binary in config/fm.toml, [harness.%s] binary = \"/path/to/%s\" (see docs/config.md)", lf.Binary, h.Name, path.Base(h.Launch.Binary))
+		e.Hint("the pane's shell did not find %s on its PATH (a login shell may reset it)", lf.Binary)
 	} else {
-		e.Hint("%s ended as soon as it started; read what it printed in the pane, and if the shell ran another %s than yours, pin it in config/fm.toml, [harness.%s] binary = \"/path/to/%s\" (see docs/config.md)", lf.Binary, path.Base(lf.Binary), h.Name, path.Base(h.Launch.Binary))
+		e.Hint("%s ended as soon as it started: read what it printed in the pane", lf.Binary)
+		e.Hint("if the pane's shell ran another %s than yours, pin yours", path.Base(lf.Binary))
 	}
+	e.Hint("pin the agent's binary in config/fm.toml: [harness.%s] binary = \"/path/to/%s\" (docs/config.md)", h.Name, path.Base(h.Launch.Binary))
 	return e
 }

@@ -26,7 +26,7 @@ func RequireClassifier(t *task.Target, verb string) error {
 	if t.Ability.Classifier {
 		return nil
 	}
-	return fault.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so '%s' cannot prove the agent actually stopped; refusing rather than reporting success blind", t.ID, t.BackendName, verb).Coded(fault.ENoClassifier)
+	return fault.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so '%s' cannot prove the agent actually stopped", t.ID, t.BackendName, verb).Coded(fault.ENoClassifier)
 }
 
 // Stop is the exit verb's body, shared with relaunch. allowMissing accepts an
@@ -86,8 +86,9 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 	final, ok := c.waitState(ctx, t, c.waits.Exit, backends.StateDead)
 	if ok && turnUnproven {
 		_ = c.RetireBusy(t)
-		return "", fault.Unconfirmed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=dead exit=unconfirmed background-turn=unconfirmed; the %s TUI is gone, but %s keeps a running turn going after %s (in its background app-server daemon) and nothing from the agent proved the turn ended after the interrupt",
-			t.ID, interruptNote, t.Harness.Name, t.Harness.Name, t.Harness.ExitCommand).
+		return "", fault.Unconfirmed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=dead exit=unconfirmed background-turn=unconfirmed", t.ID, interruptNote).
+			Hint("the %s TUI is gone, but %s keeps a running turn going after %s (in its background app-server daemon)", t.Harness.Name, t.Harness.Name, t.Harness.ExitCommand).
+			Hint("nothing from the agent proved the turn ended after the interrupt: look at the worktree before relaunching").
 			With("id", t.ID, "exit_result", "unconfirmed", "state", "dead", "interrupt", interruptNote, "background_turn", "unconfirmed")
 	}
 	if ok {
@@ -149,7 +150,7 @@ func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends
 		return interrupted{stopped: true}, nil
 	case backends.StateMissing:
 		return interrupted{}, fault.Failed("task %s's endpoint disappeared after interrupt delivery, before its exit command", t.ID).Coded(fault.EEndpointMissing).
-			Hint("reconcile the task before any further control action")
+			Hint("relaunch it with fm-spawn %s --relaunch, or end it with fm-teardown %s", t.ID, t.ID)
 	}
 	return interrupted{}, fault.Failed("task %s's agent reads '%s' after its interrupt key; refusing to type its exit command into an unattributed endpoint (interrupt=delivered cancel=%s)", t.ID, after.State, ack).Coded(fault.EAgentUnverified)
 }

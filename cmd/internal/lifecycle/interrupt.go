@@ -31,7 +31,7 @@ func CheckKeys(t *task.Target) error {
 		return fault.Failed("harness %s interrupts with %s, which the %s backend cannot deliver; refusing to send a different key", h.Name, h.InterruptKey, t.BackendName).Coded(fault.EKeyUnsupported)
 	}
 	if h.ClearKey != "" && !t.Ability.CanDeliver(h.ClearKey) {
-		return fault.Failed("harness %s needs %s to clear its composer after an interrupt, which the %s backend cannot deliver; refusing to leave the cancelled prompt in its composer", h.Name, h.ClearKey, t.BackendName).Coded(fault.EKeyUnsupported)
+		return fault.Failed("harness %s needs %s to clear its composer after an interrupt, which the %s backend cannot deliver; nothing was sent", h.Name, h.ClearKey, t.BackendName).Coded(fault.EKeyUnsupported)
 	}
 	return nil
 }
@@ -48,14 +48,18 @@ func RefuseState(t *task.Target, verb string, obs backends.Observation) error {
 		if verb == "interrupt" {
 			return fault.Failed("no agent is running at task %s's recorded endpoint %s (state: %s); there is nothing to interrupt", id, t.Endpoint.Target, obs.State).Coded(code)
 		}
-		return fault.Failed("task %s's recorded endpoint %s is gone, so there is no agent to stop; reconcile the task before any further control action", id, t.Endpoint.Target).Coded(code)
+		return fault.Failed("task %s's recorded endpoint %s is gone, so there is no agent to stop", id, t.Endpoint.Target).Coded(code).
+			Hint("relaunch it with fm-spawn %s --relaunch, or end it with fm-teardown %s", id, id)
 	case backends.StateDrifted:
-		return fault.Failed("task %s's recorded endpoint %s has drifted (%s); %s before %s it", id, t.Endpoint.Target, obs.Detail, t.DriftFix(), gerund(verb)).Coded(fault.EEndpointDrifted)
+		return fault.Failed("task %s's recorded endpoint %s has drifted (%s), so nothing was sent", id, t.Endpoint.Target, obs.Detail).Coded(fault.EEndpointDrifted).Hint("%s", t.DriftFix())
 	case backends.StateSuspended:
 		return fault.Failed("task %s's agent is stopped, not gone, so %s it would act on a frozen worker", id, gerund(verb)).Coded(fault.EAgentSuspended).
 			Hint("resume it in its own endpoint (fg) first")
 	}
-	return fault.Failed("task %s's endpoint %s reads '%s' (%s) rather than a positively classified state; refusing to send a lifecycle key into an unattributed endpoint", id, t.Endpoint.Target, obs.State, obs.Detail).Coded(fault.EAgentUnverified)
+	return fault.Failed("task %s's endpoint %s reads '%s' rather than a positively classified state, so no lifecycle key was sent", id, t.Endpoint.Target, obs.State).Coded(fault.EAgentUnverified).
+		With("detail", obs.Detail).
+		Hint("%s", obs.Detail).
+		Hint("look at the pane (fm-control read %s) before acting on it", id)
 }
 
 func gerund(verb string) string {
@@ -251,7 +255,8 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 		}
 	}
 	if res.After.State == backends.StateMissing {
-		return res, fault.Failed("task %s's endpoint disappeared while interrupting it; reconcile the task before any further control action", t.ID).Coded(fault.EEndpointMissing)
+		return res, fault.Failed("task %s's endpoint disappeared while interrupting it", t.ID).Coded(fault.EEndpointMissing).
+			Hint("relaunch it with fm-spawn %s --relaunch, or end it with fm-teardown %s", t.ID, t.ID)
 	}
 	if t.Ability.Classifier {
 		if res.After.State != backends.StateAlive {

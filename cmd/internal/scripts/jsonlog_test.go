@@ -16,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -133,7 +134,7 @@ func setupJSONLog(e *testscript.Env) error {
 		defer os.RemoveAll(dir)
 		runs, err := readRuns(logPath)
 		if err == nil {
-			err = errors.Join(checkRuns(runs)...)
+			err = errors.Join(checkRuns(runs, e.WorkDir)...)
 		}
 		if err != nil {
 			if tb, ok := e.T().(testing.TB); ok {
@@ -238,18 +239,20 @@ func outcomeSchema(args []string) string {
 }
 
 // checkRuns lists every way the recorded runs break their schemas.
-func checkRuns(runs []jsonRun) []error {
+func checkRuns(runs []jsonRun, workDir string) []error {
 	var errs []error
 	for _, r := range runs {
 		if strings.TrimSpace(r.Stdout) != "" {
 			exercised.Store(outcomeSchema(r.Args), true)
 		}
 		objects, _ := checkStderr(r.Stderr)
+		failures := checkRun(r)
 		for _, o := range objects {
 			exercised.Store("error", true)
 			codesSeen.Store(fmt.Sprint(o["code"]), true)
+			failures = append(failures, overlong(o, workDir)...)
 		}
-		for _, e := range checkRun(r) {
+		for _, e := range failures {
 			errs = append(errs, fmt.Errorf("%s (exit %d): %w", strings.Join(r.Args, " "), r.Exit, e))
 		}
 	}
@@ -267,6 +270,41 @@ func checkRun(r jsonRun) []error {
 		errs = append(errs, fmt.Errorf("a failure must print one error object on stderr, printed %d", len(objects)))
 	case r.Exit != 0 && fmt.Sprint(objects[0]["exit"]) != fmt.Sprint(r.Exit):
 		errs = append(errs, fmt.Errorf("the error object says exit %v", objects[0]["exit"]))
+	}
+	return errs
+}
+
+// maxErrorLine bounds the error line and each hint line: the error says
+// what happened in one readable line, and what to do next goes on hint
+// lines. The text output prints the same strings as the JSON
+// error object's "error" and "hints", so checking them checks both.
+const maxErrorLine = 160
+
+// overlong names the error or hint strings of one error object longer
+// than maxErrorLine characters, or holding a line break. A path inside the
+// script's work directory counts as $WORK, as a script shows it: a user's
+// own paths are theirs to make long.
+func overlong(o map[string]any, workDir string) []error {
+	var errs []error
+	check := func(field string, v any) {
+		s, ok := v.(string)
+		if !ok {
+			return
+		}
+		if workDir != "" {
+			s = strings.ReplaceAll(s, workDir, "$WORK")
+		}
+		if strings.Contains(s, "\n") {
+			errs = append(errs, fmt.Errorf("%s line holds a line break (one line each; more go on hint lines): %q", field, s))
+		} else if utf8.RuneCountInString(s) > maxErrorLine {
+			errs = append(errs, fmt.Errorf("%s line is %d characters, over %d (move what to do next onto hint lines): %q", field, utf8.RuneCountInString(s), maxErrorLine, s))
+		}
+	}
+	check("error", o["error"])
+	if hints, ok := o["hints"].([]any); ok {
+		for _, h := range hints {
+			check("hint", h)
+		}
 	}
 	return errs
 }

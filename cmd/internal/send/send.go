@@ -298,7 +298,8 @@ func refuseHeld(ctx context.Context, t *task.Target) error {
 	if r := []rune(held); len(r) > 40 {
 		held = string(r[:40]) + "..."
 	}
-	return fault.Failed("task %s's composer already holds %q before the cursor (leftover input, or a dialog drawn over the composer); the message would be glued onto it, so nothing was sent", t.ID, held).Coded(fault.EComposerHeld).
+	return fault.Failed("task %s's composer already holds %q before the cursor, so nothing was sent", t.ID, held).Coded(fault.EComposerHeld).
+		Hint("the message would be glued onto leftover input, or typed into a dialog drawn over the composer").
 		With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "held", held).
 		Hint("look at the pane and clear that input (or submit it deliberately), then send again")
 }

@@ -309,7 +309,7 @@ func (s Spawner) refuseDuplicate(ctx context.Context, home config.Home, store st
 func readBrief(path string, home config.Home, req Request) ([]byte, error) {
 	if req.Brief == "" {
 		if err := state.RegularUnder(home.Data, path); err != nil {
-			return nil, fault.Failed("no brief at %s (%v); write the task's instructions there or pass --brief FILE", path, err).Coded(fault.ENoBrief)
+			return nil, launch.BriefRefusal(path, err).Hint("write the task's instructions there, or pass --brief FILE")
 		}
 		return nil, nil
 	}

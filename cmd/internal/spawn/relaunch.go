@@ -59,7 +59,7 @@ func (s Spawner) Relaunch(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	if !t.Ability.Classifier {
-		return Result{}, fault.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so fm-spawn cannot prove its endpoint is agent-free; refusing to relaunch into it", t.ID, t.BackendName).Coded(fault.ENoClassifier)
+		return Result{}, fault.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so fm-spawn cannot prove its endpoint is agent-free", t.ID, t.BackendName).Coded(fault.ENoClassifier)
 	}
 	h, err := relaunchHarness(t, req.Harness)
 	if err != nil {
@@ -80,7 +80,9 @@ func relaunchHarness(t *task.Target, named string) (harness.Harness, error) {
 		// family's canonical adapter is a different command, so reusing
 		// "the recorded harness" must not quietly substitute it.
 		if t.RecordedHarness != t.Harness.Name {
-			return harness.Harness{}, fault.Failed("task %s records harness '%s', whose original launch command cannot be reconstructed from its recorded basename; relaunching without --harness would substitute the canonical adapter '%s' for the command actually running. Pass an explicit --harness to choose the replacement runtime deliberately", t.ID, state.Printable(t.RecordedHarness), t.Harness.Name).Coded(fault.EUnverifiedHarness)
+			return harness.Harness{}, fault.Failed("task %s records harness '%s', whose launch command cannot be rebuilt from its recorded name", t.ID, state.Printable(t.RecordedHarness)).Coded(fault.EUnverifiedHarness).
+				Hint("a relaunch without --harness would run the canonical '%s' instead of the command that runs now", t.Harness.Name).
+				Hint("pass --harness to choose the replacement deliberately")
 		}
 		name = t.Harness.Name
 	}

@@ -62,7 +62,8 @@ func (s Spawner) freshProfile(home config.Home, req Request, kind harness.Kind) 
 		return p, fault.Failed("the crew harness '%s' (%s) is not verified; fix it or pass --harness (verified: %s)", state.Printable(name), crewPath, strings.Join(harness.Names(), ", ")).Coded(fault.EBadPin)
 	}
 	if !ok {
-		return p, fault.Failed("unknown harness '%s'; fmctl launches verified harnesses only: %s", state.Printable(name), strings.Join(harness.Names(), ", ")).Coded(fault.EUnverifiedHarness)
+		return p, fault.Failed("unknown harness '%s'", state.Printable(name)).Coded(fault.EUnverifiedHarness).
+			Hint("fmctl launches verified harnesses only: %s", strings.Join(harness.Names(), ", "))
 	}
 	if !h.SupportsKind(kind) {
 		return p, fault.Failed("'%s' is not verified to run a %s task", h.Name, kind).Coded(fault.EUnverifiedHarness)
@@ -145,7 +146,8 @@ func refuseFirstmateHome(home config.Home, dir, id string) error {
 		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || (d == home.Root && rel != ".") {
 			continue
 		}
-		return fault.Failed("secondmate %s's home '%s' is the firstmate home '%s' or inside its records; give it a worktree of its own (fm-spawn %s --kind secondmate --project REPO)", id, dir, home.Root, id).Coded(fault.EBadWorktree)
+		return fault.Failed("secondmate %s's home '%s' is the firstmate home '%s' or inside its records", id, dir, home.Root).Coded(fault.EBadWorktree).
+			Hint("give it a worktree of its own: fm-spawn %s --kind secondmate --project REPO", id)
 	}
 	return nil
 }

@@ -108,7 +108,9 @@ func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Ki
 	}
 	if status = withoutWiring(status); status != "" {
 		first, _, _ := strings.Cut(status, "\n")
-		return worktreePlan{}, fault.Failed("--worktree '%s' has uncommitted changes (%s); a fresh agent would start on someone else's work. Commit or stash them (git -C '%s' status), or relaunch the task that made them (fm-control relaunch <id>)", wt, state.Printable(strings.TrimSpace(first)), wt).Coded(fault.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--worktree '%s' has uncommitted changes (%s): a fresh agent would start on someone else's work", wt, state.Printable(strings.TrimSpace(first))).Coded(fault.EBadWorktree).
+			Hint("commit or stash them (git -C '%s' status)", wt).
+			Hint("or relaunch the task that made them: fm-control relaunch <id>")
 	}
 	return plan, nil
 }
@@ -234,7 +236,8 @@ func (s Spawner) create(ctx context.Context, plan worktreePlan) error {
 		}
 		if _, err := git.Run(ctx, s.Runner, s.Tunables.GitTimeout, plan.Dir, "merge-base", "--is-ancestor", want, "HEAD"); err != nil {
 			s.remove(ctx, plan)
-			return fault.Failed("the new worktree's head does not descend from %s (its base or the base's upstream), so the base is behind; update it (git -C '%s' pull --ff-only) or pass --base naming the upstream. The worktree was removed", want, plan.Project).Coded(fault.EBadWorktree)
+			return fault.Failed("the new worktree's head does not descend from %s (its base or the base's upstream), so the base is behind; the worktree was removed", want).Coded(fault.EBadWorktree).
+				Hint("update the base (git -C '%s' pull --ff-only), or pass --base naming the upstream", plan.Project)
 		}
 	}
 	return nil

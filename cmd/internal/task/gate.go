@@ -49,7 +49,7 @@ func (t *Target) Gate(obs backends.Observation, tool string) error {
 		return t.refuseGate(fault.EAgentSuspended, "holds a stopped agent (%s); nothing was sent", obs.Detail).
 			Hint("resume it with fg in its pane, then send again")
 	case backends.StateDrifted:
-		return t.refuseGate(fault.EEndpointDrifted, "has drifted (%s); nothing was sent: %s", obs.Detail, t.DriftFix())
+		return t.refuseGate(fault.EEndpointDrifted, "has drifted (%s); nothing was sent", obs.Detail).Hint("%s", t.DriftFix())
 	case backends.StateMissing:
 		return t.refuseGate(fault.EEndpointMissing, "is gone (%s); nothing was sent", obs.Detail).
 			Hint("relaunch the task with fm-spawn %s --relaunch", t.ID)

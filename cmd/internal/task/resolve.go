@@ -103,11 +103,11 @@ func (t *Target) Family() string {
 	return t.RecordedHarness
 }
 
-// DriftFix says how to correct a record whose endpoint drifted: rebind where
-// the adapter can find the task's pane, by hand elsewhere.
+// DriftFix is the hint that corrects a record whose endpoint drifted:
+// rebind where the adapter can find the task's pane, by hand elsewhere.
 func (t *Target) DriftFix() string {
 	if _, ok := t.Backend.(backends.PaneFinder); ok {
-		return "re-point the record with fm-control rebind " + t.ID
+		return "re-point the record with fm-control rebind " + t.ID + ", then try again"
 	}
-	return "correct the record by hand"
+	return "correct the record by hand (the backend cannot find the task's pane), then try again"
 }
