@@ -132,7 +132,7 @@ func (l Launcher) waitScreen(ctx context.Context, w launchWatch, h harness.Harne
 	}
 	for {
 		if scr, err := w.be.Capture(ctx, w.ep); err == nil {
-			st := sig.ReadScreen(scr.Lines)
+			st := sig.ReadScreen(launchedRows(scr.Lines, w.line))
 			if st.Dialog != "" {
 				return Readiness{Ready: "blocked", Dialog: st.Dialog}, nil
 			}
@@ -149,6 +149,16 @@ func (l Launcher) waitScreen(ctx context.Context, w launchWatch, h harness.Harne
 			return Readiness{Ready: "starting"}, nil
 		}
 	}
+}
+
+// launchedRows is the part of a screen the launched agent drew: the rows
+// below its launch line. In a relaunch the pane still shows the old
+// agent above that line (gemini draws inline, and 0.52 took seconds to
+// draw anything under load), and the old agent's composer and launch
+// prompt there would read as the new one ready. A launch line no longer on
+// the screen was cleared or scrolled off by the new agent: all is its own.
+func launchedRows(rows []string, line string) []string {
+	return rowsAfter(rows, line)
 }
 
 // WaitPath polls the endpoint's current directory until it is want, bounded

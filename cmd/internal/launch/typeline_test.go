@@ -1,6 +1,12 @@
 package launch
 
-import "testing"
+import (
+	"fmctl/harness"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 func TestInputLineJoinsTheRowsTheLaunchLineSpans(t *testing.T) {
 	line := "claude 'Read the brief at /h/data/t1/brief.md'"
@@ -33,5 +39,33 @@ func TestBeganWithAcceptsOnlyThePromptTheLineBeganWith(t *testing.T) {
 	}
 	if beganWith([]string{"$"}, "$ echo X", 2) {
 		t.Error("text that arrived after the clear was taken for the prompt")
+	}
+}
+
+// A relaunch types its line below the old agent's screen: the old gemini's
+// drawn composer and launch-prompt turn (a real capture) must not read as
+// the new agent ready before it has drawn anything of its own.
+func TestTheOldAgentAboveTheLaunchLineIsNotTheNewOneReady(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "tests", "captures", "gemini-0.61.0", "basic", "01-spawned.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	h, _ := harness.Lookup("gemini")
+	sig, ok := h.Screen()
+	if !ok {
+		t.Fatal("gemini has no screen signature")
+	}
+	if !sig.ReadScreen(old).Launched(sig) {
+		t.Fatal("the capture does not read as a launched gemini; the test proves nothing")
+	}
+	line := "FM_EVENT_KEY=\"$(cat '/h/state/t1.event-key')\" gemini --approval-mode=yolo -i 'Read the brief at /h/data/t1/brief.md and follow it exactly.'"
+	relaunched := append(append([]string{}, old...), "bash-5.2# "+line, "")
+	if sig.ReadScreen(launchedRows(relaunched, line)).Launched(sig) {
+		t.Error("the old agent's screen above the new launch line read as the new agent launched")
+	}
+	drawn := append(append([]string{}, relaunched...), old[2:]...)
+	if !sig.ReadScreen(launchedRows(drawn, line)).Launched(sig) {
+		t.Error("the new agent's own screen below its launch line did not read as launched")
 	}
 }
