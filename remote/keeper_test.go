@@ -102,8 +102,8 @@ func TestKeeperHoldsOneServeAcrossCallers(t *testing.T) {
 	for i, id := range []string{"req-00001", "req-00002", "req-00003"} {
 		k := r.kept()
 		call(t, k, id)
-		if k.Fallback != nil {
-			t.Fatalf("call %d went around the keeper: %v", i, k.Fallback)
+		if k.Fallback() != nil {
+			t.Fatalf("call %d went around the keeper: %v", i, k.Fallback())
 		}
 		k.Close()
 	}
@@ -169,8 +169,8 @@ func TestAStaleKeeperSocketIsReplaced(t *testing.T) {
 			start := time.Now()
 			k := r.kept()
 			call(t, k, "req-stale-1")
-			if k.Fallback != nil || r.starts.Load() != 1 {
-				t.Fatalf("the stale socket was not replaced by a keeper: fallback %v, %d started", k.Fallback, r.starts.Load())
+			if k.Fallback() != nil || r.starts.Load() != 1 {
+				t.Fatalf("the stale socket was not replaced by a keeper: fallback %v, %d started", k.Fallback(), r.starts.Load())
 			}
 			if took := time.Since(start); took > 3*time.Second {
 				t.Fatalf("replacing a %s keeper socket took %v, past the 300ms probe", name, took)
@@ -246,8 +246,8 @@ func TestAKeeperEndingSaysWhetherItSent(t *testing.T) {
 			k.Start = nil // the fake is the keeper there
 			resp, err := k.Call(context.Background(), Request{ID: "req-end-001", Argv: []string{"fm-send", "t1", "--", "hi"}})
 			if !ack {
-				if err != nil || resp.Stdout != "ok\n" || k.Fallback == nil || lines(count) != 1 {
-					t.Fatalf("want the call run by a session of the caller's own: %+v, %v, fallback %v", resp, err, k.Fallback)
+				if err != nil || resp.Stdout != "ok\n" || k.Fallback() == nil || lines(count) != 1 {
+					t.Fatalf("want the call run by a session of the caller's own: %+v, %v, fallback %v", resp, err, k.Fallback())
 				}
 				return
 			}

@@ -157,12 +157,21 @@ type Kept struct {
 	// Start starts the keeper, detached (StartDetached); exited is closed
 	// if it ends.
 	Start func() (exited <-chan struct{}, err error)
-	// Fallback is why the last call did not go through a keeper.
-	Fallback error
-
 	mu     sync.Mutex
 	conn   *keeperConn
 	direct *Session
+	// directWhy is why direct was opened: the keeper could not be had.
+	directWhy error
+	// fallback is directWhy when the last call went through direct.
+	fallback error
+}
+
+// Fallback is why the last call did not go through a keeper, nil when it
+// did: a caller says so, since its own session pays the remote login.
+func (k *Kept) Fallback() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.fallback
 }
 
 // Call sends req (its id set) and reads its answer by ctx's deadline, as
@@ -171,13 +180,15 @@ func (k *Kept) Call(ctx context.Context, req Request) (Response, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	req.Protocol = Protocol
+	k.fallback = nil
+	var why error
 	// A keeper that ended before this side said "go" (its idle exit
 	// raced this caller) is replaced once.
 	for attempt := 0; attempt < 2 && k.direct == nil; attempt++ {
 		if k.conn == nil {
 			conn, err := k.SSH.keeper(ctx, k.Path, k.Start)
 			if err != nil {
-				k.Fallback = err
+				why = err
 				break
 			}
 			k.conn = conn
@@ -191,15 +202,16 @@ func (k *Kept) Call(ctx context.Context, req Request) (Response, error) {
 		if !errors.Is(err, errKeeperGone) {
 			return resp, err
 		}
-		k.Fallback = err
+		why = err
 	}
 	if k.direct == nil {
 		sess, err := k.SSH.Open(ctx, k.Host, k.Wait)
 		if err != nil {
 			return Response{}, err
 		}
-		k.direct = sess
+		k.direct, k.directWhy = sess, why
 	}
+	k.fallback = k.directWhy
 	return k.direct.Call(ctx, req)
 }
 

@@ -55,6 +55,9 @@ func TestConsecutiveVerbsShareOneRemoteServe(t *testing.T) {
 	}
 	r := f.run(30*time.Second, nil, "fm-send", "h1/t1", "over the held serve")
 	wantCode(t, r, 0, "a send after it")
+	if strings.Contains(r.stderr, "no keeper") {
+		t.Fatalf("a call through the keeper said it fell back: %s", r)
+	}
 	t.Logf("send over the held serve: %v", r.elapsed)
 	r = f.run(30*time.Second, nil, "fm-control", "status", "h1/t1")
 	wantCode(t, r, 0, "a status after it")

@@ -28,8 +28,10 @@ type Client struct {
 	SSH   remote.SSH
 	Tun   config.HostVars
 
-	mu    sync.Mutex
-	conns map[string]conn
+	// notice says on stderr what the caller should know but did not ask.
+	notice func(format string, args ...any)
+	mu     sync.Mutex
+	conns  map[string]conn
 }
 
 // conn carries one host's requests: a *remote.Kept (through the host's
@@ -69,7 +71,8 @@ func NewClient(d edge.Deps, tool string) (*Client, error) {
 			ConfigFile: tun.SSHConfig, ConnectTimeout: tun.ConnectTimeout, ControlDir: dir,
 			Persist: masterPersist, ProbeTimeout: probeTimeout, LocalVersion: cli.BuildVersion(),
 		},
-		conns: map[string]conn{},
+		notice: d.Printer(false).Notice,
+		conns:  map[string]conn{},
 	}, nil
 }
 
@@ -150,6 +153,11 @@ func (c *Client) Call(ctx context.Context, host string, req remote.Request, time
 	verbTimeout := timeout - min(timeout/10, 5*time.Second)
 	req.ID, req.TimeoutMS = id, verbTimeout.Milliseconds()
 	resp, err := cn.Call(ctx, req)
+	if kept, ok := cn.(*remote.Kept); ok && c.notice != nil {
+		if why := kept.Fallback(); why != nil {
+			c.notice("host %s: no keeper (%v), so this call opened its own ssh session and paid the remote login", host, why)
+		}
+	}
 	if err != nil {
 		return remote.Response{}, refusalOf(err, req.Argv)
 	}
