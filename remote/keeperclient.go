@@ -157,6 +157,7 @@ type Kept struct {
 	// Start starts the keeper, detached (StartDetached); exited is closed
 	// if it ends.
 	Start func() (exited <-chan struct{}, err error)
+
 	mu     sync.Mutex
 	conn   *keeperConn
 	direct *Session
