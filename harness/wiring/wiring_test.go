@@ -104,7 +104,7 @@ func TestGeminiWiringRefusesASymlinkedGeminiDir(t *testing.T) {
 	if err := Install(h, task, w); err == nil {
 		t.Fatal("install wrote through a symlinked .gemini")
 	}
-	if err := Retire(h, task); err == nil || !strings.Contains(err.Error(), "nothing was deleted") {
+	if err := Retire(h, task); err == nil || !strings.Contains(err.Error(), "is a symlink") {
 		t.Fatalf("retire through a symlinked .gemini: err = %v, want a refusal", err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(outside, "settings.json")); string(got) != string(theirs) {

@@ -46,7 +46,7 @@ func TestWaitOnAStoppedAgentEndsAtOnce(t *testing.T) {
 
 	r = s.run("", []string{"FM_TMUX_SOCKET=" + s.sock + "-nosuch"}, "fm-control", "wait", "t1", "--for", "idle", "--timeout", "30")
 	wantCode(t, r, 1, "fm-control wait on a socket where no server runs")
-	if !strings.Contains(r.stderr, "state: unreadable") || r.elapsed > 5*time.Second {
+	if !strings.Contains(r.stderr, "could not be read, so whether its agent is idle is unknown") || r.elapsed > 5*time.Second {
 		t.Fatalf("wrong socket: stderr %q after %v, want unreadable at once", r.stderr, r.elapsed)
 	}
 }
