@@ -186,6 +186,13 @@ type StatesReader interface {
 	AgentStates(ctx context.Context, eps []Endpoint) []Observation
 }
 
+// ScreensReader is an optional Backend ability: capture many endpoints'
+// screens with one multiplexer call, for a read of every task (fm-control
+// list). errs[i] is set where screens[i] could not be read.
+type ScreensReader interface {
+	Captures(ctx context.Context, eps []Endpoint) (screens []Screen, errs []error)
+}
+
 // HistoryReader is an optional Backend ability: the endpoint's last lines,
 // scrollback included, as plain text.
 type HistoryReader interface {

@@ -3,8 +3,10 @@ package tmux
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"fmctl/backends"
 )
@@ -28,6 +30,11 @@ func (t *Adapter) AgentStates(ctx context.Context, eps []backends.Endpoint) []ba
 	panes, err := t.snapshot(ctx)
 	for i, ep := range eps {
 		if info, ok := findInSnapshot(panes, ep); err == nil && ok {
+			// The pane found is the endpoint's, as lookup's is: a capture
+			// of it next (list's screens) needs no lookup of its own.
+			t.mu.Lock()
+			t.pane[ep.Target] = info.pane
+			t.mu.Unlock()
 			out[i] = t.classify(ctx, info)
 			continue
 		}
@@ -90,4 +97,78 @@ func (t *Adapter) History(ctx context.Context, ep backends.Endpoint, lines int) 
 		return nil, fmt.Errorf("tmux capture-pane %s (%s): %w", ep.Target, pane, err)
 	}
 	return backends.LastLines(string(out.Stdout), lines), nil
+}
+
+// Captures reads the screens of eps in one tmux call: for each pane its
+// cursor, behind a marker line naming the pane, then its rows. The marker
+// carries a nonce of this call, so no row a pane shows can pose as one.
+// When the call fails (a pane gone mid-chain ends tmux's command queue),
+// each endpoint takes the single capture, whose error names it.
+func (t *Adapter) Captures(ctx context.Context, eps []backends.Endpoint) ([]backends.Screen, []error) {
+	screens, errs := make([]backends.Screen, len(eps)), make([]error, len(eps))
+	nonce := fmt.Sprintf("fmctl-screen-%d-%d", os.Getpid(), time.Now().UnixNano())
+	var args []string
+	panes := make([]string, len(eps))
+	for i, ep := range eps {
+		pane, err := t.paneID(ctx, ep)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		panes[i] = pane
+		args = append(args, "display-message", "-p", "-t", pane, nonce+" "+pane+" #{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", pane, ";")
+	}
+	if len(args) == 0 {
+		return screens, errs
+	}
+	out, err := t.run(ctx, args[:len(args)-1]...)
+	if err != nil {
+		for i, ep := range eps {
+			if panes[i] != "" {
+				screens[i], errs[i] = t.Capture(ctx, ep)
+			}
+		}
+		return screens, errs
+	}
+	byPane := splitCaptures(string(out.Stdout), nonce)
+	for i, pane := range panes {
+		if pane == "" {
+			continue
+		}
+		if s, ok := byPane[pane]; ok {
+			screens[i] = s
+		} else {
+			errs[i] = fmt.Errorf("tmux capture-pane %s (%s): the batched capture printed no screen for it", eps[i].Target, pane)
+		}
+	}
+	return screens, errs
+}
+
+// splitCaptures cuts the batched output at its marker lines: each starts
+// a pane's part, its cursor the marker's tail and its rows what follows.
+func splitCaptures(out, nonce string) map[string]backends.Screen {
+	screens := map[string]backends.Screen{}
+	var pane string
+	var part strings.Builder
+	flush := func() {
+		if pane != "" {
+			screens[pane] = parseCapture([]byte(part.String()))
+		}
+		part.Reset()
+	}
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, nonce+" "); ok {
+			flush()
+			id, cursor, _ := strings.Cut(rest, " ")
+			pane = id
+			part.WriteString(cursor)
+			if !strings.HasSuffix(cursor, "\n") {
+				part.WriteString("\n")
+			}
+			continue
+		}
+		part.WriteString(line)
+	}
+	flush()
+	return screens
 }

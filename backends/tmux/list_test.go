@@ -141,3 +141,22 @@ func TestAgentStatesFindsARecordedPaneIDOnlyWhereTheRecordSaysItIs(t *testing.T)
 		t.Errorf("a pane under another name read alive from the snapshot")
 	}
 }
+
+// The batched capture is cut at its markers only: a pane whose rows show a
+// marker-like line without this call's nonce keeps it as a row.
+func TestSplitCapturesCutsAtThisCallsMarkersOnly(t *testing.T) {
+	nonce := "fmctl-screen-1-2"
+	out := nonce + " %1 3 2\n" + "row a1\n" + "fmctl-screen-9-9 %2 0 0\n" + "\n" +
+		nonce + " %2 1 0\n" + "row b1\n" + "row b2\n"
+	got := splitCaptures(out, nonce)
+	if len(got) != 2 {
+		t.Fatalf("screens = %+v, want two", got)
+	}
+	a, b := got["%1"], got["%2"]
+	if strings.Join(a.Lines, "|") != "row a1|fmctl-screen-9-9 %2 0 0" || !a.Cursor || a.CursorY != 3 || a.CursorX != 2 {
+		t.Errorf("%%1 = %+v", a)
+	}
+	if strings.Join(b.Lines, "|") != "row b1|row b2" || b.CursorY != 1 {
+		t.Errorf("%%2 = %+v", b)
+	}
+}

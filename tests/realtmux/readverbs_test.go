@@ -129,8 +129,9 @@ func TestWaitForDeadReturnsWhenTheAgentExits(t *testing.T) {
 	s.assertHomeIs(before, "fm-control wait")
 }
 
-// list classifies every tmux task from one tmux call, however many tasks.
-func TestListMakesOneTmuxCallForAnyNumberOfTasks(t *testing.T) {
+// list classifies every tmux task from one tmux call, and reads the live
+// agents' screens (as status does) in one more, however many tasks.
+func TestListMakesTwoTmuxCallsForAnyNumberOfTasks(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
 	a := s.startAgent("l0", "claude")
@@ -145,7 +146,7 @@ func TestListMakesOneTmuxCallForAnyNumberOfTasks(t *testing.T) {
 		t.Logf("fm-control list, %d task(s): %d tmux call(s), %v wall", n, calls, r.elapsed.Round(time.Millisecond))
 		return calls, r.stdout
 	}
-	if calls, out := count(1); calls != 1 || !strings.Contains(out, "l0: harness=claude kind=ship backend=tmux endpoint=fmses:fm-l0 state=alive activity=unknown journal=none") {
+	if calls, out := count(1); calls != 2 || !strings.Contains(out, "l0: harness=claude kind=ship backend=tmux endpoint=fmses:fm-l0 state=alive activity=unknown journal=none") {
 		t.Fatalf("1 task: %d tmux calls, output %q\n%s", calls, out, a.state())
 	}
 	for i := 1; i < 20; i++ {
@@ -165,8 +166,8 @@ func TestListMakesOneTmuxCallForAnyNumberOfTasks(t *testing.T) {
 	}
 	before := s.homeTree()
 	calls, out := count(20)
-	if calls != 1 {
-		t.Fatalf("20 tasks: %d tmux calls, want 1", calls)
+	if calls != 2 {
+		t.Fatalf("20 tasks: %d tmux calls, want 2", calls)
 	}
 	if !strings.Contains(out, "l19: harness=codex kind=scout backend=tmux endpoint=fmses:fm-l19 state=dead ") {
 		t.Fatalf("list output %q", out)

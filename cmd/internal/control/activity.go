@@ -64,10 +64,7 @@ type screenView struct {
 // report it seconds later (claude's permission_prompt Notification: ~6 s)
 // or never. Only the task's own live agent's screen is read.
 func readScreen(ctx context.Context, t *task.Target, obs backends.Observation) screenView {
-	if !t.HasHarness || !t.Attributed(obs) {
-		return screenView{}
-	}
-	sig, ok := t.Harness.Screen()
+	sig, ok := screenSig(t, obs)
 	if !ok {
 		return screenView{}
 	}
@@ -75,6 +72,19 @@ func readScreen(ctx context.Context, t *task.Target, obs backends.Observation) s
 	if err != nil {
 		return screenView{}
 	}
+	return viewOf(sig, st)
+}
+
+// screenSig is the signature t's screen is read by: only the task's own
+// live agent's, and only a harness with verified signatures.
+func screenSig(t *task.Target, obs backends.Observation) (harness.ScreenSig, bool) {
+	if !t.HasHarness || !t.Attributed(obs) {
+		return harness.ScreenSig{}, false
+	}
+	return t.Harness.Screen()
+}
+
+func viewOf(sig harness.ScreenSig, st harness.ScreenState) screenView {
 	v := screenView{Read: true, Ready: st.Ready(), Busy: st.Busy}
 	if d, ok := sig.Dialog(st.Dialog); ok && d.Waits != "" {
 		v.Dialog = d

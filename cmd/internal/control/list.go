@@ -28,8 +28,10 @@ type listRow struct {
 	Endpoint string `json:"endpoint,omitempty"`
 	State    string `json:"state,omitempty"`
 	Activity string `json:"activity,omitempty"`
-	Journal  string `json:"journal"`
-	Error    string `json:"error,omitempty"`
+	// WaitingFor is the dialog a waiting agent waits at, as status says.
+	WaitingFor string `json:"waiting_for,omitempty"`
+	Journal    string `json:"journal"`
+	Error      string `json:"error,omitempty"`
 }
 
 // List shows every task in the home, without a lock and without writing.
@@ -86,12 +88,47 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 	now := time.Now()
 	for _, idx := range batches {
 		obs := observeAll(ctx, targets, idx)
+		screens := readScreens(ctx, targets, idx, obs)
 		for k, i := range idx {
 			rows[i].State = string(obs[k].State)
-			rows[i].Activity = readActivity(targets[i], obs[k], now, c.waits.Launch, screenView{}).Word
+			act := readActivity(targets[i], obs[k], now, c.waits.Launch, screens[k])
+			rows[i].Activity, rows[i].WaitingFor = act.Word, act.For
 		}
 	}
 	return home.State, rows, nil
+}
+
+// readScreens reads the screens of the targets at idx (all on one
+// backend) as status does, so list says what status says: a dialog drawn
+// is waiting at once, a busy mark outranks an idle report. Only live
+// agents of the task's own harness are read: in one call where the
+// adapter can (tmux), else one capture each.
+func readScreens(ctx context.Context, targets []*task.Target, idx []int, obs []backends.Observation) []screenView {
+	out := make([]screenView, len(idx))
+	var read []int // positions in idx whose screens are read
+	var eps []backends.Endpoint
+	for k, i := range idx {
+		if _, ok := screenSig(targets[i], obs[k]); ok {
+			read = append(read, k)
+			eps = append(eps, targets[i].Endpoint)
+		}
+	}
+	sr, ok := targets[idx[0]].Backend.(backends.ScreensReader)
+	if len(read) == 0 || !ok {
+		for _, k := range read {
+			out[k] = readScreen(ctx, targets[idx[k]], obs[k])
+		}
+		return out
+	}
+	screens, errs := sr.Captures(ctx, eps)
+	for j, k := range read {
+		if errs[j] != nil {
+			continue
+		}
+		sig, _ := screenSig(targets[idx[k]], obs[k])
+		out[k] = viewOf(sig, sig.ReadScreen(screens[j].Lines))
+	}
+	return out
 }
 
 // observeAll classifies the targets at idx, all on one backend, with one
