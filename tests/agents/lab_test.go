@@ -34,12 +34,15 @@ type profile struct {
 	// relaunchTo is the harness a relaunch scenario moves this task onto
 	// ("" = no relaunch scenario starts from this harness).
 	relaunchTo string
+	// slowStart: every spawn takes about 40-60 s (opencode), so the tier
+	// runs it in a lane of its own.
+	slowStart bool
 }
 
 var profiles = []profile{
 	{name: "claude", bin: "claude", pkg: "@anthropic-ai/claude-code", relaunchTo: "codex"},
 	{name: "codex", bin: "codex", pkg: "@openai/codex"},
-	{name: "opencode", bin: "opencode", pkg: "opencode-ai", relaunchTo: "pi"},
+	{name: "opencode", bin: "opencode", pkg: "opencode-ai", relaunchTo: "pi", slowStart: true},
 	{name: "pi", bin: "pi", pkg: "@mariozechner/pi-coding-agent"},
 	{name: "gemini", bin: "gemini", pkg: "@google/gemini-cli"},
 }

@@ -21,7 +21,7 @@ var knownGaps = map[string]string{
 
 // TestRealAgents runs every scenario group against every real harness.
 func TestRealAgents(t *testing.T) {
-	// Two lanes: opencode (a slow start, about 40-60 s, for every spawn)
+	// Two lanes: a slow starter (opencode, about 40-60 s for every spawn)
 	// takes about as long as the other four together, so it runs in a lane
 	// of its own from the start instead of after whichever two the
 	// scheduler resumed first. go test's -parallel must let all five wait.
@@ -29,7 +29,7 @@ func TestRealAgents(t *testing.T) {
 	for _, p := range profiles {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			lane := lanes[p.name == "opencode"]
+			lane := lanes[p.slowStart]
 			lane <- struct{}{}
 			defer func() { <-lane }()
 			requireAgents(t, p)
