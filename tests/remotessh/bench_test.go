@@ -1,7 +1,11 @@
 package remotessh
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -49,4 +53,61 @@ func median(d []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), d...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
+}
+
+// BenchmarkListAllHosts is one fleet view of 8 hosts of 50 tasks each:
+// the median of `fm-control list --all-hosts` (every host asked at once,
+// through its keeper) against one host's own `fm-control list` of its 50.
+// A task's window runs a sleep, which reads unattributed, so the rows are
+// real records and panes without 400 agents to start.
+func BenchmarkListAllHosts(b *testing.B) {
+	const hosts, tasks, n = 8, 50, 9
+	f := newFleet(b)
+	var first *host
+	for i := range hosts {
+		h := f.addHost(fmt.Sprintf("h%d", i+1))
+		if first == nil {
+			first = h
+		}
+		for j := range tasks {
+			h.sleeperTask(fmt.Sprintf("t%02d", j))
+		}
+	}
+	hostEnv := []string{"FM_HOME=" + first.home, "FM_TMUX_SOCKET=" + first.sock}
+	warm := f.run(2*time.Minute, nil, "fm-control", "list", "--all-hosts")
+	wantCode(f.t, warm, 0, "warm-up: every host's master and keeper")
+	if got := strings.Count(warm.stdout, "\n"); got < hosts*tasks {
+		f.t.Fatalf("list --all-hosts printed %d lines for %d tasks:\n%s", got, hosts*tasks, warm.stdout)
+	}
+	var local, all []time.Duration
+	for range max(1, b.N) {
+		for range n {
+			r := f.run(time.Minute, hostEnv, "fm-control", "list")
+			wantCode(f.t, r, 0, "list on one host")
+			local = append(local, r.elapsed)
+			r = f.run(2*time.Minute, nil, "fm-control", "list", "--all-hosts")
+			wantCode(f.t, r, 0, "list --all-hosts")
+			all = append(all, r.elapsed)
+		}
+	}
+	b.ReportMetric(ms(median(local)), "ms-one-host-50")
+	b.ReportMetric(ms(median(all)), "ms-8-hosts-400")
+}
+
+// sleeperTask is a record and a window for task id whose pane runs a sleep.
+func (h *host) sleeperTask(id string) {
+	h.t.Helper()
+	wt := filepath.Join(h.dir, "wt-"+id)
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	created := strings.Fields(h.tmux("new-window", "-d", "-P", "-F", "#{pane_id} #{window_id} #{pane_pid}", "-t", "=fmses:",
+		"-n", "fm-"+id, "-c", wt, "--", "sleep", "3600"))
+	if len(created) != 3 {
+		h.t.Fatalf("new-window printed %q", created)
+	}
+	writeFile(h.t, filepath.Join(h.home, "state", id+".meta"), strings.Join([]string{
+		"window=fmses:fm-" + id, "tmux_pane_id=" + created[0], "tmux_window_id=" + created[1], "tmux_pane_pid=" + created[2],
+		"endpoint_task_id=" + id, "worktree=" + wt, "project=" + wt, "harness=claude", "kind=ship",
+		"model=default", "effort=default", "spawn_gen=rs1"}, "\n")+"\n")
 }
