@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"fmctl/backends"
@@ -98,6 +99,10 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 	return home.State, rows, nil
 }
 
+// screenReaders bounds the captures list runs at once on a backend that
+// reads one screen per call.
+const screenReaders = 4
+
 // readScreens reads the screens of the targets at idx (all on one
 // backend) as status does, so list says what status says: a dialog drawn
 // is waiting at once, a busy mark outranks an idle report. Only live
@@ -115,9 +120,20 @@ func readScreens(ctx context.Context, targets []*task.Target, idx []int, obs []b
 	}
 	sr, ok := targets[idx[0]].Backend.(backends.ScreensReader)
 	if len(read) == 0 || !ok {
+		// One capture each, a few at a time: a fleet's captures overlap
+		// without crowding the multiplexer.
+		slots := make(chan struct{}, screenReaders)
+		var wg sync.WaitGroup
 		for _, k := range read {
-			out[k] = readScreen(ctx, targets[idx[k]], obs[k])
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				out[k] = readScreen(ctx, targets[idx[k]], obs[k])
+			}()
 		}
+		wg.Wait()
 		return out
 	}
 	screens, errs := sr.Captures(ctx, eps)
