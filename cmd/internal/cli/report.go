@@ -127,47 +127,10 @@ func (p Printer) Error(err error) int {
 		word = "\x1b[1;31merror:\x1b[0m"
 	}
 	fmt.Fprintf(p.Err, "%s %s\n", word, err.Error())
-	for _, h := range hintsOf(err) {
+	for _, h := range fault.HintsOf(err) {
 		fmt.Fprintf(p.Err, "hint: %s\n", h)
 	}
 	return exit
-}
-
-// hintsOf is every next step in err's chain, outermost first, each once:
-// a refusal's own hints, then those its causes carry (a record's or a
-// home's error says how to mend it).
-func hintsOf(err error) []string {
-	var hints []string
-	seen := map[string]bool{}
-	var walk func(error)
-	walk = func(err error) {
-		if err == nil {
-			return
-		}
-		var own []string
-		switch e := err.(type) {
-		case *fault.Error:
-			own = e.Hints
-		case interface{ Hints() []string }:
-			own = e.Hints()
-		}
-		for _, h := range own {
-			if !seen[h] {
-				seen[h] = true
-				hints = append(hints, h)
-			}
-		}
-		switch u := err.(type) {
-		case interface{ Unwrap() error }:
-			walk(u.Unwrap())
-		case interface{ Unwrap() []error }:
-			for _, e := range u.Unwrap() {
-				walk(e)
-			}
-		}
-	}
-	walk(err)
-	return hints
 }
 
 // errorJSON is err's --json object.
@@ -179,7 +142,7 @@ func errorJSON(err error) json.Marshaler {
 			obj = append(obj, field{f.Key, f.Value})
 		}
 	}
-	if hints := hintsOf(err); len(hints) > 0 {
+	if hints := fault.HintsOf(err); len(hints) > 0 {
 		obj = append(obj, field{"hints", hints})
 	}
 	return obj

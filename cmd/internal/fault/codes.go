@@ -165,29 +165,70 @@ func CodeOf(err error) Code {
 	return ERefused
 }
 
-// findCode walks err's chain outermost first, through joined and
-// multi-%w errors, stopping at the first named code or mapped kind.
+// findCode walks err's chain, stopping at the first named code or mapped
+// kind.
 func findCode(err error) Code {
-	if err == nil {
-		return ""
-	}
-	if r, ok := err.(*Error); ok && r.Code != "" {
-		return r.Code
-	}
-	for _, row := range Codes {
-		if row.Kind != nil && err == row.Kind {
-			return row.Code
+	var code Code
+	walk(err, func(e error) bool {
+		if r, ok := e.(*Error); ok && r.Code != "" {
+			code = r.Code
+			return false
 		}
+		for _, row := range Codes {
+			if row.Kind != nil && e == row.Kind {
+				code = row.Code
+				return false
+			}
+		}
+		return true
+	})
+	return code
+}
+
+// HintsOf is every next step in err's chain, outermost first, each once:
+// a refusal's own hints, then those its causes carry (a record's or a
+// home's error says how to mend it, through a Hints method).
+func HintsOf(err error) []string {
+	var hints []string
+	seen := map[string]bool{}
+	walk(err, func(e error) bool {
+		var own []string
+		switch e := e.(type) {
+		case *Error:
+			own = e.Hints
+		case interface{ Hints() []string }:
+			own = e.Hints()
+		}
+		for _, h := range own {
+			if !seen[h] {
+				seen[h] = true
+				hints = append(hints, h)
+			}
+		}
+		return true
+	})
+	return hints
+}
+
+// walk visits err and every error it wraps, outermost first and depth
+// first through joined and multi-%w errors, until visit returns false; it
+// reports whether the walk ran to the end.
+func walk(err error, visit func(error) bool) bool {
+	if err == nil {
+		return true
+	}
+	if !visit(err) {
+		return false
 	}
 	switch u := err.(type) {
 	case interface{ Unwrap() error }:
-		return findCode(u.Unwrap())
+		return walk(u.Unwrap(), visit)
 	case interface{ Unwrap() []error }:
 		for _, e := range u.Unwrap() {
-			if c := findCode(e); c != "" {
-				return c
+			if !walk(e, visit) {
+				return false
 			}
 		}
 	}
-	return ""
+	return true
 }
