@@ -103,7 +103,9 @@ func (t *Adapter) History(ctx context.Context, ep backends.Endpoint, lines int) 
 // cursor, behind a marker line naming the pane, then its rows. The marker
 // carries a nonce of this call, so no row a pane shows can pose as one.
 // When the call fails (a pane gone mid-chain ends tmux's command queue),
-// each endpoint takes the single capture, whose error names it.
+// each endpoint takes the single capture, whose error names it; when it
+// timed out, tmux is not answering, and one more bounded call per
+// endpoint would only multiply the wait, so every screen is unread.
 func (t *Adapter) Captures(ctx context.Context, eps []backends.Endpoint) ([]backends.Screen, []error) {
 	screens, errs := make([]backends.Screen, len(eps)), make([]error, len(eps))
 	nonce := fmt.Sprintf("fmctl-screen-%d-%d", os.Getpid(), time.Now().UnixNano())
@@ -122,6 +124,14 @@ func (t *Adapter) Captures(ctx context.Context, eps []backends.Endpoint) ([]back
 		return screens, errs
 	}
 	out, err := t.run(ctx, args[:len(args)-1]...)
+	if _, hung := backends.MayHaveRun(err); hung {
+		for i, pane := range panes {
+			if pane != "" {
+				errs[i] = fmt.Errorf("tmux capture-pane %s (%s): %w", eps[i].Target, pane, err)
+			}
+		}
+		return screens, errs
+	}
 	if err != nil {
 		for i, ep := range eps {
 			if panes[i] != "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"fmctl/backends"
 )
@@ -158,5 +159,41 @@ func TestSplitCapturesCutsAtThisCallsMarkersOnly(t *testing.T) {
 	}
 	if strings.Join(b.Lines, "|") != "row b1|row b2" || b.CursorY != 1 {
 		t.Errorf("%%2 = %+v", b)
+	}
+}
+
+// captureServer answers the batched capture with err, and counts calls.
+type captureServer struct {
+	err   error
+	calls []string
+}
+
+func (s *captureServer) Run(_ context.Context, c backends.Cmd) (backends.Output, error) {
+	args := subcommand(c)
+	s.calls = append(s.calls, strings.Join(args, " "))
+	if strings.Count(strings.Join(args, " "), "capture-pane") > 1 { // the batch, not a single capture
+		return backends.Output{}, s.err
+	}
+	return backends.Output{Stdout: []byte("0 0\nrow\n")}, nil
+}
+
+// A batched capture that timed out is not retried one endpoint at a time
+// (a tmux that does not answer would cost one more bound per endpoint);
+// one that failed otherwise (a pane gone mid-chain) is.
+func TestCapturesFallsBackOnlyWhenTmuxAnswered(t *testing.T) {
+	eps := []backends.Endpoint{{Target: "fmses:fm-a"}, {Target: "fmses:fm-b"}}
+	hung := &captureServer{err: &backends.TimeoutError{Call: "tmux display-message", After: time.Second}}
+	tm := New(hung, Options{Procs: &fixedProcs{}})
+	tm.pane["fmses:fm-a"], tm.pane["fmses:fm-b"] = "%1", "%2"
+	_, errs := tm.Captures(context.Background(), eps)
+	if len(hung.calls) != 1 || errs[0] == nil || errs[1] == nil {
+		t.Fatalf("timed out: calls %q, errs %v; want the one call, both screens unread", hung.calls, errs)
+	}
+	gone := &captureServer{err: &backends.RunError{ExitCode: 1, Stderr: "can't find pane: %2"}}
+	tm = New(gone, Options{Procs: &fixedProcs{}})
+	tm.pane["fmses:fm-a"], tm.pane["fmses:fm-b"] = "%1", "%2"
+	screens, errs := tm.Captures(context.Background(), eps)
+	if len(gone.calls) != 3 || errs[0] != nil || strings.Join(screens[0].Lines, "|") != "row" {
+		t.Fatalf("failed: calls %q, errs %v, screens %+v; want the batch, then one capture each", gone.calls, errs, screens)
 	}
 }
