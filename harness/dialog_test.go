@@ -42,6 +42,8 @@ func TestWaitingDialogsOnRealCaptures(t *testing.T) {
 func TestNoWaitingDialogOffDialogCaptures(t *testing.T) {
 	for _, c := range []struct{ h, file string }{
 		{"claude", "busy"}, {"claude", "composer-text"}, {"codex", "busy"}, {"opencode", "busy"},
+		// a relaunched opencode's home screen, its tip the help text
+		{"opencode", "home-tip"},
 		{"pi", "busy"}, {"gemini", "yolo-busy"},
 	} {
 		sig := screens[c.h]

@@ -72,7 +72,10 @@ var screens = map[string]ScreenSig{
 		Dialogs: []Dialog{
 			// Drawn in place of the composer, over a tool call to approve.
 			{Name: "permission", Marks: []string{"Permission required", "Allow once"}, Waits: WaitPermission, Answer: "Enter allows once, Escape rejects"},
-			{Name: "help", Marks: []string{"Press ctrl+p to see all available actions"}},
+			// The home screen's tips include the help text itself
+			// ("● Tip Press ctrl+p to see all ..."): only the dialog
+			// has its esc/enter title row.
+			{Name: "help", Marks: []string{"Press ctrl+p to see all available actions", "esc/enter"}},
 		},
 		Collapsed: []string{"[Pasted ~"},
 		// C-u clears one row or a [Pasted ~N lines] placeholder; Escape
