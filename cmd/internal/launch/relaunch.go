@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"time"
 
 	"fmctl/backends"
 	"fmctl/backends/mux"
@@ -73,6 +74,8 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 	if err := inc.Install(h); err != nil {
 		return Result{Record: rec}, fault.Failed("task %s's new record (harness %s) is published, but %v", t.ID, h.Name, err).Coded(fault.ELaunchFailed).Put(fact.Yes("published"))
 	}
+	// The launch line carries the launch prompt: a submit, as fm-send's.
+	_ = t.Store.StampSubmitted(t.ID, time.Now())
 	ready, err := l.Type(ctx, t.Backend, t.Ability, ep, h, inc, brief)
 	if err != nil {
 		// fm-control relaunch wraps this in its own "could not be launched"

@@ -44,6 +44,11 @@ type cancelWatch struct {
 	rounds int
 	budget time.Duration
 	poll   time.Duration // the cap of the poll interval
+	// mayStart: a turn the record does not show yet may be starting (a
+	// submit moments before, or the agent reported a turn), so one never
+	// shown is watched for a share of the budget. Otherwise a record
+	// that shows no turn after the keys is the answer at once.
+	mayStart bool
 	// again sends the harness's whole key sequence once more, past the
 	// agent-state gate; an error (the agent gone, a key not delivered)
 	// ends the watch.
@@ -63,8 +68,9 @@ type watched struct {
 // round is sent again only right after a read that shows the turn running:
 // a key that the table says ends or arms an idle agent must not follow a
 // turn that has already ended. A turn the record never showed is watched
-// for one share only: one may be starting (a prompt the agent took just
-// before the keys), and if it shows up running it is watched as any other.
+// for one share only, and only when one may be starting (a prompt the
+// agent took just before the keys); if it shows up running it is watched
+// as any other.
 func (w cancelWatch) run(ctx context.Context, shown bool) (watched, error) {
 	rounds := max(w.rounds, 1)
 	share := w.budget / time.Duration(rounds)
@@ -91,7 +97,7 @@ func (w cancelWatch) run(ctx context.Context, shown bool) (watched, error) {
 		case ended > 0:
 			// once more before the claim: a record file caught mid-write
 			// (claude rewrites its session status) reads as no turn
-		case !running && now.After(roundEnd):
+		case !running && (now.After(roundEnd) || !shown && !w.mayStart):
 			res.verdict = turnNeverShown
 			return res, nil
 		case running && now.After(roundEnd) && res.rounds >= rounds:
@@ -188,7 +194,8 @@ func (c *Verbs) confirmCancel(ctx context.Context, t *task.Target, before turnBe
 		return cancelled{Cancel: "confirmed", Proof: ProofAck, Rounds: 1}, nil
 	}
 	if before.record != nil {
-		w := cancelWatch{record: before.record, rounds: t.Harness.Rounds, budget: c.waits.Cancel, poll: c.waits.Poll, again: c.repeatInterrupt(t, gate, hold)}
+		w := cancelWatch{record: before.record, rounds: t.Harness.Rounds, budget: c.waits.Cancel, poll: c.waits.Poll, again: c.repeatInterrupt(t, gate, hold),
+			mayStart: reported || submitPending(t, since)}
 		res, err := w.run(ctx, before.running)
 		if err != nil {
 			return cancelled{Cancel: "unconfirmed", Proof: ProofNone, Rounds: res.rounds}, err
@@ -204,6 +211,26 @@ func (c *Verbs) confirmCancel(ctx context.Context, t *task.Target, before turnBe
 		return cancelled{Cancel: "confirmed", Proof: ProofTelemetry, Rounds: 1}, nil
 	}
 	return cancelled{Cancel: "unconfirmed", Proof: ProofNone, Rounds: 1}, nil
+}
+
+// turnStartWindow is how long after a submit a turn its agent's record
+// does not show yet is still watched for: gemini logs a prompt at once and
+// records its turn as the request goes out, a second or more later on a
+// loaded machine. An interrupt of an agent sent nothing for longer meets
+// no starting turn, and waiting for one would cost every such interrupt a
+// share of the cancel budget.
+const turnStartWindow = 10 * time.Second
+
+// submitPending reports whether text submitted to t's agent (by fm-send
+// or a launch line) within turnStartWindow before at may still start a
+// turn: the agent has not reported a turn's end (idle, ready) since.
+func submitPending(t *task.Target, at time.Time) bool {
+	last, ok := t.Store.LastSubmitted(t.ID)
+	if !ok || at.Sub(last) >= turnStartWindow {
+		return false
+	}
+	a, ok := Activity(t)
+	return !ok || (a.State != state.ActivityIdle && a.State != state.ActivityReady) || a.At.Before(last)
 }
 
 // repeatInterrupt sends the harness's whole interrupt sequence once more,

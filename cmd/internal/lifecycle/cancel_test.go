@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"fmctl/cmd/internal/task"
+	"fmctl/state"
 	"sync"
 	"testing"
 	"time"
@@ -67,7 +69,7 @@ func (f *fakeTurn) again(context.Context) error {
 }
 
 func watchOf(f *fakeTurn, rounds int) cancelWatch {
-	return cancelWatch{record: f, rounds: rounds, budget: 60 * time.Millisecond, poll: 2 * time.Millisecond, again: f.again}
+	return cancelWatch{record: f, rounds: rounds, budget: 60 * time.Millisecond, poll: 2 * time.Millisecond, again: f.again, mayStart: true}
 }
 
 // interrupt sends the first round, as the verb does, then watches.
@@ -145,6 +147,30 @@ func TestCancelWatchFollowsATurnThatShowsUpAfterTheKeys(t *testing.T) {
 	}
 }
 
+// With no submit moments before and no turn reported, a record showing no
+// turn after the keys is the answer: no share of the budget is spent
+// waiting for a turn nothing started.
+func TestCancelWatchDoesNotWaitForATurnNothingStarted(t *testing.T) {
+	f := &fakeTurn{}
+	w := watchOf(f, 3)
+	w.mayStart, w.budget = false, 30*time.Second
+	start := time.Now()
+	res := f.interrupt(t, w)
+	if res.verdict != turnNeverShown || f.rounds != 1 || f.reads != 2 {
+		t.Fatalf("got %+v after %d rounds and %d reads; want no-turn from one read after the keys", res, f.rounds, f.reads)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("the watch took %v for a turn nothing started", took)
+	}
+	// A turn the first read after the keys shows is watched as any other.
+	f = &fakeTurn{startsAfter: 2, survives: 1}
+	w = watchOf(f, 3)
+	w.mayStart = false
+	if res := f.interrupt(t, w); res.verdict != turnEnded || f.rounds != 2 {
+		t.Fatalf("got %+v after %d rounds; want a turn seen after the keys ended by a repeat", res, f.rounds)
+	}
+}
+
 func TestCancelWatchSaysSoWhenTheRecordCannotBeRead(t *testing.T) {
 	f := &fakeTurn{running: true, survives: -1}
 	w := watchOf(f, 3)
@@ -181,5 +207,51 @@ func TestCancelWatchDoesNotConfirmFromOneReadThatMissedTheTurn(t *testing.T) {
 	res := f.interrupt(t, watchOf(f, 1))
 	if res.verdict != turnStillRuns {
 		t.Fatalf("got %+v; one read that missed a running turn confirmed its end", res)
+	}
+}
+
+// A turn may be starting only after a recent submit the agent has not
+// reported a turn's end since: an interrupt of an agent sent nothing of
+// late, or whose last submit's turn is over, waits for no turn.
+func TestSubmitPendingOnlyForARecentSubmitWithNoTurnEndSince(t *testing.T) {
+	store := state.Store{Dir: t.TempDir()}
+	var rec state.Record
+	rec.Set(state.KeySpawnGen, "g1")
+	tg := &task.Target{ID: "t1", Store: store, Task: &state.Task{ID: "t1", Record: rec}}
+	now := time.Now()
+	report := func(st string, at time.Time) {
+		a := state.AgentState{State: st, Gen: "g1", Event: "x", At: at, Harness: "gemini"}
+		if err := state.WriteAtomic(store.AgentStatePath("t1"), a.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if submitPending(tg, now) {
+		t.Fatal("pending with no submit ever")
+	}
+	stamp := func(at time.Time) {
+		if err := store.StampSubmitted("t1", at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stamp(now.Add(-time.Second))
+	if !submitPending(tg, now) {
+		t.Fatal("not pending a second after a submit, with no report at all")
+	}
+	report(state.ActivityIdle, now.Add(-2*time.Second))
+	if !submitPending(tg, now) {
+		t.Fatal("not pending although the only turn end reported came before the submit")
+	}
+	report(state.ActivityBusy, now.Add(-500*time.Millisecond))
+	if !submitPending(tg, now) {
+		t.Fatal("not pending while the agent reports the turn busy")
+	}
+	report(state.ActivityIdle, now.Add(-500*time.Millisecond))
+	if submitPending(tg, now) {
+		t.Fatal("pending although the agent reported the turn's end after the submit")
+	}
+	stamp(now.Add(-turnStartWindow - time.Second))
+	report(state.ActivityBusy, now.Add(-time.Minute))
+	if submitPending(tg, now) {
+		t.Fatal("pending for a submit older than the window")
 	}
 }

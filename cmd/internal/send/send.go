@@ -215,6 +215,9 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 			d.watch = &w
 		}
 	}
+	// Stamped before the Enter: an interrupt racing this send must know a
+	// turn may be starting. A stamp that cannot be written costs only that.
+	_ = t.Store.StampSubmitted(t.ID, d.at)
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, text, o)
 	switch res.Verdict {
 	case deliver.SendFailed:

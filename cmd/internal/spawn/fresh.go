@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"fmctl/authority"
 	"fmctl/backends"
@@ -232,6 +233,8 @@ func (s Spawner) place(ctx context.Context, f *fresh) (Result, error) {
 		return Result{}, s.undo(ctx, f, ep, err)
 	}
 	defer release()
+	// The launch line carries the launch prompt: a submit, as fm-send's.
+	_ = f.store.StampSubmitted(id, time.Now())
 	ready, err := l.Type(ctx, f.be, f.ability, ep, h, f.inc, f.brief)
 	if err != nil {
 		return Result{}, s.undo(ctx, f, ep, launch.Explain(fault.Failed("the agent for %s could not be launched on %s: %v; %s", id, h.Name, err, removed).Coded(fault.ELaunchFailed), err, h))
