@@ -18,6 +18,9 @@ package bench
 import (
 	"bytes"
 	"flag"
+	"fmctl/harness"
+	"fmctl/harness/wiring"
+	"fmctl/state"
 	"fmctl/tests/testbin"
 	"fmt"
 	"math/rand/v2"
@@ -35,6 +38,7 @@ var (
 	binDir     string
 	socket     string
 	home       string
+	userHome   string                           // the fake agents' HOME, where their records go
 	claude     task                             // t1: the fake agent as claude, the main rows
 	codex      task                             // t2: as codex, which has no paste settle
 	pane       string                           // t1's pane id, the bare call's target
@@ -77,6 +81,7 @@ func setup(m *testing.M) (int, error) {
 		return 0, err
 	}
 	home = filepath.Join(dir, "home")
+	userHome = filepath.Join(dir, "user")
 	for _, d := range []string{"state", "data", "config"} {
 		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
 			return 0, err
@@ -117,8 +122,14 @@ type task struct {
 // writes it, and waits for the agent.
 func (k *task) start(wt string, first bool) error {
 	shell := "bash --norc --noprofile"
-	// The events path is part of the command, so a respawn keeps it.
-	k.cmd = shell + " -c 'FAKEAGENT_EVENTS=" + k.events + " " + k.bin + "; exec " + shell + "'"
+	key, err := k.wire(wt)
+	if err != nil {
+		return err
+	}
+	// The events path is part of the command, so a respawn keeps it. The
+	// agent's HOME is the run's own: its record goes there, not into the
+	// user's ~/.claude.
+	k.cmd = shell + " -c 'HOME=" + userHome + " " + harness.EventKeyEnv + "=" + key + " FAKEAGENT_EVENTS=" + k.events + " " + k.bin + "; exec " + shell + "'"
 	args := []string{"-L", socket, "-f", "/dev/null", "new-window", "-d", "-P", "-F", "#{pane_id} #{window_id} #{pane_pid}", "-t", "=fmses:"}
 	if first {
 		args = []string{"-L", socket, "-f", "/dev/null", "new-session", "-d", "-P", "-F", "#{pane_id} #{window_id} #{pane_pid}", "-s", "fmses", "-x", "200", "-y", "50"}
@@ -133,11 +144,36 @@ func (k *task) start(wt string, first bool) error {
 		return fmt.Errorf("tmux printed %q, not a pane id, window id and pid", out)
 	}
 	k.pane = ids[0]
-	meta := fmt.Sprintf("window=fmses:fm-%s\ntmux_pane_id=%s\ntmux_window_id=%s\ntmux_pane_pid=%s\nendpoint_task_id=%s\nworktree=%s\nproject=%s\nharness=%s\nkind=ship\nmodel=default\neffort=default\n", k.id, ids[0], ids[1], ids[2], k.id, wt, wt, k.harness)
+	meta := fmt.Sprintf("window=fmses:fm-%s\ntmux_pane_id=%s\ntmux_window_id=%s\ntmux_pane_pid=%s\nendpoint_task_id=%s\nworktree=%s\nproject=%s\nharness=%s\nkind=ship\nmodel=default\neffort=default\nspawn_gen=%s\n", k.id, ids[0], ids[1], ids[2], k.id, wt, wt, k.harness, benchGen)
 	if err := os.WriteFile(filepath.Join(home, "state", k.id+".meta"), []byte(meta), 0o644); err != nil {
 		return err
 	}
 	return k.awaitStart(1)
+}
+
+// benchGen is the spawn generation every bench task's record and wiring
+// carry.
+const benchGen = "bench1"
+
+// wire gives the task the telemetry fm-spawn gives a real one: its
+// harness's hooks (the fake agent runs claude's from the worktree's
+// settings, and reports each turn's start and end through them) and an
+// event key; it returns the key, for the agent's environment.
+func (k *task) wire(wt string) (string, error) {
+	h, ok := harness.Lookup(k.harness)
+	if !ok {
+		return "", fmt.Errorf("no harness %s", k.harness)
+	}
+	stateDir := filepath.Join(home, "state")
+	w := harness.WiringTarget{FMControl: filepath.Join(binDir, "fm-control"), Home: home, ID: k.id, Gen: benchGen}
+	if err := wiring.Install(h, wiring.Task{Worktree: wt, StateDir: stateDir, ID: k.id}, w); err != nil {
+		return "", fmt.Errorf("wire %s: %w", k.id, err)
+	}
+	key, err := state.NewEventKey()
+	if err != nil {
+		return "", err
+	}
+	return key, state.Store{Dir: stateDir}.WriteEventKey(k.id, key)
 }
 
 // awaitStart waits for the fake agent's n-th start event.
