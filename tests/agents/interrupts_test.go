@@ -203,6 +203,9 @@ func (s *scen) relaunchFrom(k turnKind) {
 	r := l.fm("fm-control", "relaunch", l.id, "--note", "carry on "+randHex(3))
 	l.capture("relaunched-from-" + k.name)
 	if r.code != 0 {
+		// The whole refusal and the pane as it was left: a relaunch that
+		// stopped the agent and launched none is what a user must mend.
+		l.t.Logf("relaunch from %s refused:\n%s\npane:\n%s", k.name, r.stderr, trimScreen(l.screen(false)))
 		s.mark(Honest, "exit %d: %s", r.code, oneLine(r.stderr))
 		s.missed("the task was not relaunched")
 		return
