@@ -2,6 +2,7 @@ package launch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -182,11 +183,33 @@ func (l Launcher) WaitPath(ctx context.Context, be backends.Backend, ep backends
 	}
 }
 
+// typeAttempts is how many times the launch line is typed into a shell
+// whose input line did not then read as it: a shell that came back from
+// its agent under load may start its line editor only after the line was
+// typed, when the terminal had already echoed it, and the editor's redraw
+// beside that echo is garbled (seen in CI: an opencode relaunch left the
+// task with no agent). Each attempt clears the line and proves it anew.
+const typeAttempts = 2
+
 // typeClean empties the shell's input line, types the launch line, and
 // proves the input line then reads the prompt followed by exactly the
 // launch line, so leftover or late text is never glued to it. On any
-// doubt it clears the line again and refuses before Enter.
+// doubt it clears the line again and, after the last attempt, refuses
+// before Enter.
 func (l Launcher) typeClean(ctx context.Context, be backends.Backend, sl backends.ShellLiner, ep backends.Endpoint, line string) (prompt string, err error) {
+	for range typeAttempts {
+		if prompt, err = l.typeCleanOnce(ctx, be, sl, ep, line); err == nil || !errors.Is(err, errNotTheLine) || ctx.Err() != nil {
+			return prompt, err
+		}
+	}
+	return "", err
+}
+
+// errNotTheLine marks a typed launch line the shell's input line did not
+// prove: worth typing once more, unlike a shell that cannot be read.
+var errNotTheLine = errors.New("nothing was launched")
+
+func (l Launcher) typeCleanOnce(ctx context.Context, be backends.Backend, sl backends.ShellLiner, ep backends.Endpoint, line string) (prompt string, err error) {
 	before, err := sl.ShellRows(ctx, ep)
 	if err != nil {
 		return "", fmt.Errorf("read the shell line of %s: %w", ep.Target, err)
@@ -208,13 +231,13 @@ func (l Launcher) typeClean(ctx context.Context, be backends.Backend, sl backend
 			prompt := strings.TrimRight(strings.TrimSuffix(got, line), " ")
 			if len(before) > 0 && !beganWith(before, prompt, span) {
 				_ = sl.ClearShellLine(ctx, ep)
-				return "", fmt.Errorf("the shell line in %s reads %q: %q came before the launch line, not the prompt it began with; cleared it, nothing was launched", ep.Target, got, prompt)
+				return "", fmt.Errorf("the shell line in %s reads %q: %q came before the launch line, not the prompt it began with; cleared it, %w", ep.Target, got, prompt, errNotTheLine)
 			}
 			return prompt, nil
 		}
 		if time.Now().After(deadline) || backends.Sleep(ctx, l.poll()) != nil {
 			_ = sl.ClearShellLine(ctx, ep)
-			return "", fmt.Errorf("the shell line in %s reads %q, not the launch line; cleared it, nothing was launched", ep.Target, got)
+			return "", fmt.Errorf("the shell line in %s reads %q, not the launch line; cleared it, %w", ep.Target, got, errNotTheLine)
 		}
 	}
 }

@@ -1,11 +1,14 @@
 package launch
 
 import (
+	"context"
+	"fmctl/backends"
 	"fmctl/harness"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestInputLineJoinsTheRowsTheLaunchLineSpans(t *testing.T) {
@@ -67,5 +70,67 @@ func TestTheOldAgentAboveTheLaunchLineIsNotTheNewOneReady(t *testing.T) {
 	drawn := append(append([]string{}, relaunched...), old[2:]...)
 	if !sig.ReadScreen(launchedRows(drawn, line)).Launched(sig) {
 		t.Error("the new agent's own screen below its launch line did not read as launched")
+	}
+}
+
+// garbledShell is a pane shell that came back from its agent but starts
+// its line editor only after the first launch line was typed: the
+// terminal echoed that line, and the editor drew its prompt and the line
+// again beside the echo, garbled (as captured from bash). Its clear kills
+// the editor's line and leaves the echo and the prompt on screen.
+type garbledShell struct {
+	backends.Backend
+	rows    []string
+	typed   int
+	clears  int
+	garbles int // how many typed lines come out garbled
+}
+
+func (g *garbledShell) SendText(_ context.Context, _ backends.Endpoint, text string) error {
+	g.typed++
+	last := g.rows[len(g.rows)-1]
+	if g.typed <= g.garbles {
+		g.rows[len(g.rows)-1] = last + text + "$ FM_EVENT_K" + text[len(text)/2:]
+		return nil
+	}
+	g.rows[len(g.rows)-1] = last + text
+	return nil
+}
+
+func (g *garbledShell) ClearShellLine(context.Context, backends.Endpoint) error {
+	g.clears++
+	last := g.rows[len(g.rows)-1]
+	if i := strings.LastIndex(last, "$ "); i >= 0 && g.typed > 0 {
+		g.rows[len(g.rows)-1] = last[:i+2]
+	}
+	return nil
+}
+
+func (g *garbledShell) ShellRows(context.Context, backends.Endpoint) ([]string, error) {
+	return append([]string(nil), g.rows...), nil
+}
+
+func TestALaunchLineGarbledByALateLineEditorIsTypedAgain(t *testing.T) {
+	line := "FM_EVENT_KEY=\"$(cat '/h/state/t1.event-key')\" opencode --prompt 'Read the brief.'"
+	l := Launcher{}
+	l.Tunables.Spawn.PathWait = 50 * time.Millisecond
+	l.Tunables.Control.Poll = 5 * time.Millisecond
+	g := &garbledShell{rows: []string{"$ old", ""}, garbles: 1}
+	prompt, err := l.typeClean(context.Background(), g, g, backends.Endpoint{Target: "s:fm-t1"}, line)
+	if err != nil {
+		t.Fatalf("the second attempt was not made or not proved: %v (rows %q)", err, g.rows)
+	}
+	if g.typed != 2 || !strings.HasSuffix(prompt, "$") {
+		t.Fatalf("typed %d times, prompt %q; want a second, clean line after the garbled one", g.typed, prompt)
+	}
+
+	// A shell that garbles every line is refused before any Enter, with
+	// the line cleared, after the attempts.
+	g = &garbledShell{rows: []string{"$ old", ""}, garbles: typeAttempts}
+	if _, err := l.typeClean(context.Background(), g, g, backends.Endpoint{Target: "s:fm-t1"}, line); err == nil || !strings.Contains(err.Error(), "nothing was launched") {
+		t.Fatalf("a shell that garbles every line: %v", err)
+	}
+	if g.typed != typeAttempts {
+		t.Fatalf("typed %d times, want %d", g.typed, typeAttempts)
 	}
 }
