@@ -66,6 +66,12 @@ type AgentState struct {
 	Event   string
 	At      time.Time
 	Harness string
+	// Turn is when the turn this report belongs to began: the at of the
+	// prompt-submitted report that started it, carried on by the reports
+	// after it. Zero when no prompt was reported. An interrupt reads it to
+	// tell an idle report for a turn after a submit from one for a turn
+	// before it.
+	Turn time.Time
 }
 
 // AgentStatePath is where the agent's own telemetry lands.
@@ -73,8 +79,26 @@ func (s Store) AgentStatePath(id string) string { return filepath.Join(s.Dir, id
 
 // Bytes renders the file.
 func (a AgentState) Bytes() []byte {
-	return []byte(fmt.Sprintf("state=%s\ngen=%s\nevent=%s\nat=%s\nharness=%s\n",
-		a.State, a.Gen, a.Event, a.At.UTC().Format(time.RFC3339Nano), a.Harness))
+	out := fmt.Sprintf("state=%s\ngen=%s\nevent=%s\nat=%s\nharness=%s\n",
+		a.State, a.Gen, a.Event, a.At.UTC().Format(time.RFC3339Nano), a.Harness)
+	if !a.Turn.IsZero() {
+		out += "turn=" + a.Turn.UTC().Format(time.RFC3339Nano) + "\n"
+	}
+	return []byte(out)
+}
+
+// Next is the report that follows a (the current report of the same
+// incarnation, or the zero one) when the agent reports activity at now:
+// a prompt starts a turn, and every other report carries a's turn on.
+func (a AgentState) Next(activity, gen, event, harness string, now time.Time) AgentState {
+	next := AgentState{State: activity, Gen: gen, Event: event, At: now, Harness: harness}
+	switch {
+	case activity == ActivityBusy:
+		next.Turn = now
+	case a.Gen == gen:
+		next.Turn = a.Turn
+	}
+	return next
 }
 
 // ParseAgentState reads the file's lines; a file missing state or gen, or
@@ -101,6 +125,12 @@ func ParseAgentState(data []byte) (AgentState, error) {
 				return AgentState{}, fmt.Errorf("agent-state at=%q: %w", v, err)
 			}
 			a.At = t
+		case "turn":
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				return AgentState{}, fmt.Errorf("agent-state turn=%q: %w", v, err)
+			}
+			a.Turn = t
 		}
 	}
 	switch a.State {

@@ -103,7 +103,11 @@ func recordAgentEvent(vars config.HomeVars, a agentEventArgs, args []string, now
 	if err := authenticateEvent(store, a, now); err != nil {
 		return err
 	}
-	st := state.AgentState{State: activity, Gen: a.gen, Event: a.event, At: now, Harness: rec.Harness()}
+	// The previous report carries the turn on; a race between two
+	// events loses only that (an interrupt then waits for a turn it
+	// need not), never a state.
+	prev, _ := store.ReadAgentState(a.id, a.gen)
+	st := prev.Next(activity, a.gen, a.event, rec.Harness(), now)
 	if err := state.WriteAtomic(store.AgentStatePath(a.id), st.Bytes()); err != nil {
 		return fault.Failed("task %s's agent state could not be written: %v", a.id, err)
 	}

@@ -223,14 +223,17 @@ const turnStartWindow = 10 * time.Second
 
 // submitPending reports whether text submitted to t's agent (by fm-send
 // or a launch line) within turnStartWindow before at may still start a
-// turn: the agent has not reported a turn's end (idle, ready) since.
+// turn: the agent has not reported the end (idle) of a turn that began
+// after it. An idle report alone proves nothing: the end of the turn
+// before the submit may be reported after it (gemini's AfterAgent, late
+// on a loaded machine).
 func submitPending(t *task.Target, at time.Time) bool {
 	last, ok := t.Store.LastSubmitted(t.ID)
 	if !ok || at.Sub(last) >= turnStartWindow {
 		return false
 	}
 	a, ok := Activity(t)
-	return !ok || (a.State != state.ActivityIdle && a.State != state.ActivityReady) || a.At.Before(last)
+	return !ok || a.State != state.ActivityIdle || a.Turn.Before(last)
 }
 
 // repeatInterrupt sends the harness's whole interrupt sequence once more,

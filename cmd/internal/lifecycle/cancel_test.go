@@ -219,8 +219,8 @@ func TestSubmitPendingOnlyForARecentSubmitWithNoTurnEndSince(t *testing.T) {
 	rec.Set(state.KeySpawnGen, "g1")
 	tg := &task.Target{ID: "t1", Store: store, Task: &state.Task{ID: "t1", Record: rec}}
 	now := time.Now()
-	report := func(st string, at time.Time) {
-		a := state.AgentState{State: st, Gen: "g1", Event: "x", At: at, Harness: "gemini"}
+	report := func(st string, turn, at time.Time) {
+		a := state.AgentState{State: st, Gen: "g1", Event: "x", At: at, Harness: "gemini", Turn: turn}
 		if err := state.WriteAtomic(store.AgentStatePath("t1"), a.Bytes()); err != nil {
 			t.Fatal(err)
 		}
@@ -237,20 +237,25 @@ func TestSubmitPendingOnlyForARecentSubmitWithNoTurnEndSince(t *testing.T) {
 	if !submitPending(tg, now) {
 		t.Fatal("not pending a second after a submit, with no report at all")
 	}
-	report(state.ActivityIdle, now.Add(-2*time.Second))
+	report(state.ActivityIdle, now.Add(-3*time.Second), now.Add(-2*time.Second))
 	if !submitPending(tg, now) {
 		t.Fatal("not pending although the only turn end reported came before the submit")
 	}
-	report(state.ActivityBusy, now.Add(-500*time.Millisecond))
+	// The end of the turn before the submit, reported after it.
+	report(state.ActivityIdle, now.Add(-3*time.Second), now.Add(-500*time.Millisecond))
+	if !submitPending(tg, now) {
+		t.Fatal("not pending: a late report of the previous turn's end was taken for the new turn's")
+	}
+	report(state.ActivityBusy, now.Add(-700*time.Millisecond), now.Add(-700*time.Millisecond))
 	if !submitPending(tg, now) {
 		t.Fatal("not pending while the agent reports the turn busy")
 	}
-	report(state.ActivityIdle, now.Add(-500*time.Millisecond))
+	report(state.ActivityIdle, now.Add(-700*time.Millisecond), now.Add(-500*time.Millisecond))
 	if submitPending(tg, now) {
-		t.Fatal("pending although the agent reported the turn's end after the submit")
+		t.Fatal("pending although the agent reported the end of a turn that began after the submit")
 	}
 	stamp(now.Add(-turnStartWindow - time.Second))
-	report(state.ActivityBusy, now.Add(-time.Minute))
+	report(state.ActivityBusy, now.Add(-time.Minute), now.Add(-time.Minute))
 	if submitPending(tg, now) {
 		t.Fatal("pending for a submit older than the window")
 	}

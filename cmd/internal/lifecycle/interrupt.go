@@ -288,7 +288,7 @@ func settleCancelled(t *task.Target, before state.AgentState, now time.Time) {
 	if !ok || !cur.At.Equal(before.At) || cur.State != before.State {
 		return
 	}
-	idle := state.AgentState{State: state.ActivityIdle, Gen: cur.Gen, Event: state.EventTurnCancelled, At: now, Harness: cur.Harness}
+	idle := cur.Next(state.ActivityIdle, cur.Gen, state.EventTurnCancelled, cur.Harness, now)
 	_ = state.WriteAtomic(t.Store.AgentStatePath(t.ID), idle.Bytes())
 }
 
