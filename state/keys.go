@@ -22,10 +22,15 @@ const (
 	// KeySharedWorktree=yes: the task joined its worktree with
 	// --shared-worktree, so the task already there relaunches beside it.
 	KeySharedWorktree = "shared_worktree"
-	// The tmux adapter's stable pane and window ids, kept beside window= so
-	// a renamed window can be found again (backends/tmux/ident.go).
-	KeyTmuxPane    = "tmux_pane_id"
-	KeyTmuxWindow  = "tmux_window_id"
+	// The tmux adapter's stable pane and window ids, kept beside window=:
+	// a window name is a label anyone can change, while tmux never reuses
+	// a pane id (%N) or window id (@N) within a server, so they tell
+	// "renamed" apart from "gone" (backends/tmux/ident.go).
+	KeyTmuxPane   = "tmux_pane_id"
+	KeyTmuxWindow = "tmux_window_id"
+	// KeyTmuxPanePID is the pane's first process (its shell), which lives
+	// as long as the pane: a key can be gated on the agent under it before
+	// any tmux call, and tmux checks the pid when it takes the key.
 	KeyTmuxPanePID = "tmux_pane_pid"
 	// KeyPanePID is the pane's first process (its shell) on a backend other
 	// than tmux, where the backend reports one (backends/ says which): the

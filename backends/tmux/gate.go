@@ -10,6 +10,7 @@ import (
 	"fmctl/backends"
 	"fmctl/backends/proc"
 	"fmctl/harness"
+	"fmctl/state"
 )
 
 // Markers the gated key's branches print first, so fmctl knows which ran.
@@ -78,7 +79,7 @@ type paneGate struct {
 // (written before they were recorded) has none.
 func gateOf(ep backends.Endpoint) (paneGate, bool) {
 	session, window, err := SplitTarget(ep.Target)
-	pane, windowID, pid := ep.Field(KeyTmuxPane), ep.Field(KeyTmuxWindow), ep.Field(KeyTmuxPanePID)
+	pane, windowID, pid := ep.Field(state.KeyTmuxPane), ep.Field(state.KeyTmuxWindow), ep.Field(state.KeyTmuxPanePID)
 	if err != nil || !backends.ValidAtom(session) || !backends.ValidAtom(window) || !tmuxPaneID.MatchString(pane) ||
 		!tmuxWindowID.MatchString(windowID) || !backends.ValidPID(pid) {
 		return paneGate{}, false

@@ -10,6 +10,7 @@ import (
 	"fmctl/backends"
 	"fmctl/backends/proc"
 	"fmctl/harness"
+	"fmctl/state"
 )
 
 // gatedTmux answers the gated if-shell call with answer, a pane read with
@@ -29,7 +30,7 @@ func (g *gatedTmux) Run(_ context.Context, c backends.Cmd) (backends.Output, err
 
 // t1 as fm-spawn records it: the pane's ids and its shell's pid.
 var t1Gated = backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1",
-	Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1", KeyTmuxPanePID: "1000"}}
+	Fields: map[string]string{state.KeyTmuxPane: "%3", state.KeyTmuxWindow: "@1", state.KeyTmuxPanePID: "1000"}}
 
 func gatedRig(answer string, leader proc.Process) (*Adapter, *backends.CountingRunner) {
 	shell := proc.Process{PID: 1000, PGID: 1000, TPGID: leader.PGID, State: 'S', Comm: "bash"}
@@ -116,7 +117,7 @@ func TestSendKeyGatedRefusalIsTheFullReads(t *testing.T) {
 			t.Errorf("a refused key ran %s", cmd)
 		}
 	}
-	noPID := backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1"}}
+	noPID := backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{state.KeyTmuxPane: "%3", state.KeyTmuxWindow: "@1"}}
 	tm, cr = gatedRig(gateSent+"\n", claudeLeader)
 	if _, err := tm.SendKeyGated(context.Background(), noPID, harness.KeyEscape, backends.GatedKey{Gate: acceptClaude}); err != nil {
 		t.Fatal(err)

@@ -12,19 +12,6 @@ import (
 	"fmctl/state"
 )
 
-// Record keys naming a tmux endpoint by tmux's own ids. A window name is a
-// label anyone can change (rename-window, move-window, rename-session); the
-// pane id (%N) and window id (@N) are tmux's, never reused within a server,
-// so they tell "renamed" apart from "gone".
-const (
-	KeyTmuxPane   = state.KeyTmuxPane
-	KeyTmuxWindow = state.KeyTmuxWindow
-	// KeyTmuxPanePID is the pane's first process (its shell), which lives
-	// as long as the pane: a key can then be gated on the agent under it
-	// before any tmux call, and tmux checks the pid when it takes the key.
-	KeyTmuxPanePID = state.KeyTmuxPanePID
-)
-
 var (
 	tmuxPaneID   = regexp.MustCompile(`^%[0-9]+$`)
 	tmuxWindowID = regexp.MustCompile(`^@[0-9]+$`)
@@ -93,7 +80,7 @@ func (t *Adapter) lookup(ctx context.Context, ep backends.Endpoint) (paneInfo, e
 		return paneInfo{}, &lookupErr{state: backends.StateUnreadable, msg: err.Error()}
 	}
 	var info paneInfo
-	if id := ep.Field(KeyTmuxPane); id != "" {
+	if id := ep.Field(state.KeyTmuxPane); id != "" {
 		info, err = t.lookupByID(ctx, ep.Target, session, window, id)
 	} else {
 		info, err = t.lookupByLabel(ctx, session, window)
@@ -177,14 +164,14 @@ func (t *Adapter) paneID(ctx context.Context, ep backends.Endpoint) (string, err
 }
 
 func validateTmuxIDs(ep backends.Endpoint) error {
-	if v, ok := ep.Fields[KeyTmuxPane]; ok && !tmuxPaneID.MatchString(v) {
-		return fmt.Errorf("%s=%s is not a tmux pane id (%%N)", KeyTmuxPane, v)
+	if v, ok := ep.Fields[state.KeyTmuxPane]; ok && !tmuxPaneID.MatchString(v) {
+		return fmt.Errorf("%s=%s is not a tmux pane id (%%N)", state.KeyTmuxPane, v)
 	}
-	if v, ok := ep.Fields[KeyTmuxWindow]; ok && !tmuxWindowID.MatchString(v) {
-		return fmt.Errorf("%s=%s is not a tmux window id (@N)", KeyTmuxWindow, v)
+	if v, ok := ep.Fields[state.KeyTmuxWindow]; ok && !tmuxWindowID.MatchString(v) {
+		return fmt.Errorf("%s=%s is not a tmux window id (@N)", state.KeyTmuxWindow, v)
 	}
-	if v, ok := ep.Fields[KeyTmuxPanePID]; ok && !backends.ValidPID(v) {
-		return fmt.Errorf("%s=%s is not a process id", KeyTmuxPanePID, v)
+	if v, ok := ep.Fields[state.KeyTmuxPanePID]; ok && !backends.ValidPID(v) {
+		return fmt.Errorf("%s=%s is not a process id", state.KeyTmuxPanePID, v)
 	}
 	return nil
 }
@@ -225,9 +212,9 @@ func (t *Adapter) Create(ctx context.Context, spec backends.CreateSpec) ([]backe
 // fields are the record fields naming a pane: its ids, and its pid when
 // tmux reported one.
 func (p paneInfo) fields(target string) []backends.Field {
-	f := []backends.Field{{Key: "window", Value: target}, {Key: KeyTmuxPane, Value: p.pane}, {Key: KeyTmuxWindow, Value: p.windowID}}
+	f := []backends.Field{{Key: "window", Value: target}, {Key: state.KeyTmuxPane, Value: p.pane}, {Key: state.KeyTmuxWindow, Value: p.windowID}}
 	if p.pid > 0 {
-		f = append(f, backends.Field{Key: KeyTmuxPanePID, Value: strconv.Itoa(p.pid)})
+		f = append(f, backends.Field{Key: state.KeyTmuxPanePID, Value: strconv.Itoa(p.pid)})
 	}
 	return f
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fmctl/backends"
+	"fmctl/state"
 )
 
 // idTmux answers display-message -t %N with pane (or, for an absent pane,
@@ -36,7 +37,7 @@ func (s *idTmux) Run(_ context.Context, c backends.Cmd) (backends.Output, error)
 }
 
 func TestTmuxLookupByRecordedPaneID(t *testing.T) {
-	ep := backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1"}}
+	ep := backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{state.KeyTmuxPane: "%3", state.KeyTmuxWindow: "@1"}}
 	cases := []struct {
 		name   string
 		tm     idTmux
@@ -72,12 +73,12 @@ func TestTmuxLookupByRecordedPaneID(t *testing.T) {
 
 func TestTmuxValidateRecordChecksIDShapes(t *testing.T) {
 	tm := New(&idTmux{}, Options{Procs: &fixedProcs{}})
-	for _, f := range []map[string]string{{KeyTmuxPane: "3"}, {KeyTmuxWindow: "%1"}, {KeyTmuxPane: "%3;x"}} {
+	for _, f := range []map[string]string{{state.KeyTmuxPane: "3"}, {state.KeyTmuxWindow: "%1"}, {state.KeyTmuxPane: "%3;x"}} {
 		if err := tm.ValidateRecord(backends.Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: f}); err == nil {
 			t.Errorf("ValidateRecord accepted %v", f)
 		}
 	}
-	if err := tm.ValidateRecord(backends.Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPane: "%3", KeyTmuxWindow: "@1"}}); err != nil {
+	if err := tm.ValidateRecord(backends.Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{state.KeyTmuxPane: "%3", state.KeyTmuxWindow: "@1"}}); err != nil {
 		t.Errorf("ValidateRecord refused good ids: %v", err)
 	}
 }
@@ -116,7 +117,7 @@ func TestTmuxCreateJoinsASessionAnotherSpawnCreated(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create: %v (calls %q)", err, sr.calls)
 	}
-	want := []backends.Field{{Key: "window", Value: "s:fm-t1"}, {Key: KeyTmuxPane, Value: "%7"}, {Key: KeyTmuxWindow, Value: "@3"}}
+	want := []backends.Field{{Key: "window", Value: "s:fm-t1"}, {Key: state.KeyTmuxPane, Value: "%7"}, {Key: state.KeyTmuxWindow, Value: "@3"}}
 	if len(fields) != 3 || fields[0] != want[0] || fields[1] != want[1] || fields[2] != want[2] {
 		t.Fatalf("fields %v, want %v", fields, want)
 	}

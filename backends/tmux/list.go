@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/state"
 )
 
 // snapshotFormat is every pane on the server as lookup reads one, behind
@@ -67,7 +68,7 @@ func findInSnapshot(panes []snapPane, ep backends.Endpoint) (paneInfo, bool) {
 	if err != nil {
 		return paneInfo{}, false
 	}
-	id := ep.Field(KeyTmuxPane)
+	id := ep.Field(state.KeyTmuxPane)
 	var found []paneInfo
 	for _, p := range panes {
 		if p.info.session != session || p.info.window != window {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/state"
 )
 
 // paneServer answers list-panes -a with a fixed snapshot and list-windows
@@ -128,8 +129,8 @@ func TestAgentStatesFindsARecordedPaneIDOnlyWhereTheRecordSaysItIs(t *testing.T)
 	s := &paneServer{panes: snap}
 	tm := New(s, Options{Procs: &fixedProcs{}})
 	eps := []backends.Endpoint{
-		{Target: "fmses:fm-a", Fields: map[string]string{KeyTmuxPane: "%1"}},
-		{Target: "fmses:fm-b", Fields: map[string]string{KeyTmuxPane: "%2"}}, // its pane was renamed
+		{Target: "fmses:fm-a", Fields: map[string]string{state.KeyTmuxPane: "%1"}},
+		{Target: "fmses:fm-b", Fields: map[string]string{state.KeyTmuxPane: "%2"}}, // its pane was renamed
 	}
 	obs := tm.AgentStates(context.Background(), eps)
 	if obs[0].State != backends.StateAlive {

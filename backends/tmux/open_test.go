@@ -14,6 +14,7 @@ import (
 	"fmctl/backends/tmux"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/state"
 )
 
 // The adapter Open builds takes the wire only where FM_TMUX_WIRE lets it:
@@ -42,7 +43,7 @@ func TestTmuxAdapterTakesTheWireAsFMTmuxWireSays(t *testing.T) {
 			}
 			tm := be.(*tmux.Adapter)
 			ctx := context.Background()
-			ep := backends.Endpoint{Target: "s:fm-a", Fields: map[string]string{tmux.KeyTmuxPane: pane}}
+			ep := backends.Endpoint{Target: "s:fm-a", Fields: map[string]string{state.KeyTmuxPane: pane}}
 			mark := "paste<" + c.setting + ">"
 			line := mark + "\nof two lines"
 			if err := tm.SendText(ctx, ep, line); err != nil {

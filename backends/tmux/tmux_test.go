@@ -10,6 +10,7 @@ import (
 	"fmctl/backends"
 	"fmctl/backends/proc"
 	"fmctl/harness"
+	"fmctl/state"
 )
 
 // scriptedTmux answers tmux argv with canned output, as a tmux server with
@@ -424,12 +425,12 @@ func TestTmuxValidateRecord(t *testing.T) {
 	}
 	// The recorded pane pid goes into a tmux format: digits only.
 	for _, pid := range []string{"", "0", "12a", "1}", "-1", "#{pane_pid}"} {
-		ep := backends.Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPanePID: pid}}
+		ep := backends.Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{state.KeyTmuxPanePID: pid}}
 		if err := tm.ValidateRecord(ep); err == nil || !strings.Contains(err.Error(), "not a process id") {
 			t.Errorf("ValidateRecord(tmux_pane_pid=%q) = %v, want it refused", pid, err)
 		}
 	}
-	if err := tm.ValidateRecord(backends.Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{KeyTmuxPanePID: "4242"}}); err != nil {
+	if err := tm.ValidateRecord(backends.Endpoint{Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{state.KeyTmuxPanePID: "4242"}}); err != nil {
 		t.Errorf("ValidateRecord(tmux_pane_pid=4242) = %v", err)
 	}
 }
