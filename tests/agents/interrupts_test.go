@@ -228,6 +228,9 @@ func (s *scen) relaunchFrom(k turnKind) {
 	switch {
 	case len(agents) != 1:
 		s.mark(False, "exit 0 (%s), but the pane runs %d agents: %v", oneLine(r.stdout), len(agents), l.agentProcesses())
+	case took && field(r.stdout, "ready") == "blocked":
+		// The lab answers every launch dialog before it.
+		s.mark(False, "ready=blocked, but the new agent took its launch prompt: no dialog held it")
 	case !took && field(r.stdout, "ready") == "confirmed":
 		s.mark(False, "ready=confirmed, but the new agent's record never took the launch prompt: %s", clipAll(l.messages()))
 	case !took:

@@ -67,6 +67,14 @@ func spawned(l *lab, s *scen, flags ...string) {
 		} else {
 			s.mark(False, "ready=confirmed in %v, but the record has no launch prompt %v later: %s", r.elapsed.Round(time.Millisecond), recordLag, clipAll(l.messages()))
 		}
+	case "blocked":
+		// The lab answers every launch dialog before it: an agent that then
+		// takes its launch prompt was not held at one.
+		if poll(recordLag, func() bool { n, _ := count(l.messages(), prompt); return n == 1 }) {
+			s.mark(False, "ready=blocked dialog=%s in %v, but the agent took its launch prompt: no dialog held it", field(r.stdout, "dialog"), r.elapsed.Round(time.Millisecond))
+		} else {
+			s.mark(Honest, "ready=blocked dialog=%s in %v", field(r.stdout, "dialog"), r.elapsed.Round(time.Millisecond))
+		}
 	default:
 		s.mark(Honest, "ready=%s in %v", ready, r.elapsed.Round(time.Millisecond))
 	}
