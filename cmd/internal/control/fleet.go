@@ -23,6 +23,7 @@ func acrossHosts(d edge.Deps, cmds []*ucli.Command) {
 	for _, c := range cmds {
 		if !localOnly[c.Name] {
 			c.Action = fleet.Remote(d, "fm-control", c.Action)
+			c.Flags = append(c.Flags, fleet.HostFlag())
 			continue
 		}
 		if c.Name != "list" {

@@ -25,19 +25,30 @@ import (
 const maxStdin = 1 << 20
 
 // notForwarded are flags that mean something only on this machine.
-var notForwarded = []string{"help", "version", "all-hosts"}
+var notForwarded = []string{"help", "version", "all-hosts", "host"}
+
+// HostFlag is --host HOST, the other spelling of <host>/<id>, for every
+// command Remote wraps.
+func HostFlag() ucli.Flag {
+	return &ucli.StringFlag{Name: "host", Usage: "run the verb on `HOST` of config/hosts.toml: --host HOST <id> is HOST/<id>", OnlyOnce: true}
+}
 
 // Remote wraps a task command's action: when its first word is
-// <host>/<id>, the verb runs on that host, with the same flags and words
-// and the bare id, and its answer is printed here; a bare id runs action
-// on this machine, as it always has. binary is the fm-* binary running.
+// <host>/<id> (or --host names the host), the verb runs on that host, with
+// the same flags and words and the bare id, and its answer is printed
+// here; a bare id runs action on this machine, as it always has. binary
+// is the fm-* binary running.
 func Remote(d edge.Deps, binary string, action ucli.ActionFunc) ucli.ActionFunc {
 	return func(ctx context.Context, cmd *ucli.Command) error {
 		args := cmd.Args().Slice()
-		if len(args) == 0 || !strings.Contains(args[0], "/") {
+		word, err := addressWord(cmd, args)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(word, "/") {
 			return action(ctx, cmd)
 		}
-		addr, err := config.ParseAddress(binary, args[0])
+		addr, err := config.ParseAddress(binary, word)
 		if err != nil {
 			return err
 		}
@@ -45,10 +56,38 @@ func Remote(d edge.Deps, binary string, action ucli.ActionFunc) ucli.ActionFunc 
 		if err != nil {
 			return err
 		}
-		return task.NewAuthority(binary, d.Tunables, d.Printer(cmd.Bool("json")).Warn).GuardRemote(verbOf(binary, cmd), args[0], func() error {
-			return forward(ctx, d, binary, cmd, args[0], addr, argv, files, stdin)
+		return task.NewAuthority(binary, d.Tunables, d.Printer(cmd.Bool("json")).Warn).GuardRemote(verbOf(binary, cmd), word, func() error {
+			return forward(ctx, d, binary, cmd, word, addr, argv, files, stdin)
 		})
 	}
+}
+
+// hasHost reports whether word is <host>/<id> by its shape (anything
+// else with a slash is a bad id, refused as one).
+func hasHost(word string) bool {
+	host, _, ok := strings.Cut(word, "/")
+	return ok && config.ValidHostName(host)
+}
+
+// addressWord is the task word as <host>/<id> when --host names the host,
+// else the first word as given ("" when there is none).
+func addressWord(cmd *ucli.Command, args []string) (string, error) {
+	if !cmd.IsSet("host") {
+		if len(args) == 0 {
+			return "", nil
+		}
+		return args[0], nil
+	}
+	host := cmd.String("host")
+	switch {
+	case host == "":
+		return "", fault.Usage("--host is empty: name a host of config/hosts.toml")
+	case len(args) == 0:
+		return "", fault.Usage("--host %s needs the task's id: %s --host %s <id>", state.Printable(host), cmd.FullName(), state.Printable(host))
+	case hasHost(args[0]):
+		return "", fault.Usage("'%s' names its host already; give --host or <host>/<id>, not both", state.Printable(args[0]))
+	}
+	return host + "/" + args[0], nil
 }
 
 // verbOf names the authority verb a command line asks for.

@@ -79,6 +79,7 @@ func App(d edge.Deps) *ucli.Command {
 			// OnlyOnce: a second --key would silently replace the first.
 			&ucli.StringFlag{Name: "key", Usage: "send the one named `KEY` (" + keyList() + ") instead of text", Validator: cli.Value("key"), OnlyOnce: true},
 			&ucli.BoolFlag{Name: "allow-exit", Usage: "with --key: send a key the capability table says quits the agent (codex's and opencode's C-c); prefer fm-control exit"},
+			fleet.HostFlag(),
 		},
 		// A <host>/<id> is sent by that host's fm-send (package fleet).
 		Action: fleet.Remote(d, "fm-send", func(ctx context.Context, cmd *ucli.Command) error {

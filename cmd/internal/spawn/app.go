@@ -85,7 +85,7 @@ func App(d edge.Deps) *ucli.Command {
 		Usage:       "launch an agent for a task into an endpoint and worktree",
 		UsageText:   usageText(),
 		Description: description,
-		Flags:       flags(),
+		Flags:       append(flags(), fleet.HostFlag()),
 		// --grant's value holds commas (exit,send@t1): one flag, one rule.
 		DisableSliceFlagSeparator: true,
 		// A <host>/<id> is spawned by that host's fm-spawn (package fleet).

@@ -53,6 +53,7 @@ func App(d edge.Deps) *ucli.Command {
 		Flags: []ucli.Flag{
 			&ucli.BoolFlag{Name: "force", Usage: "discard work that has not landed (saying what), and kill an agent exit cannot prove stopped"},
 			&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"},
+			fleet.HostFlag(),
 		},
 		// A <host>/<id> is torn down by that host's fm-teardown (package fleet).
 		Action: fleet.Remote(d, "fm-teardown", cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
