@@ -131,7 +131,7 @@ func (s *scen) send(text string) result {
 // behind a running turn or a retry back-off): exit 0 is judged after lag.
 func (s *scen) sendWithin(text string, lag time.Duration) result {
 	s.l.t.Helper()
-	r := s.l.fm("fm-send", s.l.id, text)
+	r := s.l.fm("fm-send", s.l.addr, text)
 	s.l.capture(s.name + "-sent")
 	s.judgeDelivery(r, text, lag)
 	return r
@@ -143,12 +143,12 @@ func (s *scen) sendWithin(text string, lag time.Duration) result {
 func (s *scen) judgeBusyInBackoff(nonce string) {
 	l := s.l
 	l.capture(s.name + "-retrying")
-	st := l.fm("fm-control", "status", l.id, "--json")
+	st := l.fm("fm-control", "status", l.addr, "--json")
 	var got struct {
 		Activity string `json:"activity"`
 	}
 	_ = json.Unmarshal([]byte(st.stdout), &got)
-	w := l.fm("fm-control", "wait", l.id, "--for", "idle", "--timeout", "2s")
+	w := l.fm("fm-control", "wait", l.addr, "--for", "idle", "--timeout", "2s")
 	retrying := len(l.stub.CallsFor(nonce))
 	switch {
 	case got.Activity == "idle":
@@ -162,6 +162,23 @@ func (s *scen) judgeBusyInBackoff(nonce string) {
 	}
 }
 
+// judgeWaitIdle judges a wait --for idle by whether the record shows a turn
+// running once it returned: exit 0 then is false, and a wait that gave up
+// on an idle agent is honest but ineffective.
+func (s *scen) judgeWaitIdle(r result, running bool) {
+	switch {
+	case r.code == 0 && running:
+		s.mark(False, "wait --for idle exit 0 (%s), but the record shows the turn running", oneLine(r.stdout))
+	case r.code == 0:
+		s.mark(Backed, "wait --for idle exit 0 in %v; the record shows no turn running", r.elapsed.Round(time.Millisecond))
+	default:
+		s.mark(Honest, "wait exit %d: %s", r.code, oneLine(r.stdout+r.stderr))
+		if !running {
+			s.missed("the agent was idle, and wait did not say so")
+		}
+	}
+}
+
 // messageIDHint is the wait an unconfirmed fm-send names for its message.
 var messageIDHint = regexp.MustCompile(`--message-id (m[0-9T]+-[0-9a-f]+)`)
 
@@ -170,7 +187,7 @@ var messageIDHint = regexp.MustCompile(`--message-id (m[0-9T]+-[0-9a-f]+)`)
 // message that never arrives is honest but ineffective.
 func (s *scen) judgeWaitSubmitted(r result, text, messageID string, lag time.Duration) {
 	l := s.l
-	w := l.fm("fm-control", "wait", l.id, "--for", "submitted", "--message-id", messageID, "--timeout", lag.String())
+	w := l.fm("fm-control", "wait", l.addr, "--for", "submitted", "--message-id", messageID, "--timeout", lag.String())
 	if w.code != 0 {
 		time.Sleep(absenceWait)
 	}

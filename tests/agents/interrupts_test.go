@@ -200,7 +200,7 @@ func (s *scen) relaunchFrom(k turnKind) {
 	launches := len(l.stub.CallsFor(l.briefPath()))
 	prompt := harness.BriefPrompt(l.briefPath())
 	before, _ := count(l.messages(), prompt)
-	r := l.fm("fm-control", "relaunch", l.id, "--note", "carry on "+randHex(3))
+	r := l.fm("fm-control", "relaunch", l.addr, "--note", "carry on "+randHex(3))
 	l.capture("relaunched-from-" + k.name)
 	if r.code != 0 {
 		// The whole refusal and the pane as it was left: a relaunch that

@@ -37,11 +37,13 @@ type profile struct {
 	// slowStart: every spawn takes about 40-60 s (opencode), so the tier
 	// runs it in a lane of its own.
 	slowStart bool
+	// remote: the remote group runs it on a host over ssh.
+	remote bool
 }
 
 var profiles = []profile{
-	{name: "claude", bin: "claude", pkg: "@anthropic-ai/claude-code", relaunchTo: "codex"},
-	{name: "codex", bin: "codex", pkg: "@openai/codex"},
+	{name: "claude", bin: "claude", pkg: "@anthropic-ai/claude-code", relaunchTo: "codex", remote: true},
+	{name: "codex", bin: "codex", pkg: "@openai/codex", remote: true},
 	{name: "opencode", bin: "opencode", pkg: "opencode-ai", relaunchTo: "pi", slowStart: true},
 	{name: "pi", bin: "pi", pkg: "@mariozechner/pi-coding-agent"},
 	{name: "gemini", bin: "gemini", pkg: "@google/gemini-cli"},
@@ -73,6 +75,7 @@ type lab struct {
 	capDir  string
 	steps   int
 	id      string
+	addr    string // how the fm binaries name the task: id, or <host>/id on a host
 	current string // the harness the task runs now
 }
 
@@ -107,7 +110,7 @@ func newLab(t *testing.T, p profile, group string, also ...profile) *lab {
 	dir, _ = filepath.EvalSymlinks(dir)
 	l := &lab{t: t, p: p, version: version, group: group, dir: dir,
 		home: filepath.Join(dir, "home"), wt: filepath.Join(dir, "wt"), fmHome: filepath.Join(dir, "fmhome"),
-		sock: "fmagents-" + randHex(6), id: "t1", current: p.name}
+		sock: "fmagents-" + randHex(6), id: "t1", addr: "t1", current: p.name}
 	t.Cleanup(l.close)
 	for _, d := range []string{l.home, l.wt, filepath.Join(l.fmHome, "state"), filepath.Join(l.fmHome, "data"), filepath.Join(l.fmHome, "config")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -304,7 +307,7 @@ func (l *lab) spawn(extra ...string) result {
 	if err := os.WriteFile(brief, []byte("You are driven by fmctl's real-agent tests. Reply with one word.\n"), 0o644); err != nil {
 		l.t.Fatal(err)
 	}
-	return l.fm("fm-spawn", append([]string{l.id, "--harness", l.p.name, "--worktree", l.wt, "--brief", brief}, extra...)...)
+	return l.fm("fm-spawn", append([]string{l.addr, "--harness", l.p.name, "--worktree", l.wt, "--brief", brief}, extra...)...)
 }
 
 // briefPath is where fm-spawn placed the task's brief.

@@ -46,7 +46,7 @@ func permissionGroup(t *testing.T, p profile) {
 	l.scenario("send-at-permission", func(s *scen) {
 		l.requireDialog(s, dir)
 		text := "typed at the dialog " + randHex(3)
-		r := l.fm("fm-send", l.id, text)
+		r := l.fm("fm-send", l.addr, text)
 		l.capture("send-at-permission")
 		s.judgeDelivery(r, text, recordLag)
 		switch {
@@ -202,7 +202,7 @@ func (l *lab) turnOpen(nonce string) (bool, string) {
 // it, and status's waiting_for: the turn is open and the tool has not run.
 func (l *lab) judgeWaiting(s *scen, dir, nonce string) {
 	drawn := time.Now() // requireDialog saw it at most a poll ago
-	r := l.fm("fm-control", "wait", l.id, "--for", "waiting", "--timeout", "20s")
+	r := l.fm("fm-control", "wait", l.addr, "--for", "waiting", "--timeout", "20s")
 	lag := time.Since(drawn)
 	st := l.status()
 	running, why := l.turnOpen(nonce)
@@ -230,7 +230,7 @@ func (l *lab) judgeWaiting(s *scen, dir, nonce string) {
 
 // status reads fm-control status --json as its string facts.
 func (l *lab) status() map[string]string {
-	r := l.fm("fm-control", "status", l.id, "--json")
+	r := l.fm("fm-control", "status", l.addr, "--json")
 	var raw map[string]any
 	out := map[string]string{}
 	if json.Unmarshal([]byte(r.stdout), &raw) != nil {

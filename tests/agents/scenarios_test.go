@@ -45,6 +45,9 @@ func TestRealAgents(t *testing.T) {
 			t.Run("interrupts", func(t *testing.T) { interruptsGroup(t, p) })
 			t.Run("relaunch-kinds", func(t *testing.T) { relaunchKindsGroup(t, p) })
 			t.Run("permission", func(t *testing.T) { permissionGroup(t, p) })
+			if p.remote {
+				t.Run("remote", func(t *testing.T) { remoteGroup(t, p) })
+			}
 		})
 	}
 }
@@ -115,14 +118,14 @@ func basicGroup(t *testing.T, p profile) {
 		l.settle(20 * time.Second)
 	}
 	l.scenario("slash-rejected", func(s *scen) {
-		r := l.fm("fm-send", l.id, "/nosuchcmd")
+		r := l.fm("fm-send", l.addr, "/nosuchcmd")
 		l.capture("slash-rejected")
 		s.note("/nosuchcmd: %s", oneLine(r.stdout+r.stderr))
 		s.send("after a rejected command " + randHex(3))
 	})
 	l.settle(20 * time.Second)
 	l.scenario("slash-help", func(s *scen) {
-		r := l.fm("fm-send", l.id, "/help")
+		r := l.fm("fm-send", l.addr, "/help")
 		l.capture("slash-help")
 		s.note("/help: %s", oneLine(r.stdout+r.stderr))
 		s.send("after help " + randHex(3))
@@ -135,7 +138,7 @@ func basicGroup(t *testing.T, p profile) {
 	l.scenario("key-escape-idle", func(s *scen) { s.key("Escape") })
 	l.scenario("key-ctrl-c-idle", func(s *scen) { s.key("C-c") })
 	l.scenario("exit-idle", func(s *scen) {
-		r := l.fm("fm-control", "exit", l.id)
+		r := l.fm("fm-control", "exit", l.addr)
 		l.capture("exit-idle")
 		if r.code != 0 {
 			s.mark(Honest, "exit %d: %s", r.code, oneLine(r.stderr))
@@ -151,7 +154,7 @@ func basicGroup(t *testing.T, p profile) {
 			l.killAgent()
 		}
 		marker := l.markerPath()
-		r := l.fm("fm-send", l.id, "touch "+marker)
+		r := l.fm("fm-send", l.addr, "touch "+marker)
 		l.capture("send-after-exit")
 		switch {
 		case exists(marker):
@@ -169,7 +172,7 @@ func basicGroup(t *testing.T, p profile) {
 func (s *scen) key(name string) {
 	l := s.l
 	aliveBefore := l.agentAlive()
-	r := l.fm("fm-send", l.id, "--key", name)
+	r := l.fm("fm-send", l.addr, "--key", name)
 	l.capture("key-" + strings.ToLower(name))
 	time.Sleep(time.Second)
 	after := fmt.Sprintf("agent alive before=%v after=%v, turn running=%v", aliveBefore, l.agentAlive(), l.turnRunning())
@@ -214,9 +217,9 @@ func busyGroup(t *testing.T, p profile) {
 			s.broken("no agent left to make busy")
 		}
 		s.waitBusy("a turn to interrupt then exit " + stubmodel.HangWord + " " + randHex(3))
-		ir := l.fm("fm-control", "interrupt", l.id)
+		ir := l.fm("fm-control", "interrupt", l.addr)
 		s.note("interrupt: %s", oneLine(ir.stdout+ir.stderr))
-		r := l.fm("fm-control", "exit", l.id)
+		r := l.fm("fm-control", "exit", l.addr)
 		l.capture("exit-after-interrupt")
 		if r.code != 0 {
 			s.mark(Honest, "exit %d: %s", r.code, oneLine(r.stderr))
@@ -228,9 +231,9 @@ func busyGroup(t *testing.T, p profile) {
 
 // interrupt runs the interrupt verb and judges it: exit 0 claims the agent
 // is still alive, and cancel=confirmed claims the turn ended.
-func (s *scen) interrupt() {
+func (s *scen) interrupt() result {
 	l := s.l
-	r := l.fm("fm-control", "interrupt", l.id)
+	r := l.fm("fm-control", "interrupt", l.addr)
 	l.capture(s.name + "-interrupted")
 	if r.code != 0 {
 		s.mark(Honest, "exit %d: %s", r.code, oneLine(r.stderr))
@@ -239,7 +242,7 @@ func (s *scen) interrupt() {
 		if !ended {
 			s.missed("the turn still ran 5 s after the interrupt")
 		}
-		return
+		return r
 	}
 	ended := poll(5*time.Second, func() bool { return !l.turnRunning() })
 	alive := l.agentAlive()
@@ -256,6 +259,7 @@ func (s *scen) interrupt() {
 			s.missed("the turn still ran 5 s after the interrupt")
 		}
 	}
+	return r
 }
 
 // recoverIdle returns a live agent to idle between scenarios with raw
@@ -298,7 +302,7 @@ func exitBusyGroup(t *testing.T, p profile) {
 // exit runs the exit verb and judges it: exit 0 claims the agent is gone.
 func (s *scen) exit(step string) {
 	l := s.l
-	r := l.fm("fm-control", "exit", l.id)
+	r := l.fm("fm-control", "exit", l.addr)
 	l.capture(step)
 	if r.code != 0 {
 		s.mark(Honest, "exit %d: %s", r.code, oneLine(r.stderr))
@@ -317,7 +321,7 @@ func relaunchGroup(t *testing.T, p profile) {
 	l.settleLaunch()
 	l.scenario("relaunch-to-"+to.name, func(s *scen) {
 		oldPane, _ := l.pane()
-		r := l.fm("fm-control", "relaunch", l.id, "--harness", to.name, "--note", "carry on "+randHex(3))
+		r := l.fm("fm-control", "relaunch", l.addr, "--harness", to.name, "--note", "carry on "+randHex(3))
 		l.capture("relaunched")
 		if r.code != 0 {
 			s.mark(Honest, "exit %d: %s", r.code, oneLine(r.stderr))

@@ -109,12 +109,12 @@ func telemetryLifecycle(t *testing.T, p profile, tel harness.Telemetry) {
 	}
 	l.settle(30 * time.Second)
 
-	r = l.fm("fm-send", l.id, "please wait "+stubmodel.HangWord+" "+randHex(3))
+	r = l.fm("fm-send", l.addr, "please wait "+stubmodel.HangWord+" "+randHex(3))
 	switch {
 	case r.code == 3 && !poll(3*time.Second, func() bool { return l.stub.Held() > 0 }):
 		// What fm-send's exit 3 tells the caller to do when the composer
 		// still holds the text (claude drops an Enter after a paste).
-		l.fm("fm-send", l.id, "--key", "Enter")
+		l.fm("fm-send", l.addr, "--key", "Enter")
 	case r.code != 0 && r.code != 3:
 		t.Fatalf("fm-send of the held prompt: %s", r)
 	}
@@ -130,7 +130,7 @@ func telemetryLifecycle(t *testing.T, p profile, tel harness.Telemetry) {
 	}
 	l.capture("telemetry-busy")
 
-	r = l.fm("fm-control", "interrupt", l.id)
+	r = l.fm("fm-control", "interrupt", l.addr)
 	if r.code != 0 {
 		t.Errorf("interrupt: %s", r)
 	}
@@ -160,7 +160,7 @@ func telemetryLifecycle(t *testing.T, p profile, tel harness.Telemetry) {
 	}
 	l.rawKeys("C-u")
 
-	r = l.fm("fm-control", "exit", l.id)
+	r = l.fm("fm-control", "exit", l.addr)
 	if r.code != 0 && !strings.Contains(r.stdout+r.stderr, "exit=unconfirmed") {
 		t.Errorf("exit: %s", r)
 	}
@@ -191,13 +191,13 @@ func TestTelemetryExitBusyCodex(t *testing.T) {
 		t.Fatalf("fm-spawn: %s", r)
 	}
 	l.waitLaunchTurn()
-	if r := l.fm("fm-send", l.id, "please wait "+stubmodel.HangWord+" "+randHex(3)); r.code != 0 {
+	if r := l.fm("fm-send", l.addr, "please wait "+stubmodel.HangWord+" "+randHex(3)); r.code != 0 {
 		t.Fatalf("fm-send: %s", r)
 	}
 	if !poll(30*time.Second, func() bool { return l.stub.Held() > 0 }) {
 		t.Fatalf("the stub never held the request")
 	}
-	r := l.fm("fm-control", "exit", l.id)
+	r := l.fm("fm-control", "exit", l.addr)
 	released := poll(5*time.Second, func() bool { return l.stub.Held() == 0 })
 	unconfirmed := strings.Contains(r.stdout+r.stderr, "exit=unconfirmed")
 	switch {

@@ -43,7 +43,7 @@ func turnsGroup(t *testing.T, p profile) {
 	})
 	l.scenario("wait-busy-while-streaming", func(s *scen) {
 		s.send("a stream to wait on " + stubmodel.LongWord + "15 " + randHex(3))
-		r := l.fm("fm-control", "wait", l.id, "--for", "busy", "--timeout", "20s")
+		r := l.fm("fm-control", "wait", l.addr, "--for", "busy", "--timeout", "20s")
 		// A turn still streaming from the model is running whatever the
 		// record says yet (gemini's chat file holds the answer as it
 		// streams, so its record reads no turn running mid-stream).
@@ -65,22 +65,11 @@ func turnsGroup(t *testing.T, p profile) {
 	l.scenario("wait-idle-after-reply", func(s *scen) {
 		// A turn that streams for 3 s: wait must see it end, not miss it.
 		s.send("a short stream " + stubmodel.LongWord + "3 " + randHex(3))
-		r := l.fm("fm-control", "wait", l.id, "--for", "idle", "--timeout", "30s")
+		r := l.fm("fm-control", "wait", l.addr, "--for", "idle", "--timeout", "30s")
 		// A record written a moment after the agent's own hook (codex's
 		// rollout) is not a false idle; a turn with seconds left to stream
 		// is.
-		running := !poll(1500*time.Millisecond, func() bool { return !l.turnRunning() })
-		switch {
-		case r.code == 0 && running:
-			s.mark(False, "wait --for idle exit 0 (%s), but the record shows the turn running", oneLine(r.stdout))
-		case r.code == 0:
-			s.mark(Backed, "wait --for idle exit 0 in %v; the record shows no turn running", r.elapsed.Round(time.Millisecond))
-		default:
-			s.mark(Honest, "wait exit %d: %s", r.code, oneLine(r.stdout+r.stderr))
-			if !running {
-				s.missed("the agent was idle, and wait did not say so")
-			}
-		}
+		s.judgeWaitIdle(r, !poll(1500*time.Millisecond, func() bool { return !l.turnRunning() }))
 	})
 	recoverIdle(l)
 	l.scenario("interrupt-streaming", func(s *scen) {

@@ -22,21 +22,21 @@ func BenchmarkRemoteVerbOverhead(b *testing.B) {
 	f := newFleet(b)
 	h := f.addHost("h1")
 	h.startAgent("t1")
-	hostEnv := []string{"FM_HOME=" + h.home, "FM_TMUX_SOCKET=" + h.sock}
+	hostEnv := []string{"FM_HOME=" + h.Home, "FM_TMUX_SOCKET=" + h.sock}
 	noKeeper := []string{"FM_HOSTS_KEEP=0"}
-	wantCode(f.t, f.run(30*time.Second, nil, "fm-control", "status", "h1/t1"), 0, "warm-up: the master and the keeper")
+	wantCode(f.T, f.run(30*time.Second, nil, "fm-control", "status", "h1/t1"), 0, "warm-up: the master and the keeper")
 	const n = 15
 	var local, kept, direct []time.Duration
 	for range max(1, b.N) {
 		for range n {
 			r := f.run(30*time.Second, hostEnv, "fm-control", "status", "t1")
-			wantCode(f.t, r, 0, "status on the host")
+			wantCode(f.T, r, 0, "status on the host")
 			local = append(local, r.elapsed)
 			r = f.run(30*time.Second, nil, "fm-control", "status", "h1/t1")
-			wantCode(f.t, r, 0, "status h1/t1")
+			wantCode(f.T, r, 0, "status h1/t1")
 			kept = append(kept, r.elapsed)
 			r = f.run(30*time.Second, noKeeper, "fm-control", "status", "h1/t1")
-			wantCode(f.t, r, 0, "status h1/t1 without a keeper")
+			wantCode(f.T, r, 0, "status h1/t1 without a keeper")
 			direct = append(direct, r.elapsed)
 		}
 	}
@@ -73,20 +73,20 @@ func BenchmarkListAllHosts(b *testing.B) {
 			h.sleeperTask(fmt.Sprintf("t%02d", j))
 		}
 	}
-	hostEnv := []string{"FM_HOME=" + first.home, "FM_TMUX_SOCKET=" + first.sock}
+	hostEnv := []string{"FM_HOME=" + first.Home, "FM_TMUX_SOCKET=" + first.sock}
 	warm := f.run(2*time.Minute, nil, "fm-control", "list", "--all-hosts")
-	wantCode(f.t, warm, 0, "warm-up: every host's master and keeper")
+	wantCode(f.T, warm, 0, "warm-up: every host's master and keeper")
 	if got := strings.Count(warm.stdout, "\n"); got < hosts*tasks {
-		f.t.Fatalf("list --all-hosts printed %d lines for %d tasks:\n%s", got, hosts*tasks, warm.stdout)
+		f.T.Fatalf("list --all-hosts printed %d lines for %d tasks:\n%s", got, hosts*tasks, warm.stdout)
 	}
 	var local, all []time.Duration
 	for range max(1, b.N) {
 		for range n {
 			r := f.run(time.Minute, hostEnv, "fm-control", "list")
-			wantCode(f.t, r, 0, "list on one host")
+			wantCode(f.T, r, 0, "list on one host")
 			local = append(local, r.elapsed)
 			r = f.run(2*time.Minute, nil, "fm-control", "list", "--all-hosts")
-			wantCode(f.t, r, 0, "list --all-hosts")
+			wantCode(f.T, r, 0, "list --all-hosts")
 			all = append(all, r.elapsed)
 		}
 	}
@@ -96,17 +96,17 @@ func BenchmarkListAllHosts(b *testing.B) {
 
 // sleeperTask is a record and a window for task id whose pane runs a sleep.
 func (h *host) sleeperTask(id string) {
-	h.t.Helper()
-	wt := filepath.Join(h.dir, "wt-"+id)
+	h.T.Helper()
+	wt := filepath.Join(h.Dir, "wt-"+id)
 	if err := os.MkdirAll(wt, 0o755); err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	created := strings.Fields(h.tmux("new-window", "-d", "-P", "-F", "#{pane_id} #{window_id} #{pane_pid}", "-t", "=fmses:",
 		"-n", "fm-"+id, "-c", wt, "--", "sleep", "3600"))
 	if len(created) != 3 {
-		h.t.Fatalf("new-window printed %q", created)
+		h.T.Fatalf("new-window printed %q", created)
 	}
-	writeFile(h.t, filepath.Join(h.home, "state", id+".meta"), strings.Join([]string{
+	writeFile(h.T, filepath.Join(h.Home, "state", id+".meta"), strings.Join([]string{
 		"window=fmses:fm-" + id, "tmux_pane_id=" + created[0], "tmux_window_id=" + created[1], "tmux_pane_pid=" + created[2],
 		"endpoint_task_id=" + id, "worktree=" + wt, "project=" + wt, "harness=claude", "kind=ship",
 		"model=default", "effort=default", "spawn_gen=rs1"}, "\n")+"\n")

@@ -41,7 +41,7 @@ func TestMismatchedAndMissingBinariesAreRefusedBeforeSending(t *testing.T) {
 	f := newFleet(t)
 	h := f.addHost("h1")
 	a := h.startAgent("t1")
-	future := filepath.Join(h.dir, "future-bin")
+	future := filepath.Join(h.Dir, "future-bin")
 	if err := os.MkdirAll(future, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestMismatchedAndMissingBinariesAreRefusedBeforeSending(t *testing.T) {
 	if err := os.Chmod(filepath.Join(future, "fm-control"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	appendFile(t, filepath.Join(f.home, "config", "hosts.toml"), "[hosts.future]\nssh = \"h1\"\nhome = \""+h.home+"\"\nbin = \""+future+"\"\n\n[hosts.bare]\nssh = \"h1\"\nhome = \""+h.home+"\"\nbin = \"/nonexistent/fmctl/bin\"\n")
+	appendFile(t, filepath.Join(f.Home, "config", "hosts.toml"), "[hosts.future]\nssh = \"h1\"\nhome = \""+h.Home+"\"\nbin = \""+future+"\"\n\n[hosts.bare]\nssh = \"h1\"\nhome = \""+h.Home+"\"\nbin = \"/nonexistent/fmctl/bin\"\n")
 
 	r := f.run(30*time.Second, nil, "fm-send", "future/t1", "hello", "--json")
 	wantCode(t, r, 1, "a protocol 99 host")
@@ -75,12 +75,12 @@ func TestMismatchedAndMissingBinariesAreRefusedBeforeSending(t *testing.T) {
 
 // masterPID is the pid of the host's ssh master, from ssh -O check.
 func (f *fleet) masterPID(h *host) (int, string) {
-	f.t.Helper()
-	path := remote.SSH{ControlDir: filepath.Join(f.runtime, "fmctl-ssh"), ConfigFile: f.sshConf}.ControlPath(config.Host{Name: h.name, SSH: h.name})
-	out, _ := exec.Command("ssh", "-F", f.sshConf, "-o", "ControlPath="+path, "-O", "check", h.name).CombinedOutput()
+	f.T.Helper()
+	path := remote.SSH{ControlDir: filepath.Join(f.Runtime, "fmctl-ssh"), ConfigFile: f.SSHConfig}.ControlPath(config.Host{Name: h.Name, SSH: h.Name})
+	out, _ := exec.Command("ssh", "-F", f.SSHConfig, "-o", "ControlPath="+path, "-O", "check", h.Name).CombinedOutput()
 	m := regexp.MustCompile(`pid=(\d+)`).FindSubmatch(out)
 	if m == nil {
-		f.t.Fatalf("no master for %s: %s", h.name, out)
+		f.T.Fatalf("no master for %s: %s", h.Name, out)
 	}
 	pid, _ := strconv.Atoi(string(m[1]))
 	return pid, path
@@ -153,7 +153,7 @@ func TestSSHDKilledMidCall(t *testing.T) {
 
 	wait := f.start(60*time.Second, nil, "fm-control", "wait", "h1/t1", "--for", "dead", "--timeout", "30")
 	h.waitFor(15*time.Second, "the remote wait to run", func() bool { return running("^fm-control wait --for=dead --timeout=30 t1$") })
-	h.killSSHD()
+	h.KillSSHD()
 	r := <-wait.done
 	wantCode(t, r, 1, "wait with sshd killed")
 	if !strings.Contains(r.stderr, "the verb changes nothing, so ask again") {
@@ -163,10 +163,10 @@ func TestSSHDKilledMidCall(t *testing.T) {
 	// The task's input lock, held here, keeps the host's fm-send waiting
 	// (as behind another delivery) while sshd dies; released, it types.
 	release := h.holdSendLock("t1")
-	h.startSSHD()
+	h.StartSSHD()
 	send := f.start(60*time.Second, nil, "fm-send", "h1/t1", "typed once", "--json")
 	h.waitFor(15*time.Second, "the host's fm-send to wait for the lock", func() bool { return running("^fm-send --json=true t1 -- typed once$") })
-	h.killSSHD()
+	h.KillSSHD()
 	r = <-send.done
 	wantCode(t, r, 3, "send with sshd killed")
 	var lost struct {
@@ -178,7 +178,7 @@ func TestSSHDKilledMidCall(t *testing.T) {
 	release()
 	h.waitFor(30*time.Second, "the message typed by the orphaned fm-send", func() bool { return len(a.submits()) == 1 })
 
-	h.startSSHD()
+	h.StartSSHD()
 	r = f.run(60*time.Second, []string{"FM_REQUEST_ID=" + lost.Request}, "fm-send", "h1/t1", "typed once")
 	wantCode(t, r, 0, "the retry")
 	if !strings.Contains(r.stderr, "had already run") {
@@ -193,14 +193,14 @@ func TestSSHDKilledMidCall(t *testing.T) {
 // would: the host's fm-send waits for it, typing nothing. It returns the
 // lock's release (also made at the test's end).
 func (h *host) holdSendLock(id string) (release func()) {
-	h.t.Helper()
-	lock, err := os.OpenFile(filepath.Join(h.home, "state", ".send-"+id+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	h.T.Helper()
+	lock, err := os.OpenFile(filepath.Join(h.Home, "state", ".send-"+id+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
-	h.t.Cleanup(func() { lock.Close() })
+	h.T.Cleanup(func() { lock.Close() })
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	return func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }
 }
@@ -235,7 +235,7 @@ func TestMaxSessionsPastTheLimitStillRun(t *testing.T) {
 		}
 	}
 	t.Logf("exit codes of 4 concurrent waits: %v", codes)
-	if !strings.Contains(readFile(filepath.Join(h.dir, "sshd.log")), "no more sessions") {
-		t.Fatalf("sshd refused no session past MaxSessions 2, so the limit was not met:\n%s", readFile(filepath.Join(h.dir, "sshd.log")))
+	if !strings.Contains(readFile(filepath.Join(h.Dir, "sshd.log")), "no more sessions") {
+		t.Fatalf("sshd refused no session past MaxSessions 2, so the limit was not met:\n%s", readFile(filepath.Join(h.Dir, "sshd.log")))
 	}
 }

@@ -14,7 +14,7 @@ import (
 // serves are the pids of the `fm-control serve` processes running for
 // host h (its home names them).
 func (h *host) serves() []int {
-	out, _ := exec.Command("pgrep", "-f", "fm-control serve --home "+regexp.QuoteMeta(h.home)+"$").Output()
+	out, _ := exec.Command("pgrep", "-f", "fm-control serve --home "+regexp.QuoteMeta(h.Home)+"$").Output()
 	var pids []int
 	for _, w := range strings.Fields(string(out)) {
 		if pid, err := strconv.Atoi(w); err == nil {
@@ -27,16 +27,16 @@ func (h *host) serves() []int {
 // keeperOf is what hosts check says of h's keeper: up or down, its pid,
 // and how many serves it has started.
 func (f *fleet) keeperOf(h *host) (state string, pid, started int) {
-	f.t.Helper()
-	r := f.run(30*time.Second, nil, "fm-control", "hosts", "check", h.name, "--json")
-	wantCode(f.t, r, 0, "hosts check "+h.name)
+	f.T.Helper()
+	r := f.run(30*time.Second, nil, "fm-control", "hosts", "check", h.Name, "--json")
+	wantCode(f.T, r, 0, "hosts check "+h.Name)
 	var out struct {
 		Keeper  string `json:"keeper"`
 		PID     int    `json:"keeper_pid"`
 		Started int    `json:"keeper_serves_started"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-		f.t.Fatalf("hosts check --json: %v: %s", err, r)
+		f.T.Fatalf("hosts check --json: %v: %s", err, r)
 	}
 	return out.Keeper, out.PID, out.Started
 }
@@ -160,11 +160,11 @@ func TestConcurrentFirstCallersStartOneKeeper(t *testing.T) {
 	for _, c := range calls {
 		wantCode(t, <-c.done, 0, "a concurrent first status")
 	}
-	out, _ := exec.Command("pgrep", "-f", "fm-control hosts keep --socket "+regexp.QuoteMeta(f.runtime)).Output()
+	out, _ := exec.Command("pgrep", "-f", "fm-control hosts keep --socket "+regexp.QuoteMeta(f.Runtime)).Output()
 	if pids := strings.Fields(string(out)); len(pids) != 1 {
 		t.Fatalf("keepers running: %q, want one", pids)
 	}
-	if socks := f.keeperSockets(); len(socks) != 1 {
+	if socks := f.KeeperSockets(); len(socks) != 1 {
 		t.Fatalf("keeper sockets %q, want one", socks)
 	}
 }
@@ -177,7 +177,7 @@ func TestNoKeeperWhenKeepIsZero(t *testing.T) {
 	h.startAgent("t1")
 	off := []string{"FM_HOSTS_KEEP=0"}
 	wantCode(t, f.run(30*time.Second, off, "fm-control", "status", "h1/t1"), 0, "status without a keeper")
-	if socks := f.keeperSockets(); len(socks) != 0 {
+	if socks := f.KeeperSockets(); len(socks) != 0 {
 		t.Fatalf("keeper sockets %q with FM_HOSTS_KEEP=0", socks)
 	}
 	h.waitFor(10*time.Second, "the invocation's serve to end", func() bool { return len(h.serves()) == 0 })

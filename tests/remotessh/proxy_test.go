@@ -84,19 +84,19 @@ func (p *proxy) pipe(from, to net.Conn) {
 
 // viaProxy names host h again as <name>, reached through a proxy.
 func (f *fleet) viaProxy(h *host, name string) *proxy {
-	f.t.Helper()
-	p := startProxy(f.t, fmt.Sprintf("127.0.0.1:%d", h.port))
-	hostPub, err := os.ReadFile(filepath.Join(h.dir, "hostkey.pub"))
+	f.T.Helper()
+	p := startProxy(f.T, fmt.Sprintf("127.0.0.1:%d", h.Port))
+	hostPub, err := os.ReadFile(filepath.Join(h.Dir, "hostkey.pub"))
 	if err != nil {
-		f.t.Fatal(err)
+		f.T.Fatal(err)
 	}
-	appendFile(f.t, f.known, fmt.Sprintf("[127.0.0.1]:%d %s", p.port(), hostPub))
-	conf := readFile(f.sshConf)
-	block := conf[strings.Index(conf, "Host "+h.name+"\n"):]
-	block = strings.Replace(block, "Host "+h.name+"\n", "Host "+name+"\n", 1)
-	block = strings.Replace(block, fmt.Sprintf("Port %d", h.port), fmt.Sprintf("Port %d", p.port()), 1)
-	appendFile(f.t, f.sshConf, block)
-	appendFile(f.t, filepath.Join(f.home, "config", "hosts.toml"), fmt.Sprintf("[hosts.%s]\nssh = %q\nhome = %q\nbin = %q\n", name, name, h.home, h.bin))
+	appendFile(f.T, f.Known, fmt.Sprintf("[127.0.0.1]:%d %s", p.port(), hostPub))
+	conf := readFile(f.SSHConfig)
+	block := conf[strings.Index(conf, "Host "+h.Name+"\n"):]
+	block = strings.Replace(block, "Host "+h.Name+"\n", "Host "+name+"\n", 1)
+	block = strings.Replace(block, fmt.Sprintf("Port %d", h.Port), fmt.Sprintf("Port %d", p.port()), 1)
+	appendFile(f.T, f.SSHConfig, block)
+	appendFile(f.T, filepath.Join(f.Home, "config", "hosts.toml"), fmt.Sprintf("[hosts.%s]\nssh = %q\nhome = %q\nbin = %q\n", name, name, h.Home, h.Bin))
 	return p
 }
 

@@ -64,8 +64,8 @@ func TestHostsInstallCopiesTheBinariesThere(t *testing.T) {
 	f := newFleet(t)
 	h := f.addHost("h1")
 	h.startAgent("t1")
-	fresh := h.dir + "/fresh bin"
-	appendFile(t, f.home+"/config/hosts.toml", "[hosts.fresh]\nssh = \"h1\"\nhome = \""+h.home+"\"\nbin = \""+fresh+"\"\n")
+	fresh := h.Dir + "/fresh bin"
+	appendFile(t, f.Home+"/config/hosts.toml", "[hosts.fresh]\nssh = \"h1\"\nhome = \""+h.Home+"\"\nbin = \""+fresh+"\"\n")
 	wantCode(t, f.run(30*time.Second, nil, "fm-control", "status", "fresh/t1"), 1, "status before the install")
 
 	r := f.run(60*time.Second, nil, "fm-control", "hosts", "install", "fresh")
@@ -90,7 +90,7 @@ func TestAnUnreachableHostListsItsLastTasksStale(t *testing.T) {
 	h := f.addHost("h1")
 	h.startAgent("t1")
 	wantCode(t, f.run(30*time.Second, nil, "fm-control", "list", "--all-hosts"), 0, "list with h1 up")
-	h.killSSHD()
+	h.KillSSHD()
 	r := f.run(30*time.Second, nil, "fm-control", "list", "--all-hosts")
 	wantCode(t, r, 0, "list with h1 down")
 	if !containsRow(r.stdout, "h1", "t1", "claude", "unreachable", "stale", "stale,") || strings.Contains(r.stdout, "dead") {

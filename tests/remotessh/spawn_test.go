@@ -14,16 +14,16 @@ import (
 func TestSpawnAndRelaunchARemoteTask(t *testing.T) {
 	f := newFleet(t)
 	h := f.addHost("h1")
-	writeFile(t, filepath.Join(h.home, "config", "fm.toml"), "[harness.claude]\nbinary = \""+filepath.Join(binDir, "claude")+"\"\n")
-	project := filepath.Join(h.dir, "app")
+	writeFile(t, filepath.Join(h.Home, "config", "fm.toml"), "[harness.claude]\nbinary = \""+filepath.Join(binDir, "claude")+"\"\n")
+	project := filepath.Join(h.Dir, "app")
 	for _, a := range [][]string{{"init", "-q", "-b", "main", project}, {"-C", project, "-c", "user.name=fm", "-c", "user.email=fm@example.invalid", "commit", "-q", "--allow-empty", "-m", "start"}} {
 		if out, err := exec.Command("git", a...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v %s", a, err, out)
 		}
 	}
-	brief := filepath.Join(f.dir, "brief.md")
+	brief := filepath.Join(f.Dir, "brief.md")
 	writeFile(t, brief, "Make the tests pass on h1.\n")
-	note := filepath.Join(f.dir, "note.md")
+	note := filepath.Join(f.Dir, "note.md")
 	writeFile(t, note, "tests pass; next: the docs\n")
 
 	r := f.run(90*time.Second, nil, "fm-spawn", "h1/s1", "--harness", "claude", "--project", project, "--brief", brief)
@@ -31,7 +31,7 @@ func TestSpawnAndRelaunchARemoteTask(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "spawned s1 harness=claude") || !strings.Contains(r.stdout, "worktree="+project+"-worktrees/s1") {
 		t.Fatalf("fm-spawn said %s", r)
 	}
-	if got := readFile(filepath.Join(h.home, "data", "s1", "brief.md")); got != "Make the tests pass on h1.\n" {
+	if got := readFile(filepath.Join(h.Home, "data", "s1", "brief.md")); got != "Make the tests pass on h1.\n" {
 		t.Fatalf("the host's brief is %q", got)
 	}
 	// a field list and --jq are applied here, to the host's answer
@@ -46,7 +46,7 @@ func TestSpawnAndRelaunchARemoteTask(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "relaunched s1 ") {
 		t.Fatalf("relaunch said %s", r)
 	}
-	if got := readFile(filepath.Join(h.home, "data", "s1", "brief.md")); !strings.Contains(got, "tests pass; next: the docs") {
+	if got := readFile(filepath.Join(h.Home, "data", "s1", "brief.md")); !strings.Contains(got, "tests pass; next: the docs") {
 		t.Fatalf("the note did not reach the host's brief: %q", got)
 	}
 	// the task's branch holds nothing the project's main lacks: landed, so
@@ -56,7 +56,7 @@ func TestSpawnAndRelaunchARemoteTask(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "torn-down s1 ") || !strings.Contains(r.stdout, "worktree=removed") {
 		t.Fatalf("fm-teardown said %s", r)
 	}
-	if archived, _ := filepath.Glob(filepath.Join(h.home, "state", "archive", "s1-*", "s1.meta")); len(archived) != 1 {
+	if archived, _ := filepath.Glob(filepath.Join(h.Home, "state", "archive", "s1-*", "s1.meta")); len(archived) != 1 {
 		t.Fatalf("the host archived %v, want one s1.meta", archived)
 	}
 	wantCode(t, f.run(30*time.Second, nil, "fm-control", "status", "h1/s1"), 1, "status h1/s1 after the teardown")

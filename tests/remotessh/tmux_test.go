@@ -17,15 +17,15 @@ func (h *host) tmuxCmd(args ...string) *exec.Cmd {
 			env = append(env, kv)
 		}
 	}
-	cmd.Env = append(env, "HISTFILE=/dev/null", "PS1=$ ", "HOME="+filepath.Join(h.dir, "home"))
+	cmd.Env = append(env, "HISTFILE=/dev/null", "PS1=$ ", "HOME="+filepath.Join(h.Dir, "home"))
 	return cmd
 }
 
 func (h *host) tmux(args ...string) string {
-	h.t.Helper()
+	h.T.Helper()
 	out, err := h.tmuxCmd(args...).CombinedOutput()
 	if err != nil {
-		h.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+		h.T.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
 }
@@ -34,7 +34,7 @@ func (h *host) tmux(args ...string) string {
 func (h *host) startTmux() {
 	h.tmux("-f", "/dev/null", "new-session", "-d", "-s", "fmses", "-x", "200", "-y", "50", "-n", "home", "--", bashBin, "--norc", "--noprofile")
 	sockPath, _ := h.tmuxCmd("display-message", "-p", "#{socket_path}").Output()
-	h.t.Cleanup(func() {
+	h.T.Cleanup(func() {
 		_ = h.tmuxCmd("kill-server").Run()
 		if p := strings.TrimSpace(string(sockPath)); strings.HasSuffix(p, "/"+h.sock) {
 			os.Remove(p)
@@ -56,19 +56,19 @@ type agent struct {
 // startAgent starts the fake agent as the pane's bash foreground job and
 // writes its record, as tests/realtmux does on one machine.
 func (h *host) startAgent(id string, env ...string) *agent {
-	h.t.Helper()
-	wt := filepath.Join(h.dir, "wt-"+id)
+	h.T.Helper()
+	wt := filepath.Join(h.Dir, "wt-"+id)
 	if err := os.MkdirAll(wt, 0o755); err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
-	a := &agent{h: h, id: id, events: filepath.Join(h.dir, id+".events")}
+	a := &agent{h: h, id: id, events: filepath.Join(h.Dir, id+".events")}
 	created := strings.Fields(h.tmux("new-window", "-d", "-P", "-F", "#{pane_id} #{window_id} #{pane_pid}", "-t", "=fmses:",
 		"-n", "fm-"+id, "-c", wt, "--", bashBin, "--norc", "--noprofile"))
 	if len(created) != 3 {
-		h.t.Fatalf("new-window printed %q", created)
+		h.T.Fatalf("new-window printed %q", created)
 	}
 	a.pane = created[0]
-	line := "FAKEAGENT_EVENTS=" + a.events + " FAKEAGENT_LOG=" + filepath.Join(h.dir, id+".bytes")
+	line := "FAKEAGENT_EVENTS=" + a.events + " FAKEAGENT_LOG=" + filepath.Join(h.Dir, id+".bytes")
 	for _, kv := range env {
 		line += " " + kv
 	}
@@ -79,7 +79,7 @@ func (h *host) startAgent(id string, env ...string) *agent {
 		capture, _ := h.tmuxCmd("capture-pane", "-p", "-t", a.pane).Output()
 		return strings.TrimSpace(string(out)) == "claude" && strings.HasPrefix(string(capture), "claude fake agent")
 	})
-	writeFile(h.t, filepath.Join(h.home, "state", id+".meta"), strings.Join([]string{
+	writeFile(h.T, filepath.Join(h.Home, "state", id+".meta"), strings.Join([]string{
 		"window=fmses:fm-" + id, "tmux_pane_id=" + created[0], "tmux_window_id=" + created[1], "tmux_pane_pid=" + created[2],
 		"endpoint_task_id=" + id, "worktree=" + wt, "project=" + wt, "harness=claude", "kind=ship",
 		"model=default", "effort=default", "spawn_gen=rs1"}, "\n")+"\n")
@@ -98,11 +98,11 @@ func (a *agent) submits() []string {
 }
 
 func (h *host) waitFor(limit time.Duration, what string, cond func() bool) {
-	h.t.Helper()
+	h.T.Helper()
 	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out after %v waiting for %s", limit, what)
+			h.T.Fatalf("timed out after %v waiting for %s", limit, what)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
