@@ -40,6 +40,19 @@ func TestSendStatusAndListOnARemoteTask(t *testing.T) {
 		t.Fatalf("status stdout = %q, want state alive", r.stdout)
 	}
 
+	// --host h1 t1 is h1/t1: the host's agent takes it, and nothing of it
+	// runs here (this machine has no t1).
+	r = f.run(60*time.Second, nil, "fm-send", "--host", "h1", "t1", "by flag")
+	wantCode(t, r, 0, "fm-send --host h1 t1")
+	if got := a.submits(); got[len(got)-1] != `"by flag"` || strings.Count(strings.Join(got, "\n"), "by flag") != 1 {
+		t.Fatalf("the agent received %q, want the message sent with --host last", got)
+	}
+	r = f.run(30*time.Second, nil, "fm-control", "status", "--host", "h1", "t1", "--json")
+	wantCode(t, r, 0, "fm-control status --host h1 t1")
+	if !strings.Contains(r.stdout, `"state":"alive"`) {
+		t.Fatalf("status --host stdout = %q, want state alive", r.stdout)
+	}
+
 	r = f.run(30*time.Second, nil, "fm-control", "list", "--all-hosts")
 	wantCode(t, r, 0, "fm-control list --all-hosts")
 	t.Logf("list --all-hosts:\n%s", r.stdout)
