@@ -205,8 +205,9 @@ func (l Launcher) typeClean(ctx context.Context, be backends.Backend, sl backend
 	return "", err
 }
 
-// errNotTheLine marks a typed launch line the shell's input line did not
-// prove: worth typing once more, unlike a shell that cannot be read.
+// errNotTheLine marks a typed launch line the shell's input line never
+// showed whole: worth typing once more, unlike a shell that cannot be read
+// or text glued before the line.
 var errNotTheLine = errors.New("nothing was launched")
 
 func (l Launcher) typeCleanOnce(ctx context.Context, be backends.Backend, sl backends.ShellLiner, ep backends.Endpoint, line string) (prompt string, err error) {
@@ -231,7 +232,9 @@ func (l Launcher) typeCleanOnce(ctx context.Context, be backends.Backend, sl bac
 			prompt := strings.TrimRight(strings.TrimSuffix(got, line), " ")
 			if len(before) > 0 && !beganWith(before, prompt, span) {
 				_ = sl.ClearShellLine(ctx, ep)
-				return "", fmt.Errorf("the shell line in %s reads %q: %q came before the launch line, not the prompt it began with; cleared it, %w", ep.Target, got, prompt, errNotTheLine)
+				// Not typed again: text arrived from elsewhere (a user at
+				// the pane), and a launch must not fight them for it.
+				return "", fmt.Errorf("the shell line in %s reads %q: %q came before the launch line, not the prompt it began with; cleared it, nothing was launched", ep.Target, got, prompt)
 			}
 			return prompt, nil
 		}
