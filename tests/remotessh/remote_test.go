@@ -15,7 +15,7 @@ func TestSendStatusAndListOnARemoteTask(t *testing.T) {
 
 	r := f.run(60*time.Second, nil, "fm-send", "h1/t1", "hello from afar")
 	wantCode(t, r, 0, "fm-send h1/t1")
-	if !strings.HasPrefix(r.stdout, "sent t1 ") || !strings.Contains(r.stdout, "submit=confirmed") {
+	if !strings.HasPrefix(r.stdout, "sent h1/t1 ") || !strings.Contains(r.stdout, "submit=confirmed") {
 		t.Fatalf("stdout = %q, want the host's sent line", r.stdout)
 	}
 	if got := a.submits(); len(got) != 1 || got[0] != `"hello from afar"` {
@@ -25,7 +25,7 @@ func TestSendStatusAndListOnARemoteTask(t *testing.T) {
 	// A key, and a message read from standard input here (one paste there).
 	r = f.run(30*time.Second, nil, "fm-send", "h1/t1", "--key", "Escape")
 	wantCode(t, r, 0, "fm-send h1/t1 --key Escape")
-	if !strings.HasPrefix(r.stdout, "key-delivered t1 key=Escape") {
+	if !strings.HasPrefix(r.stdout, "key-delivered h1/t1 key=Escape") {
 		t.Fatalf("stdout = %q", r.stdout)
 	}
 	r = f.runInput(60*time.Second, "line one\nline two\n", nil, "fm-send", "h1/t1", "-")
@@ -127,11 +127,11 @@ func TestEveryControlVerbOnARemoteTask(t *testing.T) {
 		want string
 	}{
 		{[]string{"read", "h1/t1", "--lines", "3"}, "bypass permissions on"},
-		{[]string{"interrupt", "h1/t1"}, "interrupt-delivered t1 "},
-		{[]string{"rebind", "h1/t1"}, "not-drifted t1 "},
-		{[]string{"recover", "h1/t1"}, "nothing-to-recover t1"},
-		{[]string{"exit", "h1/t1"}, "stopped t1 "},
-		{[]string{"wait", "h1/t1", "--for", "dead", "--timeout", "10"}, "reached t1 "},
+		{[]string{"interrupt", "h1/t1"}, "interrupt-delivered h1/t1 "},
+		{[]string{"rebind", "h1/t1"}, "not-drifted h1/t1 "},
+		{[]string{"recover", "h1/t1"}, "nothing-to-recover h1/t1"},
+		{[]string{"exit", "h1/t1"}, "stopped h1/t1 "},
+		{[]string{"wait", "h1/t1", "--for", "dead", "--timeout", "10"}, "reached h1/t1 "},
 	} {
 		r := f.run(60*time.Second, nil, "fm-control", c.args...)
 		wantCode(t, r, 0, "fm-control "+strings.Join(c.args, " "))

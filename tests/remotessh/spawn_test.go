@@ -28,7 +28,7 @@ func TestSpawnAndRelaunchARemoteTask(t *testing.T) {
 
 	r := f.run(90*time.Second, nil, "fm-spawn", "h1/s1", "--harness", "claude", "--project", project, "--brief", brief)
 	wantCode(t, r, 0, "fm-spawn h1/s1")
-	if !strings.HasPrefix(r.stdout, "spawned s1 harness=claude") || !strings.Contains(r.stdout, "worktree="+project+"-worktrees/s1") {
+	if !strings.HasPrefix(r.stdout, "spawned h1/s1 harness=claude") || !strings.Contains(r.stdout, "worktree="+project+"-worktrees/s1") {
 		t.Fatalf("fm-spawn said %s", r)
 	}
 	if got := readFile(filepath.Join(h.Home, "data", "s1", "brief.md")); got != "Make the tests pass on h1.\n" {
@@ -43,7 +43,7 @@ func TestSpawnAndRelaunchARemoteTask(t *testing.T) {
 
 	r = f.run(120*time.Second, nil, "fm-control", "relaunch", "h1/s1", "--note-file", note)
 	wantCode(t, r, 0, "relaunch h1/s1 --note-file")
-	if !strings.HasPrefix(r.stdout, "relaunched s1 ") {
+	if !strings.HasPrefix(r.stdout, "relaunched h1/s1 ") {
 		t.Fatalf("relaunch said %s", r)
 	}
 	if got := readFile(filepath.Join(h.Home, "data", "s1", "brief.md")); !strings.Contains(got, "tests pass; next: the docs") {
@@ -53,7 +53,7 @@ func TestSpawnAndRelaunchARemoteTask(t *testing.T) {
 	// the host's fm-teardown finishes it there
 	r = f.run(90*time.Second, nil, "fm-teardown", "h1/s1")
 	wantCode(t, r, 0, "fm-teardown h1/s1")
-	if !strings.HasPrefix(r.stdout, "torn-down s1 ") || !strings.Contains(r.stdout, "worktree=removed") {
+	if !strings.HasPrefix(r.stdout, "torn-down h1/s1 ") || !strings.Contains(r.stdout, "worktree=removed") {
 		t.Fatalf("fm-teardown said %s", r)
 	}
 	if archived, _ := filepath.Glob(filepath.Join(h.Home, "state", "archive", "s1-*", "s1.meta")); len(archived) != 1 {

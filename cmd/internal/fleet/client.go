@@ -215,17 +215,38 @@ func refusalOf(err error, argv []string) error {
 
 // relay prints a host's answer as its verb printed it, and exits with its
 // code. Text from the host is kept free of terminal escapes.
-func relay(d edge.Deps, resp remote.Response) error {
+func relay(d edge.Deps, addr config.Address, resp remote.Response) error {
 	if resp.Replayed {
 		// Said on stderr so a --json reader's stdout stays one object.
 		d.Printer(false).Notice("request %s had already run on the host; this is its remembered outcome, nothing was run again", resp.ID)
 	}
-	relayStdout(d, sanitize(resp.Stdout))
+	relayStdout(d, qualify(sanitize(resp.Stdout), addr))
 	_, _ = d.Stderr.Write([]byte(sanitize(resp.Stderr)))
 	if resp.Exit == 0 {
 		return nil
 	}
 	return &cli.Relayed{Exit: resp.Exit}
+}
+
+// qualify names the task in the host's outcome as the caller addressed
+// it: the outcome line's id word (`sent t1 ...` becomes `sent gpu1/t1
+// ...`) or its JSON "id", so a fleet's outputs never show two tasks t1.
+// Only the first line is the outcome; what follows (read's screen text)
+// is the agent's and passes as it is.
+func qualify(out string, addr config.Address) string {
+	first, rest, _ := strings.Cut(out, "\n")
+	bare, _ := json.Marshal(addr.ID)
+	full, _ := json.Marshal(addr.String())
+	if strings.HasPrefix(first, "{") {
+		first = strings.Replace(first, `"id":`+string(bare), `"id":`+string(full), 1)
+	} else if words := strings.SplitN(first, " ", 3); len(words) >= 2 && words[1] == addr.ID {
+		words[1] = addr.String()
+		first = strings.Join(words, " ")
+	}
+	if !strings.Contains(out, "\n") {
+		return first
+	}
+	return first + "\n" + rest
 }
 
 // relayStdout prints the host's stdout here. The host ran with plain

@@ -125,7 +125,7 @@ func forward(ctx context.Context, d edge.Deps, binary string, cmd *ucli.Command,
 	if err != nil {
 		return err
 	}
-	return relay(d, resp)
+	return relay(d, addr, resp)
 }
 
 // forwarded is the argv the host runs: the binary, the verb, every flag

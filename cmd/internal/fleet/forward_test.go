@@ -13,6 +13,7 @@ import (
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/edge"
+	"fmctl/config"
 )
 
 // forwardedBy parses args (after the program name) as a command with
@@ -72,5 +73,25 @@ func TestForwardedCarriesANamedFileNotItsPath(t *testing.T) {
 	argv, files := forwardedBy(t, "fm-spawn", "h1/t1", "--brief", brief)
 	if !slices.Equal(argv, []string{"fm-spawn", "t1"}) || string(files["brief"]) != "do it\n" {
 		t.Fatalf("forwarded = %q, files %q", argv, files)
+	}
+}
+
+// The host's outcome names the task as the caller addressed it, in its
+// text line or its JSON, and nothing after the outcome line is touched.
+func TestQualifyNamesTheTaskWithItsHost(t *testing.T) {
+	addr := config.Address{Host: "gpu1", ID: "t1"}
+	for _, c := range []struct{ in, want string }{
+		{"sent t1 backend=tmux submit=confirmed\n", "sent gpu1/t1 backend=tmux submit=confirmed\n"},
+		{"stopped t1\n", "stopped gpu1/t1\n"},
+		{`{"outcome":"sent","id":"t1","bytes":5}` + "\n", `{"outcome":"sent","id":"gpu1/t1","bytes":5}` + "\n"},
+		// read's screen text below its outcome line is the agent's
+		{"read t1 lines=2\nsent t1 by hand\n", "read gpu1/t1 lines=2\nsent t1 by hand\n"},
+		// another task's id, or none, is left as it is
+		{"sent t10 x=y\n", "sent t10 x=y\n"},
+		{"", ""},
+	} {
+		if got := qualify(c.in, addr); got != c.want {
+			t.Errorf("qualify(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }
