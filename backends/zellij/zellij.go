@@ -158,27 +158,25 @@ type zellijTab struct {
 }
 
 func (z *Adapter) listPanes(ctx context.Context, session string) ([]zellijPane, error) {
-	out, err := z.action(ctx, session, "list-panes", "--json")
-	if err != nil {
-		return nil, err
-	}
-	var panes []zellijPane
-	if err := json.Unmarshal(out.Stdout, &panes); err != nil {
-		return nil, fmt.Errorf("zellij list-panes --json (session %s) printed no pane list: %w", session, err)
-	}
-	return panes, nil
+	return listJSON[zellijPane](ctx, z, session, "list-panes", "pane")
 }
 
 func (z *Adapter) listTabs(ctx context.Context, session string) ([]zellijTab, error) {
-	out, err := z.action(ctx, session, "list-tabs", "--json")
+	return listJSON[zellijTab](ctx, z, session, "list-tabs", "tab")
+}
+
+// listJSON runs one of zellij's list actions with --json and decodes the
+// list it prints, of what it names.
+func listJSON[T any](ctx context.Context, z *Adapter, session, action, what string) ([]T, error) {
+	out, err := z.action(ctx, session, action, "--json")
 	if err != nil {
 		return nil, err
 	}
-	var tabs []zellijTab
-	if err := json.Unmarshal(out.Stdout, &tabs); err != nil {
-		return nil, fmt.Errorf("zellij list-tabs --json (session %s) printed no tab list: %w", session, err)
+	var items []T
+	if err := json.Unmarshal(out.Stdout, &items); err != nil {
+		return nil, fmt.Errorf("zellij %s --json (session %s) printed no %s list: %w", action, session, what, err)
 	}
-	return tabs, nil
+	return items, nil
 }
 
 func terminalPane(panes []zellijPane, id string) (zellijPane, bool) {
