@@ -234,7 +234,7 @@ func relay(d edge.Deps, addr config.Address, resp remote.Response) error {
 // Only the first line is the outcome; what follows (read's screen text)
 // is the agent's and passes as it is.
 func qualify(out string, addr config.Address) string {
-	first, rest, _ := strings.Cut(out, "\n")
+	first, rest, lines := strings.Cut(out, "\n")
 	bare, _ := json.Marshal(addr.ID)
 	full, _ := json.Marshal(addr.String())
 	if strings.HasPrefix(first, "{") {
@@ -243,7 +243,7 @@ func qualify(out string, addr config.Address) string {
 		words[1] = addr.String()
 		first = strings.Join(words, " ")
 	}
-	if !strings.Contains(out, "\n") {
+	if !lines {
 		return first
 	}
 	return first + "\n" + rest
