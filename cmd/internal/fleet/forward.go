@@ -82,6 +82,8 @@ func addressWord(cmd *ucli.Command, args []string) (string, error) {
 	switch {
 	case host == "":
 		return "", fault.Usage("--host is empty: name a host of config/hosts.toml")
+	case !config.ValidHostName(host):
+		return "", fault.Usage("--host '%s' is not a host name: letters, digits, '.', '_' and '-', not starting with '-' or '.'", state.Printable(host))
 	case len(args) == 0:
 		return "", fault.Usage("--host %s needs the task's id: %s --host %s <id>", state.Printable(host), cmd.FullName(), state.Printable(host))
 	case hasHost(args[0]):
