@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // gemini (@google/gemini-cli 0.61.0) keeps two records per project under
@@ -40,6 +41,24 @@ type geminiReader struct{ w Where }
 // while busy is refused with "Slash commands cannot be queued" and never
 // logged).
 func (r geminiReader) UserMessages() ([]string, error) {
+	entries, err := r.logs()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Type == "user" && !geminiBuiltin(e.Message) {
+			out = append(out, e.Message)
+		}
+	}
+	return out, nil
+}
+
+// geminiLogEntry is one line of logs.json.
+type geminiLogEntry struct{ Type, Message, Timestamp string }
+
+// logs reads logs.json; none yet is no entries.
+func (r geminiReader) logs() ([]geminiLogEntry, error) {
 	dir, err := r.projectDir()
 	if err != nil || dir == "" {
 		return nil, err
@@ -51,19 +70,13 @@ func (r geminiReader) UserMessages() ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read gemini logs: %w", err)
 	}
-	var entries []struct{ Type, Message string }
+	var entries []geminiLogEntry
 	if err := json.Unmarshal(data, &entries); err != nil {
 		// gemini rewrites the whole array in place; a reader can catch it
 		// half written. The caller polls, so report it as unreadable.
 		return nil, fmt.Errorf("read gemini logs %s: %w", dir, err)
 	}
-	var out []string
-	for _, e := range entries {
-		if e.Type == "user" && !geminiBuiltin(e.Message) {
-			out = append(out, e.Message)
-		}
-	}
-	return out, nil
+	return entries, nil
 }
 
 // geminiCommands are the top-level built-in slash commands of gemini-cli
@@ -94,6 +107,7 @@ type geminiRecord struct {
 	ProjectHash string          `json:"projectHash"`
 	StartTime   string          `json:"startTime"`
 	ID          string          `json:"id"`
+	Timestamp   string          `json:"timestamp"`
 	Type        string          `json:"type"`
 	Content     json.RawMessage `json:"content"`
 	ToolCalls   json.RawMessage `json:"toolCalls"`
@@ -109,11 +123,7 @@ type geminiRecord struct {
 // than sending: those end the turn too. With model "auto" the prompt is
 // recorded only after the router's request, so the seed pins a model.
 func (r geminiReader) TurnRunning() (bool, error) {
-	chat, err := r.newestChat()
-	if err != nil || chat == "" {
-		return false, err
-	}
-	lines, err := readJSONLines[geminiRecord](chat)
+	lines, err := r.chatLines()
 	if err != nil {
 		return false, err
 	}
@@ -122,7 +132,11 @@ func (r geminiReader) TurnRunning() (bool, error) {
 		case "":
 			continue // a $set patch
 		case "user":
-			return !geminiCancelledResponses(l.Content), nil
+			if geminiCancelledResponses(l.Content) {
+				return false, nil
+			}
+			over, err := r.cancelledBeforeItsRequest(lines[:i], l)
+			return !over, err
 		case "gemini":
 			return geminiCallsPending(l.ToolCalls), nil
 		default:
@@ -130,6 +144,102 @@ func (r geminiReader) TurnRunning() (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// geminiRequestCancelled is the info line gemini records when Escape
+// cancels a turn.
+const geminiRequestCancelled = "Request cancelled."
+
+// cancelledBeforeItsRequest reports whether the prompt line p, the last
+// message of the chat, belongs to a turn Escape cancelled before its request
+// went out. gemini 0.61 awaits its BeforeAgent hooks without the abort
+// signal: Escape while they run records "Request cancelled." at once, and
+// the prompt is recorded only when the hooks return, after that info line,
+// and then dropped unsent. So a prompt line right after a cancel whose
+// submit (logs.json) came before that cancel is a turn that is over; a
+// prompt submitted after the cancel is a new turn.
+func (r geminiReader) cancelledBeforeItsRequest(before []geminiRecord, p geminiRecord) (bool, error) {
+	var prev *geminiRecord
+	for i := len(before) - 1; i >= 1 && prev == nil; i-- {
+		if before[i].Type != "" {
+			prev = &before[i]
+		}
+	}
+	if prev == nil {
+		return false, nil
+	}
+	cancelled, ok := prev.cancelMark()
+	if !ok {
+		return false, nil
+	}
+	submitted, ok, err := r.lastSubmit(geminiPromptText(p.Content))
+	if err != nil || !ok {
+		return false, err
+	}
+	return submitted.Before(cancelled), nil
+}
+
+// CancelledSince: gemini's "Request cancelled." info line, stamped at or
+// after at (its stamps are whole milliseconds).
+func (r geminiReader) CancelledSince(at time.Time) (bool, error) {
+	lines, err := r.chatLines()
+	if err != nil {
+		return false, err
+	}
+	at = at.Truncate(time.Millisecond)
+	for i := len(lines) - 1; i >= 1; i-- {
+		if stamp, ok := lines[i].cancelMark(); ok && !stamp.Before(at) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// cancelMark is when l, if it is gemini's cancel info line, was recorded.
+func (l geminiRecord) cancelMark() (time.Time, bool) {
+	var info string
+	if l.Type != "info" || json.Unmarshal(l.Content, &info) != nil || info != geminiRequestCancelled {
+		return time.Time{}, false
+	}
+	at, err := time.Parse(time.RFC3339Nano, l.Timestamp)
+	return at, err == nil
+}
+
+// chatLines is the newest chat recording of r's worktree, line by line;
+// none when gemini has recorded no chat there.
+func (r geminiReader) chatLines() ([]geminiRecord, error) {
+	chat, err := r.newestChat()
+	if err != nil || chat == "" {
+		return nil, err
+	}
+	return readJSONLines[geminiRecord](chat)
+}
+
+// geminiPromptText is the text of a prompt line's first part: what the user
+// submitted (a hook's added context comes as later parts).
+func geminiPromptText(content json.RawMessage) string {
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(content, &parts) != nil || len(parts) == 0 {
+		return ""
+	}
+	return parts[0].Text
+}
+
+// lastSubmit is when text was last submitted, per logs.json.
+func (r geminiReader) lastSubmit(text string) (time.Time, bool, error) {
+	entries, err := r.logs()
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Type == "user" && entries[i].Message == text {
+			at, err := time.Parse(time.RFC3339Nano, entries[i].Timestamp)
+			return at, err == nil, nil
+		}
+	}
+	return time.Time{}, false, nil
 }
 
 // geminiCancelled starts the error gemini records as the response of a

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // The testdata files are real gemini-cli 0.61.0 records, driven by hand
@@ -94,6 +95,51 @@ func TestGeminiTurnRunning(t *testing.T) {
 				t.Errorf("TurnRunning = %v, want %v", running, c.running)
 			}
 		})
+	}
+}
+
+// Escape while gemini 0.61 ran its BeforeAgent hooks (tier, a user hook
+// that sleeps): the info line is recorded at the Escape, the prompt only
+// when the hooks return, and no request goes out. The same text submitted
+// again after the cancel is a new turn.
+func TestGeminiPromptCancelledDuringItsHooks(t *testing.T) {
+	for _, c := range []struct {
+		logs    string
+		running bool
+	}{
+		{"logs-hook.json", false},
+		{"logs-hook-resent.json", true},
+		{"logs.json", true}, // no submit of that text on record: the prompt line stands
+	} {
+		t.Run(c.logs, func(t *testing.T) {
+			_, running := readRecord(t, "gemini", Where{Home: geminiHome(t, geminiWorktree, c.logs, "hook-cancelled"), Worktree: geminiWorktree})
+			if running != c.running {
+				t.Errorf("TurnRunning = %v, want %v", running, c.running)
+			}
+		})
+	}
+}
+
+// The cancel is marked where the Escape was read, before the prompt it
+// cancelled was recorded.
+func TestGeminiCancelledSince(t *testing.T) {
+	r, err := For("gemini", Where{Home: geminiHome(t, geminiWorktree, "logs-hook.json", "hook-cancelled"), Worktree: geminiWorktree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.(CancelMarker)
+	for _, c := range []struct {
+		at   string
+		want bool
+	}{
+		{"2026-12-04T15:06:56.000Z", true},
+		{"2026-12-04T15:06:56.4967Z", true}, // the mark's stamp is whole milliseconds
+		{"2026-12-04T15:06:56.497Z", false},
+	} {
+		at, _ := time.Parse(time.RFC3339Nano, c.at)
+		if got, err := m.CancelledSince(at); got != c.want || err != nil {
+			t.Errorf("CancelledSince(%s) = %v, %v; want %v", c.at, got, err, c.want)
+		}
 	}
 }
 

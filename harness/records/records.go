@@ -7,6 +7,7 @@ package records
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // Reader answers the two questions the real-agent tier asks of an agent's
@@ -19,6 +20,15 @@ type Reader interface {
 	// TurnRunning reports whether the agent's record shows a turn that has
 	// started and not yet ended (finished, failed or cancelled).
 	TurnRunning() (bool, error)
+}
+
+// CancelMarker is a Reader whose record marks a cancel by itself, so it can
+// prove the cancel of a turn it never showed running: gemini records
+// "Request cancelled." at the Escape, and a prompt cancelled while its
+// BeforeAgent hooks ran is recorded only after that line, and never sent.
+type CancelMarker interface {
+	// CancelledSince reports whether the record marks a cancel at or after at.
+	CancelledSince(at time.Time) (bool, error)
 }
 
 // Where locates one agent's records.

@@ -205,12 +205,29 @@ func (c *Verbs) confirmCancel(ctx context.Context, t *task.Target, before turnBe
 			return cancelled{Cancel: "confirmed", Proof: ProofRecord, Rounds: res.rounds}, nil
 		case turnStillRuns:
 			return cancelled{Cancel: "unconfirmed", Proof: ProofRecord, Rounds: res.rounds, Running: true}, nil
+		case turnNeverShown:
+			if w.mayStart && markedCancel(before.record, since) {
+				return cancelled{Cancel: "confirmed", Proof: ProofRecord, Rounds: res.rounds}, nil
+			}
 		}
 	}
 	if reported && c.waitTurnEnd(ctx, t, since) {
 		return cancelled{Cancel: "confirmed", Proof: ProofTelemetry, Rounds: 1}, nil
 	}
 	return cancelled{Cancel: "unconfirmed", Proof: ProofNone, Rounds: 1}, nil
+}
+
+// markedCancel reports whether the record marks a cancel since the first
+// keys, where the harness's record marks one (records.CancelMarker): the
+// proof for a turn that was starting but never showed running, as gemini's
+// prompt cancelled while its BeforeAgent hooks ran.
+func markedCancel(r turnRecord, since time.Time) bool {
+	m, ok := r.(records.CancelMarker)
+	if !ok {
+		return false
+	}
+	marked, err := m.CancelledSince(since)
+	return err == nil && marked
 }
 
 // turnStartWindow is how long after a submit a turn its agent's record

@@ -260,3 +260,35 @@ func TestSubmitPendingOnlyForARecentSubmitWithNoTurnEndSince(t *testing.T) {
 		t.Fatal("pending for a submit older than the window")
 	}
 }
+
+// markingTurn is a record that marks a cancel by itself (gemini's
+// "Request cancelled."), at marked.
+type markingTurn struct {
+	fakeTurn
+	marked time.Time
+	err    error
+}
+
+func (m *markingTurn) CancelledSince(at time.Time) (bool, error) {
+	return !m.marked.IsZero() && !m.marked.Before(at), m.err
+}
+
+func TestACancelMarkSinceTheKeysProvesATurnNeverShown(t *testing.T) {
+	keys := time.Date(2026, 12, 4, 15, 6, 56, 0, time.UTC)
+	cases := []struct {
+		name   string
+		record turnRecord
+		want   bool
+	}{
+		{"marked after the keys", &markingTurn{marked: keys.Add(5 * time.Millisecond)}, true},
+		{"marked before the keys: another interrupt's", &markingTurn{marked: keys.Add(-time.Second)}, false},
+		{"no mark", &markingTurn{}, false},
+		{"unreadable", &markingTurn{marked: keys.Add(time.Millisecond), err: errors.New("half written")}, false},
+		{"a record that marks no cancel", &fakeTurn{}, false},
+	}
+	for _, c := range cases {
+		if got := markedCancel(c.record, keys); got != c.want {
+			t.Errorf("%s: markedCancel = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
