@@ -5,12 +5,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"fmctl/harness"
+	"fmctl/tests/agents/seed"
 	"fmctl/tests/agents/stubmodel"
 )
 
@@ -28,6 +30,13 @@ type turnKind struct {
 	// quiet is how long to watch, after the verb, for the CLI starting the
 	// turn again by itself (a retry after the back-off it was in).
 	quiet time.Duration
+	// only names the harnesses the kind exists for (none: every one).
+	only []string
+}
+
+// appliesTo reports whether k is a turn kind of harness name.
+func (k turnKind) appliesTo(name string) bool {
+	return len(k.only) == 0 || slices.Contains(k.only, name)
 }
 
 var turnKinds = []turnKind{
@@ -40,6 +49,14 @@ var turnKinds = []turnKind{
 	{name: "hang", start: func(s *scen, nonce string) {
 		s.waitBusy("hold the turn open " + stubmodel.HangWord + " " + nonce)
 	}, quiet: time.Second},
+	// The interrupt comes while the CLI's own prompt hooks still hold the
+	// prompt (the lab's slow user hook): the request must never go out,
+	// which the quiet watch past the hook's end checks at the model.
+	{name: "hook", start: func(s *scen, nonce string) {
+		if r := s.send("a turn its hooks hold " + seed.SlowHookWord + " " + stubmodel.HangWord + " " + nonce); r.code != 0 {
+			s.broken("the turn to cancel was not sent: %s", r)
+		}
+	}, quiet: (seed.HookHoldSeconds + 2) * time.Second, only: []string{"gemini"}},
 }
 
 // startRightAfterSubmit sends a turn that hangs and returns as soon as the
@@ -140,6 +157,9 @@ func interruptsGroup(t *testing.T, p profile) {
 	}
 	for round := 1; round <= interruptRounds; round++ {
 		for _, k := range turnKinds {
+			if !k.appliesTo(p.name) {
+				continue
+			}
 			l.scenario(fmt.Sprintf("interrupt-%s-%d", k.name, round), func(s *scen) {
 				nonce := randHex(3)
 				k.start(s, nonce)
@@ -149,6 +169,11 @@ func interruptsGroup(t *testing.T, p profile) {
 				}
 				if n := retriedAfter(l, nonce, len(l.stub.CallsFor(nonce)), k.quiet); n > 0 {
 					s.survived("the CLI called the model %d more times for the turn after the interrupt", n)
+				} else if l.turnRunning() {
+					// An ended turn stays ended: a record that shows it
+					// again (a prompt gemini records only when its hooks
+					// return) is read as a turn going on.
+					s.survived("the record shows the turn running again %v after the interrupt", k.quiet)
 				}
 			})
 			recoverIdle(l)

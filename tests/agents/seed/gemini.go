@@ -1,6 +1,16 @@
 package seed
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
+
+// SlowHookWord in a prompt makes the lab gemini's own BeforeAgent hook
+// hold the prompt for HookHoldSeconds before its request.
+const (
+	SlowHookWord    = "fmslowhook"
+	HookHoldSeconds = 3
+)
 
 // gemini (@google/gemini-cli 0.61.0) reaches its composer in 2-5 s when
 //   - GEMINI_CLI_TRUST_WORKSPACE=true skips the folder-trust dialog;
@@ -16,6 +26,12 @@ import "context"
 // hangs in the router, and the prompt reaches the chat recording only once
 // the main request starts, so TurnRunning could not see the busy turn.
 // Auto-update and usage statistics are off so nothing else calls out.
+//
+// The user's own BeforeAgent hook sleeps HookHoldSeconds for a prompt
+// holding SlowHookWord: gemini awaits its BeforeAgent hooks without the
+// abort signal, so an interrupt then meets a prompt that is neither sent
+// nor recorded as a turn yet (what fmctl's own hook does on a loaded
+// machine, made certain).
 func init() { preparers["gemini"] = prepareGemini }
 
 func prepareGemini(_ context.Context, r Run) (Prepared, error) {
@@ -24,6 +40,10 @@ func prepareGemini(_ context.Context, r Run) (Prepared, error) {
 		"model":    map[string]any{"name": "gemini-2.5-flash"},
 		"general":  map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
 		"privacy":  map[string]any{"usageStatisticsEnabled": false},
+		"hooks": map[string]any{"BeforeAgent": []any{map[string]any{"hooks": []any{map[string]any{
+			"type": "command", "name": "lab-slow-hook",
+			"command": fmt.Sprintf(`case "$(cat)" in *%s*) sleep %d;; esac`, SlowHookWord, HookHoldSeconds),
+		}}}}},
 	}
 	if err := writeHomeJSON(r.Home, ".gemini/settings.json", settings); err != nil {
 		return Prepared{}, err
