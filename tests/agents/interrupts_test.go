@@ -56,6 +56,9 @@ var turnKinds = []turnKind{
 		if r := s.send("a turn its hooks hold " + seed.SlowHookWord + " " + stubmodel.HangWord + " " + nonce); r.code != 0 {
 			s.broken("the turn to cancel was not sent: %s", r)
 		}
+		if n := len(s.l.stub.CallsFor(nonce)); n > 0 {
+			s.note("the model had %d call(s) for the turn before the interrupt: no hook held the prompt", n)
+		}
 	}, quiet: (seed.HookHoldSeconds + 2) * time.Second, only: []string{"gemini"}},
 }
 

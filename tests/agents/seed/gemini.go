@@ -1,16 +1,6 @@
 package seed
 
-import (
-	"context"
-	"fmt"
-)
-
-// SlowHookWord in a prompt makes the lab gemini's own BeforeAgent hook
-// hold the prompt for HookHoldSeconds before its request.
-const (
-	SlowHookWord    = "fmslowhook"
-	HookHoldSeconds = 3
-)
+import "context"
 
 // gemini (@google/gemini-cli 0.61.0) reaches its composer in 2-5 s when
 //   - GEMINI_CLI_TRUST_WORKSPACE=true skips the folder-trust dialog;
@@ -42,7 +32,7 @@ func prepareGemini(_ context.Context, r Run) (Prepared, error) {
 		"privacy":  map[string]any{"usageStatisticsEnabled": false},
 		"hooks": map[string]any{"BeforeAgent": []any{map[string]any{"hooks": []any{map[string]any{
 			"type": "command", "name": "lab-slow-hook",
-			"command": fmt.Sprintf(`case "$(cat)" in *%s*) sleep %d;; esac`, SlowHookWord, HookHoldSeconds),
+			"command": slowHookCommand(),
 		}}}}},
 	}
 	if err := writeHomeJSON(r.Home, ".gemini/settings.json", settings); err != nil {

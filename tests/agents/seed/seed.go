@@ -40,3 +40,19 @@ func Prepare(ctx context.Context, name string, r Run) (Prepared, error) {
 
 // preparers is filled by one file per harness (claude.go, codex.go, ...).
 var preparers = map[string]func(context.Context, Run) (Prepared, error){}
+
+// SlowHookWord in a prompt makes the lab agent's own prompt hook (the
+// user's, in its settings: gemini's BeforeAgent) hold the prompt for
+// HookHoldSeconds before its request. Not claude's UserPromptSubmit: claude
+// records the prompt only after that hook, so fm-send, which waits for the
+// record, returns after the hold, and an interrupt never meets it.
+const (
+	SlowHookWord    = "fmslowhook"
+	HookHoldSeconds = 3
+)
+
+// slowHookCommand is that hook's shell command: it reads the hook's JSON
+// payload, which holds the prompt.
+func slowHookCommand() string {
+	return fmt.Sprintf(`case "$(cat)" in *%s*) sleep %d;; esac`, SlowHookWord, HookHoldSeconds)
+}
