@@ -1,7 +1,6 @@
 package backends
 
 import (
-	"regexp"
 	"strings"
 
 	"fmctl/state"
@@ -29,9 +28,17 @@ func ValidAtom(s string) bool {
 	return true
 }
 
-// processID is a recorded pid (tmux_pane_pid, pane_pid): a positive decimal.
-var processID = regexp.MustCompile(`^[1-9][0-9]*$`)
-
 // ValidPID reports whether a recorded pid (tmux_pane_pid, pane_pid) is a
-// positive decimal.
-func ValidPID(s string) bool { return processID.MatchString(s) }
+// positive decimal. Checked by hand, not by a regexp: a regexp compiled at
+// start-up costs every invocation, and these checks sit on the key path.
+func ValidPID(s string) bool { return s != "" && s[0] != '0' && Digits(s) }
+
+// Digits reports whether s is one or more ASCII decimal digits.
+func Digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

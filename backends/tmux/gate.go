@@ -80,8 +80,8 @@ type paneGate struct {
 func gateOf(ep backends.Endpoint) (paneGate, bool) {
 	session, window, err := SplitTarget(ep.Target)
 	pane, windowID, pid := ep.Field(state.KeyTmuxPane), ep.Field(state.KeyTmuxWindow), ep.Field(state.KeyTmuxPanePID)
-	if err != nil || !backends.ValidAtom(session) || !backends.ValidAtom(window) || !tmuxPaneID.MatchString(pane) ||
-		!tmuxWindowID.MatchString(windowID) || !backends.ValidPID(pid) {
+	if err != nil || !backends.ValidAtom(session) || !backends.ValidAtom(window) || !tmuxPaneID(pane) ||
+		!tmuxWindowID(windowID) || !backends.ValidPID(pid) {
 		return paneGate{}, false
 	}
 	n, err := strconv.Atoi(pid)

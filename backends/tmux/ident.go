@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -12,10 +11,12 @@ import (
 	"fmctl/state"
 )
 
-var (
-	tmuxPaneID   = regexp.MustCompile(`^%[0-9]+$`)
-	tmuxWindowID = regexp.MustCompile(`^@[0-9]+$`)
-)
+// tmuxPaneID and tmuxWindowID report whether s is a tmux pane id (%N) or
+// window id (@N), checked by hand: a regexp compiled at start-up would cost
+// every invocation.
+func tmuxPaneID(s string) bool { return strings.HasPrefix(s, "%") && backends.Digits(s[1:]) }
+
+func tmuxWindowID(s string) bool { return strings.HasPrefix(s, "@") && backends.Digits(s[1:]) }
 
 // paneInfo is one pane as tmux reports it.
 type paneInfo struct {
@@ -164,10 +165,10 @@ func (t *Adapter) paneID(ctx context.Context, ep backends.Endpoint) (string, err
 }
 
 func validateTmuxIDs(ep backends.Endpoint) error {
-	if v, ok := ep.Fields[state.KeyTmuxPane]; ok && !tmuxPaneID.MatchString(v) {
+	if v, ok := ep.Fields[state.KeyTmuxPane]; ok && !tmuxPaneID(v) {
 		return fmt.Errorf("%s=%s is not a tmux pane id (%%N)", state.KeyTmuxPane, v)
 	}
-	if v, ok := ep.Fields[state.KeyTmuxWindow]; ok && !tmuxWindowID.MatchString(v) {
+	if v, ok := ep.Fields[state.KeyTmuxWindow]; ok && !tmuxWindowID(v) {
 		return fmt.Errorf("%s=%s is not a tmux window id (@N)", state.KeyTmuxWindow, v)
 	}
 	if v, ok := ep.Fields[state.KeyTmuxPanePID]; ok && !backends.ValidPID(v) {
@@ -242,7 +243,7 @@ func (t *Adapter) newWindow(ctx context.Context, session string, spec backends.C
 	}
 	pane, rest, _ := strings.Cut(strings.TrimSpace(string(out.Stdout)), "\t")
 	window, pid, _ := strings.Cut(rest, "\t")
-	if !tmuxPaneID.MatchString(pane) || !tmuxWindowID.MatchString(window) {
+	if !tmuxPaneID(pane) || !tmuxWindowID(window) {
 		return paneInfo{}, fmt.Errorf("tmux created %s but printed no pane and window id (%q)", target, out.Stdout)
 	}
 	info := paneInfo{pane: pane, windowID: window, session: session, window: spec.Label}

@@ -2,6 +2,7 @@ package tmux
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -161,5 +162,20 @@ func TestTmuxClaimRenamesTheWindowBackOrRefuses(t *testing.T) {
 	taken := &scriptRunner{replies: map[string][]reply{"display-message": {{out: renamed}}, "list-windows": {{out: "fm-t1\t%9\t0\t\tbash\t@9\ts\t0\t/\n"}}}}
 	if _, err := New(taken, Options{Procs: &fixedProcs{}}).Claim(context.Background(), backends.Pane{ID: "%3"}, "fm-t1"); err == nil || !strings.Contains(err.Error(), "already has a window named fm-t1") {
 		t.Fatalf("Claim over a taken label: %v (calls %q)", err, taken.calls)
+	}
+}
+
+// tmuxPaneID and tmuxWindowID are hand-written so that nothing compiles a
+// regexp at start-up; they must accept exactly what the regexps did.
+func TestTmuxIDMatchersAgreeWithRegexps(t *testing.T) {
+	pane := regexp.MustCompile(`^%[0-9]+$`)
+	window := regexp.MustCompile(`^@[0-9]+$`)
+	for _, s := range []string{"", "%", "@", "%0", "%12", "@0", "@34", "%%1", "%1a", "%a", "@-1", " %1", "%1 ", "1", "%１", "%1\n"} {
+		if got, want := tmuxPaneID(s), pane.MatchString(s); got != want {
+			t.Errorf("tmuxPaneID(%q) = %v, the regexp says %v", s, got, want)
+		}
+		if got, want := tmuxWindowID(s), window.MatchString(s); got != want {
+			t.Errorf("tmuxWindowID(%q) = %v, the regexp says %v", s, got, want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmctl/cmd/internal/fact"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -141,5 +142,16 @@ func TestEmitSelectsFieldsAndFilters(t *testing.T) {
 	Printer{Out: &buf, JSON: true, Output: &out}.Outcome(o)
 	if buf.Len() != 0 || out.Err() == nil || Code(out.Err()) != CodeUsage {
 		t.Errorf("jq error: printed %q, err %v", buf.String(), out.Err())
+	}
+}
+
+// fieldList is hand-written so that nothing compiles a regexp at start-up;
+// it must accept exactly what the regexp did.
+func TestFieldListAgreesWithRegexp(t *testing.T) {
+	re := regexp.MustCompile(`^[a-z_]+(,[a-z_]+)*$`)
+	for _, s := range []string{"", ",", "a", "a,b", "a,,b", "a,", ",a", "id,state", "ID", "a-b", "a b", "_", "a_b,c_d", "a,b\n", "é", "t1"} {
+		if got, want := fieldList(s), re.MatchString(s); got != want {
+			t.Errorf("fieldList(%q) = %v, the regexp says %v", s, got, want)
+		}
 	}
 }

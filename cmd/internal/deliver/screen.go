@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"fmctl/backends"
@@ -37,12 +38,15 @@ func holdsTail(sig harness.ScreenSig, st harness.ScreenState, tail string, newli
 	return false
 }
 
-var collapsedCount = regexp.MustCompile(`\+([0-9]+) lines?\]`)
+// collapsedCount is compiled at first use: only a send that meets a
+// collapsed paste reads it, and a regexp compiled at start-up would cost
+// every invocation.
+var collapsedCount = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\+([0-9]+) lines?\]`) })
 
 // collapsedLines adds up the "+N lines" of every placeholder drawn.
 func collapsedLines(s string) int {
 	n := 0
-	for _, m := range collapsedCount.FindAllStringSubmatch(s, -1) {
+	for _, m := range collapsedCount().FindAllStringSubmatch(s, -1) {
 		k, _ := strconv.Atoi(m[1])
 		n += k
 	}
