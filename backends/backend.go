@@ -150,6 +150,14 @@ type CaptureTyper interface {
 	CaptureThenType(ctx context.Context, ep Endpoint, text string) (Screen, error)
 }
 
+// StateCapturer is an optional Backend ability: read the agent state and
+// the screen in one multiplexer call, for the reads that need both (status,
+// each look of wait). The screen is only an answer where err is nil, and
+// only of the endpoint's own pane where the observation attributes it.
+type StateCapturer interface {
+	AgentStateAndCapture(ctx context.Context, ep Endpoint) (Observation, Screen, error)
+}
+
 // KeyReader is an optional Backend ability: deliver a key and read the
 // agent state right after it in one multiplexer call.
 type KeyReader interface {

@@ -179,3 +179,56 @@ func TestTmuxIDMatchersAgreeWithRegexps(t *testing.T) {
 		}
 	}
 }
+
+// stateCaptureTmux answers the one-call read of status and wait: the pane
+// line, the cursor and the screen; for an absent pane the chain fails at
+// capture-pane, as tmux 3.3a's does. Any other call is idTmux's.
+type stateCaptureTmux struct{ idTmux }
+
+func (s *stateCaptureTmux) Run(ctx context.Context, c backends.Cmd) (backends.Output, error) {
+	args := subcommand(c)
+	if !strings.Contains(strings.Join(args, " "), "capture-pane") {
+		return s.idTmux.Run(ctx, c)
+	}
+	s.calls = append(s.calls, strings.Join(args, " "))
+	if s.pane == "" {
+		return backends.Output{ExitCode: 1}, &backends.RunError{Cmd: c, ExitCode: 1, Stderr: "can't find pane: %3"}
+	}
+	return backends.Output{Stdout: []byte(s.pane + "\n4 2\n❯ hello\n──\n")}, nil
+}
+
+func TestTmuxAgentStateAndCaptureIsOneCallOrTheOrdinaryLookup(t *testing.T) {
+	withID := backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{state.KeyTmuxPane: "%3", state.KeyTmuxWindow: "@1"}}
+	noID := backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1"}
+	cases := []struct {
+		name   string
+		ep     backends.Endpoint
+		tm     stateCaptureTmux
+		state  backends.AgentState
+		screen bool
+		calls  int
+	}{
+		{"in place: one call", withID, stateCaptureTmux{idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}}, backends.StateDead, true, 1},
+		{"window renamed: no screen", withID, stateCaptureTmux{idTmux{pane: "other\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}}, backends.StateDrifted, false, 2},
+		{"pane gone: no screen", withID, stateCaptureTmux{idTmux{windows: "fm-t2\t%4\t0\t\tbash\t@2\tfmses\t0\t/w\n"}}, backends.StateMissing, false, 3},
+		{"no pane id recorded: the label lookup", noID, stateCaptureTmux{idTmux{windows: "fm-t1\t%8\t0\t\tbash\t@6\tfmses\t0\t/w\n"}}, backends.StateDead, false, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tm := New(&tc.tm, Options{Procs: &fixedProcs{}})
+			obs, s, err := tm.AgentStateAndCapture(context.Background(), tc.ep)
+			if obs.State != tc.state {
+				t.Fatalf("state %s (%s), want %s", obs.State, obs.Detail, tc.state)
+			}
+			if (err == nil) != tc.screen {
+				t.Fatalf("screen read = %v (%v), want %v", err == nil, err, tc.screen)
+			}
+			if tc.screen && (len(s.Lines) != 2 || s.Lines[0] != "❯ hello" || s.CursorY != 4 || s.CursorX != 2) {
+				t.Fatalf("screen %+v", s)
+			}
+			if len(tc.tm.calls) != tc.calls {
+				t.Fatalf("%d tmux calls %q, want %d", len(tc.tm.calls), tc.tm.calls, tc.calls)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ package tmux
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"fmctl/backends"
 	"fmctl/backends/proc"
 	"fmctl/harness"
+	"fmctl/state"
 )
 
 // Options names the tmux binary and server.
@@ -235,6 +237,36 @@ func parseCapture(out []byte) backends.Screen {
 	}
 	return s
 }
+
+// AgentStateAndCapture reads the recorded pane's line and its screen in
+// one tmux invocation. A record without the pane's id, or a pane that does
+// not read back as the endpoint's (gone, moved, an error), takes the
+// ordinary lookup, which tells those apart, and reports no screen.
+func (t *Adapter) AgentStateAndCapture(ctx context.Context, ep backends.Endpoint) (backends.Observation, backends.Screen, error) {
+	id := ep.Field(state.KeyTmuxPane)
+	session, window, err := SplitTarget(ep.Target)
+	if id == "" || err != nil {
+		return t.AgentState(ctx, ep), backends.Screen{}, errNoScreen
+	}
+	out, err := t.run(ctx, "display-message", "-p", "-t", id, paneFormat, ";",
+		"display-message", "-p", "-t", id, "#{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", id)
+	if err != nil {
+		return t.AgentState(ctx, ep), backends.Screen{}, errNoScreen
+	}
+	line, screen, _ := strings.Cut(string(out.Stdout), "\n")
+	info, ok := parsePaneLine(line)
+	if !ok || info.pane != id || info.session != session || info.window != window {
+		return t.AgentState(ctx, ep), backends.Screen{}, errNoScreen
+	}
+	t.mu.Lock()
+	t.pane[ep.Target] = info.pane
+	t.mu.Unlock()
+	return t.classify(ctx, info), parseCapture([]byte(screen)), nil
+}
+
+// errNoScreen: the pane was not read back as the endpoint's in the one
+// call, so its screen was not taken as the agent's.
+var errNoScreen = errors.New("the screen was not read with the pane")
 
 func (t *Adapter) AgentState(ctx context.Context, ep backends.Endpoint) backends.Observation {
 	info, err := t.lookup(ctx, ep)

@@ -75,6 +75,25 @@ func readScreen(ctx context.Context, t *task.Target, obs backends.Observation) s
 	return viewOf(sig, st)
 }
 
+// observe reads the endpoint's agent state and its screen, in one
+// multiplexer call where the backend can (backends.StateCapturer).
+func observe(ctx context.Context, t *task.Target) (backends.Observation, screenView) {
+	sc, ok := t.Backend.(backends.StateCapturer)
+	if !ok {
+		obs := t.Backend.AgentState(ctx, t.Endpoint)
+		return obs, readScreen(ctx, t, obs)
+	}
+	obs, s, err := sc.AgentStateAndCapture(ctx, t.Endpoint)
+	sig, ok := screenSig(t, obs)
+	switch {
+	case !ok:
+		return obs, screenView{}
+	case err != nil:
+		return obs, readScreen(ctx, t, obs)
+	}
+	return obs, viewOf(sig, sig.ReadScreen(s.Lines))
+}
+
 // screenSig is the signature t's screen is read by: only the task's own
 // live agent's, and only a harness with verified signatures.
 func screenSig(t *task.Target, obs backends.Observation) (harness.ScreenSig, bool) {

@@ -26,7 +26,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 		Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).Add("worktree", t.Endpoint.Worktree).
 		Add("model", orDefault(t.Task.Record.Model())).Add("effort", orDefault(t.Task.Record.Effort())).
 		Add("permissions", permissionsOf(t.Task.Record.Permissions()))
-	obs := t.Backend.AgentState(ctx, t.Endpoint)
+	obs, screen := observe(ctx, t)
 	out.Add("state", string(obs.State))
 	if obs.State == backends.StateUnverified || !t.Ability.Classifier {
 		out.Add("classifier", "none")
@@ -34,7 +34,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	if obs.AgentStatus != "" {
 		out.Add("agent_status", obs.AgentStatus)
 	}
-	act := readActivity(t, obs, time.Now(), c.waits.Launch, readScreen(ctx, t, obs))
+	act := readActivity(t, obs, time.Now(), c.waits.Launch, screen)
 	out.Add("activity", act.Word)
 	if act.For != "" {
 		out.Add("waiting_for", act.For)

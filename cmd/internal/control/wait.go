@@ -89,9 +89,8 @@ func waitInterrupted(id string) error {
 
 // look reads the endpoint and the agent's reports once.
 func (c *Controller) look(ctx context.Context, t *task.Target) waitView {
-	v := waitView{obs: t.Backend.AgentState(ctx, t.Endpoint)}
-	v.act = readActivity(t, v.obs, time.Now(), c.waits.Launch, readScreen(ctx, t, v.obs))
-	return v
+	obs, screen := observe(ctx, t)
+	return waitView{obs: obs, act: readActivity(t, obs, time.Now(), c.waits.Launch, screen)}
 }
 
 // reached decides cond from one look. It refuses, rather than waits out,
