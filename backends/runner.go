@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"fmctl/signalctx"
 )
 
 // Cmd is one external program invocation: always an argv, never a shell string.
@@ -107,6 +109,10 @@ func NewExecRunner(tracePath string) *ExecRunner {
 	return &ExecRunner{TracePath: tracePath}
 }
 
+// longCall is how long a call runs before it counts as a wait: ten times a
+// tmux call, a fraction of a slow one.
+const longCall = 50 * time.Millisecond
+
 func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, c.Path, c.Args...)
@@ -126,6 +132,10 @@ func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
+	// A call that outlasts a moment (a slow git, a multiplexer that does
+	// not answer) is a wait a signal must be able to end, its process
+	// group with it.
+	defer time.AfterFunc(longCall, func() { signalctx.Arm(ctx) }).Stop()
 	err := cmd.Run()
 	out := Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 	if r.TracePath != "" {
@@ -218,8 +228,10 @@ func (r *CountingRunner) Reset() {
 	r.mu.Unlock()
 }
 
-// Sleep waits d or until ctx is done, whichever comes first.
+// Sleep waits d or until ctx is done, whichever comes first. A pause is a
+// wait: from here on a signal ends it (signalctx).
 func Sleep(ctx context.Context, d time.Duration) error {
+	signalctx.Arm(ctx)
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

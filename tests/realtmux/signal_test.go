@@ -19,15 +19,48 @@ func TestAWaitStopsAtSIGINTAndSaysSo(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
 	s.startAgent("t1", "claude")
-	cmd := exec.Command(filepath.Join(binDir, "fm-control"), "wait", "t1", "--for", "dead", "--timeout", "60s")
-	cmd.Env = append(append([]string(nil), s.env...), "FM_HOME="+s.home, "FM_TMUX_SOCKET="+s.sock, "TMUX=")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	code, _, stderr := interruptedRun(t, s, nil, "wait", "t1", "--for", "dead", "--timeout", "60s")
+	if code != 1 {
+		t.Fatalf("wait after SIGINT: exit %d, want 1 (stderr %q)", code, stderr)
+	}
+	if !strings.Contains(stderr, "the wait for task t1 was interrupted") {
+		t.Fatalf("stderr = %q, want it to say the wait was interrupted", stderr)
+	}
+}
+
+// A lifecycle verb takes its signal handler only once it waits (signalctx),
+// and then stops at SIGINT as promptly: `fm-control exit` waiting for an
+// agent that ignores its exit command ends at the signal, not at
+// FM_CONTROL_EXIT_WAIT, and says the wait was interrupted, not that the
+// agent outlasted it.
+func TestAnExitWaitingForItsAgentStopsAtSIGINT(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	s.startAgent("t1", "claude", agentEnv("FAKEAGENT_IGNORE_EXIT=1"))
+	code, stdout, stderr := interruptedRun(t, s, []string{"FM_CONTROL_EXIT_WAIT=60"}, "exit", "t1")
+	if code != 1 {
+		t.Fatalf("exit after SIGINT: exit %d, want 1 (stdout %q, stderr %q)", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "exit=unconfirmed; the wait for the agent to stop was interrupted") || strings.Contains(stderr, "within 60s") {
+		t.Fatalf("stderr = %q, want it to say the wait was interrupted, not that it ran out", stderr)
+	}
+}
+
+// interruptedRun starts fm-control with args, sends it SIGINT once its
+// wait is under way (its keys or command go out within tens of ms; 600 ms
+// is well past that), and returns how it exited. It fails the test when
+// the process was killed by the signal instead of ending its wait, or
+// took more than 3 s to end after it.
+func interruptedRun(t *testing.T, s *server, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(binDir, "fm-control"), args...)
+	cmd.Env = append(append(append([]string(nil), s.env...), "FM_HOME="+s.home, "FM_TMUX_SOCKET="+s.sock, "TMUX="), env...)
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// The wait is under way once it has polled for a while.
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(600 * time.Millisecond)
 	start := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -36,18 +69,22 @@ func TestAWaitStopsAtSIGINTAndSaysSo(t *testing.T) {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-			t.Fatalf("wait after SIGINT: %v, want exit 1 (stderr %q)", err, stderr.String())
-		}
-		if !strings.Contains(stderr.String(), "the wait for task t1 was interrupted") {
-			t.Fatalf("stderr = %q, want it to say the wait was interrupted", stderr.String())
-		}
 		if d := time.Since(start); d > 3*time.Second {
-			t.Fatalf("the wait took %v to stop after SIGINT", d)
+			t.Fatalf("fm-control %s took %v to stop after SIGINT", args[0], d)
 		}
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			return 0, out.String(), errs.String()
+		case !errors.As(err, &ee):
+			t.Fatalf("fm-control %s: %v", args[0], err)
+		case ee.ExitCode() < 0:
+			t.Fatalf("fm-control %s was killed by SIGINT instead of ending its wait (stderr %q)", args[0], errs.String())
+		}
+		return ee.ExitCode(), out.String(), errs.String()
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
-		t.Fatal("fm-control wait did not stop within 10 s of SIGINT")
+		t.Fatalf("fm-control %s did not stop within 10 s of SIGINT", args[0])
 	}
+	return 0, "", ""
 }

@@ -16,6 +16,7 @@ import (
 	"fmctl/cmd/internal/fault"
 	"fmctl/harness"
 	"fmctl/phrase"
+	"fmctl/signalctx"
 )
 
 type rawArgsKey struct{}
@@ -168,23 +169,23 @@ func commandConventions(cmd *ucli.Command, helpTemplate string) {
 }
 
 // CancelledBySignals runs an action under a context SIGINT or SIGTERM
-// cancels, so a verb that waits (a submit's confirmation, an exit, a
-// relaunch, wait) stops promptly and says where it stopped. Only such a
-// verb installs the handler: it costs 0.3 ms of every start (the runtime
-// starts a thread to watch signals), about a tenth of a bare tmux call, and
-// a verb that waits on nothing (status, a key, a hook's agent-event) dies
-// by the signal as promptly without it.
+// cancel once the action waits (signalctx.New), so a verb that waits (an
+// exit, a relaunch, an interrupt watching its record) stops promptly and
+// says where it stopped, and one that turns out to wait on nothing (an
+// interrupt of an idle agent) never pays for the handler. A verb that waits
+// on nothing at all (status, a key, a hook's agent-event) takes no handler
+// and dies by the signal as promptly.
 func CancelledBySignals(action ucli.ActionFunc) ucli.ActionFunc {
 	return func(ctx context.Context, cmd *ucli.Command) error {
-		ctx, stop := SignalContext(ctx)
+		ctx, stop := signalctx.New(ctx)
 		defer stop()
 		return action(ctx, cmd)
 	}
 }
 
-// SignalContext is ctx, cancelled on SIGINT or SIGTERM.
+// SignalContext is ctx, cancelled on SIGINT or SIGTERM from now on.
 func SignalContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	return signalctx.Armed(ctx)
 }
 
 // HelpForMissing answers a command line that names nothing to act on (a

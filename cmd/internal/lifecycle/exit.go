@@ -101,6 +101,13 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 	if res.Verdict == deliver.Pending {
 		held = fmt.Sprintf("; its composer still holds %s (the submit was never confirmed), so clear it before sending anything else", t.Harness.ExitCommand)
 	}
+	if ctx.Err() != nil {
+		// A signal ended the wait (signalctx), not the wait's bound.
+		return "", fault.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the wait for the agent to stop was interrupted%s",
+			t.ID, interruptNote, final.State, held).Coded(fault.EInterrupted).
+			Hint("fm-control status %s shows whether it stopped since", t.ID).
+			With("id", t.ID, "exit_result", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
+	}
 	return "", fault.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the agent did not stop within %s%s",
 		t.ID, interruptNote, final.State, Seconds(c.waits.Exit), held).Coded(fault.ENotStopped).
 		With("id", t.ID, "exit_result", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
