@@ -148,7 +148,7 @@ var table = []Tunable{
 	{Name: "FM_ZELLIJ_SESSION", Unit: UnitName, Doc: "the zellij session new task tabs go into; wins over [zellij] session, which wins over firstmate", field: func(t *Tunables) any { return &t.Mux.ZellijSession }},
 	{Name: "FM_GIT_TIMEOUT", Unit: UnitDuration, Default: "60s", NonZero: true, Doc: "one git call (a fetch over a slow network is the longest); 0 keeps the default", field: func(t *Tunables) any { return &t.GitTimeout }},
 
-	{Name: "FM_SEND_LOCK_WAIT", Unit: UnitDuration, Default: "60s", Doc: "the wait for a task's input lock, held by another delivery or lifecycle verb", field: func(t *Tunables) any { return &t.Send.LockWait }},
+	{Name: "FM_SEND_LOCK_WAIT", Unit: UnitDuration, Default: "60s", Doc: "the wait for a task's input lock, held by another delivery or lifecycle verb, and a text send's wait for the send before it to be judged", field: func(t *Tunables) any { return &t.Send.LockWait }},
 	{Name: "FM_SEND_READY_WAIT", Unit: UnitDuration, Default: "20s", Doc: "fm-send's wait for a starting agent's composer to be ready", field: func(t *Tunables) any { return &t.Send.ReadyWait }},
 	{Name: "FM_SEND_SLEEP", Unit: UnitDuration, Default: "0.4s", Doc: "how long each Enter gets to show its effect on the composer", field: func(t *Tunables) any { return &t.Send.Sleep }},
 	{Name: "FM_SEND_RECORD_WAIT", Unit: UnitDuration, Default: "15s", Doc: "how long fm-send waits for the agent's own record (transcript, rollout, database, session file) to show the submitted message before it says submit=unrecorded", field: func(t *Tunables) any { return &t.Send.RecordWait }},

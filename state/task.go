@@ -91,9 +91,10 @@ type Store struct {
 	Dir string // the state directory
 }
 
-func (s Store) MetaPath(id string) string     { return filepath.Join(s.Dir, id+".meta") }
-func (s Store) LockPath(id string) string     { return filepath.Join(s.Dir, ".control-"+id+".lock") }
-func (s Store) SendLockPath(id string) string { return filepath.Join(s.Dir, ".send-"+id+".lock") }
+func (s Store) MetaPath(id string) string      { return filepath.Join(s.Dir, id+".meta") }
+func (s Store) LockPath(id string) string      { return filepath.Join(s.Dir, ".control-"+id+".lock") }
+func (s Store) SendLockPath(id string) string  { return filepath.Join(s.Dir, ".send-"+id+".lock") }
+func (s Store) SendQueuePath(id string) string { return filepath.Join(s.Dir, ".sends-"+id+".lock") }
 func (s Store) BusyStatePath(id string) string {
 	return filepath.Join(s.Dir, id+".busy-state")
 }
@@ -283,6 +284,25 @@ func (s Store) LockInput(id string, wait time.Duration) (*Lock, error) {
 		return nil, Errorf(ErrLockHeld, "another delivery or lifecycle action on task %s still held its input lock after %s (FM_SEND_LOCK_WAIT); nothing was sent", id, wait)
 	}
 	return nil, fmt.Errorf("task %s's input lock cannot be taken: %w; nothing was sent", id, err)
+}
+
+// LockSends takes task id's send queue, waiting up to wait. A text send
+// holds it from before it types until the agent's own record has judged
+// the send, so two sends to one task follow each other and each is judged
+// against its own baseline (an identical text sent meanwhile would read as
+// a duplicate). Only a text send takes it, and always before the input
+// lock: it lets the input lock go once its keys are out, so an interrupt,
+// an exit or a key waits for a send's keys, never for the agent to record
+// them.
+func (s Store) LockSends(id string, wait time.Duration) (*Lock, error) {
+	l, err := WaitLock(s.SendQueuePath(id), wait)
+	switch {
+	case err == nil:
+		return l, nil
+	case errors.Is(err, ErrLockHeld):
+		return nil, Errorf(ErrLockHeld, "another text send to task %s was still waiting for the agent's record after %s (FM_SEND_LOCK_WAIT); nothing was sent", id, wait)
+	}
+	return nil, fmt.Errorf("task %s's send queue cannot be taken: %w; nothing was sent", id, err)
 }
 
 // WaitLock takes the lock at path, polling until timeout. Deliveries to one

@@ -263,6 +263,8 @@ func TestStorePaths(t *testing.T) {
 	for got, want := range map[string]string{
 		s.MetaPath("t1"):      "/h/state/t1.meta",
 		s.LockPath("t1"):      "/h/state/.control-t1.lock",
+		s.SendLockPath("t1"):  "/h/state/.send-t1.lock",
+		s.SendQueuePath("t1"): "/h/state/.sends-t1.lock",
 		s.BusyStatePath("t1"): "/h/state/t1.busy-state",
 		Label("t1"):           "fm-t1",
 	} {

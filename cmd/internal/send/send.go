@@ -190,6 +190,11 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 	// A retried Enter passes the gate again: the first may have ended the
 	// agent (a sent /exit).
 	o.EnterGate = sendGate(t)
+	queue, err := t.Store.LockSends(t.ID, s.Tunables.Send.LockWait)
+	if err != nil {
+		return err
+	}
+	defer queue.Release()
 	lock, obs, err := lockDelivery(ctx, t, s.Tunables.Send)
 	if err != nil {
 		return err
@@ -219,6 +224,10 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 	// turn may be starting. A stamp that cannot be written costs only that.
 	_ = t.Store.StampSubmitted(t.ID, d.at)
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, text, o)
+	// No key of this send follows: the input lock goes now, so an
+	// interrupt or an exit does not wait on the agent's record below (the
+	// send queue still keeps the next send out until it is judged).
+	lock.Release()
 	switch res.Verdict {
 	case deliver.SendFailed:
 		return fault.Failed("text not sent to %s (%s send failed: %v); nothing may be assumed delivered", t.Endpoint.Target, t.BackendName, backends.StderrOf(res.Err)).Coded(fault.EDeliveryFailed).
