@@ -61,6 +61,8 @@ func TestScreenSignaturesOnRealCaptures(t *testing.T) {
 		{"pi", "composer-text", ComposerHolding, "hello one", false, "", true, true},
 		{"pi", "composer-multiline", ComposerHolding, "line one", false, "", true, true},
 		{"pi", "busy", ComposerEmpty, "", true, "", true, true},
+		// Its retry loader alone, no "Working...": a 429 in back-off.
+		{"pi", "retrying-backoff", ComposerEmpty, "", true, "", true, true},
 		{"pi", "idle-text-after-escape", ComposerHolding, "some text", false, "", true, true},
 		{"gemini", "composer-empty", ComposerEmpty, "", false, "", true, false},
 		{"gemini", "composer-text", ComposerHolding, "hello one", false, "", true, false},

@@ -85,9 +85,10 @@ var screens = map[string]ScreenSig{
 	},
 	"pi": {
 		Release: "0.73.1", Layout: LayoutBetweenRules,
-		// "Retrying (1/3) in 2s... (Escape to cancel)": its loader while it
+		// "Retrying (1/3) in 1s... (escape to cancel)": its loader while it
 		// waits out a failed request (auto_retry_start), when its extension
-		// has already reported the attempt's agent_end.
+		// has already reported the attempt's agent_end
+		// (tests/captures/pi-0.73.1/retrying-backoff).
 		Busy:      []string{"Working...", "Retrying ("},
 		Collapsed: []string{"[paste #"},
 		// C-c clears every row; only a quick second C-c exits, and one is sent.
