@@ -313,6 +313,15 @@ func (l *lab) spawn(extra ...string) result {
 // briefPath is where fm-spawn placed the task's brief.
 func (l *lab) briefPath() string { return filepath.Join(l.fmHome, "data", l.id, "brief.md") }
 
+// stateFile is the task's state/<id>.<suffix> as it reads now, or why not.
+func (l *lab) stateFile(suffix string) string {
+	data, err := os.ReadFile(filepath.Join(l.fmHome, "state", l.id+"."+suffix))
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	return string(data)
+}
+
 // pane returns the task window's pane id and shell pid, or "" when the
 // window is gone.
 func (l *lab) pane() (id string, pid int) {

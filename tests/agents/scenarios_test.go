@@ -244,6 +244,11 @@ func (s *scen) interrupt() result {
 		}
 		return r
 	}
+	if field(r.stdout, "proof") == "none" {
+		// What the verb had to go on, for the next look at why nothing
+		// proved this cancel: the agent's last report and the last submit.
+		l.t.Logf("%s: proof=none; the agent's report after it: %q; last submit stamp: %q", s.name, l.stateFile("agent-state"), l.stateFile("submitted"))
+	}
 	ended := poll(5*time.Second, func() bool { return !l.turnRunning() })
 	alive := l.agentAlive()
 	cancel := field(r.stdout, "cancel")
