@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"fmctl/backends"
 	"fmctl/state"
@@ -183,7 +184,10 @@ func TestTmuxIDMatchersAgreeWithRegexps(t *testing.T) {
 // stateCaptureTmux answers the one-call read of status and wait: the pane
 // line, the cursor and the screen; for an absent pane the chain fails at
 // capture-pane, as tmux 3.3a's does. Any other call is idTmux's.
-type stateCaptureTmux struct{ idTmux }
+type stateCaptureTmux struct {
+	idTmux
+	fail error // the one call's error, when set
+}
 
 func (s *stateCaptureTmux) Run(ctx context.Context, c backends.Cmd) (backends.Output, error) {
 	args := subcommand(c)
@@ -191,6 +195,9 @@ func (s *stateCaptureTmux) Run(ctx context.Context, c backends.Cmd) (backends.Ou
 		return s.idTmux.Run(ctx, c)
 	}
 	s.calls = append(s.calls, strings.Join(args, " "))
+	if s.fail != nil {
+		return backends.Output{ExitCode: -1}, s.fail
+	}
 	if s.pane == "" {
 		return backends.Output{ExitCode: 1}, &backends.RunError{Cmd: c, ExitCode: 1, Stderr: "can't find pane: %3"}
 	}
@@ -208,10 +215,13 @@ func TestTmuxAgentStateAndCaptureIsOneCallOrTheOrdinaryLookup(t *testing.T) {
 		screen bool
 		calls  int
 	}{
-		{"in place: one call", withID, stateCaptureTmux{idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}}, backends.StateDead, true, 1},
-		{"window renamed: no screen", withID, stateCaptureTmux{idTmux{pane: "other\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}}, backends.StateDrifted, false, 2},
-		{"pane gone: no screen", withID, stateCaptureTmux{idTmux{windows: "fm-t2\t%4\t0\t\tbash\t@2\tfmses\t0\t/w\n"}}, backends.StateMissing, false, 3},
-		{"no pane id recorded: the label lookup", noID, stateCaptureTmux{idTmux{windows: "fm-t1\t%8\t0\t\tbash\t@6\tfmses\t0\t/w\n"}}, backends.StateDead, false, 1},
+		{"in place: one call", withID, stateCaptureTmux{idTmux: idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}}, backends.StateDead, true, 1},
+		{"window renamed: no screen", withID, stateCaptureTmux{idTmux: idTmux{pane: "other\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}}, backends.StateDrifted, false, 2},
+		{"pane gone: no screen", withID, stateCaptureTmux{idTmux: idTmux{windows: "fm-t2\t%4\t0\t\tbash\t@2\tfmses\t0\t/w\n"}}, backends.StateMissing, false, 3},
+		{"no pane id recorded: the label lookup", noID, stateCaptureTmux{idTmux: idTmux{windows: "fm-t1\t%8\t0\t\tbash\t@6\tfmses\t0\t/w\n"}}, backends.StateDead, false, 1},
+		// A server that did not answer is not asked again.
+		{"hung server: one call", withID, stateCaptureTmux{fail: &backends.TimeoutError{Call: "tmux display-message", After: time.Second}}, backends.StateUnreadable, false, 1},
+		{"no server: one call", withID, stateCaptureTmux{fail: &backends.RunError{ExitCode: 1, Stderr: "no server running on /tmp/tmux-0/x"}}, backends.StateUnreadable, false, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

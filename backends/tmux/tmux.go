@@ -251,6 +251,12 @@ func (t *Adapter) AgentStateAndCapture(ctx context.Context, ep backends.Endpoint
 	out, err := t.run(ctx, "display-message", "-p", "-t", id, paneFormat, ";",
 		"display-message", "-p", "-t", id, "#{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", id)
 	if err != nil {
+		// A server that did not answer (a timeout, no server) would not
+		// answer the lookup either: asking again would only double the
+		// wait on a hung one.
+		if _, timedOut := backends.MayHaveRun(err); timedOut || isNoServer(backends.StderrOf(err)) {
+			return observeLookupErr(serverErr("tmux display-message -t "+id, backends.StderrOf(err))), backends.Screen{}, errNoScreen
+		}
 		return t.AgentState(ctx, ep), backends.Screen{}, errNoScreen
 	}
 	line, screen, _ := strings.Cut(string(out.Stdout), "\n")
