@@ -1,6 +1,9 @@
 package remotessh
 
 import (
+	"context"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -86,7 +89,7 @@ func TestHostsInstallCopiesTheBinariesThere(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "installed fresh bin="+fresh+" ") {
 		t.Fatalf("install said %s", r)
 	}
-	for _, bin := range []string{"fm-send", "fm-control", "fm-spawn", "fm-teardown"} {
+	for _, bin := range []string{"fm-send", "fm-control", "fm-spawn", "fm-teardown", "fm-jq"} {
 		local, remote := readFile(binDir+"/"+bin), readFile(fresh+"/"+bin)
 		if local == "" || local != remote {
 			t.Fatalf("%s was not copied whole", bin)
@@ -94,6 +97,14 @@ func TestHostsInstallCopiesTheBinariesThere(t *testing.T) {
 	}
 	r = f.run(30*time.Second, nil, "fm-control", "status", "fresh/t1", "--json")
 	wantCode(t, r, 0, "status after the install")
+	// what was installed runs there whole: its --jq, the fm-jq beside it
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, fresh+"/fm-control", "status", "t1", "--jq", ".id")
+	cmd.Env = append(os.Environ(), "FM_HOME="+h.Home, "FM_TMUX_SOCKET="+h.sock, "FM_TMUX_SESSION=fmses", "TMUX=")
+	if out, err := cmd.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "t1" {
+		t.Fatalf("the installed fm-control status t1 --jq .id: %v, %q", err, out)
+	}
 }
 
 // A host that stops answering is listed unreachable, its last answer's

@@ -3,15 +3,15 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/itchyny/gojq"
-
 	"fmctl/cmd/internal/fault"
+	"fmctl/cmd/internal/jqproto"
 	"fmctl/phrase"
 )
 
@@ -41,14 +41,17 @@ var OutputFields = map[string][]string{
 // Errors on stderr are never filtered: a script reads their code.
 type Output struct {
 	Fields []string
-	jq     *gojq.Code
+	// JQ is the --jq expression; Start has fm-jq compile it, and jq
+	// filters through it from then on.
+	JQ string
+	jq *jqFilter
 	// failed is the first filter error met while printing (a jq runtime
 	// error): Run reports it once the verb returns.
 	failed error
 }
 
 // Filtering reports whether the outcome is reshaped before printing.
-func (o *Output) Filtering() bool { return o != nil && (len(o.Fields) > 0 || o.jq != nil) }
+func (o *Output) Filtering() bool { return o != nil && (len(o.Fields) > 0 || o.JQ != "") }
 
 // fieldList reports whether s is a word `--json` may take as its value:
 // field names ([a-z_]+) joined by commas. Checked by hand, not by a regexp
@@ -106,11 +109,7 @@ func SplitOutputArgs(args []string) ([]string, Output, error) {
 				return nil, out, fault.Usage("--jq is given more than once; pass it once")
 			}
 			jqGiven = true
-			code, err := compileJQ(expr)
-			if err != nil {
-				return nil, out, err
-			}
-			out.jq = code
+			out.JQ = expr
 			rest = append(rest, "--json")
 			continue
 		}
@@ -137,19 +136,6 @@ func (o *Output) addFields(list string, args []string, known []string) error {
 		}
 	}
 	return nil
-}
-
-// compileJQ parses and compiles a --jq expression; a bad one is a usage
-// error, found before the verb acts.
-func compileJQ(expr string) (*gojq.Code, error) {
-	q, err := gojq.Parse(expr)
-	if err == nil {
-		var code *gojq.Code
-		if code, err = gojq.Compile(q); err == nil {
-			return code, nil
-		}
-	}
-	return nil, fault.Usage("--jq '%s' is not a jq expression: %v", phrase.Printable(expr), err)
 }
 
 // schemaName names the outcome a command line asks for, as docs/schema
@@ -193,42 +179,38 @@ func (o *Output) emit(w io.Writer, v any) {
 			return
 		}
 	}
-	if o.jq == nil {
+	if o.JQ == "" {
 		w.Write(append(raw, '\n'))
 		return
 	}
-	var in any
-	if err := json.Unmarshal(raw, &in); err != nil {
+	if o.jq == nil {
+		// Start was not called (a printer outside Run): nothing filters.
+		o.fail(fault.Failed("--jq '%s' was never handed to %s", phrase.Printable(o.JQ), jqproto.Program))
+		return
+	}
+	out, errText, err := o.jq.filter(raw)
+	if err != nil {
 		o.fail(err)
 		return
 	}
-	iter := o.jq.Run(in)
-	for {
-		r, ok := iter.Next()
-		if !ok {
-			return
-		}
-		if err, isErr := r.(error); isErr {
-			o.fail(fmt.Errorf("--jq: %w", err))
-			return
-		}
-		if s, isStr := r.(string); isStr {
-			fmt.Fprintln(w, s)
-			continue
-		}
-		b, err := marshalValue(r)
-		if err != nil {
-			o.fail(err)
-			return
-		}
-		w.Write(append(b, '\n'))
+	w.Write(out)
+	if errText != "" {
+		o.fail(fmt.Errorf("--jq: %s", errText))
 	}
 }
 
+// fail keeps the first filter error: a jq runtime error is the command
+// line's (a usage error), and fm-jq's own failure keeps its class.
 func (o *Output) fail(err error) {
-	if o.failed == nil {
-		o.failed = fault.Usage("%v", err)
+	if o.failed != nil {
+		return
 	}
+	var own *fault.Error
+	if errors.As(err, &own) {
+		o.failed = err
+		return
+	}
+	o.failed = fault.Usage("%v", err)
 }
 
 // Err is the first filter error met while printing, as a usage error.

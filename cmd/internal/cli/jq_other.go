@@ -1,0 +1,7 @@
+//go:build !unix
+
+package cli
+
+import "syscall"
+
+func ownProcessGroup() *syscall.SysProcAttr { return nil }
