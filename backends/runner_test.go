@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,5 +106,62 @@ func TestBackoffStartsAtMinPollAndDoublesToItsCap(t *testing.T) {
 				t.Fatalf("Max %v: interval %d = %v, want %v", c.max, i, got, w*time.Millisecond)
 			}
 		}
+	}
+}
+
+// The runner starts programs itself (os.StartProcess): what os/exec gave
+// its callers still holds.
+func TestExecRunnerRunsAsOsExecDid(t *testing.T) {
+	r := &ExecRunner{}
+	ctx := context.Background()
+
+	// stdin in, stdout and stderr apart, the exit code kept
+	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB, past a pipe's buffer
+	out, err := r.Run(ctx, Cmd{Path: "sh", Args: []string{"-c", "cat; echo warn >&2; exit 3"}, Stdin: []byte(big)})
+	var re *RunError
+	if !errors.As(err, &re) || re.ExitCode != 3 || out.ExitCode != 3 || string(out.Stdout) != big || strings.TrimSpace(re.Stderr) != "warn" {
+		t.Fatalf("exit 3: err %v, code %d, %d bytes out, stderr %q", err, out.ExitCode, len(out.Stdout), out.Stderr)
+	}
+
+	// an Env entry replaces the inherited one: a C program's getenv takes
+	// the first of two
+	t.Setenv("FM_RUNNER_TEST", "inherited")
+	out, err = r.Run(ctx, Cmd{Path: "env", Env: []string{"FM_RUNNER_TEST=given"}})
+	if err != nil || strings.Count(string(out.Stdout), "FM_RUNNER_TEST=") != 1 || !strings.Contains(string(out.Stdout), "FM_RUNNER_TEST=given\n") {
+		t.Fatalf("env: %v\n%s", err, out.Stdout)
+	}
+	out, err = r.Run(ctx, Cmd{Path: "env", Unset: []string{"FM_RUNNER_TEST"}})
+	if err != nil || strings.Contains(string(out.Stdout), "FM_RUNNER_TEST=") {
+		t.Fatalf("unset: %v\n%s", err, out.Stdout)
+	}
+
+	// no stdin given is /dev/null, not a closed descriptor
+	out, err = r.Run(ctx, Cmd{Path: "sh", Args: []string{"-c", "cat; echo end"}})
+	if err != nil || string(out.Stdout) != "end\n" {
+		t.Fatalf("no stdin: %q %v", out.Stdout, err)
+	}
+
+	// a program not on PATH did not start
+	_, err = r.Run(ctx, Cmd{Path: "fm-no-such-program"})
+	if !errors.As(err, &re) || re.ExitCode != -1 || !errors.Is(err, exec.ErrNotFound) {
+		t.Fatalf("missing program: %v", err)
+	}
+}
+
+// A child that escapes the call's process group and keeps its output
+// pipes open holds the call for waitDelay after the program exits, no
+// longer.
+func TestExecRunnerDoesNotWaitOnAnEscapedChild(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	start := time.Now()
+	out, err := (&ExecRunner{}).Run(context.Background(), Cmd{Path: "sh", Args: []string{"-c", "setsid sleep 30 & echo started"}})
+	took := time.Since(start)
+	if took > waitDelay+2*time.Second {
+		t.Fatalf("the call took %v: it waited on the escaped child", took)
+	}
+	if !strings.Contains(string(out.Stdout), "started") {
+		t.Fatalf("stdout %q (err %v)", out.Stdout, err)
 	}
 }
