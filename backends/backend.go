@@ -260,8 +260,9 @@ type Attacher interface {
 
 // ShellLiner is an optional Backend ability used before a launch line is
 // typed into a bare shell: empty the shell's input line, and read back the
-// screen rows up to the cursor's (the input line is their tail), so the
-// launch is checked before it is submitted.
+// screen rows from the top down to the cursor's row (the input line is
+// their tail; rows below the cursor, such as what an exiting agent printed
+// there, are not read), so the launch is checked before it is submitted.
 type ShellLiner interface {
 	ClearShellLine(ctx context.Context, ep Endpoint) error
 	ShellRows(ctx context.Context, ep Endpoint) ([]string, error)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -251,12 +252,9 @@ func run(w *World, cmd []string, out *strings.Builder) error {
 		if err != nil {
 			return err
 		}
-		if custom, err := os.ReadFile(path("pane")); err == nil {
-			out.Write(custom)
-			return nil
-		}
-		lines, _ := screen(pane)
-		out.WriteString(strings.Join(lines, "\n") + "\n")
+		rows := paneRows(pane)
+		top, bottom := rowRange(p.flags['S'], p.flags['E'], len(rows))
+		out.WriteString(strings.Join(rows[top:bottom+1], "\n") + "\n")
 	case "load-buffer":
 		if len(p.args) != 1 || p.args[0] != "-" {
 			return fmt.Errorf("fake load-buffer reads only from stdin (-)")
@@ -327,6 +325,41 @@ func run(w *World, cmd []string, out *strings.Builder) error {
 		}
 	}
 	return nil
+}
+
+// paneRows is what the pane shows: the test's own screen when it wrote
+// one to $FAKE_TMUX_DIR/pane, else the emulated one. The fake's pane is as
+// tall as its rows (it has no history), and none of them wraps.
+func paneRows(p *Pane) []string {
+	if custom, err := os.ReadFile(path("pane")); err == nil {
+		return strings.Split(strings.TrimSuffix(string(custom), "\n"), "\n")
+	}
+	rows, _ := screen(p)
+	return rows
+}
+
+// rowRange is the rows capture-pane's -S and -E name, as tmux 3.3a reads
+// them against a pane without history: 0 is the top row, a negative row
+// (in the history) is the top, "-" is the top for -S and the last row for
+// -E, a row past the last is the last, a value that is no number (or
+// none) is the default, the whole pane, and an end above the start swaps
+// the two.
+func rowRange(start, end string, height int) (top, bottom int) {
+	row := func(v string, dflt int) int {
+		if v == "-" {
+			return dflt
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return dflt
+		}
+		return min(max(n, 0), height-1)
+	}
+	top, bottom = row(start, 0), row(end, height-1)
+	if bottom < top {
+		top, bottom = bottom, top
+	}
+	return top, bottom
 }
 
 // cursorX is the cursor's column: the end of the typed text, before any
@@ -420,6 +453,7 @@ func format(f string, s *Session, p *Pane) string {
 		"#{pane_dead}", "0",
 		"#{session_name}", s.Name,
 		"#{cursor_y}", fmt.Sprint(cursor),
+		"#{pane_height}", fmt.Sprint(len(paneRows(p))),
 		"#{cursor_x}", fmt.Sprint(cursorX(p)),
 	)
 	return r.Replace(f)
