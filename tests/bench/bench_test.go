@@ -305,11 +305,13 @@ func traced(m mode, stdin []byte, name string, args ...string) (counts, run, err
 	return c, r, nil
 }
 
-// bare is one plain tmux call, the unit every ratio is in.
+// bare is one plain tmux call, the unit every ratio is in. Its output is
+// collected as a binary run's is (runBin), so both pay the same pipe and
+// copy on this side of the call.
 func bare() time.Duration {
 	cmd := exec.Command("tmux", "-L", socket, "display-message", "-p", "-t", pane, "#{pane_id}")
 	start := time.Now()
-	_ = cmd.Run()
+	_, _ = cmd.CombinedOutput()
 	return time.Since(start)
 }
 
