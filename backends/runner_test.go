@@ -141,6 +141,12 @@ func TestExecRunnerRunsAsOsExecDid(t *testing.T) {
 		t.Fatalf("no stdin: %q %v", out.Stdout, err)
 	}
 
+	// a program a signal ended has no exit code, as os/exec's ExitCode
+	out, err = r.Run(ctx, Cmd{Path: "sh", Args: []string{"-c", "kill -9 $$"}})
+	if !errors.As(err, &re) || re.ExitCode != -1 || out.ExitCode != -1 || !strings.Contains(err.Error(), "signal: killed") {
+		t.Fatalf("killed by a signal: %v (exit %d)", err, out.ExitCode)
+	}
+
 	// a program not on PATH did not start
 	_, err = r.Run(ctx, Cmd{Path: "fm-no-such-program"})
 	if !errors.As(err, &re) || re.ExitCode != -1 || !errors.Is(err, exec.ErrNotFound) {
