@@ -24,7 +24,7 @@ func (o object) MarshalJSON() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		v, err := marshalValue(f.value)
+		v, err := MarshalValue(f.value)
 		if err != nil {
 			return nil, err
 		}
@@ -33,9 +33,10 @@ func (o object) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// marshalValue encodes without HTML escaping: pane text and sentences are
-// full of '<', '>' and '&'.
-func marshalValue(v any) ([]byte, error) {
+// MarshalValue is v as one line of JSON, as every outcome is printed:
+// without HTML escaping, since pane text and sentences are full of '<', '>'
+// and '&'.
+func MarshalValue(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

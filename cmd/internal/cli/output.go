@@ -168,7 +168,7 @@ func commandName(args []string) string {
 // the outcome lacks is null), or each result of the jq filter on a line, a
 // string as raw text (as gh's and jq -r's).
 func (o *Output) emit(w io.Writer, v any) {
-	raw, err := marshalValue(v)
+	raw, err := MarshalValue(v)
 	if err != nil || !o.Filtering() {
 		w.Write(append(raw, '\n'))
 		return

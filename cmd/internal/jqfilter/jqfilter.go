@@ -169,24 +169,14 @@ func run(ctx context.Context, code *gojq.Code, v any) ([]byte, string) {
 		}
 		if s, isStr := r.(string); isStr {
 			buf.WriteString(s)
-		} else if err := encode(&buf, r); err != nil {
+		} else if b, err := cli.MarshalValue(r); err != nil {
 			return buf.Bytes(), err.Error()
+		} else {
+			buf.Write(b)
 		}
 		buf.WriteByte('\n')
 		if buf.Len() > jqproto.MaxOutput {
 			return nil, fmt.Sprintf("the filter printed more than %d MiB for one value", jqproto.MaxOutput>>20)
 		}
 	}
-}
-
-// encode writes v as one line of JSON, as the binaries print their
-// outcomes (no HTML escaping).
-func encode(buf *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	buf.Truncate(buf.Len() - 1) // Encode's newline
-	return nil
 }
