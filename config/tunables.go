@@ -21,8 +21,6 @@ const (
 	UnitPath Unit = "path"
 	// UnitName is a word: a backend, a session, a socket, an id.
 	UnitName Unit = "name"
-	// UnitMode is one of the values the variable's doc lists.
-	UnitMode Unit = "mode"
 )
 
 // Tunables are every FM_* variable's value for one run of a binary, read
@@ -60,10 +58,8 @@ type MuxVars struct {
 	Timeout                             time.Duration
 	TmuxBin, TmuxSocket, TmuxSocketPath string
 	TmuxSession                         string
-	// TmuxWire is FM_TMUX_WIRE as given: "" automatic, "0" off, "1" opt-in.
-	TmuxWire                 string
-	HerdrBin                 string
-	ZellijBin, ZellijSession string
+	HerdrBin                            string
+	ZellijBin, ZellijSession            string
 }
 
 // SendVars bound a delivery (fm-send, and the keys fm-control sends).
@@ -142,7 +138,6 @@ var table = []Tunable{
 	{Name: "FM_TMUX_SOCKET", Unit: UnitName, Doc: "the tmux server's socket name (tmux -L)", field: func(t *Tunables) any { return &t.Mux.TmuxSocket }},
 	{Name: "FM_TMUX_SOCKET_PATH", Unit: UnitPath, Doc: "the tmux server's socket path (tmux -S)", field: func(t *Tunables) any { return &t.Mux.TmuxSocketPath }},
 	{Name: "FM_TMUX_SESSION", Unit: UnitName, Doc: "the tmux session new task windows go into; wins over [tmux] session, which wins over the caller's session, then firstmate", field: func(t *Tunables) any { return &t.Mux.TmuxSession }},
-	{Name: "FM_TMUX_WIRE", Unit: UnitMode, Doc: "tmux calls over the wire instead of a tmux process each: unset automatic, 0 off, 1 opt in", field: func(t *Tunables) any { return &t.Mux.TmuxWire }},
 	{Name: "FM_HERDR_BIN", Unit: UnitPath, Doc: "the herdr executable; unset, the one on PATH", field: func(t *Tunables) any { return &t.Mux.HerdrBin }},
 	{Name: "FM_ZELLIJ_BIN", Unit: UnitPath, Doc: "the zellij executable; unset, the one on PATH", field: func(t *Tunables) any { return &t.Mux.ZellijBin }},
 	{Name: "FM_ZELLIJ_SESSION", Unit: UnitName, Doc: "the zellij session new task tabs go into; wins over [zellij] session, which wins over firstmate", field: func(t *Tunables) any { return &t.Mux.ZellijSession }},
@@ -174,7 +169,7 @@ var table = []Tunable{
 	{Name: "FM_HOSTS_KEEP", Unit: UnitDuration, Default: "600s", Doc: "how long a host's keeper (the local process holding one fm-control serve there across invocations, see docs/hosts.md) stays up with no caller; 0 runs no keeper, and each invocation starts a serve of its own", field: func(t *Tunables) any { return &t.Hosts.Keep }},
 	{Name: "FM_REQUEST_ID", Unit: UnitName, Doc: "the request id a verb on another host carries; set it to the id an unconfirmed call printed to retry that call: the host answers from memory instead of acting twice", field: func(t *Tunables) any { return &t.Hosts.RequestID }},
 
-	{Name: "FM_RUNNER_TRACE", Unit: UnitPath, Doc: "a file every external command and wire call is appended to, with its duration (diagnostics, benchmarks)", field: func(t *Tunables) any { return &t.RunnerTrace }},
+	{Name: "FM_RUNNER_TRACE", Unit: UnitPath, Doc: "a file every external command is appended to, with its duration (diagnostics, benchmarks)", field: func(t *Tunables) any { return &t.RunnerTrace }},
 	{Name: "FM_AUDIT_MAX_BYTES", Unit: UnitCount, Default: "262144", Doc: "the size a task's audit trail (state/<id>.audit) is kept under: past it the oldest lines are dropped, keeping about half; 0 keeps every line", field: func(t *Tunables) any { return &t.AuditMaxBytes }},
 	{Name: "FM_EVENT_KEY", Unit: UnitName, Secret: true, Doc: "the event key a task's agent presents with its hook events (agent-event); set by the launch line from state/<id>.event-key, never by hand", field: func(t *Tunables) any { return &t.EventKey }},
 	{Name: CompletionVar, Unit: UnitBool, Default: "0", Doc: "set to 1 by the shell completion scripts: the last word --generate-shell-completion asks for completions", field: func(t *Tunables) any { return &t.Completion }},

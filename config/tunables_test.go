@@ -103,11 +103,11 @@ func TestReadTunablesCountsAndWords(t *testing.T) {
 			t.Errorf("FM_SEND_RETRIES=%q: %d, want %d", in, got, want)
 		}
 	}
-	tun := ReadTunables(envOf(map[string]string{"FM_TMUX_BIN": "/opt/tmux", "FM_COMPLETION": "1", "FM_TMUX_WIRE": "0"}))
-	if tun.Mux.TmuxBin != "/opt/tmux" || !tun.Completion || tun.Mux.TmuxWire != "0" || tun.Mux.HerdrBin != "" {
+	tun := ReadTunables(envOf(map[string]string{"FM_TMUX_BIN": "/opt/tmux", "FM_COMPLETION": "1"}))
+	if tun.Mux.TmuxBin != "/opt/tmux" || !tun.Completion || tun.Mux.HerdrBin != "" {
 		t.Errorf("tunables = %+v", tun.Mux)
 	}
-	if d := DefaultTunables(); d.Completion || d.Mux.TmuxWire != "" || d.Control.Wait != "30s" {
+	if d := DefaultTunables(); d.Completion || d.Control.Wait != "30s" {
 		t.Errorf("defaults = %+v", d)
 	}
 }

@@ -1,6 +1,5 @@
 // Package tmux is the tmux adapter: a backends.Backend that drives tmux
-// through its client (or, where it is proven safe, the wire in
-// backends/tmux/wire), and reads what runs in a pane from the process table.
+// through its client, and reads what runs in a pane from the process table.
 package tmux
 
 import (

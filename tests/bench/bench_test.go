@@ -1,13 +1,11 @@
 // Package bench measures the binaries on a private real tmux server with a
 // fake agent, side by side with one bare tmux call measured in the same run.
 // For each operation it reports the median wall time, its ratio to the
-// median of one bare `tmux display-message`, the tmux client processes, the
-// calls carried over the wire and the other processes the operation started
-// (from its runner trace, FM_RUNNER_TRACE), and the peak RSS of the fmctl
-// process. Rows cover 1 and 500 windows on the server, the wire
-// (FM_TMUX_WIRE=1) and per-process tmux calls (FM_TMUX_WIRE=0), and
-// 10 B / 64 KB / 1 MB
-// messages (the large ones twice in a row, each checked to arrive whole).
+// median of one bare `tmux display-message`, the tmux client processes and
+// the other processes the operation started (from its runner trace,
+// FM_RUNNER_TRACE), and the peak RSS of the fmctl process. Rows cover 1 and
+// 500 windows on the server, and 10 B / 64 KB / 1 MB messages (the large
+// ones twice in a row, each checked to arrive whole).
 //
 //	make bench   (go test -run '^$' -bench . -benchtime 1x ./tests/bench/)
 //
@@ -211,21 +209,8 @@ func copyFile(from, to string) error {
 	return os.WriteFile(to, data, 0o755)
 }
 
-// mode is how the binaries reach tmux.
-type mode struct {
-	name string
-	env  []string
-}
-
-// wire is tmux's client protocol spoken in-process on the server's socket
-// (backends/tmux/wire), asked for explicitly since it is on by default only
-// on the releases it may not kill (3.7c); per-process starts a tmux client
-// per call, the default everywhere else.
-var modes = []mode{{"wire", []string{"FM_TMUX_WIRE=1"}}, {"per-process", []string{"FM_TMUX_WIRE=0"}}}
-
-func env(m mode, trace string) []string {
+func env(trace string) []string {
 	e := append(os.Environ(), "FM_HOME="+home, "FM_TMUX_SOCKET="+socket, "TMUX=")
-	e = append(e, m.env...)
 	if trace != "" {
 		e = append(e, "FM_RUNNER_TRACE="+trace)
 	}
@@ -240,7 +225,7 @@ type run struct {
 	output string
 }
 
-func runBin(m mode, trace string, stdin []byte, name string, args ...string) run {
+func runBin(trace string, stdin []byte, name string, args ...string) run {
 	cmd := exec.Command(filepath.Join(binDir, name), args...)
 	rssFile := ""
 	if trace != "" && timeBin != "" {
@@ -250,7 +235,7 @@ func runBin(m mode, trace string, stdin []byte, name string, args ...string) run
 		rssFile = trace + ".rss"
 		cmd = exec.Command(timeBin, append([]string{"-f", "%M", "-o", rssFile, filepath.Join(binDir, name)}, args...)...)
 	}
-	cmd.Env = env(m, trace)
+	cmd.Env = env(trace)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -273,16 +258,16 @@ func runBin(m mode, trace string, stdin []byte, name string, args ...string) run
 }
 
 // counts are what one traced invocation started.
-type counts struct{ tmuxProcs, wireCalls, other int }
+type counts struct{ tmuxProcs, other int }
 
-func traced(m mode, stdin []byte, name string, args ...string) (counts, run, error) {
+func traced(stdin []byte, name string, args ...string) (counts, run, error) {
 	f, err := os.CreateTemp("", "fmbench-trace-")
 	if err != nil {
 		return counts{}, run{}, err
 	}
 	f.Close()
 	defer os.Remove(f.Name())
-	r := runBin(m, f.Name(), stdin, name, args...)
+	r := runBin(f.Name(), stdin, name, args...)
 	data, err := os.ReadFile(f.Name())
 	if err != nil {
 		return counts{}, r, err
@@ -293,12 +278,9 @@ func traced(m mode, stdin []byte, name string, args ...string) (counts, run, err
 		if len(parts) != 3 {
 			continue
 		}
-		switch filepath.Base(parts[1]) {
-		case "tmux":
+		if filepath.Base(parts[1]) == "tmux" {
 			c.tmuxProcs++
-		case "tmux (wire)":
-			c.wireCalls++
-		default:
+		} else {
 			c.other++
 		}
 	}
@@ -362,7 +344,7 @@ const escapeGap = 250 * time.Millisecond
 
 // measure runs the operation n times, each followed by one bare call, and
 // returns its table row.
-func measure(b *testing.B, m mode, windows int, o op) string {
+func measure(b *testing.B, windows int, o op) string {
 	var c counts
 	var walls, bares []time.Duration
 	var rss int64
@@ -378,12 +360,12 @@ func measure(b *testing.B, m mode, windows int, o op) string {
 		if i == 0 {
 			// The first run is traced, for the process counts and the
 			// peak RSS.
-			c, r, err = traced(m, o.text, o.name, o.args...)
+			c, r, err = traced(o.text, o.name, o.args...)
 			if err != nil {
 				b.Fatal(err)
 			}
 		} else {
-			r = runBin(m, "", o.text, o.name, o.args...)
+			r = runBin("", o.text, o.name, o.args...)
 		}
 		walls = append(walls, r.wall)
 		if o.spaced {
@@ -425,8 +407,8 @@ func measure(b *testing.B, m mode, windows int, o op) string {
 		peak = fmt.Sprintf("%.1f MB", float64(rss)/1024)
 	}
 	lo, hi := pairedSpread(walls, bares)
-	return fmt.Sprintf("| %s | %s | %d | %s ms | %.2f× | %.2f–%.2f× | %d | %d | %d | %s | %s |",
-		o.label, m.name, windows, ms(mo), float64(mo)/float64(mb), lo, hi, c.tmuxProcs, c.wireCalls, c.other, peak, outcome)
+	return fmt.Sprintf("| %s | %d | %s ms | %.2f× | %.2f–%.2f× | %d | %d | %s | %s |",
+		o.label, windows, ms(mo), float64(mo)/float64(mb), lo, hi, c.tmuxProcs, c.other, peak, outcome)
 }
 
 // arrivedWhole reports whether k's agent's last submit is exactly text.
@@ -476,18 +458,16 @@ func BenchmarkTable(b *testing.B) {
 		{label: "`fm-control --version` (start-up)", name: "fm-control", args: []string{"--version"}, n: *iters},
 	}
 	rows := []string{
-		"| operation | mode | windows | median | ratio to one bare tmux call | run by run (p25–p75) | tmux processes | wire calls | other processes | peak RSS | exit codes |",
-		"|---|---|---|---|---|---|---|---|---|---|---|",
+		"| operation | windows | median | ratio to one bare tmux call | run by run (p25–p75) | tmux processes | other processes | peak RSS | exit codes |",
+		"|---|---|---|---|---|---|---|---|---|",
 	}
 	b.ResetTimer()
 	for _, windows := range []int{1, 500} {
 		if windows > 1 {
 			addWindows(b, windows)
 		}
-		for _, m := range modes {
-			for _, o := range small {
-				rows = append(rows, measure(b, m, windows, o))
-			}
+		for _, o := range small {
+			rows = append(rows, measure(b, windows, o))
 		}
 	}
 	if *large {
@@ -495,16 +475,13 @@ func BenchmarkTable(b *testing.B) {
 			label string
 			n     int
 		}{{"64 KB", 64 << 10}, {"1 MB", 1_000_000}} {
-			// claude both ways, and codex, whose row is the same
-			// machinery without claude's 150 ms paste settle.
-			for _, run := range []struct {
-				k *task
-				m mode
-			}{{&claude, modes[0]}, {&claude, modes[1]}, {&codex, modes[0]}} {
-				run.k.fresh(b)
-				o := op{label: fmt.Sprintf("`fm-send %s -` to %s (%s, twice in a row)", run.k.id, run.k.harness, size.label), name: "fm-send",
-					args: []string{run.k.id, "-"}, text: message(size.n, size.label), to: run.k, n: 2}
-				rows = append(rows, measure(b, run.m, 500, o))
+			// claude, and codex, whose row is the same machinery without
+			// claude's 150 ms paste settle.
+			for _, k := range []*task{&claude, &codex} {
+				k.fresh(b)
+				o := op{label: fmt.Sprintf("`fm-send %s -` to %s (%s, twice in a row)", k.id, k.harness, size.label), name: "fm-send",
+					args: []string{k.id, "-"}, text: message(size.n, size.label), to: k, n: 2}
+				rows = append(rows, measure(b, 500, o))
 			}
 		}
 	}

@@ -10,10 +10,9 @@ import (
 
 // net and os/user link the C resolver and user lookup (cgo), which makes the
 // binaries dynamically linked and adds about a millisecond to every start
-// (measured: fm-control --version 4.3 ms dynamic, 3.3 ms static). The tmux
-// wire uses a raw socket for exactly this reason.
+// (measured: fm-control --version 4.3 ms dynamic, 3.3 ms static).
 var banned = map[string]string{
-	"net":         "use a raw socket (see backends/tmux/wire/proto.go)",
+	"net":         "it links the C resolver (cgo)",
 	"os/user":     "read $HOME, or /etc/passwd directly",
 	"runtime/cgo": "something imports a cgo package",
 	"net/http":    "no network client belongs in these binaries",

@@ -40,8 +40,8 @@ var sharedEdge = []string{
 	"fmctl/cmd/internal/fleet",
 }
 
-// The multiplexer adapters, each a tree of its own (the tmux wire sits
-// under tmux), and the one package that opens them by name.
+// The multiplexer adapters, each a tree of its own, and the one package
+// that opens them by name.
 var adapters = []string{
 	"fmctl/backends/tmux/...",
 	"fmctl/backends/herdr/...",
@@ -209,10 +209,10 @@ func TestTheAdapterRulesCatchTheirImports(t *testing.T) {
 		rule            string
 	}{
 		{name: "tmux imports herdr", from: "fmctl/backends/tmux", imp: "fmctl/backends/herdr", rule: "an adapter imports no other adapter"},
-		{name: "the tmux wire reaches zellij", from: "fmctl/backends/tmux/wire", via: "fmctl/backends/git", imp: "fmctl/backends/zellij", rule: "an adapter imports no other adapter"},
+		{name: "zellij reaches tmux", from: "fmctl/backends/zellij", via: "fmctl/backends/git", imp: "fmctl/backends/tmux", rule: "an adapter imports no other adapter"},
 		{name: "zellij imports the opener", from: "fmctl/backends/zellij", imp: opener, rule: "an adapter imports no other adapter"},
 		{name: "a domain package imports tmux", from: "fmctl/cmd/internal/task", imp: "fmctl/backends/tmux", rule: "only the opener imports an adapter"},
-		{name: "a binary's package imports the tmux wire", from: "fmctl/cmd/internal/spawn", imp: "fmctl/backends/tmux/wire", rule: "only the opener imports an adapter"},
+		{name: "a binary's package imports zellij", from: "fmctl/cmd/internal/spawn", imp: "fmctl/backends/zellij", rule: "only the opener imports an adapter"},
 		{name: "backends/git imports herdr", from: "fmctl/backends/git", imp: "fmctl/backends/herdr", rule: "only the opener imports an adapter"},
 		{name: "proc imports zellij", from: "fmctl/backends/proc", imp: "fmctl/backends/zellij", rule: "the process reading knows no multiplexer"},
 		{name: "proc reaches tmux", from: "fmctl/backends/proc", via: "fmctl/harness", imp: "fmctl/backends/tmux", rule: "the process reading knows no multiplexer"},
@@ -235,8 +235,8 @@ func TestTheAdapterRulesCatchTheirImports(t *testing.T) {
 	// The imports an adapter tree makes within itself, and the opener's,
 	// are the layering.
 	for _, p := range []pkg{
-		{ImportPath: "fmctl/backends/tmux", Imports: []string{"fmctl/backends/tmux/wire", "fmctl/backends/proc"}},
-		{ImportPath: opener, Imports: []string{"fmctl/backends/tmux", "fmctl/backends/tmux/wire", "fmctl/backends/herdr", "fmctl/backends/zellij"}},
+		{ImportPath: "fmctl/backends/tmux", Imports: []string{"fmctl/backends/proc"}},
+		{ImportPath: opener, Imports: []string{"fmctl/backends/tmux", "fmctl/backends/herdr", "fmctl/backends/zellij"}},
 	} {
 		p.Deps = p.Imports
 		if v := violations([]pkg{p}); len(v) > 0 {

@@ -187,6 +187,43 @@ func TestAHungTmuxEndsInATimeoutAndReleasesTheLock(t *testing.T) {
 	a.assertBytes("hello\r")
 }
 
+// A tmux server that stops answering (here, SIGSTOPped), not its client:
+// the client blocks on the socket until FM_MUX_TIMEOUT kills it, fm-send
+// exits 1 naming the call, and the next send goes through once the server
+// answers again.
+func TestAStoppedServerEndsACallAtTheTimeout(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	a := s.startAgent("t1", "claude")
+	pid, err := strconv.Atoi(strings.TrimSpace(s.tmux("display-message", "-p", "#{pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}
+	}
+	t.Cleanup(resume)
+	r := s.run("", []string{"FM_MUX_TIMEOUT=1"}, "fm-send", "t1", "hello")
+	resume()
+	wantCode(t, r, 1, "fm-send to a stopped tmux server")
+	if !strings.Contains(r.stderr, "timed out after 1s") {
+		t.Fatalf("stderr = %q, want it to name the timed-out call", r.stderr)
+	}
+	if r.elapsed > 5*time.Second {
+		t.Fatalf("fm-send took %v with FM_MUX_TIMEOUT=1", r.elapsed)
+	}
+	r = s.run("", []string{"FM_SEND_LOCK_WAIT=2"}, "fm-send", "t1", "hello")
+	wantCode(t, r, 0, "fm-send once the server answers again")
+	a.assertBytes("hello\r")
+}
+
 // Input left in the composer (an /exit whose Enter never landed) is read by
 // claude's screen signature: fm-send clears it with claude's verified clear
 // (End, then C-u twice a row plus one), proves the composer empty, and only

@@ -164,11 +164,10 @@ func newServer(t *testing.T, serverEnv ...string) *server {
 	}
 	// The panes' bash must not write a history file into the user's home or
 	// read the user's rc files; PS1 keeps the prompt plain.
-	// XDG_CACHE_HOME: the tmux wire's version cache stays in the test.
 	// HOME: the fake agent writes its CLI's record (~/.claude/projects/...)
 	// under HOME, and fm-send reads it back from the agent's environment;
 	// a private one keeps it out of the user's.
-	s.env = append(baseEnv(), "HISTFILE=/dev/null", "PS1=$ ", "TMUX=", "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "HOME="+filepath.Join(dir, "agenthome"))
+	s.env = append(baseEnv(), "HISTFILE=/dev/null", "PS1=$ ", "TMUX=", "HOME="+filepath.Join(dir, "agenthome"))
 	start := s.cmd("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "200", "-y", "50",
 		"-n", "home", "--", bashBin, "--norc", "--noprofile")
 	start.Env = append(append([]string(nil), s.env...), serverEnv...)
@@ -308,9 +307,7 @@ func (s *server) traceFile(name string) string {
 }
 
 // traceCounts reads an FM_RUNNER_TRACE file (one `micros\tprogram\targv`
-// line per runner call) and returns the tmux calls and all calls. A tmux
-// call is one tmux client: a tmux process, or one carried over the wire
-// (backends/tmux/wire, traced as "tmux (wire)").
+// line per runner call) and returns the tmux calls and all calls.
 func traceCounts(t *testing.T, path string) (tmux, all int, lines []string) {
 	t.Helper()
 	lines = splitLines(readFile(path))
@@ -319,7 +316,7 @@ func traceCounts(t *testing.T, path string) (tmux, all int, lines []string) {
 		if len(f) < 2 {
 			t.Fatalf("trace line %q is not micros<TAB>program<TAB>argv", l)
 		}
-		if p := filepath.Base(f[1]); p == "tmux" || p == "tmux (wire)" {
+		if filepath.Base(f[1]) == "tmux" {
 			tmux++
 		}
 	}
