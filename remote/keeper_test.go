@@ -289,7 +289,7 @@ func fakeKeeper(t *testing.T, path string, ack bool) {
 	t.Cleanup(func() { l.Close() })
 	go func() {
 		for {
-			c, err := acceptUnix(l)
+			c, err := l.Accept()
 			if err != nil {
 				return
 			}
