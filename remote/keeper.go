@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -132,7 +133,7 @@ type Keeper struct {
 	inUse   map[*Session]bool
 	busy    int // calls being carried
 	started int
-	conns   map[*os.File]bool
+	conns   map[*net.UnixConn]bool
 	last    time.Time // when the last caller left or request ended
 	stop    chan struct{}
 }
@@ -152,13 +153,13 @@ func (k *Keeper) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("keeper for host %s: %w", k.Host.Name, err)
 	}
-	k.conns, k.inUse, k.last, k.stop = map[*os.File]bool{}, map[*Session]bool{}, time.Now(), make(chan struct{})
-	accepted, done := make(chan *os.File), make(chan struct{})
+	k.conns, k.inUse, k.last, k.stop = map[*net.UnixConn]bool{}, map[*Session]bool{}, time.Now(), make(chan struct{})
+	accepted, done := make(chan *net.UnixConn), make(chan struct{})
 	defer close(done)
 	go func() {
 		defer close(accepted)
 		for {
-			c, err := acceptUnix(l)
+			c, err := l.AcceptUnix()
 			if err != nil {
 				return
 			}
@@ -199,7 +200,7 @@ func (k *Keeper) Run(ctx context.Context) error {
 }
 
 // admit checks who connected: only this user, by the kernel's word.
-func (k *Keeper) admit(c *os.File, uid int) bool {
+func (k *Keeper) admit(c *net.UnixConn, uid int) bool {
 	cred, err := peerCred(c)
 	if err != nil || int(cred.Uid) != uid {
 		c.Close()
@@ -225,7 +226,7 @@ func (k *Keeper) idleFor() time.Duration {
 // (only when stopped, never idle) reads the end of its connection after
 // its "go": unconfirmed, as it must be; its serve is killed, and the verb
 // runs on to its end on the host, which remembers its outcome.
-func (k *Keeper) shutdown(l *os.File, self fileID) {
+func (k *Keeper) shutdown(l *net.UnixListener, self fileID) {
 	// The lock callers take to start a keeper: none is starting one at
 	// this path while it is removed.
 	if release, err := flockFile(k.Path+".lock", time.Now().Add(time.Second)); err == nil {
@@ -269,7 +270,7 @@ func (k *Keeper) hello() KeeperInfo {
 }
 
 // serveConn answers one caller's lines, in order.
-func (k *Keeper) serveConn(ctx context.Context, c *os.File) {
+func (k *Keeper) serveConn(ctx context.Context, c *net.UnixConn) {
 	defer func() {
 		k.mu.Lock()
 		delete(k.conns, c)
@@ -318,7 +319,7 @@ const goWait = 5 * time.Second
 // call carries one request: a proven serve taken (or started), "ready"
 // told, the caller's "go" read, the request sent, its answer relayed. It
 // reports whether the caller is still there to read another.
-func (k *Keeper) call(ctx context.Context, c *os.File, r *bufio.Reader, enc *json.Encoder, req keeperRequest) bool {
+func (k *Keeper) call(ctx context.Context, c *net.UnixConn, r *bufio.Reader, enc *json.Encoder, req keeperRequest) bool {
 	deadline := time.UnixMilli(req.DeadlineMS)
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()

@@ -146,7 +146,7 @@ func TestKeeperRefusesAnotherUser(t *testing.T) {
 func TestAStaleKeeperSocketIsReplaced(t *testing.T) {
 	for name, setup := range map[string]func(t *testing.T, path string){
 		"dead":   leaveSocket,
-		"wedged": func(t *testing.T, path string) { fakeMaster(t, path, false) },
+		"wedged": wedgedSocket,
 		"symlink": func(t *testing.T, path string) {
 			target := filepath.Join(t.TempDir(), "elsewhere")
 			leaveSocket(t, target)
@@ -289,7 +289,7 @@ func fakeKeeper(t *testing.T, path string, ack bool) {
 	t.Cleanup(func() { l.Close() })
 	go func() {
 		for {
-			c, err := acceptUnix(l)
+			c, err := l.Accept()
 			if err != nil {
 				return
 			}

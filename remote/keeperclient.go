@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"sync"
@@ -27,7 +28,7 @@ const answerGrace = 2 * time.Second
 
 // keeperConn is one caller's connection to a keeper.
 type keeperConn struct {
-	f    *os.File
+	c    *net.UnixConn
 	r    *bufio.Reader
 	info KeeperInfo
 }
@@ -42,24 +43,29 @@ func dialKeeper(path string, deadline time.Time) (*keeperConn, error) {
 	if info.Mode()&fs.ModeSocket == 0 {
 		return nil, fmt.Errorf("keeper socket %s is not a socket", path)
 	}
-	f, err := dialUnixFile(path)
+	// A unix connect does not wait: it succeeds, or is refused (no
+	// listener: a stale socket), or finds nothing there, or finds the
+	// listener's backlog full (EAGAIN).
+	d := net.Dialer{Deadline: deadline}
+	nc, err := d.Dial("unix", path)
 	if err != nil {
 		return nil, err
 	}
-	kc := &keeperConn{f: f, r: bufio.NewReaderSize(f, 64<<10)}
-	cred, err := peerCred(f)
+	c := nc.(*net.UnixConn)
+	kc := &keeperConn{c: c, r: bufio.NewReaderSize(c, 64<<10)}
+	cred, err := peerCred(c)
 	if err == nil && int(cred.Uid) != os.Getuid() {
 		err = fmt.Errorf("keeper socket %s is held by user %d", path, cred.Uid)
 	}
 	if err == nil {
-		_ = f.SetDeadline(deadline)
+		_ = c.SetDeadline(deadline)
 		err = kc.readHello()
 	}
 	if err != nil {
-		f.Close()
+		c.Close()
 		return nil, err
 	}
-	_ = f.SetDeadline(time.Time{})
+	_ = c.SetDeadline(time.Time{})
 	return kc, nil
 }
 
@@ -74,15 +80,15 @@ func (kc *keeperConn) readHello() error {
 	return nil
 }
 
-func (kc *keeperConn) close() { kc.f.Close() }
+func (kc *keeperConn) close() { kc.c.Close() }
 
 func (kc *keeperConn) send(req keeperRequest, deadline time.Time) error {
 	data, err := json.Marshal(req)
 	if err != nil {
 		return fmt.Errorf("encode request: %w", err)
 	}
-	_ = kc.f.SetWriteDeadline(deadline)
-	_, err = kc.f.Write(append(data, '\n'))
+	_ = kc.c.SetWriteDeadline(deadline)
+	_, err = kc.c.Write(append(data, '\n'))
 	return err
 }
 
@@ -101,11 +107,11 @@ func (kc *keeperConn) call(ctx context.Context, host string, req Request, wait t
 	if err := kc.send(keeperRequest{Op: "call", Request: req, DeadlineMS: deadline.UnixMilli(), WaitMS: wait.Milliseconds()}, time.Now().Add(wait)); err != nil {
 		return Response{}, fmt.Errorf("%w: %v", errKeeperGone, err)
 	}
-	_ = kc.f.SetReadDeadline(deadline.Add(answerGrace))
+	_ = kc.c.SetReadDeadline(deadline.Add(answerGrace))
 	// A Ctrl-C here ends the wait at once; the keeper carries on.
 	stop := context.AfterFunc(ctx, func() {
 		if errors.Is(ctx.Err(), context.Canceled) {
-			_ = kc.f.SetReadDeadline(time.Now())
+			_ = kc.c.SetReadDeadline(time.Now())
 		}
 	})
 	defer stop()
@@ -345,7 +351,7 @@ func StopKeeper(path string, timeout time.Duration) (int, error) {
 	if err := conn.send(keeperRequest{Op: "stop"}, deadline); err != nil {
 		return 0, fmt.Errorf("ask the keeper to stop: %w", err)
 	}
-	_ = conn.f.SetReadDeadline(deadline)
+	_ = conn.c.SetReadDeadline(deadline)
 	line, err := ReadLine(conn.r)
 	var rep keeperReply
 	if err == nil {

@@ -129,9 +129,9 @@ func leaveSocket(t *testing.T, path string) {
 	l.Close()
 }
 
-// fakeMaster listens at path as a master would: answer says whether it
-// speaks the mux protocol or, wedged, accepts and never answers.
-func fakeMaster(t *testing.T, path string, answer bool) {
+// wedgedSocket listens at path and accepts, never answering, as a wedged
+// master or keeper would.
+func wedgedSocket(t *testing.T, path string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
@@ -148,31 +148,24 @@ func fakeMaster(t *testing.T, path string, answer bool) {
 			if err != nil {
 				return
 			}
-			if !answer {
-				t.Cleanup(func() { c.Close() })
-				continue
-			}
-			go func() {
-				defer c.Close()
-				_ = writeMux(c, muxHello, muxVersion)
-				if _, err := readMux(c); err != nil {
-					return
-				}
-				if check, err := readMux(c); err == nil && check[0] == muxAliveCheck {
-					_ = writeMux(c, muxAlive, check[1], 4242)
-				}
-			}()
+			t.Cleanup(func() { c.Close() })
 		}
 	}()
 }
 
+// The master is probed with ssh -O check, bounded: one that refuses (dead)
+// or never answers (wedged) has its socket removed within the bound; one
+// that answers is kept.
 func TestAStaleMasterIsReplacedWithinTheProbe(t *testing.T) {
-	for name, setup := range map[string]func(t *testing.T, path string){
-		"dead":   leaveSocket,
-		"wedged": func(t *testing.T, path string) { fakeMaster(t, path, false) },
+	for name, master := range map[string]struct {
+		setup func(t *testing.T, path string)
+		check string
+	}{
+		"dead":   {leaveSocket, "exit 255"},
+		"wedged": {wedgedSocket, "exec sleep 30"},
 	} {
-		s := testSSH(t, "exit 0")
-		setup(t, s.ControlPath(testHost))
+		s := testSSH(t, master.check)
+		master.setup(t, s.ControlPath(testHost))
 		start := time.Now()
 		removed, err := s.ReplaceStaleMaster(context.Background(), testHost)
 		if err != nil || !removed {
@@ -185,13 +178,18 @@ func TestAStaleMasterIsReplacedWithinTheProbe(t *testing.T) {
 			t.Fatalf("%s master: the socket is still there: %v", name, err)
 		}
 	}
-	live := testSSH(t, "exit 1")
-	fakeMaster(t, live.ControlPath(testHost), true)
-	if pid, err := muxCheck(live.ControlPath(testHost), time.Now().Add(time.Second)); err != nil || pid != 4242 {
-		t.Fatalf("muxCheck of a live master = %d, %v", pid, err)
-	}
+	live := testSSH(t, "exit 0")
+	wedgedSocket(t, live.ControlPath(testHost))
 	if removed, err := live.ReplaceStaleMaster(context.Background(), testHost); err != nil || removed {
 		t.Fatalf("a master that answers was replaced: %v, %v", removed, err)
+	}
+	// A check its caller cut short proves nothing: the socket stays.
+	cut := testSSH(t, "exec sleep 30")
+	wedgedSocket(t, cut.ControlPath(testHost))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	if removed, err := cut.ReplaceStaleMaster(ctx, testHost); removed || !errors.Is(err, context.Canceled) {
+		t.Fatalf("a check cut short: removed %v, %v; want the socket kept and the cancel said", removed, err)
 	}
 }
 

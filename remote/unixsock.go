@@ -4,15 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"syscall"
 	"time"
 )
-
-// The keeper's socket, without the net package (see unixConn in
-// muxprobe.go): nonblocking descriptors handed to os.NewFile join the
-// runtime's poller, so reads, writes and accepts get deadlines and a Close
-// from another goroutine wakes them.
 
 // maxSocketPath is the longest path a unix socket address holds (sun_path,
 // 108 bytes with its NUL).
@@ -23,29 +19,27 @@ const maxSocketPath = 107
 // renamed into place: path never names a socket another user could reach,
 // nor one not yet listening. It returns the listener and the socket file's
 // identity, by which its owner later knows the path is still its own.
-func listenUnix(path string) (*os.File, fileID, error) {
+func listenUnix(path string) (*net.UnixListener, fileID, error) {
 	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
 	if len(tmp) > maxSocketPath {
 		return nil, fileID{}, fmt.Errorf("socket path %s is longer than a unix socket address holds", tmp)
 	}
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	_ = os.Remove(tmp)
+	// Listening before the chmod is safe: the control directory is 0700,
+	// and the keeper checks every caller's uid.
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: tmp, Net: "unix"})
 	if err != nil {
-		return nil, fileID{}, fmt.Errorf("socket: %w", err)
+		return nil, fileID{}, err
 	}
-	fail := func(format string, args ...any) (*os.File, fileID, error) {
-		syscall.Close(fd)
+	// Its owner removes path itself, only while path is still its own.
+	l.SetUnlinkOnClose(false)
+	fail := func(format string, args ...any) (*net.UnixListener, fileID, error) {
+		l.Close()
 		_ = os.Remove(tmp)
 		return nil, fileID{}, fmt.Errorf(format, args...)
 	}
-	_ = os.Remove(tmp)
-	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: tmp}); err != nil {
-		return fail("bind %s: %w", tmp, err)
-	}
 	if err := os.Chmod(tmp, 0o600); err != nil {
 		return fail("make socket %s private: %w", tmp, err)
-	}
-	if err := syscall.Listen(fd, 64); err != nil {
-		return fail("listen on %s: %w", tmp, err)
 	}
 	id, err := idOf(tmp)
 	if err != nil {
@@ -54,52 +48,14 @@ func listenUnix(path string) (*os.File, fileID, error) {
 	if err := os.Rename(tmp, path); err != nil {
 		return fail("move socket into place at %s: %w", path, err)
 	}
-	return os.NewFile(uintptr(fd), path), id, nil
-}
-
-// acceptUnix waits for the next connection on l, until l is closed or its
-// read deadline passes. The connection is nonblocking, so it too has
-// deadlines.
-func acceptUnix(l *os.File) (*os.File, error) {
-	rc, err := l.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	var nfd int
-	var aerr error
-	err = rc.Read(func(fd uintptr) bool {
-		nfd, _, aerr = syscall.Accept4(int(fd), syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC)
-		return aerr != syscall.EAGAIN
-	})
-	if err != nil {
-		return nil, err
-	}
-	if aerr != nil {
-		return nil, aerr
-	}
-	return os.NewFile(uintptr(nfd), l.Name()), nil
-}
-
-// dialUnixFile connects to the unix socket at path. A unix connect does not
-// wait: it succeeds, or is refused (no listener: a stale socket), or finds
-// nothing there, or finds the listener's backlog full (EAGAIN).
-func dialUnixFile(path string) (*os.File, error) {
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("socket: %w", err)
-	}
-	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
-		syscall.Close(fd)
-		return nil, fmt.Errorf("connect %s: %w", path, err)
-	}
-	return os.NewFile(uintptr(fd), path), nil
+	return l, id, nil
 }
 
 // peerCred is the user and process at the other end of a unix socket, as
 // the kernel recorded them when it connected (SO_PEERCRED): not something
 // the peer says, so it cannot lie about it.
-func peerCred(f *os.File) (syscall.Ucred, error) {
-	rc, err := f.SyscallConn()
+func peerCred(c *net.UnixConn) (syscall.Ucred, error) {
+	rc, err := c.SyscallConn()
 	if err != nil {
 		return syscall.Ucred{}, err
 	}

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"bytes"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,8 @@ var seamNames = []string{"FM_TEST_CRASH", "FM_TEST_FAULT", "FM_TEST_CALLER"}
 // (its own target, flags and all, into a temporary BINDIR) and proves none
 // can be told to fail or kill itself: no binary was built with the fmfault
 // tag or holds a seam's variable name. The fault build this package drives
-// holds both, which shows the check can see them.
+// holds both, which shows the check can see them. Each is static, too: built
+// with cgo off and without a dynamic loader to start it.
 func TestReleaseBuildHasNoFaultSeams(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
@@ -47,6 +49,12 @@ func TestReleaseBuildHasNoFaultSeams(t *testing.T) {
 		if strings.Contains(string(info), "fmfault") {
 			t.Errorf("%s: make build's binary was built with the fmfault tag:\n%s", name, info)
 		}
+		if !strings.Contains(string(info), "CGO_ENABLED=0") {
+			t.Errorf("%s: make build's binary was built with cgo on:\n%s", name, info)
+		}
+		if elfInterpreter(t, path) {
+			t.Errorf("%s: make build's binary is dynamically linked (it has an ELF interpreter)", name)
+		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -66,4 +74,21 @@ func TestReleaseBuildHasNoFaultSeams(t *testing.T) {
 			t.Errorf("the fmfault build's fm-spawn lacks %s: the check above could not see a seam", seam)
 		}
 	}
+}
+
+// elfInterpreter says whether the ELF file at path names a dynamic loader
+// (PT_INTERP): a static binary has none.
+func elfInterpreter(t *testing.T, path string) bool {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatalf("read %s as ELF: %v", path, err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ package testbin
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,8 @@ func Build(out string, tags []string, pkgs ...string) error {
 	args = append(append(args, "-o", out), pkgs...)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
+	// Static, as make build's are.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, msg)
 	}
