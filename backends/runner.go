@@ -12,8 +12,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"fmctl/signalctx"
 )
 
 // Cmd is one external program invocation: always an argv, never a shell string.
@@ -119,10 +117,6 @@ func NewExecRunner(tracePath string) *ExecRunner {
 	return &ExecRunner{TracePath: tracePath}
 }
 
-// longCall is how long a call runs before it counts as a wait: ten times a
-// tmux call, a fraction of a slow one.
-const longCall = 50 * time.Millisecond
-
 func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	start := time.Now()
 	out, err := r.run(ctx, c)
@@ -221,10 +215,6 @@ func (r *ExecRunner) run(ctx context.Context, c Cmd) (Output, error) {
 		}
 		return Output{}, &os.PathError{Op: "fork/exec", Path: path, Err: err}
 	}
-	// A call that outlasts a moment (a slow git, a multiplexer that does
-	// not answer) is a wait a signal must be able to end, its process
-	// group with it.
-	defer time.AfterFunc(longCall, func() { signalctx.Arm(ctx) }).Stop()
 	var reaping sync.Mutex
 	exited := false
 	stop := context.AfterFunc(ctx, func() {
@@ -410,10 +400,8 @@ func (r *CountingRunner) Reset() {
 	r.mu.Unlock()
 }
 
-// Sleep waits d or until ctx is done, whichever comes first. A pause is a
-// wait: from here on a signal ends it (signalctx).
+// Sleep waits d or until ctx is done, whichever comes first.
 func Sleep(ctx context.Context, d time.Duration) error {
-	signalctx.Arm(ctx)
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
