@@ -12,8 +12,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"fmctl/signalctx"
 )
 
 // Cmd is one external program invocation: always an argv, never a shell string.
@@ -119,10 +117,6 @@ func NewExecRunner(tracePath string) *ExecRunner {
 	return &ExecRunner{TracePath: tracePath}
 }
 
-// longCall is how long a call runs before it counts as a wait: ten times a
-// tmux call, a fraction of a slow one.
-const longCall = 50 * time.Millisecond
-
 func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	start := time.Now()
 	out, err := r.run(ctx, c)
@@ -132,187 +126,67 @@ func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	if err == nil {
 		return out, nil
 	}
-	var ee *exitError
+	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		out.ExitCode = ee.code()
+		out.ExitCode = ee.ExitCode()
 	} else {
 		out.ExitCode = -1
 	}
 	return out, &RunError{Cmd: c, ExitCode: out.ExitCode, Stderr: string(out.Stderr), Err: err}
 }
 
-// exitError is a program that did not exit 0: its wait status says how it
-// ended.
-type exitError struct{ status syscall.WaitStatus }
-
-func (e *exitError) Error() string {
-	if e.status.Signaled() {
-		return "signal: " + e.status.Signal().String()
-	}
-	return fmt.Sprintf("exit status %d", e.status.ExitStatus())
-}
-
-// code is the exit code, or -1 for a program a signal ended (as os/exec's
-// ExitCode).
-func (e *exitError) code() int {
-	if e.status.Exited() {
-		return e.status.ExitStatus()
-	}
-	return -1
-}
-
-// waitDelay is how long a call's output is still read after its program
-// exited or its process group was killed: a child that escaped the group
-// (and holds the pipes) cannot keep the call open longer.
-const waitDelay = time.Second
-
-// run forks and execs the program itself (syscall.ForkExec): os/exec
-// spent about 0.3 ms more of an 8 ms verb on one tmux call (a goroutine per
-// stream, one watching the context, a PATH search per call), and
-// os.StartProcess starts a throwaway child once per process to probe for
-// pidfds (about 0.1 ms in a profile of 120 interrupts). The program's
-// stdout is read here, its stderr by one goroutine, its stdin (when given)
-// written by another, and one waits for its exit. It runs in its own
-// process group, and a cancelled or timed out call kills the whole group:
-// a wrapper script's child (a hung tmux behind a shim) would otherwise
-// keep the output pipes open. The group is killed only while its leader
-// is unreaped (awaitExit), so its id cannot have passed to another
-// process.
 func (r *ExecRunner) run(ctx context.Context, c Cmd) (Output, error) {
-	if err := ctx.Err(); err != nil {
-		return Output{}, err
-	}
 	path, err := r.lookPath(c.Path)
 	if err != nil {
 		return Output{}, err
 	}
-	stdin, feed, err := stdinFor(c.Stdin)
-	if err != nil {
-		return Output{}, err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		stdin.Close()
-		return Output{}, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		stdin.Close()
-		outR.Close()
-		outW.Close()
-		return Output{}, err
-	}
-	env := os.Environ()
-	if len(c.Env) > 0 || len(c.Unset) > 0 {
-		env = c.Environ()
-	}
-	// Fd puts each descriptor the child gets in blocking mode, as a
-	// program expects of its standard streams.
-	attr := &syscall.ProcAttr{Env: env, Files: []uintptr{stdin.Fd(), outW.Fd(), errW.Fd()}, Sys: &syscall.SysProcAttr{Setpgid: true}}
-	pid, err := syscall.ForkExec(path, append([]string{c.Path}, c.Args...), attr)
-	stdin.Close()
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		outR.Close()
-		errR.Close()
-		if feed != nil {
-			feed.Close()
-		}
-		return Output{}, &os.PathError{Op: "fork/exec", Path: path, Err: err}
-	}
-	// A call that outlasts a moment (a slow git, a multiplexer that does
-	// not answer) is a wait a signal must be able to end, its process
-	// group with it.
-	defer time.AfterFunc(longCall, func() { signalctx.Arm(ctx) }).Stop()
-	var reaping sync.Mutex
-	exited := false
-	stop := context.AfterFunc(ctx, func() {
-		reaping.Lock()
-		if !exited {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-		}
-		reaping.Unlock()
-		deadline := time.Now().Add(waitDelay)
-		_ = outR.SetReadDeadline(deadline)
-		_ = errR.SetReadDeadline(deadline)
-		if feed != nil {
-			_ = feed.SetWriteDeadline(deadline)
-		}
-	})
-	var stderr bytes.Buffer
-	errDone := make(chan struct{})
-	go func() {
-		defer close(errDone)
-		_, _ = stderr.ReadFrom(errR)
-	}()
-	if feed != nil {
-		go func() {
-			_, _ = feed.Write(c.Stdin)
-			feed.Close()
-		}()
-	}
-	// Once the program has exited, its output is read for at most
-	// waitDelay more: a child it left behind holding the pipes (it escaped
-	// the group) does not hold the call.
-	exitedCh := make(chan struct{})
-	go func() {
-		defer close(exitedCh)
-		if !awaitExit(pid) {
-			return
-		}
-		reaping.Lock()
-		exited = true
-		reaping.Unlock()
-		deadline := time.Now().Add(waitDelay)
-		_ = outR.SetReadDeadline(deadline)
-		_ = errR.SetReadDeadline(deadline)
-	}()
-	var stdout bytes.Buffer
-	_, readErr := stdout.ReadFrom(outR)
-	<-errDone
-	<-exitedCh
-	reaping.Lock()
-	exited = true // the pid is reaped next: no kill from here on
-	reaping.Unlock()
-	status, waitErr := reap(pid)
-	killed := !stop()
-	outR.Close()
-	errR.Close()
+	named := c.Path
+	c.Path = path
+	cmd := c.Command(ctx)
+	cmd.Args[0] = named
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
 	out := Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
-	ok := status.Exited() && status.ExitStatus() == 0
-	switch {
-	case waitErr != nil:
-		return out, fmt.Errorf("wait for %s: %w", c.Path, waitErr)
-	case ok && readErr == nil:
-		return out, nil
-	case killed:
+	if err != nil && ctx.Err() != nil {
+		// Killed for the context: the signal that ended it is not the
+		// program's own failure.
 		return out, ctx.Err()
-	case !ok:
-		return out, &exitError{status: status}
 	}
-	return out, fmt.Errorf("read the output of %s: %w", c.Path, readErr)
+	return out, err
 }
 
-// reap waits for the program's exit and collects its status.
-func reap(pid int) (syscall.WaitStatus, error) {
-	var status syscall.WaitStatus
-	for {
-		_, err := syscall.Wait4(pid, &status, 0, nil)
-		if !errors.Is(err, syscall.EINTR) {
-			return status, err
+// waitDelay is how long a call's output is still read after its program
+// exited or its process group was killed: a child that escaped the group
+// (a daemon a wrapper started with setsid) and holds the pipes cannot keep
+// the call open longer.
+const waitDelay = time.Second
+
+// Command is c as an exec.Cmd, for a caller that streams or holds the
+// process (an ssh session, a serve's verb); ExecRunner runs every other
+// call through it. The program runs in its own process group, and a
+// cancelled or timed out call kills the whole group: a wrapper script's
+// child (a hung tmux behind a shim) would otherwise keep the output pipes
+// open.
+func (c Cmd) Command(ctx context.Context) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, c.Path, c.Args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		// The group's id is the leader's pid, surely the call's own only
+		// while the leader is unreaped: Signal says ErrProcessDone after.
+		if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
+			return err
 		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
-}
-
-// stdinFor is the program's stdin: /dev/null, or a pipe whose write end
-// (feed) the caller writes data into.
-func stdinFor(data []byte) (stdin, feed *os.File, err error) {
-	if data == nil {
-		stdin, err = os.Open(os.DevNull)
-		return stdin, nil, err
+	cmd.WaitDelay = waitDelay
+	if len(c.Env) > 0 || len(c.Unset) > 0 {
+		cmd.Env = c.Environ()
 	}
-	return os.Pipe()
+	if c.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.Stdin)
+	}
+	return cmd
 }
 
 // lookPath resolves a program name on PATH once per runner: a verb that
@@ -410,10 +284,8 @@ func (r *CountingRunner) Reset() {
 	r.mu.Unlock()
 }
 
-// Sleep waits d or until ctx is done, whichever comes first. A pause is a
-// wait: from here on a signal ends it (signalctx).
+// Sleep waits d or until ctx is done, whichever comes first.
 func Sleep(ctx context.Context, d time.Duration) error {
-	signalctx.Arm(ctx)
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

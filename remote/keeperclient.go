@@ -9,11 +9,11 @@ import (
 	"io/fs"
 	"net"
 	"os"
-	"os/exec"
 	"sync"
 	"syscall"
 	"time"
 
+	"fmctl/backends"
 	"fmctl/config"
 )
 
@@ -310,7 +310,7 @@ func (s SSH) keeper(ctx context.Context, path string, start func() (<-chan struc
 // inherited, in / (so it pins no directory). exited is closed if it ends
 // while this process lives.
 func StartDetached(bin string, args ...string) (<-chan struct{}, error) {
-	cmd := exec.Command(bin, args...)
+	cmd := backends.Cmd{Path: bin, Args: args}.Command(context.Background())
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"fmctl/backends"
 	"fmctl/config"
 )
 
@@ -61,13 +62,12 @@ func (s SSH) Open(ctx context.Context, h config.Host, wait time.Duration) (*Sess
 	if _, err := s.ReplaceStaleMaster(ctx, h); err != nil {
 		return nil, unreachable("%v", err)
 	}
-	cmd := exec.Command(s.bin(), s.CommandArgs(h, ServeCommand(h)...)...)
-	// Its own process group: a deadline kills ssh and nothing else, and a
-	// Ctrl-C at the terminal reaches fmctl, which decides, not ssh.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// A master ssh forks to persist may hold the stderr pipe open; the
-	// session does not wait on it.
-	cmd.WaitDelay = time.Second
+	// Its own process group (backends.Cmd.Command): a deadline kills ssh
+	// and nothing else, a Ctrl-C at the terminal reaches fmctl, which
+	// decides, not ssh, and a master ssh forks to persist may hold the
+	// stderr pipe open without the session waiting on it. The session
+	// outlives ctx: kill ends it.
+	cmd := backends.Cmd{Path: s.bin(), Args: s.CommandArgs(h, ServeCommand(h)...)}.Command(context.Background())
 	sess := &Session{Host: h, cmd: cmd, lines: make(chan line, 1), stderr: &tail{}, exited: make(chan struct{}), localVersion: s.LocalVersion}
 	cmd.Stderr = sess.stderr
 	in, err := cmd.StdinPipe()

@@ -10,12 +10,12 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
+	"fmctl/backends"
 	"fmctl/config"
 )
 
@@ -170,12 +170,8 @@ func (s SSH) sshControl(ctx context.Context, h config.Host, op string) bool {
 	ctx, cancel := context.WithTimeout(ctx, s.ProbeTimeout)
 	defer cancel()
 	args := append(s.baseArgs(h), "-O", op, "--", h.SSH)
-	cmd := exec.CommandContext(ctx, s.bin(), args...)
 	// A wedged ssh is killed with its whole group at the deadline.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
-	return cmd.Run() == nil
+	return backends.Cmd{Path: s.bin(), Args: args}.Command(ctx).Run() == nil
 }
 
 // DefaultControlDir is where control sockets go: the user's runtime dir
@@ -201,13 +197,10 @@ func (s SSH) Run(ctx context.Context, h config.Host, stdin io.Reader, remote ...
 	if _, err := s.ReplaceStaleMaster(ctx, h); err != nil {
 		return nil, &Error{Kind: ErrUnreachable, Host: h.Name, Msg: err.Error()}
 	}
-	cmd := exec.CommandContext(ctx, s.bin(), s.CommandArgs(h, remote...)...)
+	cmd := backends.Cmd{Path: s.bin(), Args: s.CommandArgs(h, remote...)}.Command(ctx)
 	var out bytes.Buffer
 	errs := &tail{}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, errs
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
 	err := cmd.Run()
 	switch {
 	case err == nil:

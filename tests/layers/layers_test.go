@@ -130,12 +130,13 @@ var rules = append([]rule{
 }, adapterRules()...)
 
 // startsProcesses are the only packages that may import os/exec, each with
-// what it runs. Only backends runs a multiplexer (tmux, herdr, zellij).
+// what it does with it. Only backends starts a process (the runner, see
+// TestOnlyTheRunnerStartsProcesses); every other program (ssh to another
+// host, fm-control serve's verbs, the keeper) starts through it.
 var startsProcesses = map[string]string{
-	"fmctl/backends/...":       "the multiplexer adapters (tmux, herdr and zellij clients), ps where there is no /proc, git, and sqlite3 for an agent's records",
-	"fmctl/remote":             "ssh to another host",
-	"fmctl/cmd/internal/fleet": "fm-control serve runs this host's own fmctl binaries for a remote caller",
-	"fmctl/harness/wiring":     "looks up fm-control on PATH for the hook lines it writes; runs nothing",
+	"fmctl/backends/...":   "the runner, for the multiplexer adapters (tmux, herdr and zellij clients), ps where there is no /proc, git, sqlite3, ssh and this host's own binaries",
+	"fmctl/remote":         "holds the exec.Cmd of a long-lived ssh session, which backends made",
+	"fmctl/harness/wiring": "looks up fm-control on PATH for the hook lines it writes; runs nothing",
 }
 
 // adapterRules: the adapters do not import each other, even through a
@@ -255,7 +256,7 @@ func TestOnlyTheAllowedPackagesStartProcesses(t *testing.T) {
 			continue
 		}
 		if !matchesAny(p.ImportPath, allowed) {
-			t.Errorf("%s imports os/exec\n\trule: only the packages in startsProcesses start processes; backends alone runs a multiplexer\n\tfix: go through one of them, or add it to the table with what it runs", p.ImportPath)
+			t.Errorf("%s imports os/exec\n\trule: only the packages in startsProcesses import os/exec; only the runner (backends) starts a process\n\tfix: go through the runner, or add it to the table with what it does with os/exec", p.ImportPath)
 		}
 	}
 }

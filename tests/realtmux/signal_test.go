@@ -12,9 +12,7 @@ import (
 )
 
 // A verb that waits stops at SIGINT and says so: `fm-control wait` exits 1,
-// code interrupted, at once rather than at its timeout. Only the verbs that
-// wait watch for signals (the rest start 0.3 ms faster without the
-// handler); this keeps the one that must.
+// code interrupted, at once rather than at its timeout.
 func TestAWaitStopsAtSIGINTAndSaysSo(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
@@ -28,8 +26,7 @@ func TestAWaitStopsAtSIGINTAndSaysSo(t *testing.T) {
 	}
 }
 
-// A lifecycle verb takes its signal handler only once it waits (signalctx),
-// and then stops at SIGINT as promptly: `fm-control exit` waiting for an
+// A lifecycle verb stops at SIGINT too: `fm-control exit` waiting for an
 // agent that ignores its exit command ends at the signal, not at
 // FM_CONTROL_EXIT_WAIT, and says the wait was interrupted, not that the
 // agent outlasted it.

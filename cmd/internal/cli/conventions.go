@@ -16,7 +16,6 @@ import (
 	"fmctl/cmd/internal/fault"
 	"fmctl/harness"
 	"fmctl/phrase"
-	"fmctl/signalctx"
 )
 
 type rawArgsKey struct{}
@@ -47,8 +46,13 @@ func Run(cmd *ucli.Command, args []string, d IO) int {
 	if d.Output != nil {
 		*d.Output = out
 	}
-	ctx := context.WithValue(context.Background(), rawArgsKey{}, args)
-	err = cmd.Run(ctx, args)
+	// Every verb runs under one context SIGINT and SIGTERM cancel: a verb
+	// that waits (an exit, a relaunch, a wait, a remote call) stops
+	// promptly and says where it stopped, and its calls' process groups
+	// are killed with it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = cmd.Run(context.WithValue(ctx, rawArgsKey{}, args), args)
 	if err == nil {
 		err = d.Output.Err()
 	}
@@ -172,26 +176,6 @@ func commandConventions(cmd *ucli.Command, helpTemplate string) {
 	}
 }
 
-// CancelledBySignals runs an action under a context SIGINT or SIGTERM
-// cancel once the action waits (signalctx.New), so a verb that waits (an
-// exit, a relaunch, an interrupt watching its record) stops promptly and
-// says where it stopped, and one that turns out to wait on nothing (an
-// interrupt of an idle agent) never pays for the handler. A verb that waits
-// on nothing at all (status, a key, a hook's agent-event) takes no handler
-// and dies by the signal as promptly.
-func CancelledBySignals(action ucli.ActionFunc) ucli.ActionFunc {
-	return func(ctx context.Context, cmd *ucli.Command) error {
-		ctx, stop := signalctx.New(ctx)
-		defer stop()
-		return action(ctx, cmd)
-	}
-}
-
-// SignalContext is ctx, cancelled on SIGINT or SIGTERM from now on.
-func SignalContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return signalctx.Armed(ctx)
-}
-
 // HelpForMissing answers a command line that names nothing to act on (a
 // bare fm-spawn or fm-control): the help, on stderr since it is not the
 // output asked for, and a usage error (exit 2), so a script that lost its
@@ -205,15 +189,14 @@ func HelpForMissing(cmd *ucli.Command, format string, args ...any) error {
 	return fault.Usage(format, args...)
 }
 
-// StreamContext is ctx for a verb that prints until stopped (list
-// --watch, read --follow): cancelled by SIGINT or SIGTERM, and with SIGPIPE
-// caught, so a write to a closed stdout returns EPIPE and the verb ends
-// with exit 0 instead of the process dying by the signal.
-func StreamContext(ctx context.Context) (context.Context, context.CancelFunc) {
+// CatchSIGPIPE is for a verb that prints until stopped (list --watch,
+// read --follow): with SIGPIPE caught, a write to a closed stdout returns
+// EPIPE and the verb ends with exit 0 instead of the process dying by the
+// signal. It returns the function that stops catching it.
+func CatchSIGPIPE() (stop func()) {
 	pipe := make(chan os.Signal, 1)
 	signal.Notify(pipe, syscall.SIGPIPE)
-	ctx, stop := SignalContext(ctx)
-	return ctx, func() { stop(); signal.Stop(pipe) }
+	return func() { signal.Stop(pipe) }
 }
 
 func loneHelp(action ucli.ActionFunc) ucli.ActionFunc {

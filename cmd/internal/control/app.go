@@ -135,9 +135,7 @@ func lifecycleCommand(d edge.Deps, v harness.Verb) *ucli.Command {
 		Usage:       v.Purpose,
 		UsageText:   "fm-control " + v.Name + " " + synopsis,
 		Description: verbExamples[v.Name] + "\n\nPostcondition: " + v.Postcondition,
-		// Every lifecycle verb may wait (an interrupt's acknowledgement or
-		// restored prompt, an exit, a relaunch's new agent).
-		Action: cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
+		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			id, err := taskArg(d.Tunables.Home, cmd)
 			if err != nil {
 				return err
@@ -152,7 +150,7 @@ func lifecycleCommand(d edge.Deps, v harness.Verb) *ucli.Command {
 			return task.NewAuthority("fm-control", d.Tunables, p.Warn).Guard(v.Name, id, func() error {
 				return NewController(d.Env, d.Tunables, d.Runner, p).Lifecycle(ctx, v.Name, id, opts)
 			})
-		}),
+		},
 	}
 	if v.Name == "relaunch" {
 		cmd.Flags = relaunchFlags()

@@ -114,8 +114,7 @@ func readCommand(d edge.Deps, v harness.Verb) *ucli.Command {
 			}
 			ctl := NewController(d.Env, d.Tunables, d.Runner, d.Printer(inv.JSON))
 			if inv.Watch {
-				ctx, stop := cli.StreamContext(ctx)
-				defer stop()
+				defer cli.CatchSIGPIPE()()
 				return ctl.Watch(ctx)
 			}
 			if name == "list" {
@@ -124,8 +123,6 @@ func readCommand(d edge.Deps, v harness.Verb) *ucli.Command {
 			return ctl.authority().Guard(name, inv.ID, func() error {
 				switch {
 				case name == "wait":
-					ctx, stop := cli.SignalContext(ctx)
-					defer stop()
 					if inv.For == "submitted" {
 						return ctl.WaitSubmitted(ctx, inv.ID, inv.MessageID, inv.Timeout)
 					}
@@ -133,8 +130,7 @@ func readCommand(d edge.Deps, v harness.Verb) *ucli.Command {
 				case inv.Audit:
 					return ctl.ReadAudit(inv.ID)
 				case inv.Follow:
-					ctx, stop := cli.StreamContext(ctx)
-					defer stop()
+					defer cli.CatchSIGPIPE()()
 					return ctl.Follow(ctx, inv.ID, inv.Lines)
 				}
 				return ctl.Read(ctx, inv.ID, inv.Lines)

@@ -124,7 +124,7 @@ var Codes = []CodeRow{
 	{EDeliveryFailed, ClassFailed, nil, "the backend failed to deliver text or a key"},
 	{ENotStopped, ClassFailed, nil, "fm-control exit: the agent did not stop within the wait"},
 	{ENoSignal, ClassFailed, nil, "fm-control wait: the harness reports no activity the condition could be read from"},
-	{EInterrupted, ClassFailed, nil, "a verb that waits was interrupted by SIGINT or SIGTERM (the others end by the signal)"},
+	{EInterrupted, ClassFailed, nil, "a verb's wait was interrupted by SIGINT or SIGTERM"},
 	{ETaskExists, ClassFailed, nil, "fm-spawn: the task already has a record; relaunch it instead"},
 	{EWorktreeInUse, ClassFailed, nil, "fm-spawn: another task or agent already works in the worktree"},
 	{EBadWorktree, ClassFailed, nil, "the worktree or project is missing, not a git worktree root, dirty, or not the recorded one"},

@@ -82,11 +82,6 @@ Examples:
 				Usage:     "copy this machine's fm-send, fm-control, fm-spawn, fm-teardown and fm-jq to the host's bin",
 				UsageText: "fm-control hosts install <host> [--json]",
 				Action: onHost(func(ctx context.Context, cmd *ucli.Command, name string) error {
-					// Its copies run over ssh, outside the runner and its
-					// pauses, which arm a lazy handler: this one is armed
-					// at once.
-					ctx, stop := cli.SignalContext(ctx)
-					defer stop()
 					return install(ctx, d, name, cmd.Bool("json"))
 				}),
 			},

@@ -119,10 +119,6 @@ func forward(ctx context.Context, d edge.Deps, binary string, cmd *ucli.Command,
 		// No fleet here: the word is the bad id it always was.
 		return state.Errorf(state.ErrBadTaskID, "%v; and %s names no hosts, so it is no <host>/<id> either", state.CheckTaskArg(binary, word), client.Home.HostsPath())
 	}
-	// A Ctrl-C while the host works must end in the honest exit (3,
-	// unconfirmed), not in a process killed mid-sentence.
-	ctx, stop := cli.SignalContext(ctx)
-	defer stop()
 	resp, err := client.Call(ctx, addr.Host, remote.Request{Argv: argv, Files: files, Stdin: stdin}, callTimeout(d.Tunables, cmd))
 	if err != nil {
 		return err

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"fmctl/backends"
 	"fmctl/remote"
 	"fmctl/state"
 )
@@ -201,14 +201,14 @@ func (s Server) run(ctx context.Context, req remote.Request, timeout time.Durati
 			return refusal(req.ID, "%v; nothing was run", err)
 		}
 	}
-	cmd := exec.CommandContext(ctx, filepath.Join(s.BinDir, argv[0]), argv[1:]...)
+	cmd := backends.Cmd{Path: filepath.Join(s.BinDir, argv[0]), Args: argv[1:], Stdin: req.Stdin}.Command(ctx)
 	cmd.Args[0] = argv[0]
 	cmd.Env = withHome(s.Env, s.Home)
 	cmd.Dir = s.Home
-	cmd.Stdin = bytes.NewReader(req.Stdin)
 	var stdout, stderr limited
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// SIGTERM, not the runner's SIGKILL: the verb ends its wait and says
+	// where it stopped, within a WaitDelay long enough to say it.
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()

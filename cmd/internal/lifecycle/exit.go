@@ -102,7 +102,7 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 		held = fmt.Sprintf("; its composer still holds %s (the submit was never confirmed), so clear it before sending anything else", t.Harness.ExitCommand)
 	}
 	if ctx.Err() != nil {
-		// A signal ended the wait (signalctx), not the wait's bound.
+		// A signal ended the wait (cli.Run), not the wait's bound.
 		return "", fault.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the wait for the agent to stop was interrupted%s",
 			t.ID, interruptNote, final.State, held).Coded(fault.EInterrupted).
 			Hint("fm-control status %s shows whether it stopped since", t.ID).

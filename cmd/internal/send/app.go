@@ -98,13 +98,6 @@ func App(d edge.Deps) *ucli.Command {
 
 // sendMessage reads the message from standard input when asked to, and sends it.
 func sendMessage(ctx context.Context, d edge.Deps, req Request) error {
-	if req.Key == "" {
-		// A text send waits for its submit to be confirmed; a
-		// key is one call, which a signal ends as well unwatched.
-		var stop context.CancelFunc
-		ctx, stop = cli.SignalContext(ctx)
-		defer stop()
-	}
 	if req.FromStdin {
 		data, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdinText+1))
 		if err != nil {

@@ -89,7 +89,7 @@ func App(d edge.Deps) *ucli.Command {
 		// --grant's value holds commas (exit,send@t1): one flag, one rule.
 		DisableSliceFlagSeparator: true,
 		// A <host>/<id> is spawned by that host's fm-spawn (package fleet).
-		Action: fleet.Remote(d, "fm-spawn", cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
+		Action: fleet.Remote(d, "fm-spawn", func(ctx context.Context, cmd *ucli.Command) error {
 			req, err := request(cmd)
 			if err != nil {
 				return err
@@ -101,7 +101,7 @@ func App(d edge.Deps) *ucli.Command {
 				return fault.Usage("fm-spawn needs a task id: fm-spawn <id> [flags] (see fm-spawn --help)")
 			}
 			return guarded(ctx, d, req)
-		})),
+		}),
 	}
 	cli.Conventions(cli.TaskCommand(app, edge.Tasks(d.Tunables.Home), nil), d.IO())
 	return app

@@ -56,7 +56,7 @@ func App(d edge.Deps) *ucli.Command {
 			fleet.HostFlag(),
 		},
 		// A <host>/<id> is torn down by that host's fm-teardown (package fleet).
-		Action: fleet.Remote(d, "fm-teardown", cli.CancelledBySignals(func(ctx context.Context, cmd *ucli.Command) error {
+		Action: fleet.Remote(d, "fm-teardown", func(ctx context.Context, cmd *ucli.Command) error {
 			id, err := taskArg(d.Tunables.Home, cmd)
 			if err != nil {
 				return err
@@ -65,7 +65,7 @@ func App(d edge.Deps) *ucli.Command {
 			return task.NewAuthority("fm-teardown", d.Tunables, r.Print.Warn).Guard(authority.Teardown, id, func() error {
 				return r.Teardown(ctx, id, cmd.Bool("force"))
 			})
-		})),
+		}),
 	}
 	cli.Conventions(cli.TaskCommand(app, edge.Tasks(d.Tunables.Home), nil), d.IO())
 	return app
