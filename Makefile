@@ -5,7 +5,7 @@ LDFLAGS := -X fmctl/cmd/internal/cli.Version=$(VERSION)
 # templates that print the exit-code table. The tests build with -tags fmfault,
 # which adds the fault seams (state/fault_on.go) release binaries must not have;
 # tests/faults proves the binaries of `make build` lack them.
-BINARIES := fm-send fm-control fm-spawn fm-teardown fm-jq
+BINARIES := fm-send fm-control fm-spawn fm-teardown
 BINDIR ?= bin
 GO ?= go
 

@@ -74,10 +74,6 @@ var FileFlags = []string{"brief", "note-file"}
 // Binaries are the programs a request may name.
 var Binaries = []string{"fm-send", "fm-control", "fm-spawn", "fm-teardown"}
 
-// Installed are the programs `fm-control hosts install` copies to a host:
-// the binaries, and fm-jq, which their --jq runs there.
-var Installed = append(Binaries[:len(Binaries):len(Binaries)], "fm-jq")
-
 // readOnlyVerbs are the fm-control verbs that change nothing: a lost
 // answer to one is no more than an unanswered question.
 var readOnlyVerbs = []string{"status", "list", "wait", "read", "capabilities"}

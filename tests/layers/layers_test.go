@@ -18,18 +18,13 @@ import (
 
 const module = "fmctl"
 
-// The binaries' packages: one per binary, each the CLI edge of its verbs
-// (jqfilter is fm-jq, the filter behind their --jq).
+// The binaries' packages: one per binary, each the CLI edge of its verbs.
 var binaries = []string{
 	"fmctl/cmd/internal/control",
 	"fmctl/cmd/internal/send",
 	"fmctl/cmd/internal/spawn",
 	"fmctl/cmd/internal/teardown",
-	"fmctl/cmd/internal/jqfilter",
 }
-
-// jqImplementation is what fm-jq alone links; see the rule below.
-const jqImplementation = "github.com/itchyny/gojq/..."
 
 // The edge the binaries share: presentation (cli), the process's
 // side-effect edges (edge), and the commands that relay a verb to another
@@ -92,13 +87,6 @@ var rules = append([]rule{
 		to:   binaries,
 		deep: true,
 		why:  "what two binaries share lives in a shared package (launch, lifecycle, task), not in one of them",
-	},
-	{
-		name: "only fm-jq links the jq implementation",
-		from: func(pkg string) bool { return pkg != "fmctl/cmd/internal/jqfilter" && pkg != "fmctl/cmd/fm-jq" },
-		to:   []string{jqImplementation},
-		deep: true,
-		why:  "its start-up (about 0.5 ms a run) would be paid by every fm-send and fm-control an agent loops on; a --jq runs fm-jq (cmd/internal/jqproto)",
 	},
 	{
 		name: "only the opener imports an adapter",
@@ -218,8 +206,6 @@ func TestTheAdapterRulesCatchTheirImports(t *testing.T) {
 		{name: "proc imports zellij", from: "fmctl/backends/proc", imp: "fmctl/backends/zellij", rule: "the process reading knows no multiplexer"},
 		{name: "proc reaches tmux", from: "fmctl/backends/proc", via: "fmctl/harness", imp: "fmctl/backends/tmux", rule: "the process reading knows no multiplexer"},
 		{name: "backends imports proc", from: "fmctl/backends", imp: "fmctl/backends/proc", rule: "backends is the bottom of its tree"},
-		{name: "cli filters in process again", from: "fmctl/cmd/internal/cli", imp: "github.com/itchyny/gojq", rule: "only fm-jq links the jq implementation"},
-		{name: "fm-control reaches gojq", from: "fmctl/cmd/fm-control", via: "fmctl/cmd/internal/control", imp: "github.com/itchyny/gojq", rule: "only fm-jq links the jq implementation"},
 	} {
 		p := pkg{ImportPath: c.from, Imports: []string{c.imp}, Deps: []string{c.imp}}
 		if c.via != "" {

@@ -89,7 +89,7 @@ func TestHostsInstallCopiesTheBinariesThere(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "installed fresh bin="+fresh+" ") {
 		t.Fatalf("install said %s", r)
 	}
-	for _, bin := range []string{"fm-send", "fm-control", "fm-spawn", "fm-teardown", "fm-jq"} {
+	for _, bin := range []string{"fm-send", "fm-control", "fm-spawn", "fm-teardown"} {
 		local, remote := readFile(binDir+"/"+bin), readFile(fresh+"/"+bin)
 		if local == "" || local != remote {
 			t.Fatalf("%s was not copied whole", bin)
@@ -97,7 +97,7 @@ func TestHostsInstallCopiesTheBinariesThere(t *testing.T) {
 	}
 	r = f.run(30*time.Second, nil, "fm-control", "status", "fresh/t1", "--json")
 	wantCode(t, r, 0, "status after the install")
-	// what was installed runs there whole: its --jq, the fm-jq beside it
+	// what was installed runs there whole, its --jq too
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, fresh+"/fm-control", "status", "t1", "--jq", ".id")

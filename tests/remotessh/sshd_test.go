@@ -62,7 +62,7 @@ func runMain(m *testing.M) int {
 }
 
 func build(dir string) error {
-	if err := testbin.Build(testbin.Dir(dir), nil, "./cmd/fm-send", "./cmd/fm-control", "./cmd/fm-spawn", "./cmd/fm-teardown", "./cmd/fm-jq"); err != nil {
+	if err := testbin.Build(testbin.Dir(dir), nil, "./cmd/fm-send", "./cmd/fm-control", "./cmd/fm-spawn", "./cmd/fm-teardown"); err != nil {
 		return err
 	}
 	return testbin.Build(filepath.Join(dir, "claude"), nil, "./tests/fakeagent")

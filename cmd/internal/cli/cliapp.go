@@ -58,9 +58,6 @@ type IO struct {
 	// Output is filled by Run from the command line's --json field list
 	// or --jq before the command runs; every printer of the run shares it.
 	Output *Output
-	// JQProgram is the fm-jq a --jq filters with; empty, the one beside
-	// this binary.
-	JQProgram string
 	// Completing: the completion scripts set CompletionVar, so the last
 	// word --generate-shell-completion asks for completions.
 	Completing    bool

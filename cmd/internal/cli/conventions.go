@@ -39,10 +39,6 @@ func Run(cmd *ucli.Command, args []string, d IO) int {
 			return d.Printer(true).Error(err)
 		}
 	}
-	if err = out.Start(d.JQProgram); err != nil {
-		return d.Printer(true).Error(err)
-	}
-	defer out.Close()
 	if d.Output != nil {
 		*d.Output = out
 	}

@@ -2,16 +2,18 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/itchyny/gojq"
 
 	"fmctl/cmd/internal/fault"
-	"fmctl/cmd/internal/jqproto"
 	"fmctl/phrase"
 )
 
@@ -41,17 +43,16 @@ var OutputFields = map[string][]string{
 // Errors on stderr are never filtered: a script reads their code.
 type Output struct {
 	Fields []string
-	// JQ is the --jq expression; Start has fm-jq compile it, and jq
-	// filters through it from then on.
-	JQ string
-	jq *jqFilter
+	// jq is the --jq expression, compiled as the command line is read: a
+	// bad one is a usage error before the verb acts.
+	jq *gojq.Code
 	// failed is the first filter error met while printing (a jq runtime
 	// error): Run reports it once the verb returns.
 	failed error
 }
 
 // Filtering reports whether the outcome is reshaped before printing.
-func (o *Output) Filtering() bool { return o != nil && (len(o.Fields) > 0 || o.JQ != "") }
+func (o *Output) Filtering() bool { return o != nil && (len(o.Fields) > 0 || o.jq != nil) }
 
 // fieldList reports whether s is a word `--json` may take as its value:
 // field names ([a-z_]+) joined by commas. Checked by hand, not by a regexp
@@ -109,7 +110,11 @@ func SplitOutputArgs(args []string) ([]string, Output, error) {
 				return nil, out, fault.Usage("--jq is given more than once; pass it once")
 			}
 			jqGiven = true
-			out.JQ = expr
+			code, err := compileJQ(expr)
+			if err != nil {
+				return nil, out, err
+			}
+			out.jq = code
 			rest = append(rest, "--json")
 			continue
 		}
@@ -136,6 +141,19 @@ func (o *Output) addFields(list string, args []string, known []string) error {
 		}
 	}
 	return nil
+}
+
+// compileJQ parses and compiles a --jq expression; a bad one is a usage
+// error.
+func compileJQ(expr string) (*gojq.Code, error) {
+	q, err := gojq.Parse(expr)
+	if err == nil {
+		var code *gojq.Code
+		if code, err = gojq.Compile(q); err == nil {
+			return code, nil
+		}
+	}
+	return nil, fault.Usage("--jq '%s' is not a jq expression: %v", phrase.Printable(expr), err)
 }
 
 // schemaName names the outcome a command line asks for, as docs/schema
@@ -179,38 +197,67 @@ func (o *Output) emit(w io.Writer, v any) {
 			return
 		}
 	}
-	if o.JQ == "" {
+	if o.jq == nil {
 		w.Write(append(raw, '\n'))
 		return
 	}
-	if o.jq == nil {
-		// Start was not called (a printer outside Run): nothing filters.
-		o.fail(fault.Failed("--jq '%s' was never handed to %s", phrase.Printable(o.JQ), jqproto.Program))
-		return
-	}
-	out, errText, err := o.jq.filter(raw)
-	if err != nil {
+	var in any
+	if err := json.Unmarshal(raw, &in); err != nil {
 		o.fail(err)
 		return
 	}
+	out, err := runJQ(context.Background(), o.jq, in)
 	w.Write(out)
-	if errText != "" {
-		o.fail(fmt.Errorf("--jq: %s", errText))
+	if err != nil {
+		o.fail(err)
 	}
 }
 
-// fail keeps the first filter error: a jq runtime error is the command
-// line's (a usage error), and fm-jq's own failure keeps its class.
+// A filter may not end (`repeat(1)`, `last(range(1e15))`): one outcome's
+// filtering is stopped after jqRunLimit, or once it printed jqMaxOutput.
+const (
+	jqRunLimit  = 10 * time.Second
+	jqMaxOutput = 64 << 20
+)
+
+// runJQ is each result of the filter on v on a line, a string as raw text
+// (as gh's --jq and jq -r print), and the error that ended it, if one did.
+func runJQ(ctx context.Context, code *gojq.Code, v any) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, jqRunLimit)
+	defer cancel()
+	var buf bytes.Buffer
+	iter := code.RunWithContext(ctx, v)
+	for {
+		r, ok := iter.Next()
+		if !ok {
+			return buf.Bytes(), nil
+		}
+		if err, isErr := r.(error); isErr {
+			if ctx.Err() != nil {
+				return buf.Bytes(), fmt.Errorf("--jq: the filter did not finish within %s", jqRunLimit)
+			}
+			return buf.Bytes(), fmt.Errorf("--jq: %w", err)
+		}
+		if s, isStr := r.(string); isStr {
+			buf.WriteString(s)
+		} else if b, err := MarshalValue(r); err != nil {
+			return buf.Bytes(), fmt.Errorf("--jq: %w", err)
+		} else {
+			buf.Write(b)
+		}
+		buf.WriteByte('\n')
+		if buf.Len() > jqMaxOutput {
+			return nil, fmt.Errorf("--jq: the filter printed more than %d MiB for one value", jqMaxOutput>>20)
+		}
+	}
+}
+
+// fail keeps the first filter error, as the command line's (a usage
+// error).
 func (o *Output) fail(err error) {
-	if o.failed != nil {
-		return
+	if o.failed == nil {
+		o.failed = fault.Usage("%v", err)
 	}
-	var own *fault.Error
-	if errors.As(err, &own) {
-		o.failed = err
-		return
-	}
-	o.failed = fault.Usage("%v", err)
 }
 
 // Err is the first filter error met while printing, as a usage error.

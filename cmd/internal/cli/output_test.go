@@ -2,9 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,10 +11,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"fmctl/cmd/internal/fact"
-	"fmctl/cmd/internal/fault"
-	"fmctl/tests/testbin"
 )
 
 // Every field --json may select is a key its schema allows, and every key
@@ -90,6 +88,7 @@ func TestSplitOutputArgs(t *testing.T) {
 		{line: "fm-send t1 --json hello", rest: "fm-send t1 --json hello"},
 		{line: "fm-control status t1 --json stat,activity", err: "fm-control status --json has no field 'stat'; did you mean state?"},
 		{line: "fm-control list --json=Tasks", err: "not a field list"},
+		{line: "fm-control status t1 --jq .[", err: "--jq '.[' is not a jq expression"},
 		{line: "fm-control status t1 --jq", err: "--jq needs a jq expression"},
 		{line: "fm-control status t1 --jq .a --jq .b", err: "more than once"},
 	} {
@@ -107,17 +106,17 @@ func TestSplitOutputArgs(t *testing.T) {
 		if got := strings.Join(rest, " "); got != c.rest {
 			t.Errorf("%s: rest %q, want %q", c.line, got, c.rest)
 		}
-		if got := strings.Join(out.Fields, ","); got != c.fields || (out.JQ != "") != c.jq {
-			t.Errorf("%s: fields %q jq %q, want %q %v", c.line, got, out.JQ, c.fields, c.jq)
+		if got := strings.Join(out.Fields, ","); got != c.fields || (out.jq != nil) != c.jq {
+			t.Errorf("%s: fields %q jq %v, want %q %v", c.line, got, out.jq != nil, c.fields, c.jq)
 		}
 	}
 }
 
 func TestEmitSelectsFieldsAndFilters(t *testing.T) {
 	o := Outcome{Word: "status", ID: "t1"}
-	o.Add("state", "alive").Put(fact.Int("events_refused", 2)).Add("activity", "idle")
+	o.Add("state", "alive").Put(fact.Int("events_refused", 2)).Add("activity", "idle").Add("note", "a\nb")
 	for _, c := range []struct{ line, want string }{
-		{"fm-control status t1 --json", `{"outcome":"status","id":"t1","state":"alive","events_refused":2,"activity":"idle"}` + "\n"},
+		{"fm-control status t1 --json", `{"outcome":"status","id":"t1","state":"alive","events_refused":2,"activity":"idle","note":"a\nb"}` + "\n"},
 		{"fm-control status t1 --json activity,id", `{"id":"t1","activity":"idle"}` + "\n"},
 		{"fm-control status t1 --json rollback,state", `{"state":"alive","rollback":null}` + "\n"},
 		{"fm-control status t1 --jq .state", "alive\n"},
@@ -125,74 +124,42 @@ func TestEmitSelectsFieldsAndFilters(t *testing.T) {
 		{"fm-control status t1 --jq {a:.activity}", `{"a":"idle"}` + "\n"},
 		{"fm-control status t1 --jq .state,.activity", "alive\nidle\n"},
 		{"fm-control status t1 --json id --jq keys", `["id"]` + "\n"},
+		{"fm-control status t1 --jq .note,[.id]", "a\nb\n[\"t1\"]\n"},
+		{"fm-control status t1 --jq empty", ""},
+		{"fm-control status t1 --jq {a:\"<x>\"}", `{"a":"<x>"}` + "\n"},
 	} {
 		_, out, err := SplitOutputArgs(strings.Fields(c.line))
-		if err == nil {
-			err = out.Start(fmJQ)
-		}
 		if err != nil {
 			t.Fatalf("%s: %v", c.line, err)
 		}
 		var buf bytes.Buffer
 		Printer{Out: &buf, JSON: true, Output: &out}.Outcome(o)
-		out.Close()
 		if buf.String() != c.want || out.Err() != nil {
 			t.Errorf("%s: printed %q (err %v), want %q", c.line, buf.String(), out.Err(), c.want)
 		}
 	}
-	// A jq runtime error prints nothing and is the run's usage error.
-	_, out, _ := SplitOutputArgs([]string{"fm-control", "status", "--jq", `error("no")`})
-	if err := out.Start(fmJQ); err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
+	// A jq runtime error ends the filter there and is the run's usage
+	// error; what it printed before stays printed.
+	_, out, _ := SplitOutputArgs([]string{"fm-control", "status", "--jq", `.state, error("no")`})
 	var buf bytes.Buffer
 	Printer{Out: &buf, JSON: true, Output: &out}.Outcome(o)
-	if buf.Len() != 0 || out.Err() == nil || Code(out.Err()) != CodeUsage {
+	if buf.String() != "alive\n" || out.Err() == nil || Code(out.Err()) != CodeUsage || out.Err().Error() != "--jq: error: no" {
 		t.Errorf("jq error: printed %q, err %v", buf.String(), out.Err())
 	}
 }
 
-// A bad expression is the command line's mistake, found before the verb
-// acts; an fm-jq that is missing or does not speak its protocol is named
-// as such, and nothing is printed through it.
-func TestStartRefusesBeforeTheVerbActs(t *testing.T) {
-	out := Output{JQ: ".["}
-	if err := out.Start(fmJQ); err == nil || Code(err) != CodeUsage || !strings.Contains(err.Error(), "is not a jq expression") {
-		t.Errorf("bad expression: %v (exit %d)", err, Code(err))
-	}
-	for _, program := range []string{filepath.Join(t.TempDir(), "fm-jq"), t.TempDir(), "/bin/true", "/bin/cat"} {
-		out := Output{JQ: ".id"}
-		err := out.Start(program)
-		var own *fault.Error
-		if err == nil || !errors.As(err, &own) || own.Code != fault.EFilterUnavailable {
-			t.Errorf("%s as fm-jq: %v, want code %s", program, err, fault.EFilterUnavailable)
-		}
-		out.Close()
-	}
-	// Without --jq nothing is started, and fm-jq need not exist.
-	if err := (&Output{Fields: []string{"id"}}).Start("/nonexistent/fm-jq"); err != nil {
-		t.Errorf("no --jq: %v", err)
-	}
-}
-
-// fmJQ is fm-jq as make build builds it, for the tests that filter.
-var fmJQ string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fmctl-cli-")
+// A filter that never ends is stopped by its bound, not waited on.
+func TestRunJQStopsAFilterThatDoesNotEnd(t *testing.T) {
+	code, err := compileJQ("last(range(1e15))")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		t.Fatal(err)
 	}
-	fmJQ = filepath.Join(dir, "fm-jq")
-	if err := testbin.Build(fmJQ, nil, "./cmd/fm-jq"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := runJQ(ctx, code, map[string]any{}); err == nil || time.Since(start) > 5*time.Second {
+		t.Fatalf("after %s: %v, want the run stopped", time.Since(start), err)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
 }
 
 // fieldList is hand-written so that nothing compiles a regexp at start-up;

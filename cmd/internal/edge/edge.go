@@ -27,9 +27,6 @@ type Deps struct {
 	// list or --jq before the command runs; every printer of the run
 	// shares it.
 	Output *cli.Output
-	// JQProgram is the fm-jq a --jq filters with; empty, the one beside
-	// this binary (tests name one they built).
-	JQProgram string
 }
 
 // OSDeps are the real process's edges, and its FM_* variables read once.
@@ -40,7 +37,7 @@ func OSDeps() Deps {
 
 // IO is what the CLI conventions and printer take of d.
 func (d Deps) IO() cli.IO {
-	return cli.IO{Env: d.Env, Stdout: d.Stdout, Stderr: d.Stderr, Output: d.Output, JQProgram: d.JQProgram, Completing: d.Tunables.Completion, CompletionVar: config.CompletionVar}
+	return cli.IO{Env: d.Env, Stdout: d.Stdout, Stderr: d.Stderr, Output: d.Output, Completing: d.Tunables.Completion, CompletionVar: config.CompletionVar}
 }
 
 // Printer returns the outcome printer for the chosen output form.

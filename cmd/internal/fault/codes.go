@@ -76,7 +76,6 @@ const (
 	ENoRemoteBinaries     Code = "no-remote-binaries"
 	EDuplicated           Code = "duplicated"
 	ENoSuchMessage        Code = "no-such-message"
-	EFilterUnavailable    Code = "filter-unavailable"
 )
 
 // CodeRow is one error class: its code, the exit class it comes with, the
@@ -146,7 +145,6 @@ var Codes = []CodeRow{
 	{ENoRemoteBinaries, ClassFailed, nil, "the host has no fmctl binaries where `config/hosts.toml` says; nothing was sent; see `fm-control hosts install`"},
 	{EDuplicated, ClassUnconfirmed, nil, "fm-send, `fm-control wait --for submitted`: the agent's own record holds the message more than once since the send; do not send it again"},
 	{ENoSuchMessage, ClassFailed, nil, "`fm-control wait --for submitted`: the task's send ledger (`state/<id>.sends`) holds no such message id"},
-	{EFilterUnavailable, ClassFailed, nil, "`--jq`: fm-jq, the filter installed beside the binaries, is missing or stopped answering; nothing was done, or the outcome was not printed"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or

@@ -79,7 +79,7 @@ Examples:
 			},
 			{
 				Name:      "install",
-				Usage:     "copy this machine's fm-send, fm-control, fm-spawn, fm-teardown and fm-jq to the host's bin",
+				Usage:     "copy this machine's fm-send, fm-control, fm-spawn and fm-teardown to the host's bin",
 				UsageText: "fm-control hosts install <host> [--json]",
 				Action: onHost(func(ctx context.Context, cmd *ucli.Command, name string) error {
 					return install(ctx, d, name, cmd.Bool("json"))

@@ -161,7 +161,7 @@ func install(ctx context.Context, d edge.Deps, name string, asJSON bool) error {
 	if err != nil {
 		return fault.Failed("find this binary's directory: %v", err)
 	}
-	for _, bin := range remote.Installed {
+	for _, bin := range remote.Binaries {
 		path := filepath.Join(dir, bin)
 		f, err := os.Open(path)
 		if err != nil {

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	fakeBin = dir
-	if err := testbin.Build(testbin.Dir(dir), nil, "./tests/fakes/tmux/cmd/tmux", "./tests/fakes/herdr/cmd/herdr", "./tests/fakes/zellij/cmd/zellij", "./cmd/fm-jq"); err != nil {
+	if err := testbin.Build(testbin.Dir(dir), nil, "./tests/fakes/tmux/cmd/tmux", "./tests/fakes/herdr/cmd/herdr", "./tests/fakes/zellij/cmd/zellij"); err != nil {
 		panic(err)
 	}
 	code := m.Run()
@@ -90,7 +90,6 @@ func (w *world) run(app func(edge.Deps) *ucli.Command, args ...string) (int, str
 		Tunables: config.ReadTunables(env),
 		Runner:   backends.NewExecRunner(""),
 		Stdout:   &out, Stderr: &errOut,
-		JQProgram: filepath.Join(fakeBin, "fm-jq"),
 	}
 	code := cli.Run(app(d), args, d.IO())
 	return code, out.String(), errOut.String()

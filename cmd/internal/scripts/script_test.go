@@ -1,7 +1,6 @@
-// Package scripts runs the testscript suites in its testdata directory
-// against the four binaries, fm-jq (their --jq filter) and the fake
-// multiplexers. It lives under cmd/internal because only code there may
-// import the CLI packages it runs in-process.
+// Package scripts runs the testscript suites in its testdata directory against the
+// four binaries and the fake multiplexers. It lives under cmd/internal because
+// only code there may import the CLI packages it runs in-process.
 package scripts
 
 import (
@@ -21,7 +20,6 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"fmctl/cmd/internal/control"
-	"fmctl/cmd/internal/jqfilter"
 	"fmctl/cmd/internal/send"
 	"fmctl/cmd/internal/spawn"
 	"fmctl/cmd/internal/teardown"
@@ -41,7 +39,6 @@ func TestMain(m *testing.M) {
 		"fm-control":  exitWith(recordJSON(func() int { return control.Main(os.Args) })),
 		"fm-spawn":    exitWith(recordJSON(func() int { return spawn.Main(os.Args) })),
 		"fm-teardown": exitWith(recordJSON(func() int { return teardown.Main(os.Args) })),
-		"fm-jq":       exitWith(func() int { return jqfilter.Main(os.Args) }),
 		"tmux":        exitWith(tmuxfake.Main),
 		"faketmux":    exitWith(tmuxfake.Control),
 		"herdr":       exitWith(herdrfake.Main),
