@@ -230,11 +230,11 @@ func without(env, names []string) []string {
 	return out
 }
 
-func (r *ExecRunner) trace(c Cmd, d time.Duration) { AppendTrace(r.TracePath, c, d) }
+func (r *ExecRunner) trace(c Cmd, d time.Duration) { appendTrace(r.TracePath, c, d) }
 
-// AppendTrace appends one call to the trace at path: elapsed microseconds,
+// appendTrace appends one call to the trace at path: elapsed microseconds,
 // the program and its argv, tab-separated.
-func AppendTrace(path string, c Cmd, d time.Duration) {
+func appendTrace(path string, c Cmd, d time.Duration) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return
@@ -359,11 +359,7 @@ func (b Bounded) Run(ctx context.Context, c Cmd) (Output, error) {
 	tctx, cancel := context.WithTimeout(ctx, b.Timeout)
 	defer cancel()
 	out, err := b.Inner.Run(tctx, c)
-	// A wire call's socket timeout, set to the deadline, can end the call a
-	// hair before the context's own timer marks tctx done; both are this
-	// bound running out (os.ErrDeadlineExceeded is the socket's word for it).
-	timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)
-	if err != nil && ctx.Err() == nil && timedOut {
+	if err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
 		te := &TimeoutError{Call: callName(c), After: b.Timeout}
 		return out, &RunError{Cmd: c, ExitCode: -1, Stderr: string(out.Stderr), Err: te}
 	}

@@ -3,7 +3,6 @@ package backends
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,27 +50,6 @@ func TestBoundedPassesFastCallsAndCancellationThrough(t *testing.T) {
 	var te *TimeoutError
 	if err == nil || errors.As(err, &te) {
 		t.Fatalf("a cancelled call = %v, want a failure that is not a timeout", err)
-	}
-}
-
-// socketTimeoutRunner fails at once as a wire call whose socket timeout
-// fired before the context's timer did.
-type socketTimeoutRunner struct{}
-
-func (socketTimeoutRunner) Run(ctx context.Context, c Cmd) (Output, error) {
-	return Output{}, &RunError{Cmd: c, ExitCode: -1, Err: fmt.Errorf("read: %w", os.ErrDeadlineExceeded)}
-}
-
-// The socket's deadline and the context's are one bound: a call the socket
-// timed out is named as the bound's timeout, whichever fired first.
-func TestBoundedNamesASocketTimeoutAsTheBound(t *testing.T) {
-	r := Bounded{Inner: socketTimeoutRunner{}, Timeout: time.Second}
-	_, err := r.Run(context.Background(), Cmd{Path: "tmux", Args: []string{"-L", "s", "send-keys"}})
-	if got, want := err.Error(), "tmux send-keys timed out after 1s"; got != want {
-		t.Fatalf("err = %q, want %q", got, want)
-	}
-	if _, ok := MayHaveRun(err); !ok {
-		t.Fatal("a timed-out call must count as one that may have run")
 	}
 }
 

@@ -27,9 +27,6 @@ var processStarts = map[string][]string{
 // process a caller holds or streams).
 var theRunner = []string{
 	"backends/runner.go",
-	// removed by issue 35's wire/jq deletions
-	"backends/tmux/wire/version.go",
-	"cmd/internal/cli/jq.go",
 }
 
 // One way to start a process: os/exec, in the runner. A process started
