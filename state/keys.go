@@ -32,6 +32,10 @@ const (
 	// as long as the pane: a key can be gated on the agent under it before
 	// any tmux call, and tmux checks the pid when it takes the key.
 	KeyTmuxPanePID = "tmux_pane_pid"
+	// KeyTmuxServer is the tmux server that issued those ids, as its
+	// pid:start_time: a restarted server (or a rebooted machine) issues %0
+	// again, so a recorded id names the task's pane only on this server.
+	KeyTmuxServer = "tmux_server"
 	// KeyPanePID is the pane's first process (its shell) on a backend other
 	// than tmux, where the backend reports one (backends/ says which): the
 	// process every caller inside the pane descends from (authority).
@@ -53,7 +57,7 @@ func MetaKeys() []string {
 	return []string{
 		KeyWindow, KeyEndpointTaskID, KeyBackend, KeyHarness, KeyKind, KeyWorktree, KeyProject,
 		KeyModel, KeyEffort, KeySpawnGen, KeyBusyGen, KeyRemoteHost, KeyControlRelaunchTx, KeySharedWorktree,
-		KeyTmuxPane, KeyTmuxPanePID, KeyTmuxWindow, KeyPanePID, KeyGrants, KeySpawnedBy, KeyPermissions,
+		KeyTmuxPane, KeyTmuxPanePID, KeyTmuxWindow, KeyTmuxServer, KeyPanePID, KeyGrants, KeySpawnedBy, KeyPermissions,
 	}
 }
 

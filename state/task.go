@@ -172,7 +172,7 @@ func (s Store) LoadTask(tool, id string) (*Task, error) {
 // identityKeys must each appear exactly once: a duplicated endpoint or harness
 // line means two writers disagreed, and acting on either could hit the wrong agent.
 var identityKeys = []string{KeyWindow, KeyWorktree}
-var singleKeys = []string{KeyBackend, KeyEndpointTaskID, KeyHarness, KeyKind, KeyRemoteHost, KeyTmuxPane, KeyTmuxPanePID, KeyTmuxWindow, KeyPanePID}
+var singleKeys = []string{KeyBackend, KeyEndpointTaskID, KeyHarness, KeyKind, KeyRemoteHost, KeyTmuxPane, KeyTmuxPanePID, KeyTmuxWindow, KeyTmuxServer, KeyPanePID}
 
 // ValidateIdentity checks the record names exactly one endpoint and that the
 // endpoint belongs to this task.

@@ -68,6 +68,9 @@ func (t *Adapter) SendKeyGated(ctx context.Context, ep backends.Endpoint, key ha
 type paneGate struct {
 	session, window, pane, windowID string
 	pid                             int
+	// server is the recorded pid:start_time of the server, "" for a
+	// record written before it was kept.
+	server string
 	// command is what tmux names the pane's foreground process when the
 	// agent leads its own process group (a shell with job control), "" when
 	// tmux would name something else (sh -c keeps the agent in its group).
@@ -84,8 +87,12 @@ func gateOf(ep backends.Endpoint) (paneGate, bool) {
 		!tmuxWindowID(windowID) || !backends.ValidPID(pid) {
 		return paneGate{}, false
 	}
+	server := ep.Field(state.KeyTmuxServer)
+	if server != "" && !validServer(server) {
+		return paneGate{}, false
+	}
 	n, err := strconv.Atoi(pid)
-	return paneGate{session: session, window: window, pane: pane, windowID: windowID, pid: n}, err == nil
+	return paneGate{session: session, window: window, pane: pane, windowID: windowID, pid: n, server: server}, err == nil
 }
 
 // condition is the if-shell -F format that is true only on the recorded,
@@ -98,6 +105,9 @@ func (g paneGate) condition() string {
 		"#{==:#{window_name}," + g.window + "}",
 		"#{==:#{pane_pid}," + strconv.Itoa(g.pid) + "}",
 		"#{==:#{pane_dead},0}",
+	}
+	if serverPID, start, ok := strings.Cut(g.server, ":"); ok {
+		checks = append([]string{"#{==:#{pid}," + serverPID + "}", "#{==:#{start_time}," + start + "}"}, checks...)
 	}
 	if g.command != "" {
 		// The agent is still the terminal's foreground when the key goes:

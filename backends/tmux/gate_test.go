@@ -67,6 +67,24 @@ func TestSendKeyGatedIsOneCheckedCall(t *testing.T) {
 	}
 }
 
+// A record that names its server has tmux check that server too: after a
+// restart, pane %3 with the same pid could be another server's.
+func TestGateChecksTheRecordedServer(t *testing.T) {
+	ep := t1Gated
+	ep.Fields = map[string]string{state.KeyTmuxPane: "%3", state.KeyTmuxWindow: "@1", state.KeyTmuxPanePID: "1000", state.KeyTmuxServer: "900:1700000000"}
+	g, ok := gateOf(ep)
+	if !ok {
+		t.Fatal("no gate for a record with its server")
+	}
+	if c := g.condition(); !strings.HasPrefix(c, "#{&&:#{==:#{pid},900},#{&&:#{==:#{start_time},1700000000},") {
+		t.Fatalf("condition %q does not check the server first", c)
+	}
+	ep.Fields[state.KeyTmuxServer] = "900;kill-server"
+	if _, ok := gateOf(ep); ok {
+		t.Fatal("a malformed server identity went into a tmux format")
+	}
+}
+
 // With the screen before and the state after, the one call's answer is
 // split into the three.
 func TestSendKeyGatedReadsTheScreenBeforeAndTheStateAfter(t *testing.T) {

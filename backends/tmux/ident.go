@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 
@@ -23,22 +24,112 @@ type paneInfo struct {
 	window, windowID, session, pane, tty, command, path string
 	pid                                                 int  // the pane's first process (its shell)
 	dead                                                bool // tmux closed the pane's terminal (remain-on-exit keeps it)
+	// server is the tmux server that holds the pane, as "pid:start_time":
+	// a new server numbers its panes and windows from %0 and @0 again, so
+	// an id proves the pane only together with the server that issued it.
+	server string
 }
 
 // where names a pane for a person: `%N in session:window`.
 func (p paneInfo) where() string { return p.pane + " in " + p.session + ":" + p.window }
 
+// serverFormat names the server: its pid and the second it started. After
+// a reboot the pid alone may come back; the pair does not.
+const serverFormat = "#{pid}:#{start_time}"
+
 // paneFormat is the one format every lookup reads; the path comes last
 // because it alone may hold a tab.
-const paneFormat = "#{window_name}\t#{pane_id}\t#{pane_pid}\t#{pane_tty}\t#{pane_current_command}\t#{window_id}\t#{session_name}\t#{pane_dead}\t#{pane_current_path}"
+const paneFormat = "#{window_name}\t#{pane_id}\t#{pane_pid}\t#{pane_tty}\t#{pane_current_command}\t#{window_id}\t#{session_name}\t#{pane_dead}\t" + serverFormat + "\t#{pane_current_path}"
 
 func parsePaneLine(line string) (paneInfo, bool) {
 	f := strings.Split(line, "\t")
-	if len(f) < 9 {
+	if len(f) < 10 {
 		return paneInfo{}, false
 	}
 	pid, _ := strconv.Atoi(f[2])
-	return paneInfo{window: f[0], pane: f[1], pid: pid, tty: f[3], command: f[4], windowID: f[5], session: f[6], dead: f[7] == "1", path: strings.Join(f[8:], "\t")}, true
+	return paneInfo{window: f[0], pane: f[1], pid: pid, tty: f[3], command: f[4], windowID: f[5], session: f[6], dead: f[7] == "1", server: f[8], path: strings.Join(f[9:], "\t")}, true
+}
+
+// validServer reports whether s is a server identity as serverFormat
+// prints it: two runs of digits around a colon.
+func validServer(s string) bool {
+	pid, start, ok := strings.Cut(s, ":")
+	return ok && backends.Digits(pid) && backends.Digits(start)
+}
+
+// notTheRecordedPane says why a pane tmux found under the recorded id is not
+// the pane the record names, or "" when nothing tells them apart: a server
+// other than the recorded one issued the id (tmux restarted, or the machine
+// rebooted), or the pane's first process is not the recorded one (a pane
+// keeps its first process for its whole life).
+func notTheRecordedPane(ep backends.Endpoint, info paneInfo) string {
+	if want := ep.Field(state.KeyTmuxServer); want != "" && info.server != want {
+		return "tmux restarted (" + serverChange(want, info.server) + ")"
+	}
+	if want := ep.Field(state.KeyTmuxPanePID); want != "" && info.pid > 0 && strconv.Itoa(info.pid) != want {
+		return fmt.Sprintf("its id now names another pane (first process %d, not the recorded %s)", info.pid, want)
+	}
+	return ""
+}
+
+// unlessServerGone turns a lookup that found no server into missing when
+// the recorded server is provably gone (recordedServerGone); any other
+// error is returned as it is.
+func (t *Adapter) unlessServerGone(ctx context.Context, ep backends.Endpoint, err error) error {
+	var le *lookupErr
+	if !errors.As(err, &le) || !le.noServer {
+		return err
+	}
+	if why := t.recordedServerGone(ctx, ep); why != "" {
+		return &lookupErr{state: backends.StateMissing, msg: "no tmux server runs, and " + why}
+	}
+	return err
+}
+
+// recordedServerGone says why the server the record names can no longer
+// hold the task's pane, or "" when it may: when no server answers, a
+// wrong FM_TMUX_SOCKET is as likely as a restart, so the pane counts as
+// gone only once the recorded server's process is gone, or is a program
+// other than tmux (its pid reused, as after a reboot). A live tmux under
+// that pid stays unreadable, even if it is another server that took the pid.
+func (t *Adapter) recordedServerGone(ctx context.Context, ep backends.Endpoint) string {
+	want := ep.Field(state.KeyTmuxServer)
+	if !validServer(want) {
+		return ""
+	}
+	pidText, _, _ := strings.Cut(want, ":")
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 {
+		return ""
+	}
+	p, err := t.o.Procs.Process(ctx, pid)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("its server (pid %s) is gone", pidText)
+	case err != nil:
+		return ""
+	case !strings.HasPrefix(p.Comm, "tmux"):
+		return fmt.Sprintf("its server (pid %s) is gone; that pid is now %s", pidText, p.Comm)
+	}
+	return ""
+}
+
+// notSameServer reports whether the record names a server and p is on
+// another one.
+func notSameServer(ep backends.Endpoint, p paneInfo) bool {
+	want := ep.Field(state.KeyTmuxServer)
+	return want != "" && p.server != want
+}
+
+// serverChange names the recorded server against the one now running by
+// pid, or by start time when the pid came back (a reboot).
+func serverChange(recorded, now string) string {
+	rp, rs, _ := strings.Cut(recorded, ":")
+	np, ns, _ := strings.Cut(now, ":")
+	if rp != np {
+		return "server pid " + rp + ", now " + np
+	}
+	return "server started at " + rs + ", now " + ns
 }
 
 // lookupErr says why an endpoint could not be resolved.
@@ -82,12 +173,12 @@ func (t *Adapter) lookup(ctx context.Context, ep backends.Endpoint) (paneInfo, e
 	}
 	var info paneInfo
 	if id := ep.Field(state.KeyTmuxPane); id != "" {
-		info, err = t.lookupByID(ctx, ep.Target, session, window, id)
+		info, err = t.lookupByID(ctx, ep, session, window, id)
 	} else {
 		info, err = t.lookupByLabel(ctx, session, window)
 	}
 	if err != nil {
-		return paneInfo{}, err
+		return paneInfo{}, t.unlessServerGone(ctx, ep, err)
 	}
 	t.mu.Lock()
 	t.pane[ep.Target] = info.pane
@@ -98,19 +189,35 @@ func (t *Adapter) lookup(ctx context.Context, ep backends.Endpoint) (paneInfo, e
 // lookupByID reads the recorded pane. tmux 3.3a's display-message does not
 // fail for an absent pane (it prints the format against no pane), so the
 // pane id it echoes is what proves the pane exists.
-func (t *Adapter) lookupByID(ctx context.Context, target, session, window, id string) (paneInfo, error) {
+func (t *Adapter) lookupByID(ctx context.Context, ep backends.Endpoint, session, window, id string) (paneInfo, error) {
+	target := ep.Target
 	out, err := t.run(ctx, "display-message", "-p", "-t", id, paneFormat)
 	if err != nil {
 		return paneInfo{}, serverErr("tmux display-message -t "+id, backends.StderrOf(err))
 	}
 	info, ok := parsePaneLine(strings.TrimRight(string(out.Stdout), "\n"))
+	gone := "is gone"
+	switch {
+	case ok && info.pane == id:
+		if why := notTheRecordedPane(ep, info); why != "" {
+			ok, gone = false, "is gone: "+why
+		}
+	case ok && validServer(info.server) && notSameServer(ep, info):
+		// tmux 3.3a prints the format for an absent pane, and the server's
+		// own fields in it still say which server answered.
+		gone = "is gone: tmux restarted (" + serverChange(ep.Field(state.KeyTmuxServer), info.server) + ")"
+	}
 	if !ok || info.pane != id {
 		// The recorded pane is gone; the label alone may live on elsewhere.
 		other, err := t.lookupByLabel(ctx, session, window)
 		var le *lookupErr
 		switch {
+		case err == nil && !notSameServer(ep, other):
+			return paneInfo{}, &lookupErr{state: backends.StateDrifted, msg: fmt.Sprintf("recorded pane %s %s, but %s carries the label %s", id, gone, other.where(), window)}
 		case err == nil:
-			return paneInfo{}, &lookupErr{state: backends.StateDrifted, msg: fmt.Sprintf("recorded pane %s is gone, but %s carries the label %s", id, other.where(), window)}
+			return paneInfo{}, &lookupErr{state: backends.StateMissing, msg: fmt.Sprintf("recorded pane %s %s; %s is a new server's window", id, gone, other.where())}
+		case errors.As(err, &le) && le.state == backends.StateMissing && gone != "is gone":
+			return paneInfo{}, &lookupErr{state: backends.StateMissing, msg: fmt.Sprintf("recorded pane %s %s", id, gone)}
 		case errors.As(err, &le) && le.state == backends.StateMissing:
 			return paneInfo{}, &lookupErr{state: backends.StateMissing, msg: fmt.Sprintf("recorded pane %s is gone and no window is named %s in tmux session %s", id, window, session)}
 		}
@@ -174,6 +281,9 @@ func validateTmuxIDs(ep backends.Endpoint) error {
 	if v, ok := ep.Fields[state.KeyTmuxPanePID]; ok && !backends.ValidPID(v) {
 		return fmt.Errorf("%s=%s is not a process id", state.KeyTmuxPanePID, v)
 	}
+	if v, ok := ep.Fields[state.KeyTmuxServer]; ok && !validServer(v) {
+		return fmt.Errorf("%s=%s is not a tmux server identity (pid:start_time)", state.KeyTmuxServer, v)
+	}
 	return nil
 }
 
@@ -217,10 +327,13 @@ func (p paneInfo) fields(target string) []backends.Field {
 	if p.pid > 0 {
 		f = append(f, backends.Field{Key: state.KeyTmuxPanePID, Value: strconv.Itoa(p.pid)})
 	}
+	if validServer(p.server) {
+		f = append(f, backends.Field{Key: state.KeyTmuxServer, Value: p.server})
+	}
 	return f
 }
 
-const createdFormat = "#{pane_id}\t#{window_id}\t#{pane_pid}"
+const createdFormat = "#{pane_id}\t#{window_id}\t#{pane_pid}\t" + serverFormat
 
 // newWindow adds the window to the session, creating the session when it
 // does not exist. Two spawns may both find the session absent: the loser of
@@ -242,11 +355,12 @@ func (t *Adapter) newWindow(ctx context.Context, session string, spec backends.C
 		}
 	}
 	pane, rest, _ := strings.Cut(strings.TrimSpace(string(out.Stdout)), "\t")
-	window, pid, _ := strings.Cut(rest, "\t")
+	window, rest, _ := strings.Cut(rest, "\t")
+	pid, server, _ := strings.Cut(rest, "\t")
 	if !tmuxPaneID(pane) || !tmuxWindowID(window) {
 		return paneInfo{}, fmt.Errorf("tmux created %s but printed no pane and window id (%q)", target, out.Stdout)
 	}
-	info := paneInfo{pane: pane, windowID: window, session: session, window: spec.Label}
+	info := paneInfo{pane: pane, windowID: window, session: session, window: spec.Label, server: server}
 	if backends.ValidPID(pid) {
 		info.pid, _ = strconv.Atoi(pid)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/backends/proc"
 	"fmctl/state"
 )
 
@@ -47,11 +48,11 @@ func TestTmuxLookupByRecordedPaneID(t *testing.T) {
 		detail string
 		calls  int
 	}{
-		{"in place", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}, backends.StateDead, "", 1},
-		{"window renamed", idTmux{pane: "other\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}, backends.StateDrifted, "%3 in fmses:other", 1},
-		{"window moved", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\telsewhere\t0\t/w/t1"}, backends.StateDrifted, "%3 in elsewhere:fm-t1", 1},
-		{"pane gone, label lives on", idTmux{windows: "fm-t1\t%8\t0\t\tbash\t@6\tfmses\t0\t/w\n"}, backends.StateDrifted, "%8 in fmses:fm-t1", 2},
-		{"pane and label gone", idTmux{windows: "fm-t2\t%4\t0\t\tbash\t@2\tfmses\t0\t/w\n"}, backends.StateMissing, "no window is named fm-t1", 2},
+		{"in place", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\tfmses\t0\t900:1700000000\t/w/t1"}, backends.StateDead, "", 1},
+		{"window renamed", idTmux{pane: "other\t%3\t0\t\tbash\t@1\tfmses\t0\t900:1700000000\t/w/t1"}, backends.StateDrifted, "%3 in fmses:other", 1},
+		{"window moved", idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\telsewhere\t0\t900:1700000000\t/w/t1"}, backends.StateDrifted, "%3 in elsewhere:fm-t1", 1},
+		{"pane gone, label lives on", idTmux{windows: "fm-t1\t%8\t0\t\tbash\t@6\tfmses\t0\t900:1700000000\t/w\n"}, backends.StateDrifted, "%8 in fmses:fm-t1", 2},
+		{"pane and label gone", idTmux{windows: "fm-t2\t%4\t0\t\tbash\t@2\tfmses\t0\t900:1700000000\t/w\n"}, backends.StateMissing, "no window is named fm-t1", 2},
 		{"no server", idTmux{stderr: "no server running on /tmp/tmux-0/x"}, backends.StateUnreadable, "unreachable", 1},
 		{"wrong socket", idTmux{stderr: "error connecting to /tmp/tmux-0/y (No such file or directory)"}, backends.StateUnreadable, "unreachable", 1},
 		{"other failure", idTmux{stderr: "server exited unexpectedly"}, backends.StateUnreadable, "server exited", 1},
@@ -71,6 +72,74 @@ func TestTmuxLookupByRecordedPaneID(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A restarted tmux server (or a rebooted machine) numbers its panes from
+// %0 again: a recorded id that another server issued names whatever took it
+// there, never the task's pane, so the task reads missing (relaunch and
+// teardown then work) rather than drifted into another task's window.
+func TestTmuxRecordedIDOfAGoneServerIsMissing(t *testing.T) {
+	ep := backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t4", TaskID: "t4", Fields: map[string]string{
+		state.KeyTmuxPane: "%1", state.KeyTmuxWindow: "@1", state.KeyTmuxPanePID: "4242", state.KeyTmuxServer: "900:1700000000"}}
+	reused := "fm-t6\t%1\t5151\t\tbash\t@1\tfmses\t0\t777:1800000000\t/w/t6"
+	cases := []struct {
+		name   string
+		tm     idTmux
+		state  backends.AgentState
+		detail string
+	}{
+		{"the id now names another task's window", idTmux{pane: reused}, backends.StateMissing, "tmux restarted (server pid 900, now 777)"},
+		{"a window with the label made by the new server", idTmux{pane: reused, windows: "fm-t4\t%7\t6000\t\tbash\t@7\tfmses\t0\t777:1800000000\t/w\n"}, backends.StateMissing, "is a new server's window"},
+		{"same server, another pane took the id's place", idTmux{pane: "fm-t6\t%1\t5151\t\tbash\t@1\tfmses\t0\t900:1700000000\t/w/t6"}, backends.StateMissing, "first process 5151, not the recorded 4242"},
+		{"same server, same pane, renamed", idTmux{pane: "other\t%1\t4242\t\tbash\t@1\tfmses\t0\t900:1700000000\t/w/t4"}, backends.StateDrifted, "%1 in fmses:other"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tm := New(&tc.tm, Options{Procs: &fixedProcs{}})
+			obs := tm.AgentState(context.Background(), ep)
+			if obs.State != tc.state || !strings.Contains(obs.Detail, tc.detail) {
+				t.Fatalf("state %s (%s), want %s containing %q", obs.State, obs.Detail, tc.state, tc.detail)
+			}
+		})
+	}
+	// The snapshot list reads must not take the reused pane either.
+	if _, ok := findInSnapshot([]snapPane{{active: true, info: mustPane(t, reused)}}, ep); ok {
+		t.Fatal("the list snapshot took a pane of another server for the task's")
+	}
+}
+
+// No server at the socket is a wrong FM_TMUX_SOCKET as often as a restart:
+// the task reads missing only once the recorded server's process is gone or
+// is another program; a live tmux under its pid keeps it unreadable.
+func TestTmuxNoServerIsMissingOnlyWhenTheRecordedServerIsGone(t *testing.T) {
+	ep := backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t4", TaskID: "t4", Fields: map[string]string{
+		state.KeyTmuxPane: "%1", state.KeyTmuxWindow: "@1", state.KeyTmuxServer: "900:1700000000"}}
+	cases := []struct {
+		name  string
+		procs map[int]proc.Process
+		state backends.AgentState
+	}{
+		{"the server's process is gone (a reboot)", nil, backends.StateMissing},
+		{"its pid is another program now", map[int]proc.Process{900: {PID: 900, Comm: "sshd"}}, backends.StateMissing},
+		{"a tmux still runs under it (a wrong socket)", map[int]proc.Process{900: {PID: 900, Comm: "tmux: server"}}, backends.StateUnreadable},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tm := New(&idTmux{stderr: "no server running on /tmp/tmux-0/x"}, Options{Procs: &fixedProcs{byPID: tc.procs}})
+			if obs := tm.AgentState(context.Background(), ep); obs.State != tc.state {
+				t.Fatalf("state %s (%s), want %s", obs.State, obs.Detail, tc.state)
+			}
+		})
+	}
+}
+
+func mustPane(t *testing.T, line string) paneInfo {
+	t.Helper()
+	p, ok := parsePaneLine(line)
+	if !ok {
+		t.Fatalf("unparsable pane line %q", line)
+	}
+	return p
 }
 
 func TestTmuxValidateRecordChecksIDShapes(t *testing.T) {
@@ -150,8 +219,8 @@ func TestTmuxCreateRefusesAnUnreadableServer(t *testing.T) {
 }
 
 func TestTmuxClaimRenamesTheWindowBackOrRefuses(t *testing.T) {
-	renamed := "other\t%3\t0\t\tclaude\t@1\ts\t0\t/w\n"
-	sr := &scriptRunner{replies: map[string][]reply{"display-message": {{out: renamed}}, "list-windows": {{out: "home\t%0\t0\t\tbash\t@0\ts\t0\t/\n"}}}}
+	renamed := "other\t%3\t0\t\tclaude\t@1\ts\t0\t900:1700000000\t/w\n"
+	sr := &scriptRunner{replies: map[string][]reply{"display-message": {{out: renamed}}, "list-windows": {{out: "home\t%0\t0\t\tbash\t@0\ts\t0\t900:1700000000\t/\n"}}}}
 	tm := New(sr, Options{Procs: &fixedProcs{}})
 	fields, err := tm.Claim(context.Background(), backends.Pane{ID: "%3"}, "fm-t1")
 	if err != nil || fields[0].Value != "s:fm-t1" || fields[2].Value != "@1" {
@@ -160,7 +229,7 @@ func TestTmuxClaimRenamesTheWindowBackOrRefuses(t *testing.T) {
 	if sr.calls[len(sr.calls)-1] != "rename-window -t @1 fm-t1" {
 		t.Fatalf("last call %q, want the window renamed back by its id", sr.calls[len(sr.calls)-1])
 	}
-	taken := &scriptRunner{replies: map[string][]reply{"display-message": {{out: renamed}}, "list-windows": {{out: "fm-t1\t%9\t0\t\tbash\t@9\ts\t0\t/\n"}}}}
+	taken := &scriptRunner{replies: map[string][]reply{"display-message": {{out: renamed}}, "list-windows": {{out: "fm-t1\t%9\t0\t\tbash\t@9\ts\t0\t900:1700000000\t/\n"}}}}
 	if _, err := New(taken, Options{Procs: &fixedProcs{}}).Claim(context.Background(), backends.Pane{ID: "%3"}, "fm-t1"); err == nil || !strings.Contains(err.Error(), "already has a window named fm-t1") {
 		t.Fatalf("Claim over a taken label: %v (calls %q)", err, taken.calls)
 	}
@@ -215,10 +284,10 @@ func TestTmuxAgentStateAndCaptureIsOneCallOrTheOrdinaryLookup(t *testing.T) {
 		screen bool
 		calls  int
 	}{
-		{"in place: one call", withID, stateCaptureTmux{idTmux: idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}}, backends.StateDead, true, 1},
-		{"window renamed: no screen", withID, stateCaptureTmux{idTmux: idTmux{pane: "other\t%3\t0\t\tbash\t@1\tfmses\t0\t/w/t1"}}, backends.StateDrifted, false, 2},
-		{"pane gone: no screen", withID, stateCaptureTmux{idTmux: idTmux{windows: "fm-t2\t%4\t0\t\tbash\t@2\tfmses\t0\t/w\n"}}, backends.StateMissing, false, 3},
-		{"no pane id recorded: the label lookup", noID, stateCaptureTmux{idTmux: idTmux{windows: "fm-t1\t%8\t0\t\tbash\t@6\tfmses\t0\t/w\n"}}, backends.StateDead, false, 1},
+		{"in place: one call", withID, stateCaptureTmux{idTmux: idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\tfmses\t0\t900:1700000000\t/w/t1"}}, backends.StateDead, true, 1},
+		{"window renamed: no screen", withID, stateCaptureTmux{idTmux: idTmux{pane: "other\t%3\t0\t\tbash\t@1\tfmses\t0\t900:1700000000\t/w/t1"}}, backends.StateDrifted, false, 2},
+		{"pane gone: no screen", withID, stateCaptureTmux{idTmux: idTmux{windows: "fm-t2\t%4\t0\t\tbash\t@2\tfmses\t0\t900:1700000000\t/w\n"}}, backends.StateMissing, false, 3},
+		{"no pane id recorded: the label lookup", noID, stateCaptureTmux{idTmux: idTmux{windows: "fm-t1\t%8\t0\t\tbash\t@6\tfmses\t0\t900:1700000000\t/w\n"}}, backends.StateDead, false, 1},
 		// A server that did not answer is not asked again.
 		{"hung server: one call", withID, stateCaptureTmux{fail: &backends.TimeoutError{Call: "tmux display-message", After: time.Second}}, backends.StateUnreadable, false, 1},
 		{"no server: one call", withID, stateCaptureTmux{fail: &backends.RunError{ExitCode: 1, Stderr: "no server running on /tmp/tmux-0/x"}}, backends.StateUnreadable, false, 1},

@@ -74,7 +74,7 @@ func findInSnapshot(panes []snapPane, ep backends.Endpoint) (paneInfo, bool) {
 		if p.info.session != session || p.info.window != window {
 			continue
 		}
-		if (id != "" && p.info.pane == id) || (id == "" && p.active) {
+		if (id != "" && p.info.pane == id && notTheRecordedPane(ep, p.info) == "") || (id == "" && p.active && !notSameServer(ep, p.info)) {
 			found = append(found, p.info)
 		}
 	}

@@ -39,7 +39,7 @@ func pane(session string, active bool, window, id, cmd string) string {
 		a = "1"
 	}
 	// active, then paneFormat: window, pane, pid, tty, command, window id, session, dead, path
-	return fmt.Sprintf("%s\t%s\t%s\t0\t\t%s\t@%s\t%s\t0\t/w/%s\n", a, window, id, cmd, id[1:], session, window)
+	return fmt.Sprintf("%s\t%s\t%s\t0\t\t%s\t@%s\t%s\t0\t900:1700000000\t/w/%s\n", a, window, id, cmd, id[1:], session, window)
 }
 
 func TestAgentStatesReadsTwentyEndpointsInOneCall(t *testing.T) {

@@ -254,13 +254,13 @@ func (t *Adapter) AgentStateAndCapture(ctx context.Context, ep backends.Endpoint
 		// answer the lookup either: asking again would only double the
 		// wait on a hung one.
 		if _, timedOut := backends.MayHaveRun(err); timedOut || isNoServer(backends.StderrOf(err)) {
-			return observeLookupErr(serverErr("tmux display-message -t "+id, backends.StderrOf(err))), backends.Screen{}, errNoScreen
+			return observeLookupErr(t.unlessServerGone(ctx, ep, serverErr("tmux display-message -t "+id, backends.StderrOf(err)))), backends.Screen{}, errNoScreen
 		}
 		return t.AgentState(ctx, ep), backends.Screen{}, errNoScreen
 	}
 	line, screen, _ := strings.Cut(string(out.Stdout), "\n")
 	info, ok := parsePaneLine(line)
-	if !ok || info.pane != id || info.session != session || info.window != window {
+	if !ok || info.pane != id || info.session != session || info.window != window || notTheRecordedPane(ep, info) != "" {
 		return t.AgentState(ctx, ep), backends.Screen{}, errNoScreen
 	}
 	t.mu.Lock()

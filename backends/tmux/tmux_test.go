@@ -2,7 +2,8 @@ package tmux
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func (s *scriptedTmux) Run(_ context.Context, c backends.Cmd) (backends.Output, 
 	return backends.Output{}, nil
 }
 
-const twoWindows = "fm-t1\t%3\t1000\t/dev/pts/9\tclaude\t@1\tfmses\t0\t/w/t1\nfm-t2\t%4\t2000\t/dev/pts/10\tbash\t@2\tfmses\t0\t/w/t2 with\ttab\n"
+const twoWindows = "fm-t1\t%3\t1000\t/dev/pts/9\tclaude\t@1\tfmses\t0\t900:1700000000\t/w/t1\nfm-t2\t%4\t2000\t/dev/pts/10\tbash\t@2\tfmses\t0\t900:1700000000\t/w/t2 with\ttab\n"
 
 // fixedProcs is a process table: procs on every tty, and byPID for the
 // by-pid reads of the foreground fast path.
@@ -95,7 +96,7 @@ func (f *fixedProcs) Process(_ context.Context, pid int) (proc.Process, error) {
 	if p, ok := f.byPID[pid]; ok {
 		return p, nil
 	}
-	return proc.Process{}, errors.New("no such process")
+	return proc.Process{}, fmt.Errorf("process %d: %w", pid, fs.ErrNotExist)
 }
 
 func newScripted(s *scriptedTmux, procs []proc.Process) (*Adapter, *backends.CountingRunner, *fixedProcs) {
@@ -205,7 +206,7 @@ func TestTmuxAgentStateIsOneCall(t *testing.T) {
 // shows on its terminal: a SIGKILLed agent sits in the foreground for a
 // moment under load (fm-send --key reported key-delivered to a dead pane).
 func TestTmuxDeadPaneIsDeadWhateverTheProcessTableShows(t *testing.T) {
-	dead := strings.Replace(twoWindows, "\tfmses\t0\t/w/t1", "\tfmses\t1\t/w/t1", 1)
+	dead := strings.Replace(twoWindows, "\tfmses\t0\t900:1700000000\t/w/t1", "\tfmses\t1\t900:1700000000\t/w/t1", 1)
 	tm, _, fp := newScripted(&scriptedTmux{windows: dead}, []proc.Process{fgProc(7, "claude")})
 	fp.byPID = map[int]proc.Process{1000: {PID: 1000, PGID: 1000, TPGID: 7, State: 'S', Comm: "bash"}, 7: fgProc(7, "claude")}
 	if obs := tm.AgentState(context.Background(), t1); obs.State != backends.StateDead {
@@ -258,12 +259,12 @@ func TestTmuxLookupStates(t *testing.T) {
 		wantMsg string
 	}{
 		{"window absent", scriptedTmux{windows: twoWindows}, "fmses:fm-t9", backends.StateMissing, "no window named fm-t9"},
-		{"prefix is not a match", scriptedTmux{windows: "fm-t1x\t%5\t1\t/dev/pts/1\tclaude\t@5\tfmses\t0\t/w\n"}, "fmses:fm-t1", backends.StateMissing, "no window named"},
+		{"prefix is not a match", scriptedTmux{windows: "fm-t1x\t%5\t1\t/dev/pts/1\tclaude\t@5\tfmses\t0\t900:1700000000\t/w\n"}, "fmses:fm-t1", backends.StateMissing, "no window named"},
 		{"session gone", scriptedTmux{listErr: "can't find session: fmses"}, "fmses:fm-t1", backends.StateMissing, "is gone"},
 		{"no server", scriptedTmux{listErr: "no server running on /tmp/tmux-0/default"}, "fmses:fm-t1", backends.StateUnreadable, "unreachable"},
 		{"socket gone", scriptedTmux{listErr: "error connecting to /tmp/x (No such file or directory)"}, "fmses:fm-t1", backends.StateUnreadable, "unreachable"},
 		{"other failure", scriptedTmux{listErr: "server exited unexpectedly"}, "fmses:fm-t1", backends.StateUnreadable, "server exited"},
-		{"two windows with the name", scriptedTmux{windows: twoWindows + "fm-t1\t%9\t3000\t/dev/pts/3\tbash\t@9\tfmses\t0\t/x\n"}, "fmses:fm-t1", backends.StateUnreadable, "2 windows are named fm-t1"},
+		{"two windows with the name", scriptedTmux{windows: twoWindows + "fm-t1\t%9\t3000\t/dev/pts/3\tbash\t@9\tfmses\t0\t900:1700000000\t/x\n"}, "fmses:fm-t1", backends.StateUnreadable, "2 windows are named fm-t1"},
 		{"malformed target", scriptedTmux{windows: twoWindows}, "fm-t1", backends.StateUnreadable, "not session:window"},
 	}
 	for _, c := range cases {

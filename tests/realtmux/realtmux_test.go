@@ -168,12 +168,7 @@ func newServer(t *testing.T, serverEnv ...string) *server {
 	// under HOME, and fm-send reads it back from the agent's environment;
 	// a private one keeps it out of the user's.
 	s.env = append(baseEnv(), "HISTFILE=/dev/null", "PS1=$ ", "TMUX=", "HOME="+filepath.Join(dir, "agenthome"))
-	start := s.cmd("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "200", "-y", "50",
-		"-n", "home", "--", bashBin, "--norc", "--noprofile")
-	start.Env = append(append([]string(nil), s.env...), serverEnv...)
-	if out, err := start.CombinedOutput(); err != nil {
-		t.Fatalf("start tmux server: %v\n%s", err, out)
-	}
+	s.start(serverEnv...)
 	sockPath, _ := s.cmd("display-message", "-p", "#{socket_path}").Output()
 	t.Cleanup(func() {
 		s.cmd("kill-server").Run()
@@ -182,13 +177,25 @@ func newServer(t *testing.T, serverEnv ...string) *server {
 			os.Remove(p)
 		}
 	})
+	return s
+}
+
+// start starts the private server with its home window, as newServer and a
+// test that restarts the server do.
+func (s *server) start(serverEnv ...string) {
+	s.t.Helper()
+	start := s.cmd("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "200", "-y", "50",
+		"-n", "home", "--", bashBin, "--norc", "--noprofile")
+	start.Env = append(append([]string(nil), s.env...), serverEnv...)
+	if out, err := start.CombinedOutput(); err != nil {
+		s.t.Fatalf("start tmux server: %v\n%s", err, out)
+	}
 	// Window names are the task endpoints: nothing may rename them. Windows
 	// tmux creates by itself (fm-spawn's) run a bare bash too.
 	s.tmux("set-option", "-g", "automatic-rename", "off")
 	s.tmux("set-option", "-g", "allow-rename", "off")
 	s.tmux("set-option", "-g", "default-shell", bashBin)
 	s.tmux("set-option", "-g", "default-command", "exec "+shellQuote(bashBin)+" --norc --noprofile")
-	return s
 }
 
 // privateSocket names a tmux socket (-L) no other test or user shares.

@@ -216,6 +216,7 @@ func (l Launcher) recreate(ctx context.Context, t *task.Target, rec *state.Recor
 	// only the replacement's own, when its backend reports one, may stand.
 	rec.Delete(state.KeyPanePID)
 	rec.Delete(state.KeyTmuxPanePID)
+	rec.Delete(state.KeyTmuxServer)
 	for _, f := range fields {
 		rec.Set(f.Key, f.Value)
 	}

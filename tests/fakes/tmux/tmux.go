@@ -127,6 +127,7 @@ var commands = map[string]flagSpec{
 	"set-option":      {bools: "aFgopqsuUw", values: "t"},
 	"kill-window":     {bools: "a", values: "t"},
 	"has-session":     {bools: "", values: "t"},
+	"kill-server":     {},
 }
 
 type parsed struct {
@@ -323,6 +324,17 @@ func run(w *World, cmd []string, out *strings.Builder) error {
 		if _, err := findSession(w, p.flags['t']); err != nil {
 			return err
 		}
+	case "kill-server":
+		// The next server starts empty, numbers its panes and windows from
+		// %0 and @0 again, and is another pid started at another time.
+		*w = World{Buffers: map[string]string{}}
+		pid, start, _ := strings.Cut(serverID(), ":")
+		if pid == "" {
+			return nil
+		}
+		n, _ := strconv.Atoi(pid)
+		t, _ := strconv.Atoi(start)
+		return os.WriteFile(path("server"), []byte(fmt.Sprintf("%d:%d\n", n+1, t+1)), 0o644)
 	}
 	return nil
 }
@@ -439,9 +451,22 @@ func findPane(w *World, t string) (*Session, *Pane, error) {
 	return nil, nil, fmt.Errorf("can't find window: %s", win)
 }
 
+// serverID is the server's #{pid}:#{start_time} when a test wrote one into
+// $FAKE_TMUX_DIR/server, else ":" (a fake server has no process of its own
+// that fmctl could find alive, so by default it names none).
+func serverID() string {
+	if b, err := os.ReadFile(path("server")); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	return ":"
+}
+
 func format(f string, s *Session, p *Pane) string {
 	_, cursor := screen(p)
+	pid, start, _ := strings.Cut(serverID(), ":")
 	r := strings.NewReplacer(
+		"#{pid}", pid,
+		"#{start_time}", start,
 		"#{window_name}", p.Window,
 		"#{window_id}", p.WindowID,
 		"#{pane_id}", p.ID,
