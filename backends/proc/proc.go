@@ -81,7 +81,7 @@ func (p FS) OnTTY(_ context.Context, tty string) ([]Process, error) {
 		if name[0] < '0' || name[0] > '9' {
 			continue
 		}
-		data, err := ReadFile(filepath.Join(p.Root, name, "stat"))
+		data, err := os.ReadFile(filepath.Join(p.Root, name, "stat"))
 		if err != nil {
 			continue // the process exited while we looked
 		}
@@ -89,7 +89,7 @@ func (p FS) OnTTY(_ context.Context, tty string) ([]Process, error) {
 		if !ok || devNumber(ttyNr) != want {
 			continue
 		}
-		if cmdline, err := ReadFile(filepath.Join(p.Root, name, "cmdline")); err == nil {
+		if cmdline, err := os.ReadFile(filepath.Join(p.Root, name, "cmdline")); err == nil {
 			proc.Argv = splitCmdline(cmdline)
 		}
 		out = append(out, proc)
@@ -121,7 +121,7 @@ func (p FS) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, erro
 		pid := queue[0]
 		queue = queue[1:]
 		dir := filepath.Join(p.Root, strconv.Itoa(pid))
-		data, err := ReadFile(filepath.Join(dir, "stat"))
+		data, err := os.ReadFile(filepath.Join(dir, "stat"))
 		if err != nil {
 			if pid == root {
 				return nil, fmt.Errorf("read process %d: %w", pid, err)
@@ -140,7 +140,7 @@ func (p FS) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, erro
 		if devNumber(ttyNr) != want {
 			continue
 		}
-		if cmdline, err := ReadFile(filepath.Join(dir, "cmdline")); err == nil {
+		if cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline")); err == nil {
 			proc.Argv = splitCmdline(cmdline)
 		}
 		out = append(out, proc)
@@ -150,7 +150,7 @@ func (p FS) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, erro
 
 func (p FS) Process(_ context.Context, pid int) (Process, error) {
 	dir := filepath.Join(p.Root, strconv.Itoa(pid))
-	data, err := ReadFile(filepath.Join(dir, "stat"))
+	data, err := os.ReadFile(filepath.Join(dir, "stat"))
 	if err != nil {
 		return Process{}, fmt.Errorf("read process %d: %w", pid, err)
 	}
@@ -158,7 +158,7 @@ func (p FS) Process(_ context.Context, pid int) (Process, error) {
 	if !ok {
 		return Process{}, fmt.Errorf("process %d: unparsable stat", pid)
 	}
-	if cmdline, err := ReadFile(filepath.Join(dir, "cmdline")); err == nil {
+	if cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline")); err == nil {
 		proc.Argv = splitCmdline(cmdline)
 	}
 	return proc, nil
@@ -167,7 +167,7 @@ func (p FS) Process(_ context.Context, pid int) (Process, error) {
 // ParentPID reads one process's parent from its stat line alone (no
 // cmdline): a caller's ancestry is walked this way on every invocation.
 func (p FS) ParentPID(pid int) (int, error) {
-	data, err := ReadFile(filepath.Join(p.Root, strconv.Itoa(pid), "stat"))
+	data, err := os.ReadFile(filepath.Join(p.Root, strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return 0, fmt.Errorf("read process %d: %w", pid, err)
 	}
@@ -180,7 +180,7 @@ func (p FS) ParentPID(pid int) (int, error) {
 
 func (p FS) Children(_ context.Context, pid int) ([]int, error) {
 	id := strconv.Itoa(pid)
-	data, err := ReadFile(filepath.Join(p.Root, id, "task", id, "children"))
+	data, err := os.ReadFile(filepath.Join(p.Root, id, "task", id, "children"))
 	if err != nil {
 		return nil, fmt.Errorf("read children of %d: %w", pid, err)
 	}
@@ -297,35 +297,6 @@ func parsePS(data []byte) []Process {
 	return procs
 }
 
-// ReadFile reads a small /proc file with plain system calls: os.ReadFile
-// would first try to register the file with the runtime's poller (which
-// /proc refuses) and stat it, five calls more per file, and an interrupt
-// reads about ten of them.
-func ReadFile(path string) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	defer syscall.Close(fd)
-	buf := make([]byte, 0, 512)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: path, Err: err}
-		}
-		if n == 0 {
-			return buf, nil
-		}
-		buf = buf[:len(buf)+n]
-	}
-}
-
 // AgentPlace is where a live agent process keeps its own record: the HOME
 // it was started with and the directory it runs in.
 type AgentPlace struct {
@@ -342,7 +313,7 @@ func ReadAgentPlace(root string, pid int) (AgentPlace, error) {
 		return AgentPlace{}, fmt.Errorf("no agent process")
 	}
 	base := filepath.Join(root, strconv.Itoa(pid))
-	env, err := ReadFile(filepath.Join(base, "environ"))
+	env, err := os.ReadFile(filepath.Join(base, "environ"))
 	if err != nil {
 		return AgentPlace{}, fmt.Errorf("read agent %d environment: %w", pid, err)
 	}

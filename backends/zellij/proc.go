@@ -25,7 +25,7 @@ type zellijPaneEnv struct{ session, pane string }
 // paneEnvOf reads the zellij pair from one process's environment; ok is
 // false when the process is unreadable or carries no pane id.
 func paneEnvOf(root string, pid int) (zellijPaneEnv, bool) {
-	env, err := proc.ReadFile(filepath.Join(root, strconv.Itoa(pid), "environ"))
+	env, err := os.ReadFile(filepath.Join(root, strconv.Itoa(pid), "environ"))
 	if err != nil {
 		return zellijPaneEnv{}, false
 	}
