@@ -60,14 +60,15 @@ func validServer(s string) bool {
 // notTheRecordedPane says why a pane tmux found under the recorded id is not
 // the pane the record names, or "" when nothing tells them apart: a server
 // other than the recorded one issued the id (tmux restarted, or the machine
-// rebooted), or the pane's first process is not the recorded one (a pane
-// keeps its first process for its whole life).
+// rebooted), or the pane's window carries another task's label (a record
+// from before tmux_server, whose id a new server gave that task). Its first
+// process proves nothing: respawn-pane replaces it in the same pane.
 func notTheRecordedPane(ep backends.Endpoint, info paneInfo) string {
 	if want := ep.Field(state.KeyTmuxServer); want != "" && info.server != want {
 		return "tmux restarted (" + serverChange(want, info.server) + ")"
 	}
-	if want := ep.Field(state.KeyTmuxPanePID); want != "" && info.pid > 0 && strconv.Itoa(info.pid) != want {
-		return fmt.Sprintf("its id now names another pane (first process %d, not the recorded %s)", info.pid, want)
+	if other, ok := state.LabelTask(info.window); ok && ep.TaskID != "" && other != ep.TaskID {
+		return "its id now names task " + other + "'s window " + info.where()
 	}
 	return ""
 }

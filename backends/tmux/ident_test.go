@@ -87,14 +87,20 @@ func TestTmuxRecordedIDOfAGoneServerIsMissing(t *testing.T) {
 		tm     idTmux
 		state  backends.AgentState
 		detail string
+		legacy bool // the record predates tmux_server
 	}{
-		{"the id now names another task's window", idTmux{pane: reused}, backends.StateMissing, "tmux restarted (server pid 900, now 777)"},
-		{"a window with the label made by the new server", idTmux{pane: reused, windows: "fm-t4\t%7\t6000\t\tbash\t@7\tfmses\t0\t777:1800000000\t/w\n"}, backends.StateMissing, "is a new server's window"},
-		{"same server, another pane took the id's place", idTmux{pane: "fm-t6\t%1\t5151\t\tbash\t@1\tfmses\t0\t900:1700000000\t/w/t6"}, backends.StateMissing, "first process 5151, not the recorded 4242"},
-		{"same server, same pane, renamed", idTmux{pane: "other\t%1\t4242\t\tbash\t@1\tfmses\t0\t900:1700000000\t/w/t4"}, backends.StateDrifted, "%1 in fmses:other"},
+		{"the id now names another task's window", idTmux{pane: reused}, backends.StateMissing, "tmux restarted (server pid 900, now 777)", false},
+		{"a window with the label made by the new server", idTmux{pane: reused, windows: "fm-t4\t%7\t6000\t\tbash\t@7\tfmses\t0\t777:1800000000\t/w\n"}, backends.StateMissing, "is a new server's window", false},
+		{"a record from before tmux_server, the id now another task's", idTmux{pane: "fm-t6\t%1\t5151\t\tbash\t@1\tfmses\t0\t777:1800000000\t/w/t6"}, backends.StateMissing, "its id now names task t6's window", true},
+		{"same server, the pane respawned (another first process)", idTmux{pane: "fm-t4\t%1\t5151\t\tbash\t@1\tfmses\t0\t900:1700000000\t/w/t4"}, backends.StateDead, "", false},
+		{"same server, same pane, renamed", idTmux{pane: "other\t%1\t4242\t\tbash\t@1\tfmses\t0\t900:1700000000\t/w/t4"}, backends.StateDrifted, "%1 in fmses:other", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			ep := ep
+			if tc.legacy {
+				ep.Fields = map[string]string{state.KeyTmuxPane: "%1", state.KeyTmuxWindow: "@1"}
+			}
 			tm := New(&tc.tm, Options{Procs: &fixedProcs{}})
 			obs := tm.AgentState(context.Background(), ep)
 			if obs.State != tc.state || !strings.Contains(obs.Detail, tc.detail) {
