@@ -8,7 +8,6 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/state"
@@ -164,6 +163,6 @@ func (c *Controller) printReached(t *task.Target, cond string, v waitView, waite
 		out.Add("waiting_for", v.act.For)
 	}
 	out.Add("evidence", v.act.Evidence).
-		Put(fact.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
+		Put(fault.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
 	c.print.Outcome(out)
 }
