@@ -12,6 +12,7 @@ import (
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -78,7 +79,7 @@ func checkSecondmateHome(t *task.Target, home string) (int, error) {
 		if m == "" {
 			m = "none"
 		}
-		return 0, fault.Failed("task %s's home '%s' is not marked as its own seeded secondmate home (marker: %s)", t.ID, home, state.Printable(m))
+		return 0, fault.Failed("task %s's home '%s' is not marked as its own seeded secondmate home (marker: %s)", t.ID, home, phrase.Printable(m))
 	}
 	stateDir := filepath.Join(home, "state")
 	if info, err := os.Stat(stateDir); err != nil || !info.IsDir() {

@@ -10,6 +10,7 @@ import (
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -74,7 +75,7 @@ func permissionsOf(recorded string) string {
 	if m, ok := harness.ParsePermissionMode(recorded); ok {
 		return string(m)
 	}
-	return state.Printable(recorded)
+	return phrase.Printable(recorded)
 }
 
 func orNone(s string) string {

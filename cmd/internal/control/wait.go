@@ -10,7 +10,7 @@ import (
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
-	"fmctl/state"
+	"fmctl/phrase"
 )
 
 // waitMaxPause caps the wait's backoff (which starts at backends.MinPoll,
@@ -121,7 +121,7 @@ func reached(t *task.Target, cond string, v waitView) (bool, error) {
 // once: every one but an attributed live agent, an agent-free endpoint, and
 // (for dead) a live agent that may yet stop.
 func refuseWaitState(t *task.Target, cond string, obs backends.Observation) error {
-	id, ep := t.ID, state.Printable(t.Endpoint.Target)
+	id, ep := t.ID, phrase.Printable(t.Endpoint.Target)
 	switch obs.State {
 	case backends.StateAlive, backends.StateUnverified:
 		if t.HasHarness && !t.Attributed(obs) {

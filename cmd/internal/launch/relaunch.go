@@ -134,7 +134,7 @@ func (l Launcher) prepareReplacement(t *task.Target, r Replacement) (Incarnation
 	// launches as ask would not, so it is refused rather than read as auto.
 	mode, ok := harness.ParsePermissionMode(t.Task.Record.Permissions())
 	if !ok {
-		return Incarnation{}, "", fault.Failed("task %s records permissions=%s, which is not %s; fix the record before relaunching", t.ID, state.Printable(t.Task.Record.Permissions()), phrase.OrList(harness.PermissionModes())).Coded(fault.EBadRecord)
+		return Incarnation{}, "", fault.Failed("task %s records permissions=%s, which is not %s; fix the record before relaunching", t.ID, phrase.Printable(t.Task.Record.Permissions()), phrase.OrList(harness.PermissionModes())).Coded(fault.EBadRecord)
 	}
 	inc, err := l.Prepare(t.Home, f, Agent{Harness: r.Harness, ID: t.ID, Kind: t.Kind, Worktree: t.Endpoint.Worktree, Brief: brief, Model: OrDefault(r.Model), Effort: OrDefault(r.Effort), Permissions: mode})
 	return inc, brief, err

@@ -9,7 +9,7 @@ import (
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/termtext"
 	"fmctl/harness"
-	"fmctl/state"
+	"fmctl/phrase"
 )
 
 // LaunchFailed is a launch line that ended without leaving its agent
@@ -78,7 +78,7 @@ func shellBack(rows []string, line, prompt, bin string) *LaunchFailed {
 	}
 	var said []string
 	for _, r := range after {
-		if t := strings.TrimSpace(state.Printable(termtext.Strip(r))); t != "" {
+		if t := strings.TrimSpace(phrase.Printable(termtext.Strip(r))); t != "" {
 			said = append(said, t)
 		}
 	}

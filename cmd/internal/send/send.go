@@ -53,7 +53,7 @@ func (s Sender) Run(ctx context.Context, req Request) error {
 	if req.Key != "" {
 		k, ok := harness.ParseKey(req.Key)
 		if !ok {
-			return fault.Usage("key '%s' is not a named key; fm-send --key accepts %s%s", state.Printable(req.Key), keyList(), phrase.DidYouMean(req.Key, harness.KeyNames()))
+			return fault.Usage("key '%s' is not a named key; fm-send --key accepts %s%s", phrase.Printable(req.Key), keyList(), phrase.DidYouMean(req.Key, harness.KeyNames()))
 		}
 		key = k
 	}
