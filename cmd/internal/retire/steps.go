@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/landed"
 	"fmctl/cmd/internal/task"
 	"fmctl/state"
 )
@@ -19,7 +18,7 @@ type Tx struct {
 	Plan    Plan
 	Store   state.Store
 	DataDir string
-	Git     landed.Git
+	Git     Git
 	// Target is the resolved task, for closing its endpoint; nil once its
 	// record has moved into the archive (only archiving is left then).
 	Target *task.Target
