@@ -158,7 +158,7 @@ func publish(t *task.Target, rec *state.Record, r Replacement, gen string) error
 	if err != nil {
 		return fault.Failed("task %s's new record cannot be written: %v", t.ID, err)
 	}
-	if err := state.Fault("publish"); err != nil {
+	if err := state.Inject("publish"); err != nil {
 		return fault.Failed("task %s's new record could not be published: %v; the prior record is unchanged", t.ID, err)
 	}
 	if err := state.WriteAtomic(t.Task.Path, data); err != nil {
