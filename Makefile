@@ -3,7 +3,7 @@ LDFLAGS := -X fmctl/cmd/internal/cli.Version=$(VERSION)
 # No build tags: urfave/cli v3 has no man/markdown generators to drop (v2 needed
 # urfave_cli_no_docs), and its urfave_cli_no_template would drop the help
 # templates that print the exit-code table. The tests build with -tags fmfault,
-# which adds the fault seams (state/fault_on.go) release binaries must not have;
+# which adds the fault seams (state/inject_on.go) release binaries must not have;
 # tests/faults proves the binaries of `make build` lack them.
 BINARIES := fm-send fm-control fm-spawn fm-teardown
 BINDIR ?= bin

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -37,16 +38,16 @@ func (g GrantRule) covers(grantee, verb, target, parent string) bool {
 func ParseGrant(s string) (GrantRule, error) {
 	verbList, target, ok := strings.Cut(s, "@")
 	if !ok || verbList == "" || target == "" {
-		return GrantRule{}, fmt.Errorf("grant '%s' is not verb[,verb]@id or verb[,verb]@%s", state.Printable(s), Children)
+		return GrantRule{}, fmt.Errorf("grant '%s' is not verb[,verb]@id or verb[,verb]@%s", phrase.Printable(s), Children)
 	}
 	if target != Children && !state.ValidTaskID(target) {
-		return GrantRule{}, fmt.Errorf("grant '%s' names '%s', which is neither a task id nor %s", state.Printable(s), state.Printable(target), Children)
+		return GrantRule{}, fmt.Errorf("grant '%s' names '%s', which is neither a task id nor %s", phrase.Printable(s), phrase.Printable(target), Children)
 	}
 	var g GrantRule
 	for _, v := range strings.Split(verbList, ",") {
 		verb, known := LookupVerb(v)
 		if !known || !verb.Grantable {
-			return GrantRule{}, fmt.Errorf("grant '%s': '%s' is not a verb a grant can give (%s)", state.Printable(s), state.Printable(v), strings.Join(GrantableVerbs(), ", "))
+			return GrantRule{}, fmt.Errorf("grant '%s': '%s' is not a verb a grant can give (%s)", phrase.Printable(s), phrase.Printable(v), strings.Join(GrantableVerbs(), ", "))
 		}
 		if !slices.Contains(g.Verbs, v) {
 			g.Verbs = append(g.Verbs, v)

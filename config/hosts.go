@@ -10,6 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -67,9 +68,9 @@ func (h Hosts) Lookup(name, path string) (Host, error) {
 		return host, nil
 	}
 	if len(h) == 0 {
-		return Host{}, state.Errorf(ErrNoSuchHost, "no host '%s': %s names no hosts", state.Printable(name), path)
+		return Host{}, state.Errorf(ErrNoSuchHost, "no host '%s': %s names no hosts", phrase.Printable(name), path)
 	}
-	return Host{}, state.Errorf(ErrNoSuchHost, "no host '%s' in %s (hosts: %s)", state.Printable(name), path, strings.Join(h.Names(), ", "))
+	return Host{}, state.Errorf(ErrNoSuchHost, "no host '%s' in %s (hosts: %s)", phrase.Printable(name), path, strings.Join(h.Names(), ", "))
 }
 
 // HostsPath is config/hosts.toml in this home.
@@ -117,24 +118,24 @@ func ParseHosts(path string, data []byte) (Hosts, error) {
 
 func (h Host) check() error {
 	if !ValidHostName(h.Name) {
-		return fmt.Errorf("host name '%s' is not valid: use letters, digits, '.', '_' and '-', not starting with '-' or '.', at most %d characters", state.Printable(h.Name), maxHostNameLen)
+		return fmt.Errorf("host name '%s' is not valid: use letters, digits, '.', '_' and '-', not starting with '-' or '.', at most %d characters", phrase.Printable(h.Name), maxHostNameLen)
 	}
 	switch {
 	case h.SSH == "":
 		return fmt.Errorf("host %s has no ssh destination (ssh = \"user@host\" or an alias from your ssh config)", h.Name)
 	case strings.HasPrefix(h.SSH, "-"):
 		// ssh would read it as an option (-oProxyCommand=...).
-		return fmt.Errorf("host %s's ssh destination '%s' begins with '-' (ssh would read an option)", h.Name, state.Printable(h.SSH))
+		return fmt.Errorf("host %s's ssh destination '%s' begins with '-' (ssh would read an option)", h.Name, phrase.Printable(h.SSH))
 	case strings.ContainsFunc(h.SSH, badDestRune):
-		return fmt.Errorf("host %s's ssh destination '%s' holds a space or control character", h.Name, state.Printable(h.SSH))
+		return fmt.Errorf("host %s's ssh destination '%s' holds a space or control character", h.Name, phrase.Printable(h.SSH))
 	case h.Home == "":
 		return fmt.Errorf("host %s has no home (the FM_HOME there, an absolute path)", h.Name)
 	case !strings.HasPrefix(h.Home, "/"):
-		return fmt.Errorf("host %s's home '%s' is not an absolute path", h.Name, state.Printable(h.Home))
+		return fmt.Errorf("host %s's home '%s' is not an absolute path", h.Name, phrase.Printable(h.Home))
 	case strings.ContainsFunc(h.Home+h.Bin, isControl):
 		return fmt.Errorf("host %s's home or bin holds a control character", h.Name)
 	case strings.HasPrefix(h.Bin, "-"):
-		return fmt.Errorf("host %s's bin '%s' begins with '-'", h.Name, state.Printable(h.Bin))
+		return fmt.Errorf("host %s's bin '%s' begins with '-'", h.Name, phrase.Printable(h.Bin))
 	}
 	return nil
 }

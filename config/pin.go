@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -45,14 +46,14 @@ func (h Home) SecondmatePin() (Pin, bool, error) {
 // the harness's own default is still a deliberate choice.
 func (p Pin) Verified(warn func(format string, args ...any)) (Pin, error) {
 	if _, ok := harness.Lookup(p.Harness); !ok {
-		return p, state.Errorf(ErrBadPin, "the configured secondmate harness '%s' (%s) is not verified; fix the pin or pass --harness (verified: %s)", state.Printable(p.Harness), p.Path, strings.Join(harness.Names(), ", "))
+		return p, state.Errorf(ErrBadPin, "the configured secondmate harness '%s' (%s) is not verified; fix the pin or pass --harness (verified: %s)", phrase.Printable(p.Harness), p.Path, strings.Join(harness.Names(), ", "))
 	}
 	if p.Effort != "" && !harness.ValidEffort(p.Effort) {
-		warn("config/secondmate-harness effort token '%s' is not one of %s; ignoring", state.Printable(p.Effort), strings.Join(harness.Efforts, ", "))
+		warn("config/secondmate-harness effort token '%s' is not one of %s; ignoring", phrase.Printable(p.Effort), strings.Join(harness.Efforts, ", "))
 		p.Effort = ""
 	}
 	if p.Model != "" && p.Model != "default" && !harness.ValidModel(p.Model) {
-		warn("config/secondmate-harness model token '%s' has characters outside [A-Za-z0-9._:/@+-]; ignoring", state.Printable(p.Model))
+		warn("config/secondmate-harness model token '%s' has characters outside [A-Za-z0-9._:/@+-]; ignoring", phrase.Printable(p.Model))
 		p.Model = ""
 	}
 	return p, nil

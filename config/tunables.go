@@ -124,7 +124,7 @@ type Tunable struct {
 const CompletionVar = "FM_COMPLETION"
 
 // table is every FM_* variable fmctl reads. The fault seams of a test build
-// (FM_TEST_FAULT, FM_TEST_CRASH, state/fault_on.go) are not here: release
+// (FM_TEST_FAULT, FM_TEST_CRASH, state/inject_on.go) are not here: release
 // binaries do not have them.
 var table = []Tunable{
 	{Name: "FM_HOME", Unit: UnitPath, Doc: "the firstmate home: its state/, data/ and config/; required", field: func(t *Tunables) any { return &t.Home.Root }},

@@ -16,6 +16,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/config"
+	"fmctl/phrase"
 )
 
 // Session is one `fm-control serve` on a host, held for as many requests
@@ -145,7 +146,7 @@ func (s *Session) handshake(ctx context.Context, wait time.Duration) error {
 			continue
 		}
 		if hello.Protocol != Protocol {
-			return &Error{Kind: ErrMismatch, Host: h.Name, Msg: fmt.Sprintf("host %s's fmctl %s speaks protocol %d and this fmctl %s speaks %d; nothing was sent", h.Name, printable(hello.Version), hello.Protocol, s.localVersion, Protocol)}
+			return &Error{Kind: ErrMismatch, Host: h.Name, Msg: fmt.Sprintf("host %s's fmctl %s speaks protocol %d and this fmctl %s speaks %d; nothing was sent", h.Name, phrase.PrintableUpTo(hello.Version, hostLineMax), hello.Protocol, s.localVersion, Protocol)}
 		}
 		s.Hello = hello
 		return nil
@@ -334,23 +335,15 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// hostLineMax bounds what a message echoes of a line the host wrote: ssh's
+// or the remote fmctl's last line is the whole diagnosis, so it keeps more
+// than an echoed word does.
+const hostLineMax = 200
+
 // last is its last non-empty line, made printable.
 func (t *tail) last() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lines := bytes.Split(bytes.TrimSpace(t.buf), []byte("\n"))
-	return printable(string(bytes.TrimSpace(lines[len(lines)-1])))
-}
-
-// printable keeps text from the host on one line and free of escapes.
-func printable(s string) string {
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, s)
+	return phrase.PrintableUpTo(string(bytes.TrimSpace(lines[len(lines)-1])), hostLineMax)
 }

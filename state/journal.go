@@ -69,7 +69,7 @@ func (j Journal) Bytes(now time.Time) ([]byte, error) {
 // Fault seams: FM_TEST_FAULT=journal:<phase> fails the write,
 // FM_TEST_CRASH=journal:<phase> dies before it and after:<phase> right after.
 func WriteJournal(path string, j Journal) error {
-	if err := Fault("journal:" + j.Phase); err != nil {
+	if err := Inject("journal:" + j.Phase); err != nil {
 		return err
 	}
 	data, err := j.Bytes(time.Now())

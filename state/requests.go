@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"fmctl/phrase"
 )
 
 // RequestLog remembers, by request id, the outcome of each mutating
@@ -54,7 +56,7 @@ func (l RequestLog) lockPath(id string) string    { return filepath.Join(l.Dir, 
 // releases the lock.
 func (l RequestLog) Claim(id string, wait time.Duration) (*Lock, []byte, error) {
 	if !ValidRequestID(id) {
-		return nil, nil, fmt.Errorf("request id '%s' is not 8 to 64 letters, digits, '-' or '_'", printable(id))
+		return nil, nil, fmt.Errorf("request id '%s' is not 8 to 64 letters, digits, '-' or '_'", phrase.Printable(id))
 	}
 	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("make request log %s: %w", l.Dir, err)

@@ -48,10 +48,10 @@ func LabelTask(label string) (string, bool) {
 // taken: an explicit endpoint and an invalid id. tool names the binary.
 func CheckTaskArg(tool, id string) error {
 	if strings.Contains(id, ":") {
-		return Errorf(ErrBadTaskID, "'%s' is an explicit backend endpoint; %s accepts an exact task id only (the id whose record is state/<id>.meta)%s", printable(id), tool, endpointHint(id))
+		return Errorf(ErrBadTaskID, "'%s' is an explicit backend endpoint; %s accepts an exact task id only (the id whose record is state/<id>.meta)%s", phrase.Printable(id), tool, endpointHint(id))
 	}
 	if !ValidTaskID(id) {
-		return Errorf(ErrBadTaskID, "'%s' is not a valid task id: use letters, digits, '.', '_' and '-', not starting with '-' or '.', at most %d characters", printable(id), MaxTaskIDLen)
+		return Errorf(ErrBadTaskID, "'%s' is not a valid task id: use letters, digits, '.', '_' and '-', not starting with '-' or '.', at most %d characters", phrase.Printable(id), MaxTaskIDLen)
 	}
 	return nil
 }
@@ -75,16 +75,10 @@ func CheckNewTaskID(tool, id string) error {
 		return err
 	}
 	if strings.HasPrefix(id, "fm-") {
-		return Errorf(ErrBadTaskID, "'%s' begins with fm-, the prefix of endpoint labels; %s refuses it as a task id (use '%s')", printable(id), tool, strings.TrimPrefix(id, "fm-"))
+		return Errorf(ErrBadTaskID, "'%s' begins with fm-, the prefix of endpoint labels; %s refuses it as a task id (use '%s')", phrase.Printable(id), tool, strings.TrimPrefix(id, "fm-"))
 	}
 	return nil
 }
-
-// printable keeps an echoed argument on one line and free of terminal escapes.
-func printable(s string) string { return phrase.Printable(s) }
-
-// Printable is printable for other packages' messages.
-func Printable(s string) string { return phrase.Printable(s) }
 
 // Store locates a home's per-task files.
 type Store struct {
@@ -194,7 +188,7 @@ func (t *Task) ValidateIdentity() error {
 		}
 	}
 	if owner, ok := t.Record.Lookup(KeyEndpointTaskID); ok && owner != t.ID {
-		return Errorf(ErrForeignEndpoint, "task %s's recorded endpoint %s belongs to task %s (endpoint_task_id=%s); refusing to act on another task's agent", t.ID, printable(t.Record.Window()), printable(owner), printable(owner))
+		return Errorf(ErrForeignEndpoint, "task %s's recorded endpoint %s belongs to task %s (endpoint_task_id=%s); refusing to act on another task's agent", t.ID, phrase.Printable(t.Record.Window()), phrase.Printable(owner), phrase.Printable(owner))
 	}
 	return nil
 }

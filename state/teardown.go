@@ -119,7 +119,7 @@ func (s Store) ArchiveInto(dir string, moves [][2]string) ([]string, error) {
 		if _, err := os.Lstat(from); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err := Fault("archive:" + m[1]); err != nil {
+		if err := Inject("archive:" + m[1]); err != nil {
 			return moved, err
 		}
 		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {

@@ -30,24 +30,23 @@ func (fx *herdrFixture) shellPID(pid int) {
 
 // newStoppedFixture is a fixture with one fresh pane and a real stand-in
 // shell whose child, named agent, is stopped; the tree ends with the test.
-func newStoppedFixture(t *testing.T, bin, agent string) (*herdrFixture, backends.Endpoint, *stoppedproc.Tree) {
+func newStoppedFixture(t *testing.T, agent string) (*herdrFixture, backends.Endpoint, *stoppedproc.Tree) {
 	tree, err := stoppedproc.Start(agent)
 	if err != nil {
 		t.Skipf("no stand-in process tree: %v", err)
 	}
 	t.Cleanup(tree.Close)
-	fx := newHerdrFixture(t, bin)
+	fx := newHerdrFixture(t)
 	return fx, fx.create("fm-t1", t.TempDir()), tree
 }
 
 func TestHerdrTurnAndSuspended(t *testing.T) {
 	// The fake's agent writes its CLI's record under HOME: never the user's.
 	t.Setenv("HOME", t.TempDir())
-	bin := buildHerdrFake(t)
 	ctx := context.Background()
 
 	t.Run("backends.Turn", func(t *testing.T) {
-		fx := newHerdrFixture(t, bin)
+		fx := newHerdrFixture(t)
 		ep := fx.create("fm-t1", t.TempDir())
 		if got := fx.h.Turn(ctx, ep); got != backends.TurnUnknown {
 			t.Errorf("a shell pane's turn = %q, want unknown", got)
@@ -65,7 +64,7 @@ func TestHerdrTurnAndSuspended(t *testing.T) {
 	})
 
 	t.Run("StoppedAgentIsSuspendedNotDead", func(t *testing.T) {
-		fx, ep, tree := newStoppedFixture(t, bin, "claude")
+		fx, ep, tree := newStoppedFixture(t, "claude")
 		fx.submit(ep, "claude")
 		fx.ctrlZ(ep)
 		// herdr gives no shell pid: nothing runs in the pane to be stopped.
@@ -85,7 +84,7 @@ func TestHerdrTurnAndSuspended(t *testing.T) {
 	})
 
 	t.Run("ShellWithoutStoppedAgentIsDead", func(t *testing.T) {
-		fx, ep, tree := newStoppedFixture(t, bin, "vim")
+		fx, ep, tree := newStoppedFixture(t, "vim")
 		fx.shellPID(tree.Shell)
 		if obs := fx.h.AgentState(ctx, ep); obs.State != backends.StateDead {
 			t.Errorf("a stopped non-agent job: %+v", obs)
@@ -93,7 +92,7 @@ func TestHerdrTurnAndSuspended(t *testing.T) {
 	})
 
 	t.Run("UnreadableShellFailsClosed", func(t *testing.T) {
-		fx := newHerdrFixture(t, bin)
+		fx := newHerdrFixture(t)
 		ep := fx.create("fm-t1", t.TempDir())
 		fx.shellPID(1 << 30) // beyond any pid_max: not a process here
 		if obs := fx.h.AgentState(ctx, ep); obs.State != backends.StateUnreadable || !strings.Contains(obs.Detail, "cannot be ruled out") {

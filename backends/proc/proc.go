@@ -102,10 +102,11 @@ func (p FS) OnTTY(_ context.Context, tty string) ([]Process, error) {
 const MaxTree = 512
 
 // OnTTYUnder lists the processes on tty that descend from root (a pane's
-// shell), reading only that tree instead of every process on the machine
-// (11 ms at 600 processes). A process that left the tree (its parent died
-// and it was re-parented) is not seen: callers fall back to OnTTY when the
-// tree holds no member of the terminal's foreground group.
+// shell), reading only that tree instead of every process on the machine,
+// whose cost grows with everything the machine runs. A process that left
+// the tree (its parent died and it was re-parented) is not seen: callers
+// fall back to OnTTY when the tree holds no member of the terminal's
+// foreground group.
 func (p FS) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, error) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(tty, &st); err != nil {

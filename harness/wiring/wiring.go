@@ -130,7 +130,7 @@ func retire(h harness.Harness, t Task, dry bool) error {
 		if err := state.NoSymlinkUnder(t.root(p), p); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
-		if err := state.Fault("retire:" + p); err != nil && !dry {
+		if err := state.Inject("retire:" + p); err != nil && !dry {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 		if p == merged {

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// seamNames are the variables only a fault build reads (state/fault_on.go,
+// seamNames are the variables only a fault build reads (state/inject_on.go,
 // authority/seam_on.go).
 var seamNames = []string{"FM_TEST_CRASH", "FM_TEST_FAULT", "FM_TEST_CALLER"}
 

@@ -250,12 +250,11 @@ func TestShellLineClear(t *testing.T) {
 		"bash": {"--norc", "--noprofile"}, "zsh": {"-f"}, "fish": {"--no-config"}, "dash": {"-i"},
 	}
 	for name, args := range shells {
-		bin, err := exec.LookPath(name)
-		if err != nil {
-			t.Logf("%s is not installed; its line clear is unverified here", name)
-			continue
-		}
 		t.Run(name, func(t *testing.T) {
+			bin, err := exec.LookPath(name)
+			if err != nil {
+				t.Skipf("%s is not installed; its line clear is unverified here", name)
+			}
 			pane := strings.TrimSpace(s.tmux(append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-n", "sh-" + name, "--", bin}, args...)...))
 			screen := func() string { return s.capture(pane) }
 			waitFor(t, 5*time.Second, name+"'s prompt", func() bool { return strings.TrimSpace(s.capture(pane)) != "" }, screen)
@@ -409,19 +408,21 @@ func TestSpawnChecksTheLaunchLineInEveryShell(t *testing.T) {
 	r.tmux("new-session", "-d", "-s", "narrow", "-x", "60", "-y", "20")
 	shells := map[string]string{"bash": "--norc --noprofile", "zsh": "-f", "fish": "--no-config", "dash": "-i"}
 	for name, args := range shells {
-		bin, err := exec.LookPath(name)
-		if err != nil {
-			t.Logf("%s is not installed; launches from it are unverified here", name)
-			continue
-		}
-		// Each spawn's window runs this shell; spawns are sequential, so
-		// the server-wide default is safe to switch between them.
-		r.tmux("set-option", "-g", "default-command", "exec "+bin+" "+args)
-		id := "sh-" + name
-		res := r.run("", []string{"FM_TMUX_SESSION=narrow", r.path}, "fm-spawn", id, "--harness", "claude", "--worktree", r.worktree(id))
-		wantCode(t, res, 0, "fm-spawn from "+name)
-		if !strings.HasSuffix(strings.TrimSpace(res.stdout), "ready=confirmed") {
-			t.Fatalf("fm-spawn from %s: %s", name, res)
-		}
+		t.Run(name, func(t *testing.T) {
+			bin, err := exec.LookPath(name)
+			if err != nil {
+				t.Skipf("%s is not installed; launches from it are unverified here", name)
+			}
+			// Each spawn's window runs this shell; the subtests run one
+			// after another, so the server-wide default is safe to switch
+			// between them.
+			r.tmux("set-option", "-g", "default-command", "exec "+bin+" "+args)
+			id := "sh-" + name
+			res := r.run("", []string{"FM_TMUX_SESSION=narrow", r.path}, "fm-spawn", id, "--harness", "claude", "--worktree", r.worktree(id))
+			wantCode(t, res, 0, "fm-spawn from "+name)
+			if !strings.HasSuffix(strings.TrimSpace(res.stdout), "ready=confirmed") {
+				t.Fatalf("fm-spawn from %s: %s", name, res)
+			}
+		})
 	}
 }

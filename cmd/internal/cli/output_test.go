@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 )
 
 // Every field --json may select is a key its schema allows, and every key
@@ -114,7 +114,7 @@ func TestSplitOutputArgs(t *testing.T) {
 
 func TestEmitSelectsFieldsAndFilters(t *testing.T) {
 	o := Outcome{Word: "status", ID: "t1"}
-	o.Add("state", "alive").Put(fact.Int("events_refused", 2)).Add("activity", "idle").Add("note", "a\nb")
+	o.Add("state", "alive").Put(fault.Int("events_refused", 2)).Add("activity", "idle").Add("note", "a\nb")
 	for _, c := range []struct{ line, want string }{
 		{"fm-control status t1 --json", `{"outcome":"status","id":"t1","state":"alive","events_refused":2,"activity":"idle","note":"a\nb"}` + "\n"},
 		{"fm-control status t1 --json activity,id", `{"id":"t1","activity":"idle"}` + "\n"},

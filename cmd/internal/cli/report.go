@@ -9,7 +9,6 @@ import (
 	"io"
 	"strings"
 
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 )
 
@@ -17,18 +16,18 @@ import (
 type Outcome struct {
 	Word  string // interrupt-delivered, stopped, sent, ...
 	ID    string
-	Facts []fact.Fact
+	Facts []fault.Fact
 }
 
 // Add appends a fact whose value is a word or a name (see Put for typed
 // facts).
 func (o *Outcome) Add(key, value string) *Outcome {
-	return o.Put(fact.Str(key, value))
+	return o.Put(fault.Str(key, value))
 }
 
 // AddJSON appends a fact shown only in --json output.
 func (o *Outcome) AddJSON(key, value string) *Outcome {
-	f := fact.Str(key, value)
+	f := fault.Str(key, value)
 	f.JSONOnly = true
 	return o.Put(f)
 }
@@ -37,13 +36,13 @@ func (o *Outcome) AddJSON(key, value string) *Outcome {
 // outcome object already has (outcome, id) or of an error's (error, code,
 // exit), nor a key given before: that would make one object read as
 // another, so it panics.
-func (o *Outcome) Put(facts ...fact.Fact) *Outcome {
-	o.Facts = fact.Append(o.Facts, facts, "id")
+func (o *Outcome) Put(facts ...fault.Fact) *Outcome {
+	o.Facts = fault.Append(o.Facts, facts, "id")
 	return o
 }
 
 // Get returns a fact's text value.
-func (o Outcome) Get(key string) string { return fact.Get(o.Facts, key) }
+func (o Outcome) Get(key string) string { return fault.Get(o.Facts, key) }
 
 // Line renders the text form.
 func (o Outcome) Line() string {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/state"
 	"fmt"
@@ -26,8 +25,8 @@ func TestLineKeepsContractTokensAndHidesJSONOnlyFacts(t *testing.T) {
 
 func TestTypedFactsKeepTheTextLineAndTypeTheJSON(t *testing.T) {
 	o := Outcome{Word: "sent", ID: "t1"}
-	o.Put(fact.Int("bytes", 7), fact.Bool("marked", false), fact.Yes("cleared"), fact.OrNull("busy", "", "none"),
-		fact.Str("result", "completed").TokenAs("outcome"), fact.Str("pane", "<%1> & more"))
+	o.Put(fault.Int("bytes", 7), fault.Bool("marked", false), fault.Yes("cleared"), fault.OrNull("busy", "", "none"),
+		fault.Str("result", "completed").TokenAs("outcome"), fault.Str("pane", "<%1> & more"))
 	if got, want := o.Line(), "sent t1 bytes=7 marked=false cleared=yes busy=none outcome=completed pane=<%1> & more"; got != want {
 		t.Fatalf("Line() = %q, want %q", got, want)
 	}
@@ -45,14 +44,14 @@ func TestTypedFactsKeepTheTextLineAndTypeTheJSON(t *testing.T) {
 func TestAFactCannotTakeAReservedKey(t *testing.T) {
 	for _, key := range []string{"outcome", "id", "error", "code", "exit"} {
 		mustPanic(t, "Outcome.Add "+key, func() { new(Outcome).Add(key, "x") })
-		mustPanic(t, "Outcome.Put "+key, func() { new(Outcome).Put(fact.Int(key, 1)) })
+		mustPanic(t, "Outcome.Put "+key, func() { new(Outcome).Put(fault.Int(key, 1)) })
 	}
 	for _, key := range []string{"outcome", "error", "code", "exit"} {
 		mustPanic(t, "Error.With "+key, func() { fault.Failed("x").With(key, "y") })
-		mustPanic(t, "Error.Put "+key, func() { fault.Failed("x").Put(fact.Yes(key)) })
+		mustPanic(t, "Error.Put "+key, func() { fault.Failed("x").Put(fault.Yes(key)) })
 	}
 	mustPanic(t, "a key given twice", func() { new(Outcome).Add("state", "alive").AddJSON("state", "dead") })
-	mustPanic(t, "an error fact given twice", func() { fault.Failed("x").With("id", "t1").Put(fact.Str("id", "t2")) })
+	mustPanic(t, "an error fact given twice", func() { fault.Failed("x").With("id", "t1").Put(fault.Str("id", "t2")) })
 	// An error may name the task it is about.
 	if e := fault.Failed("x").With("id", "t1"); e.Get("id") != "t1" {
 		t.Fatalf("error fact id = %q", e.Get("id"))
@@ -89,7 +88,7 @@ func TestErrorFormsAndCodes(t *testing.T) {
 	}
 	errOut.Reset()
 	p.JSON = true
-	if code := p.Error(fault.Unconfirmed("maybe").With("submit", "unconfirmed").Put(fact.Int("enters", 2))); code != 3 ||
+	if code := p.Error(fault.Unconfirmed("maybe").With("submit", "unconfirmed").Put(fault.Int("enters", 2))); code != 3 ||
 		errOut.String() != `{"error":"maybe","code":"unconfirmed","exit":3,"submit":"unconfirmed","enters":2}`+"\n" {
 		t.Fatalf("json error: code %d, %q", code, errOut.String())
 	}
@@ -124,7 +123,7 @@ func TestWaitingDrawsOnlyOnATerminal(t *testing.T) {
 
 func TestHintsFollowTheErrorLineAndCloseTheJSON(t *testing.T) {
 	err := fmt.Errorf("wrapped: %w", fault.Failed("the agent for t1 could not be launched").Coded(fault.ELaunchFailed).
-		Put(fact.Fact{Key: "pane", Value: []string{"bash: claude: command not found"}}).Hint("pin the binary in config/fm.toml"))
+		Put(fault.Fact{Key: "pane", Value: []string{"bash: claude: command not found"}}).Hint("pin the binary in config/fm.toml"))
 	var text, js bytes.Buffer
 	if code := (Printer{Err: &text}).Error(err); code != CodeFailed {
 		t.Fatalf("exit %d", code)

@@ -16,6 +16,7 @@ import (
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -86,7 +87,7 @@ func recordAgentEvent(vars config.HomeVars, a agentEventArgs, args []string, now
 	}
 	activity, ok := state.AgentEventState(a.event)
 	if !ok {
-		return fault.Usage("'%s' is not an agent event (allowed: %s)", state.Printable(a.event), strings.Join(state.AgentEventNames(), ", "))
+		return fault.Usage("'%s' is not an agent event (allowed: %s)", phrase.Printable(a.event), strings.Join(state.AgentEventNames(), ", "))
 	}
 	store := state.Store{Dir: home.State}
 	data, err := state.ReadSmallFile(store.MetaPath(a.id), state.MaxRecordBytes)
@@ -132,10 +133,10 @@ func authenticateEvent(store state.Store, a agentEventArgs, now time.Time) error
 	}
 	// The caller's parent is the process that ran the command: the agent
 	// or hook runner to look at when the count grows.
-	detail := fmt.Sprintf("event=%s reason=%s caller_ppid=%d", state.Printable(a.event), reason, os.Getppid())
+	detail := fmt.Sprintf("event=%s reason=%s caller_ppid=%d", phrase.Printable(a.event), reason, os.Getppid())
 	counted := ""
 	if cerr := store.CountRefusedEvent(a.id, now, detail); cerr != nil {
 		counted = fmt.Sprintf(" (and the refusal could not be counted: %v)", cerr)
 	}
-	return fault.Failed("agent-event %s for task %s refused: %s; nothing was recorded%s", state.Printable(a.event), a.id, why, counted).Coded(fault.EEventUnauthenticated)
+	return fault.Failed("agent-event %s for task %s refused: %s; nothing was recorded%s", phrase.Printable(a.event), a.id, why, counted).Coded(fault.EEventUnauthenticated)
 }

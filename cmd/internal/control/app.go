@@ -16,7 +16,6 @@ import (
 	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/phrase"
-	"fmctl/state"
 )
 
 var verbExamples = map[string]string{
@@ -171,7 +170,7 @@ func taskArg(home config.HomeVars, cmd *ucli.Command) (string, error) {
 	case 1:
 		return args[0], nil
 	}
-	return "", fault.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", state.Printable(args[1]), cmd.FullName(), cmd.FullName())
+	return "", fault.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", phrase.Printable(args[1]), cmd.FullName(), cmd.FullName())
 }
 
 // unknownVerb refuses anything outside the allowlist, listing it. resume
@@ -196,7 +195,7 @@ func unknownVerb(home config.HomeVars, verb string) error {
 			Hint("claude, pi and kimi have no verified pane-resume contract").
 			Hint("use relaunch: it starts a fresh agent from the brief on disk in the same endpoint and worktree")
 	} else {
-		e = fault.Usage("'%s' is not a control verb", printableVerb(verb))
+		e = fault.Usage("'%s' is not a control verb", phrase.Printable(verb))
 		for _, name := range append(append(lifecycle, others...), "help") {
 			if phrase.Close(verb, name) {
 				e.Msg += "; did you mean " + name + "?"
@@ -206,18 +205,6 @@ func unknownVerb(home config.HomeVars, verb string) error {
 	}
 	return e.Hint("allowed verbs: %s", strings.Join(lifecycle, ", ")).
 		Hint("other commands: %s (fm-control help <verb> explains one)", strings.Join(append(others, "completion"), ", "))
-}
-
-func printableVerb(s string) string {
-	if len(s) > 40 {
-		s = s[:40] + "..."
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, s)
 }
 
 func capabilitiesCommand(d edge.Deps) *ucli.Command {
@@ -234,7 +221,7 @@ Examples:
    fm-control capabilities --json | jq '.harnesses[] | {name, interrupt_key, exit_command}'`,
 		Action: func(_ context.Context, cmd *ucli.Command) error {
 			if cmd.NArg() > 0 {
-				return fault.Usage("unexpected argument '%s': fm-control capabilities takes no task id", state.Printable(cmd.Args().First()))
+				return fault.Usage("unexpected argument '%s': fm-control capabilities takes no task id", phrase.Printable(cmd.Args().First()))
 			}
 			if d.Output.Filtering() {
 				d.Printer(true).Value(capabilities{harness.Snapshot(), d.Tunables.Settings()})

@@ -12,6 +12,7 @@ import (
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -39,7 +40,7 @@ func (c *Controller) checkpoint(ctx context.Context, t *task.Target) ([]state.En
 		return nil, fault.Failed("task %s's recorded worktree '%s' is not a worktree root (root is %s)", t.ID, wt, top).Coded(fault.EBadWorktree)
 	}
 	head := "unborn"
-	if err := state.Fault("git-head"); err != nil {
+	if err := state.Inject("git-head"); err != nil {
 		return nil, fault.Failed("task %s's worktree HEAD cannot be inspected: %v", t.ID, err)
 	}
 	if sha, err := c.git(ctx, wt, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
@@ -47,7 +48,7 @@ func (c *Controller) checkpoint(ctx context.Context, t *task.Target) ([]state.En
 	} else if _, err := c.git(ctx, wt, "symbolic-ref", "-q", "HEAD"); err != nil {
 		return nil, fault.Failed("task %s's worktree HEAD cannot be inspected (%s)", t.ID, backends.StderrOf(err))
 	}
-	if err := state.Fault("git-status"); err != nil {
+	if err := state.Inject("git-status"); err != nil {
 		return nil, fault.Failed("task %s's worktree status cannot be inspected: %v", t.ID, err)
 	}
 	status, err := c.git(ctx, wt, "status", "--porcelain", "--untracked-files=normal")
@@ -78,7 +79,7 @@ func checkSecondmateHome(t *task.Target, home string) (int, error) {
 		if m == "" {
 			m = "none"
 		}
-		return 0, fault.Failed("task %s's home '%s' is not marked as its own seeded secondmate home (marker: %s)", t.ID, home, state.Printable(m))
+		return 0, fault.Failed("task %s's home '%s' is not marked as its own seeded secondmate home (marker: %s)", t.ID, home, phrase.Printable(m))
 	}
 	stateDir := filepath.Join(home, "state")
 	if info, err := os.Stat(stateDir); err != nil || !info.IsDir() {

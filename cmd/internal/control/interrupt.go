@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"fmctl/cmd/internal/cli"
-	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/lifecycle"
 	"fmctl/cmd/internal/press"
 	"fmctl/cmd/internal/task"
@@ -37,7 +37,7 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
 	out.Add("harness", t.Harness.Name).Add("backend", t.BackendName).
 		Add("verified", res.Verified).Add("cancel", res.Cancel).Add("proof", res.Proof).
 		AddJSON("endpoint", t.Endpoint.Target).AddJSON("state", string(res.After.State))
-	out.Put(fact.Fact{Key: "rounds", Text: strconv.Itoa(res.Rounds), Value: res.Rounds, JSONOnly: true})
+	out.Put(fault.Fact{Key: "rounds", Text: strconv.Itoa(res.Rounds), Value: res.Rounds, JSONOnly: true})
 	c.print.Outcome(out)
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"fmctl/cmd/internal/task"
 	"fmctl/cmd/internal/termtext"
 	"fmctl/config"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -71,7 +72,7 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 	for i, id := range ids {
 		rows[i] = listRow{ID: id, Journal: journalPhase(store, id)}
 		if !state.ValidTaskID(id) {
-			rows[i].Error = fmt.Sprintf("'%s.meta' is not named by a valid task id", state.Printable(id))
+			rows[i].Error = fmt.Sprintf("'%s.meta' is not named by a valid task id", phrase.Printable(id))
 			continue
 		}
 		t, err := c.tasks().Load(home, id)

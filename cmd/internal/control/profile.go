@@ -6,7 +6,7 @@ import (
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
-	"fmctl/state"
+	"fmctl/phrase"
 )
 
 // profile is a relaunch's from -> to runtime.
@@ -48,7 +48,7 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 		// reconstructed, and substituting the canonical adapter would change
 		// what runs.
 		if t.RecordedHarness != t.Harness.Name {
-			return p, fault.Failed("task %s records harness '%s', whose launch command cannot be rebuilt from its recorded name", t.ID, state.Printable(t.RecordedHarness)).Coded(fault.EUnverifiedHarness).
+			return p, fault.Failed("task %s records harness '%s', whose launch command cannot be rebuilt from its recorded name", t.ID, phrase.Printable(t.RecordedHarness)).Coded(fault.EUnverifiedHarness).
 				Hint("a relaunch without --harness would run the canonical '%s' instead of the command that runs now", t.Harness.Name).
 				Hint("pass --harness to choose the replacement deliberately")
 		}
@@ -56,7 +56,7 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 	}
 	h, ok := harness.Lookup(target)
 	if !ok {
-		return p, fault.Failed("'%s' is not a verified harness; relaunch only starts verified adapters (%s)", state.Printable(target), strings.Join(harness.Names(), ", ")).Coded(fault.EUnverifiedHarness)
+		return p, fault.Failed("'%s' is not a verified harness; relaunch only starts verified adapters (%s)", phrase.Printable(target), strings.Join(harness.Names(), ", ")).Coded(fault.EUnverifiedHarness)
 	}
 	if !h.SupportsKind(t.Kind) {
 		return p, fault.Failed("'%s' is not verified to run a %s task; nothing was touched", h.Name, t.Kind).Coded(fault.EUnverifiedHarness).
@@ -69,11 +69,11 @@ func (c *Controller) resolveProfile(t *task.Target, o RelaunchOptions) (profile,
 	if p.ToModel != "default" && !harness.ValidModel(p.ToModel) {
 		// Only a hand-edited record gets here (flags and pins are checked
 		// when read); the launch line would refuse it after the stop.
-		return p, fault.Failed("task %s records model '%s', which no launch line may carry (characters outside [A-Za-z0-9._:/@+-])", t.ID, state.Printable(p.ToModel)).Coded(fault.EBadRecord).
+		return p, fault.Failed("task %s records model '%s', which no launch line may carry (characters outside [A-Za-z0-9._:/@+-])", t.ID, phrase.Printable(p.ToModel)).Coded(fault.EBadRecord).
 			Hint("pass --model to choose the replacement's model")
 	}
 	if p.ToEffort != "default" && !harness.ValidEffort(p.ToEffort) {
-		return p, fault.Failed("task %s records effort '%s', which is not one of %s", t.ID, state.Printable(p.ToEffort), strings.Join(harness.Efforts, ", ")).Coded(fault.EBadRecord).
+		return p, fault.Failed("task %s records effort '%s', which is not one of %s", t.ID, phrase.Printable(p.ToEffort), strings.Join(harness.Efforts, ", ")).Coded(fault.EBadRecord).
 			Hint("pass --effort to choose the replacement's effort")
 	}
 	if p.ToModel != "default" && h.Launch.ModelFlag == "" {

@@ -6,7 +6,6 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/cmd/internal/termtext"
@@ -44,7 +43,7 @@ func (c *Controller) Read(ctx context.Context, id string, lines int) error {
 func readOutcome(t *task.Target, rows []string) cli.Outcome {
 	out := cli.Outcome{Word: "read", ID: t.ID}
 	out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
-		Put(fact.Int("lines", len(rows))).Add("text", strings.Join(rows, "\n"))
+		Put(fault.Int("lines", len(rows))).Add("text", strings.Join(rows, "\n"))
 	return out
 }
 
@@ -80,7 +79,7 @@ func (c *Controller) ReadAudit(id string) error {
 		}
 		out := cli.Outcome{Word: "read", ID: id}
 		c.print.Outcome(*out.Add("backend", t.Record.Backend()).Add("endpoint", t.Record.Window()).
-			Put(fact.Int("lines", n)).Add("text", text))
+			Put(fault.Int("lines", n)).Add("text", text))
 		return nil
 	}
 	if text != "" {

@@ -77,7 +77,7 @@ func parseReadArgs(cmd *ucli.Command, tun config.Tunables) (readInvocation, erro
 			return inv, err
 		}
 		if cmd.NArg() > 0 {
-			return inv, fault.Usage("fm-control list takes no task id (it lists every task); got '%s'", state.Printable(cmd.Args().First()))
+			return inv, fault.Usage("fm-control list takes no task id (it lists every task); got '%s'", phrase.Printable(cmd.Args().First()))
 		}
 		return inv, nil
 	}
@@ -116,7 +116,7 @@ func (inv *readInvocation) waitFlags(values map[string]string, envWait string) e
 		return fault.Usage("fm-control wait needs --for %s", strings.Join(waitConditions, "|"))
 	}
 	if !validCondition(inv.For) {
-		return fault.Usage("--for '%s' is not a condition; use %s", state.Printable(inv.For), phrase.OneOf(inv.For, waitConditions))
+		return fault.Usage("--for '%s' is not a condition; use %s", phrase.Printable(inv.For), phrase.OneOf(inv.For, waitConditions))
 	}
 	if err := inv.messageFlag(values); err != nil {
 		return err
@@ -130,7 +130,7 @@ func (inv *readInvocation) waitFlags(values map[string]string, envWait string) e
 	}
 	d, err := config.ParseWait(v)
 	if err != nil {
-		return fault.Usage(refusal, state.Printable(v), err)
+		return fault.Usage(refusal, phrase.Printable(v), err)
 	}
 	inv.Timeout = d
 	return nil
@@ -151,7 +151,7 @@ func (inv *readInvocation) messageFlag(values map[string]string) error {
 			Hint("the id is the message= fact fm-send printed, such as m20260101T120000-0a1b2c3d")
 	}
 	if !state.ValidMessageID(m) {
-		return fault.Usage("--message-id '%s' is not a message id", state.Printable(m)).
+		return fault.Usage("--message-id '%s' is not a message id", phrase.Printable(m)).
 			Hint("the id is the message= fact fm-send printed, such as m20260101T120000-0a1b2c3d")
 	}
 	inv.MessageID = m
@@ -174,7 +174,7 @@ func (inv *readInvocation) readFlags(values map[string]string) error {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > maxReadLines {
-		return fault.Usage("--lines '%s' is not a line count: give a whole number from 1 to %d", state.Printable(v), maxReadLines)
+		return fault.Usage("--lines '%s' is not a line count: give a whole number from 1 to %d", phrase.Printable(v), maxReadLines)
 	}
 	inv.Lines = n
 	return nil

@@ -8,7 +8,6 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/state"
@@ -151,7 +150,7 @@ func lockTorn(store state.Store, id, what string) (*state.Lock, error) {
 // result is what recover did with a torn relaunch: `outcome=` in the text
 // line, whose tokens predate --json, and "result" in JSON, where "outcome"
 // is the object's own word (recovered).
-func result(r string) fact.Fact { return fact.Str("result", r).TokenAs("outcome") }
+func result(r string) fault.Fact { return fault.Str("result", r).TokenAs("outcome") }
 
 func exists(path string) bool {
 	_, err := os.Lstat(path)

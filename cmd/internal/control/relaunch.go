@@ -175,7 +175,7 @@ func (x *relaunchTx) replace(ctx context.Context) (launch.Result, error) {
 	}
 	res, err := c.verbs.Stop(ctx, t, true, true)
 	if err == nil {
-		err = state.Fault("exit")
+		err = state.Inject("exit")
 	}
 	if err != nil {
 		return launch.Result{}, x.fail(ctx, state.PhaseStopping, err, outcomeFacts{})

@@ -11,6 +11,7 @@ import (
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -72,11 +73,11 @@ func (o *RelaunchOptions) readNote() error {
 	}
 	info, err := os.Stat(o.NoteFile)
 	if err != nil || !info.Mode().IsRegular() {
-		return fault.Failed("--note-file '%s' is not a readable file", state.Printable(o.NoteFile))
+		return fault.Failed("--note-file '%s' is not a readable file", phrase.Printable(o.NoteFile))
 	}
 	data, err := state.ReadSmallFile(o.NoteFile, 1<<20)
 	if err != nil {
-		return fault.Failed("--note-file '%s' is not a readable file: %v", state.Printable(o.NoteFile), err)
+		return fault.Failed("--note-file '%s' is not a readable file: %v", phrase.Printable(o.NoteFile), err)
 	}
 	o.Note, o.NoteSet = string(data), true
 	return nil

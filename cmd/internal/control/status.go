@@ -8,8 +8,9 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
-	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -22,7 +23,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 		return err
 	}
 	out := cli.Outcome{Word: "status", ID: id}
-	out.Add("harness", t.Family()).Put(fact.OrNull("recorded_harness", t.RecordedHarness, "none")).Add("kind", string(t.Kind)).
+	out.Add("harness", t.Family()).Put(fault.OrNull("recorded_harness", t.RecordedHarness, "none")).Add("kind", string(t.Kind)).
 		Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).Add("worktree", t.Endpoint.Worktree).
 		Add("model", orDefault(t.Task.Record.Model())).Add("effort", orDefault(t.Task.Record.Effort())).
 		Add("permissions", permissionsOf(t.Task.Record.Permissions()))
@@ -39,7 +40,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	if act.For != "" {
 		out.Add("waiting_for", act.For)
 	}
-	out.Add("evidence", act.Evidence).Put(fact.Int("events_refused", t.Store.RefusedEvents(id)))
+	out.Add("evidence", act.Evidence).Put(fault.Int("events_refused", t.Store.RefusedEvents(id)))
 	j, err := state.ReadJournal(t.Store.Journal(id).Journal)
 	teardown, tornDown := teardownPhase(t.Store, id)
 	switch {
@@ -74,7 +75,7 @@ func permissionsOf(recorded string) string {
 	if m, ok := harness.ParsePermissionMode(recorded); ok {
 		return string(m)
 	}
-	return state.Printable(recorded)
+	return phrase.Printable(recorded)
 }
 
 func orNone(s string) string {

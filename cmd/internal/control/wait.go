@@ -8,10 +8,9 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
-	"fmctl/state"
+	"fmctl/phrase"
 )
 
 // waitMaxPause caps the wait's backoff (which starts at backends.MinPoll,
@@ -122,7 +121,7 @@ func reached(t *task.Target, cond string, v waitView) (bool, error) {
 // once: every one but an attributed live agent, an agent-free endpoint, and
 // (for dead) a live agent that may yet stop.
 func refuseWaitState(t *task.Target, cond string, obs backends.Observation) error {
-	id, ep := t.ID, state.Printable(t.Endpoint.Target)
+	id, ep := t.ID, phrase.Printable(t.Endpoint.Target)
 	switch obs.State {
 	case backends.StateAlive, backends.StateUnverified:
 		if t.HasHarness && !t.Attributed(obs) {
@@ -164,6 +163,6 @@ func (c *Controller) printReached(t *task.Target, cond string, v waitView, waite
 		out.Add("waiting_for", v.act.For)
 	}
 	out.Add("evidence", v.act.Evidence).
-		Put(fact.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
+		Put(fault.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
 	c.print.Outcome(out)
 }

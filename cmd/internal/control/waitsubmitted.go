@@ -8,7 +8,6 @@ import (
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/deliver"
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 )
@@ -53,7 +52,7 @@ func (c *Controller) WaitSubmitted(ctx context.Context, id, messageID string, li
 		case deliver.Recorded:
 			out := cli.Outcome{Word: "reached", ID: t.ID}
 			out.Add("for", cond).Add("message", messageID).Add("proof", "record").Add("state", string(obs.State)).
-				Put(fact.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
+				Put(fault.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
 			c.print.Outcome(out)
 			return true, nil
 		case deliver.Duplicated:

@@ -3,8 +3,6 @@ package fault
 import (
 	"errors"
 	"fmt"
-
-	"fmctl/cmd/internal/fact"
 )
 
 // Class is what an error means for the caller's next step. Its value is
@@ -44,7 +42,7 @@ type Error struct {
 	Class Class
 	Code  Code // empty: decided by CodeOf from the cause and the class
 	Msg   string
-	Facts []fact.Fact
+	Facts []Fact
 	// Hints say what to do next: `hint:` lines below the error, "hints"
 	// under --json.
 	Hints []string
@@ -94,15 +92,15 @@ func (e *Error) Coded(c Code) *Error {
 // With attaches string facts for machine output, as key, value pairs.
 func (e *Error) With(kv ...string) *Error {
 	for i := 0; i+1 < len(kv); i += 2 {
-		e.Put(fact.Str(kv[i], kv[i+1]))
+		e.Put(Str(kv[i], kv[i+1]))
 	}
 	return e
 }
 
 // Put attaches typed facts. A fact may not take the key of the error
 // object's own fields (error, code, exit) nor an outcome's word: it panics.
-func (e *Error) Put(facts ...fact.Fact) *Error {
-	e.Facts = fact.Append(e.Facts, facts)
+func (e *Error) Put(facts ...Fact) *Error {
+	e.Facts = Append(e.Facts, facts)
 	return e
 }
 
@@ -113,7 +111,7 @@ func (e *Error) Hint(format string, args ...any) *Error {
 }
 
 // Get returns a fact's text value.
-func (e *Error) Get(key string) string { return fact.Get(e.Facts, key) }
+func (e *Error) Get(key string) string { return Get(e.Facts, key) }
 
 // ClassOf is the class err maps to: the outermost Error's in its chain,
 // else ClassFailed.

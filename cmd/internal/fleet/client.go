@@ -15,6 +15,7 @@ import (
 	"fmctl/cmd/internal/edge"
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
+	"fmctl/phrase"
 	"fmctl/remote"
 	"fmctl/state"
 )
@@ -169,7 +170,7 @@ func (c *Client) Call(ctx context.Context, host string, req remote.Request, time
 func (c *Client) requestID() (string, error) {
 	if id := c.Tun.RequestID; id != "" {
 		if !state.ValidRequestID(id) {
-			return "", fault.Usage("FM_REQUEST_ID '%s' is not a request id (8 to 64 letters, digits, '-' or '_'); use the one an unconfirmed call printed", state.Printable(id))
+			return "", fault.Usage("FM_REQUEST_ID '%s' is not a request id (8 to 64 letters, digits, '-' or '_'); use the one an unconfirmed call printed", phrase.Printable(id))
 		}
 		return id, nil
 	}

@@ -17,6 +17,7 @@ import (
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
+	"fmctl/phrase"
 	"fmctl/remote"
 	"fmctl/state"
 )
@@ -83,11 +84,11 @@ func addressWord(cmd *ucli.Command, args []string) (string, error) {
 	case host == "":
 		return "", fault.Usage("--host is empty: name a host of config/hosts.toml")
 	case !config.ValidHostName(host):
-		return "", fault.Usage("--host '%s' is not a host name: letters, digits, '.', '_' and '-', not starting with '-' or '.'", state.Printable(host))
+		return "", fault.Usage("--host '%s' is not a host name: letters, digits, '.', '_' and '-', not starting with '-' or '.'", phrase.Printable(host))
 	case len(args) == 0:
-		return "", fault.Usage("--host %s needs the task's id: %s --host %s <id>", state.Printable(host), cmd.FullName(), state.Printable(host))
+		return "", fault.Usage("--host %s needs the task's id: %s --host %s <id>", phrase.Printable(host), cmd.FullName(), phrase.Printable(host))
 	case hasHost(args[0]):
-		return "", fault.Usage("'%s' names its host already; give --host or <host>/<id>, not both", state.Printable(args[0]))
+		return "", fault.Usage("'%s' names its host already; give --host or <host>/<id>, not both", phrase.Printable(args[0]))
 	}
 	return host + "/" + args[0], nil
 }
@@ -168,7 +169,7 @@ func forwarded(ctx context.Context, binary string, cmd *ucli.Command, id string,
 	argv = append(argv, id)
 	if binary != "fm-send" {
 		if len(rest) > 0 {
-			return nil, nil, nil, fault.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", state.Printable(rest[0]), cmd.FullName(), cmd.FullName())
+			return nil, nil, nil, fault.Usage("unexpected argument '%s': %s takes one task id (see %s --help)", phrase.Printable(rest[0]), cmd.FullName(), cmd.FullName())
 		}
 		return argv, files, nil, nil
 	}

@@ -12,7 +12,6 @@ import (
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/edge"
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/remote"
@@ -42,7 +41,7 @@ func check(ctx context.Context, d edge.Deps, name string, asJSON bool) error {
 	defer sess.Close()
 	o := cli.Outcome{Word: "host-ok", ID: name}
 	o.Add("ssh", host.SSH).Add("bin", host.RemoteBin()).Add("version", sess.Hello.Version).Add("arch", sess.Hello.Arch).
-		Put(fact.Int("protocol", sess.Hello.Protocol), fact.Bool("same_version", sess.Hello.Version == cli.BuildVersion()))
+		Put(fault.Int("protocol", sess.Hello.Protocol), fault.Bool("same_version", sess.Hello.Version == cli.BuildVersion()))
 	c.addKeeper(&o, host)
 	d.Printer(asJSON).Outcome(o)
 	return nil
@@ -59,7 +58,7 @@ func (c *Client) addKeeper(o *cli.Outcome, host config.Host) {
 		o.Add("keeper", "down")
 		return
 	}
-	o.Add("keeper", "up").Put(fact.Int("keeper_pid", info.PID), fact.Int("keeper_serves_started", info.Started), fact.Int("keeper_serves_idle", info.Idle))
+	o.Add("keeper", "up").Put(fault.Int("keeper_pid", info.PID), fault.Int("keeper_serves_started", info.Started), fault.Int("keeper_serves_idle", info.Idle))
 }
 
 // disconnect stops host name's keeper and closes its master connection:
@@ -78,7 +77,7 @@ func disconnect(ctx context.Context, d edge.Deps, name string, asJSON bool) erro
 	if pid == 0 {
 		o.Add("keeper", "none")
 	} else {
-		o.Add("keeper", "stopped").Put(fact.Int("keeper_pid", pid))
+		o.Add("keeper", "stopped").Put(fault.Int("keeper_pid", pid))
 	}
 	if c.SSH.ExitMaster(ctx, host) {
 		o.Add("master", "closed")
@@ -188,7 +187,7 @@ func install(ctx context.Context, d edge.Deps, name string, asJSON bool) error {
 	}
 	defer sess.Close()
 	o := cli.Outcome{Word: "installed", ID: name}
-	o.Add("bin", host.RemoteBin()).Add("version", sess.Hello.Version).Add("arch", sess.Hello.Arch).Put(fact.Int("protocol", sess.Hello.Protocol))
+	o.Add("bin", host.RemoteBin()).Add("version", sess.Hello.Version).Add("arch", sess.Hello.Arch).Put(fault.Int("protocol", sess.Hello.Protocol))
 	d.Printer(asJSON).Outcome(o)
 	return nil
 }

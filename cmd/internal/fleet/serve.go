@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/phrase"
 	"fmctl/remote"
 	"fmctl/state"
 )
@@ -79,7 +80,7 @@ func (s Server) answer(ctx context.Context, data []byte) remote.Response {
 	case req.Protocol != remote.Protocol:
 		return refusal(req.ID, "this host's fmctl %s speaks protocol %d and the request is protocol %d; nothing was run", s.Version, remote.Protocol, req.Protocol)
 	case !state.ValidRequestID(req.ID):
-		return refusal(req.ID, "request id '%s' is not 8 to 64 letters, digits, '-' or '_'; nothing was run", state.Printable(req.ID))
+		return refusal(req.ID, "request id '%s' is not 8 to 64 letters, digits, '-' or '_'; nothing was run", phrase.Printable(req.ID))
 	case len(req.Argv) == 0:
 		// A keeper's ping (protocol.go): answered, nothing run.
 		return remote.Response{ID: req.ID}
@@ -171,7 +172,7 @@ func withFiles(req remote.Request, dir string) ([]string, error) {
 	var flags []string
 	for flag, data := range req.Files {
 		if !slices.Contains(remote.FileFlags, flag) {
-			return nil, fmt.Errorf("--%s names no file a verb reads", state.Printable(flag))
+			return nil, fmt.Errorf("--%s names no file a verb reads", phrase.Printable(flag))
 		}
 		path := filepath.Join(dir, flag)
 		if err := os.WriteFile(path, data, 0o600); err != nil {

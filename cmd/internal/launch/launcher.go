@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/fact"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/state"
 )
@@ -42,7 +42,7 @@ type Progress interface {
 // Result is what a launch achieved: the facts of its outcome line
 // (`spawned <id> ...`, which the binary prints), and where it got to.
 type Result struct {
-	Facts  []fact.Fact
+	Facts  []fault.Fact
 	Ready  string // confirmed, starting, or blocked (Dialog names the dialog)
 	Dialog string
 	Record state.Record
@@ -81,15 +81,15 @@ func (l Launcher) pathWait() time.Duration {
 // relaunched, on backend be at ep. How to attach to it, where the adapter
 // can say, is a JSON fact (the text line's tokens are a fixed contract;
 // fm-spawn prints it as a notice there).
-func Spawned(harnessName, kind, backend string, be backends.Backend, ep backends.Endpoint, worktree string, ready Readiness) []fact.Fact {
-	out := []fact.Fact{fact.Str("harness", harnessName), fact.Str("kind", kind), fact.Str("backend", backend),
-		fact.Str("window", ep.Target), fact.Str("worktree", worktree), fact.Str("ready", ready.Ready)}
+func Spawned(harnessName, kind, backend string, be backends.Backend, ep backends.Endpoint, worktree string, ready Readiness) []fault.Fact {
+	out := []fault.Fact{fault.Str("harness", harnessName), fault.Str("kind", kind), fault.Str("backend", backend),
+		fault.Str("window", ep.Target), fault.Str("worktree", worktree), fault.Str("ready", ready.Ready)}
 	if ready.Dialog != "" {
-		out = append(out, fact.Str("dialog", ready.Dialog))
+		out = append(out, fault.Str("dialog", ready.Dialog))
 	}
 	if a, ok := be.(backends.Attacher); ok {
 		if line, ok := a.AttachCommand(ep); ok {
-			attach := fact.Str("attach", line)
+			attach := fault.Str("attach", line)
 			attach.JSONOnly = true
 			out = append(out, attach)
 		}

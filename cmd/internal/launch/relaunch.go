@@ -9,7 +9,6 @@ import (
 
 	"fmctl/backends"
 	"fmctl/backends/mux"
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
@@ -72,7 +71,7 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 	}
 	h := r.Harness
 	if err := inc.Install(h); err != nil {
-		return Result{Record: rec}, fault.Failed("task %s's new record (harness %s) is published, but %v", t.ID, h.Name, err).Coded(fault.ELaunchFailed).Put(fact.Yes("published"))
+		return Result{Record: rec}, fault.Failed("task %s's new record (harness %s) is published, but %v", t.ID, h.Name, err).Coded(fault.ELaunchFailed).Put(fault.Yes("published"))
 	}
 	// The launch line carries the launch prompt: a submit, as fm-send's.
 	_ = t.Store.StampSubmitted(t.ID, time.Now())
@@ -80,10 +79,10 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 	if err != nil {
 		// fm-control relaunch wraps this in its own "could not be launched"
 		// sentence, so this one says what is already true: the record is new.
-		return Result{Record: rec}, Explain(fault.Failed("the agent did not come up: %w", err).Coded(fault.ELaunchFailed).Put(fact.Yes("published")).
+		return Result{Record: rec}, Explain(fault.Failed("the agent did not come up: %w", err).Coded(fault.ELaunchFailed).Put(fault.Yes("published")).
 			Hint("task %s's new record (harness %s) is published: fm-control status %s shows it", t.ID, h.Name, t.ID), err, h)
 	}
-	out := append(Spawned(h.Name, string(t.Kind), t.BackendName, t.Backend, ep, wt, ready), fact.Yes("relaunch"))
+	out := append(Spawned(h.Name, string(t.Kind), t.BackendName, t.Backend, ep, wt, ready), fault.Yes("relaunch"))
 	return Result{Facts: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil
 }
 
@@ -135,7 +134,7 @@ func (l Launcher) prepareReplacement(t *task.Target, r Replacement) (Incarnation
 	// launches as ask would not, so it is refused rather than read as auto.
 	mode, ok := harness.ParsePermissionMode(t.Task.Record.Permissions())
 	if !ok {
-		return Incarnation{}, "", fault.Failed("task %s records permissions=%s, which is not %s; fix the record before relaunching", t.ID, state.Printable(t.Task.Record.Permissions()), phrase.OrList(harness.PermissionModes())).Coded(fault.EBadRecord)
+		return Incarnation{}, "", fault.Failed("task %s records permissions=%s, which is not %s; fix the record before relaunching", t.ID, phrase.Printable(t.Task.Record.Permissions()), phrase.OrList(harness.PermissionModes())).Coded(fault.EBadRecord)
 	}
 	inc, err := l.Prepare(t.Home, f, Agent{Harness: r.Harness, ID: t.ID, Kind: t.Kind, Worktree: t.Endpoint.Worktree, Brief: brief, Model: OrDefault(r.Model), Effort: OrDefault(r.Effort), Permissions: mode})
 	return inc, brief, err
@@ -159,7 +158,7 @@ func publish(t *task.Target, rec *state.Record, r Replacement, gen string) error
 	if err != nil {
 		return fault.Failed("task %s's new record cannot be written: %v", t.ID, err)
 	}
-	if err := state.Fault("publish"); err != nil {
+	if err := state.Inject("publish"); err != nil {
 		return fault.Failed("task %s's new record could not be published: %v; the prior record is unchanged", t.ID, err)
 	}
 	if err := state.WriteAtomic(t.Task.Path, data); err != nil {

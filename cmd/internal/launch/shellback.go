@@ -6,11 +6,10 @@ import (
 	"path"
 	"strings"
 
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/termtext"
 	"fmctl/harness"
-	"fmctl/state"
+	"fmctl/phrase"
 )
 
 // LaunchFailed is a launch line that ended without leaving its agent
@@ -79,7 +78,7 @@ func shellBack(rows []string, line, prompt, bin string) *LaunchFailed {
 	}
 	var said []string
 	for _, r := range after {
-		if t := strings.TrimSpace(state.Printable(termtext.Strip(r))); t != "" {
+		if t := strings.TrimSpace(phrase.Printable(termtext.Strip(r))); t != "" {
 			said = append(said, t)
 		}
 	}
@@ -137,7 +136,7 @@ func Explain(e *fault.Error, cause error, h harness.Harness) *fault.Error {
 	if !errors.As(cause, &lf) {
 		return e
 	}
-	e.Coded(fault.ELaunchFailed).Put(fact.Fact{Key: "pane", Text: strings.Join(lf.Said, " / "), Value: append([]string{}, lf.Said...)})
+	e.Coded(fault.ELaunchFailed).Put(fault.Fact{Key: "pane", Text: strings.Join(lf.Said, " / "), Value: append([]string{}, lf.Said...)})
 	if lf.Missing {
 		e.Hint("the pane's shell did not find %s on its PATH (a login shell may reset it)", lf.Binary)
 	} else {

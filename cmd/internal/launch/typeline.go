@@ -25,7 +25,7 @@ type Readiness struct{ Ready, Dialog string }
 // up. A line the shell has already finished (the binary missing, the
 // agent gone at once) ends the wait with a *LaunchFailed.
 func (l Launcher) Type(ctx context.Context, be backends.Backend, ability harness.Backend, ep backends.Endpoint, h harness.Harness, inc Incarnation, brief string) (Readiness, error) {
-	if err := state.Fault("launch"); err != nil {
+	if err := state.Inject("launch"); err != nil {
 		return Readiness{}, err
 	}
 	w := launchWatch{be: be, ep: ep, line: inc.Line, bin: inc.Binary}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/press"
 	"fmctl/cmd/internal/task"
@@ -285,5 +284,5 @@ func stillRunning(t *task.Target, c cancelled, wait time.Duration) error {
 	return fault.Unconfirmed("task %s's turn is still running per %s's own record %s after %d round(s) of its interrupt keys", t.ID, t.Harness.Name, Seconds(wait), c.Rounds).
 		Hint("fm-control exit %s stops the agent, and its turn with it", t.ID).
 		Hint("fm-control wait %s --for idle waits for the turn to end by itself", t.ID).
-		With("id", t.ID, "cancel", c.Cancel, "proof", c.Proof).Put(fact.Int("rounds", c.Rounds))
+		With("id", t.ID, "cancel", c.Cancel, "proof", c.Proof).Put(fault.Int("rounds", c.Rounds))
 }

@@ -6,7 +6,6 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/deliver"
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/press"
 	"fmctl/cmd/internal/task"
@@ -199,7 +198,7 @@ func (c *Verbs) cancelForExit(ctx context.Context, t *task.Target, sig harness.S
 		}
 		if time.Now().After(deadline) || backends.Sleep(ctx, 50*time.Millisecond) != nil {
 			return st, fault.Failed("task %s's %s agent was still busy %s after its interrupt key, and it refuses its exit command %s during a turn; nothing was typed", t.ID, t.Harness.Name, Seconds(c.waits.Settle), t.Harness.ExitCommand).Coded(fault.EBusy).
-				With("id", t.ID, "exit_result", "refused").Put(fact.Yes("busy"))
+				With("id", t.ID, "exit_result", "refused").Put(fault.Yes("busy"))
 		}
 	}
 }

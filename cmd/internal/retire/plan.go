@@ -1,8 +1,9 @@
 // Package retire is a teardown's transaction once its agent is stopped:
 // close the endpoint, remove the worktree and branch, and move the task's
 // records into the archive, each step journaled (state/<id>.teardown)
-// before it is taken. fm-teardown runs it; fm-control recover finishes it
-// from the phase a dead process left.
+// before it is taken, and the landed-work test that decides whether the
+// worktree may go (landed.go). fm-teardown runs it; fm-control recover
+// finishes it from the phase a dead process left.
 package retire
 
 import (
@@ -10,7 +11,6 @@ import (
 	"fmt"
 	"strings"
 
-	"fmctl/cmd/internal/landed"
 	"fmctl/state"
 )
 
@@ -97,7 +97,7 @@ func Ignore(wiring map[string]bool, secondmate bool) func(string) bool {
 
 // Unlanded says, in words, what a worktree holds that has not landed; ""
 // when it all has.
-func Unlanded(w landed.Work) string {
+func Unlanded(w Work) string {
 	var parts []string
 	if w.Branch == "" {
 		parts = append(parts, fmt.Sprintf("a detached HEAD at %.12s", w.Head))
@@ -118,11 +118,11 @@ func Unlanded(w landed.Work) string {
 // Recheck judges the work again once the agent is stopped: it may have
 // committed or written files after the first judgement. A forced plan
 // discards whatever is there.
-func Recheck(ctx context.Context, git landed.Git, p Plan, wiring map[string]bool) (string, error) {
+func Recheck(ctx context.Context, git Git, p Plan, wiring map[string]bool) (string, error) {
 	if p.Force || p.Keep != "" || p.Worktree == "" {
 		return "", nil
 	}
-	w, err := landed.Check(ctx, git, p.Worktree, p.Project, Ignore(wiring, p.Secondmate))
+	w, err := CheckLanded(ctx, git, p.Worktree, p.Project, Ignore(wiring, p.Secondmate))
 	if err != nil {
 		return "", err
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"fmctl/backends"
-	"fmctl/cmd/internal/landed"
 	"fmctl/cmd/internal/task"
 	"fmctl/state"
 )
@@ -19,7 +18,7 @@ type Tx struct {
 	Plan    Plan
 	Store   state.Store
 	DataDir string
-	Git     landed.Git
+	Git     Git
 	// Target is the resolved task, for closing its endpoint; nil once its
 	// record has moved into the archive (only archiving is left then).
 	Target *task.Target
@@ -99,7 +98,7 @@ func (x *Tx) close(ctx context.Context) (string, error) {
 	if t == nil {
 		return "", fmt.Errorf("task %s's record is gone, so its endpoint cannot be resolved to close", x.Plan.ID)
 	}
-	if err := state.Fault("close"); err != nil {
+	if err := state.Inject("close"); err != nil {
 		return "", err
 	}
 	obs := t.Backend.AgentState(ctx, t.Endpoint)
@@ -127,7 +126,7 @@ func (x *Tx) close(ctx context.Context) (string, error) {
 // is fmctl's own wiring or work already elsewhere.
 func (x *Tx) remove(ctx context.Context) (worktree, branch string, err error) {
 	p := x.Plan
-	if err := state.Fault("remove"); err != nil {
+	if err := state.Inject("remove"); err != nil {
 		return "", "", err
 	}
 	if p.Keep != "" {

@@ -15,7 +15,7 @@ import (
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
-	"fmctl/state"
+	"fmctl/phrase"
 )
 
 // maxStdinText bounds a message read from standard input.
@@ -133,7 +133,7 @@ func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
 		return req, nil
 	}
 	if len(args) == 0 {
-		return req, fault.Usage("fm-send needs a message after the task id: fm-send %s <text...>", state.Printable(req.ID))
+		return req, fault.Usage("fm-send needs a message after the task id: fm-send %s <text...>", phrase.Printable(req.ID))
 	}
 	after := cli.AfterDoubleDash(ctx)
 	if len(args) == 1 && args[0] == "-" && len(after) == 0 {
@@ -145,7 +145,7 @@ func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
 	// before "--", a word that begins with "-" is refused, never sent.
 	for _, w := range args[:max(0, len(args)-len(after))] {
 		if len(w) > 1 && w[0] == '-' {
-			return req, fault.Usage("fm-send takes no flag '%s'; message text that begins with - goes after --: fm-send %s -- <text...>", state.Printable(w), state.Printable(req.ID))
+			return req, fault.Usage("fm-send takes no flag '%s'; message text that begins with - goes after --: fm-send %s -- <text...>", phrase.Printable(w), phrase.Printable(req.ID))
 		}
 	}
 	req.Text = strings.Join(args, " ")

@@ -11,7 +11,6 @@ import (
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/deliver"
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/press"
 	"fmctl/cmd/internal/task"
@@ -54,7 +53,7 @@ func (s Sender) Run(ctx context.Context, req Request) error {
 	if req.Key != "" {
 		k, ok := harness.ParseKey(req.Key)
 		if !ok {
-			return fault.Usage("key '%s' is not a named key; fm-send --key accepts %s%s", state.Printable(req.Key), keyList(), phrase.DidYouMean(req.Key, harness.KeyNames()))
+			return fault.Usage("key '%s' is not a named key; fm-send --key accepts %s%s", phrase.Printable(req.Key), keyList(), phrase.DidYouMean(req.Key, harness.KeyNames()))
 		}
 		key = k
 	}
@@ -252,10 +251,10 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 	case deliver.Recorded:
 		out := cli.Outcome{Word: "sent", ID: t.ID}
 		out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
-			Put(fact.Int("bytes", len(text)), fact.Int("enters", res.Enters), fact.Bool("marked", t.Kind == harness.KindSecondmate)).
+			Put(fault.Int("bytes", len(text)), fault.Int("enters", res.Enters), fault.Bool("marked", t.Kind == harness.KindSecondmate)).
 			Add("submit", "confirmed").Add("proof", "record").Add("message", d.messageID)
 		if cleared {
-			out.Put(fact.Yes("cleared"))
+			out.Put(fault.Yes("cleared"))
 		}
 		s.Print.Outcome(out)
 		return nil

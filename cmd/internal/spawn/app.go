@@ -11,7 +11,6 @@ import (
 	"fmctl/authority"
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/edge"
-	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
@@ -141,7 +140,7 @@ func spawn(ctx context.Context, d edge.Deps, req Request) error {
 		return err
 	}
 	s.Print.Outcome(cli.Outcome{Word: "spawned", ID: req.ID, Facts: res.Facts})
-	if attach := fact.Get(res.Facts, "attach"); attach != "" && !req.JSON && !insideBackend(d, res.Record.Backend()) {
+	if attach := fault.Get(res.Facts, "attach"); attach != "" && !req.JSON && !insideBackend(d, res.Record.Backend()) {
 		s.Print.Notice("watch %s's agent with: %s", req.ID, attach)
 	}
 	if res.Ready == "blocked" {

@@ -7,6 +7,7 @@ import (
 	"fmctl/backends/mux"
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -27,7 +28,7 @@ func (s Spawner) chooseBackend(home config.Home, f config.File, flag string) (na
 		return "", "", fault.Failed("%w", err)
 	}
 	if file != "" && f.Backend != "" && file != f.Backend {
-		return "", "", fault.Failed("config/backend says '%s' but config/fm.toml says backend = '%s'; keep one of them", state.Printable(file), state.Printable(f.Backend))
+		return "", "", fault.Failed("config/backend says '%s' but config/fm.toml says backend = '%s'; keep one of them", phrase.Printable(file), phrase.Printable(f.Backend))
 	}
 	if file != "" {
 		return file, "", nil

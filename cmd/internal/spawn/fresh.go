@@ -98,7 +98,7 @@ func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
 		return nil, err
 	}
 	if len(req.extra) > 0 {
-		return nil, fault.Usage("unexpected argument '%s'; fm-spawn takes one task id", state.Printable(req.extra[0]))
+		return nil, fault.Usage("unexpected argument '%s'; fm-spawn takes one task id", phrase.Printable(req.extra[0]))
 	}
 	f := &fresh{req: req, home: home, store: state.Store{Dir: home.State}, unprovision: func() {}}
 	var ok bool
@@ -116,7 +116,7 @@ func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
 	}
 	for _, dir := range []string{f.plan.Dir, f.plan.Project} {
 		if err := state.CheckValue(dir); err != nil {
-			return nil, fault.Failed("the path '%s' cannot be recorded (its %v); rename the directory, or pass one without such a character", state.Printable(dir), err).Coded(fault.EBadWorktree)
+			return nil, fault.Failed("the path '%s' cannot be recorded (its %v); rename the directory, or pass one without such a character", phrase.Printable(dir), err).Coded(fault.EBadWorktree)
 		}
 	}
 	if f.kind == harness.KindSecondmate {
@@ -148,7 +148,7 @@ func (s Spawner) openBackend(f *fresh) error {
 	}
 	ability, known := harness.LookupBackend(name)
 	if !known || !ability.Adapter {
-		return fault.Failed("backend '%s' has no adapter in fmctl (use %s)", state.Printable(name), phrase.OrList(harness.AdapterBackendNames())).Coded(fault.ENoAdapter)
+		return fault.Failed("backend '%s' has no adapter in fmctl (use %s)", phrase.Printable(name), phrase.OrList(harness.AdapterBackendNames())).Coded(fault.ENoAdapter)
 	}
 	be, err := mux.Open(name, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
 	if err != nil {
@@ -318,7 +318,7 @@ func readBrief(path string, home config.Home, req Request) ([]byte, error) {
 	}
 	data, err := state.ReadUserFile(req.Brief, state.MaxBriefBytes)
 	if err != nil {
-		return nil, fault.Failed("--brief '%s' cannot be used (%v)", state.Printable(req.Brief), err).Coded(fault.ENoBrief).
+		return nil, fault.Failed("--brief '%s' cannot be used (%v)", phrase.Printable(req.Brief), err).Coded(fault.ENoBrief).
 			Hint("pass --brief FILE naming a regular file of the task's instructions")
 	}
 	return data, nil

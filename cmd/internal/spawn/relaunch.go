@@ -9,6 +9,7 @@ import (
 	"fmctl/cmd/internal/launch"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -43,7 +44,7 @@ func (s Spawner) Relaunch(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	if len(req.extra) > 0 {
-		return Result{}, fault.Usage("--relaunch takes the task id only; unexpected argument '%s'", state.Printable(req.extra[0]))
+		return Result{}, fault.Usage("--relaunch takes the task id only; unexpected argument '%s'", phrase.Printable(req.extra[0]))
 	}
 	store := state.Store{Dir: home.State}
 	if _, err := os.Lstat(store.MetaPath(req.ID)); err != nil {
@@ -80,7 +81,7 @@ func relaunchHarness(t *task.Target, named string) (harness.Harness, error) {
 		// family's canonical adapter is a different command, so reusing
 		// "the recorded harness" must not quietly substitute it.
 		if t.RecordedHarness != t.Harness.Name {
-			return harness.Harness{}, fault.Failed("task %s records harness '%s', whose launch command cannot be rebuilt from its recorded name", t.ID, state.Printable(t.RecordedHarness)).Coded(fault.EUnverifiedHarness).
+			return harness.Harness{}, fault.Failed("task %s records harness '%s', whose launch command cannot be rebuilt from its recorded name", t.ID, phrase.Printable(t.RecordedHarness)).Coded(fault.EUnverifiedHarness).
 				Hint("a relaunch without --harness would run the canonical '%s' instead of the command that runs now", t.Harness.Name).
 				Hint("pass --harness to choose the replacement deliberately")
 		}
@@ -88,7 +89,7 @@ func relaunchHarness(t *task.Target, named string) (harness.Harness, error) {
 	}
 	h, ok := harness.Lookup(name)
 	if !ok {
-		return harness.Harness{}, fault.Failed("'%s' is not a verified harness (verified: %s)", state.Printable(name), strings.Join(harness.Names(), ", ")).Coded(fault.EUnverifiedHarness)
+		return harness.Harness{}, fault.Failed("'%s' is not a verified harness (verified: %s)", phrase.Printable(name), strings.Join(harness.Names(), ", ")).Coded(fault.EUnverifiedHarness)
 	}
 	if !h.SupportsKind(t.Kind) {
 		return harness.Harness{}, fault.Failed("'%s' is not verified to run a %s task", h.Name, t.Kind).Coded(fault.EUnverifiedHarness)

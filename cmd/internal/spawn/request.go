@@ -11,7 +11,6 @@ import (
 	"fmctl/cmd/internal/fault"
 	"fmctl/harness"
 	"fmctl/phrase"
-	"fmctl/state"
 )
 
 // Request is one fm-spawn invocation, from urfave's parse of the command line.
@@ -141,7 +140,7 @@ func checkValues(r Request) error {
 		return fault.Usage("--kind must be %s%s", phrase.OrList(harness.KindNames()), phrase.DidYouMean(r.Kind, harness.KindNames()))
 	}
 	if b := r.Backend; b != "" && !slices.Contains(harness.AdapterBackendNames(), b) {
-		return fault.Usage("backend '%s' has no adapter in fmctl (use %s)%s", state.Printable(b), phrase.OrList(harness.AdapterBackendNames()), phrase.DidYouMean(b, harness.AdapterBackendNames()))
+		return fault.Usage("backend '%s' has no adapter in fmctl (use %s)%s", phrase.Printable(b), phrase.OrList(harness.AdapterBackendNames()), phrase.DidYouMean(b, harness.AdapterBackendNames()))
 	}
 	return nil
 }

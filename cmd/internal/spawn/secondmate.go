@@ -10,6 +10,7 @@ import (
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/phrase"
 	"fmctl/state"
 )
 
@@ -59,10 +60,10 @@ func (s Spawner) freshProfile(home config.Home, req Request, kind harness.Kind) 
 	}
 	h, ok := harness.Lookup(name)
 	if !ok && fromCrew {
-		return p, fault.Failed("the crew harness '%s' (%s) is not verified; fix it or pass --harness (verified: %s)", state.Printable(name), crewPath, strings.Join(harness.Names(), ", ")).Coded(fault.EBadPin)
+		return p, fault.Failed("the crew harness '%s' (%s) is not verified; fix it or pass --harness (verified: %s)", phrase.Printable(name), crewPath, strings.Join(harness.Names(), ", ")).Coded(fault.EBadPin)
 	}
 	if !ok {
-		return p, fault.Failed("unknown harness '%s'", state.Printable(name)).Coded(fault.EUnverifiedHarness).
+		return p, fault.Failed("unknown harness '%s'", phrase.Printable(name)).Coded(fault.EUnverifiedHarness).
 			Hint("fmctl launches verified harnesses only: %s", strings.Join(harness.Names(), ", "))
 	}
 	if !h.SupportsKind(kind) {
@@ -129,7 +130,7 @@ func refuseOthersHome(dir, id string) error {
 	marker := filepath.Join(dir, secondmateMarker)
 	if data, err := state.ReadSmallFile(marker, 4096); err == nil {
 		if m := strings.TrimSpace(string(data)); m != id {
-			return fault.Failed("'%s' is the home of secondmate '%s' (%s); give %s a home of its own", dir, state.Printable(m), marker, id)
+			return fault.Failed("'%s' is the home of secondmate '%s' (%s); give %s a home of its own", dir, phrase.Printable(m), marker, id)
 		}
 	}
 	return nil

@@ -13,7 +13,7 @@ import (
 	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/harness"
-	"fmctl/state"
+	"fmctl/phrase"
 )
 
 // worktreePlan is where a task's agent will work. A planned worktree is
@@ -67,19 +67,19 @@ func sameDir(a, b string) bool {
 func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Kind) (worktreePlan, error) {
 	wt, err := filepath.Abs(req.Worktree)
 	if err != nil {
-		return worktreePlan{}, fault.Failed("--worktree '%s': %v", state.Printable(req.Worktree), err).Coded(fault.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--worktree '%s': %v", phrase.Printable(req.Worktree), err).Coded(fault.EBadWorktree)
 	}
 	if info, err := os.Stat(wt); err != nil || !info.IsDir() {
-		return worktreePlan{}, fault.Failed("--worktree '%s' is not a directory; create the task's worktree with fm-spawn %s --project REPO", state.Printable(req.Worktree), req.ID).Coded(fault.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--worktree '%s' is not a directory; create the task's worktree with fm-spawn %s --project REPO", phrase.Printable(req.Worktree), req.ID).Coded(fault.EBadWorktree)
 	}
 	top, err := s.gitRoot(ctx, wt)
 	if err != nil {
-		return worktreePlan{}, fault.Failed("--worktree '%s' is not a git worktree (%v)", state.Printable(req.Worktree), err).Coded(fault.EBadWorktree).
+		return worktreePlan{}, fault.Failed("--worktree '%s' is not a git worktree (%v)", phrase.Printable(req.Worktree), err).Coded(fault.EBadWorktree).
 			Hint("create the task's worktree with fm-spawn %s --project REPO", req.ID).
 			Hint("or make this one with git -C '%s' init", wt)
 	}
 	if !sameDir(top, wt) {
-		return worktreePlan{}, fault.Failed("--worktree '%s' is inside the git worktree '%s', not its root", state.Printable(req.Worktree), top).Coded(fault.EBadWorktree).
+		return worktreePlan{}, fault.Failed("--worktree '%s' is inside the git worktree '%s', not its root", phrase.Printable(req.Worktree), top).Coded(fault.EBadWorktree).
 			Hint("pass --worktree '%s'", top).
 			Hint("or create the task's own with fm-spawn %s --project '%s'", req.ID, top)
 	}
@@ -108,7 +108,7 @@ func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Ki
 	}
 	if status = withoutWiring(status); status != "" {
 		first, _, _ := strings.Cut(status, "\n")
-		return worktreePlan{}, fault.Failed("--worktree '%s' has uncommitted changes (%s): a fresh agent would start on someone else's work", wt, state.Printable(strings.TrimSpace(first))).Coded(fault.EBadWorktree).
+		return worktreePlan{}, fault.Failed("--worktree '%s' has uncommitted changes (%s): a fresh agent would start on someone else's work", wt, phrase.Printable(strings.TrimSpace(first))).Coded(fault.EBadWorktree).
 			Hint("commit or stash them (git -C '%s' status)", wt).
 			Hint("or relaunch the task that made them: fm-control relaunch <id>")
 	}
@@ -119,14 +119,14 @@ func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Ki
 func (s Spawner) projectRoot(ctx context.Context, project string) (string, error) {
 	abs, err := filepath.Abs(project)
 	if err != nil {
-		return "", fault.Failed("--project '%s': %v", state.Printable(project), err).Coded(fault.EBadWorktree)
+		return "", fault.Failed("--project '%s': %v", phrase.Printable(project), err).Coded(fault.EBadWorktree)
 	}
 	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
-		return "", fault.Failed("--project '%s' is not a directory", state.Printable(project)).Coded(fault.EBadWorktree)
+		return "", fault.Failed("--project '%s' is not a directory", phrase.Printable(project)).Coded(fault.EBadWorktree)
 	}
 	top, err := s.gitRoot(ctx, abs)
 	if err != nil {
-		return "", fault.Failed("--project '%s' is not a git repository (%v)", state.Printable(project), err).Coded(fault.EBadWorktree).
+		return "", fault.Failed("--project '%s' is not a git repository (%v)", phrase.Printable(project), err).Coded(fault.EBadWorktree).
 			Hint("pass the checkout the task's work belongs to")
 	}
 	return top, nil
@@ -185,7 +185,7 @@ func (s Spawner) planNewWorktree(ctx context.Context, home config.Home, f config
 		plan.Branch = "fm/" + req.ID
 	}
 	if _, err := inProject("check-ref-format", "--branch", plan.Branch); err != nil {
-		return worktreePlan{}, fault.Usage("--branch '%s' is not a valid branch name", state.Printable(plan.Branch))
+		return worktreePlan{}, fault.Usage("--branch '%s' is not a valid branch name", phrase.Printable(plan.Branch))
 	}
 	if _, err := os.Lstat(plan.Dir); !errors.Is(err, fs.ErrNotExist) {
 		return worktreePlan{}, fault.Failed("task %s's worktree '%s' already exists; adopt it with fm-spawn %s --worktree '%s', or remove it (git -C '%s' worktree remove '%s')", req.ID, plan.Dir, req.ID, plan.Dir, project, plan.Dir).Coded(fault.EBadWorktree)
@@ -209,7 +209,7 @@ func (s Spawner) planNewWorktree(ctx context.Context, home config.Home, f config
 		if req.Base == "" {
 			return worktreePlan{}, fault.Failed("--project '%s' has no commit to start the task's worktree from; commit there first (git -C '%s' commit), or pass --base REF", project, project).Coded(fault.EBadWorktree)
 		}
-		return worktreePlan{}, fault.Failed("--base '%s' names no commit in '%s'", state.Printable(base), project).Coded(fault.EBadWorktree).
+		return worktreePlan{}, fault.Failed("--base '%s' names no commit in '%s'", phrase.Printable(base), project).Coded(fault.EBadWorktree).
 			Hint("pass a branch, tag or commit of that repository")
 	}
 	if up, err := inProject("rev-parse", "--verify", "-q", base+"@{upstream}^{commit}"); err == nil {

@@ -6,7 +6,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/fault"
-	"fmctl/state"
+	"fmctl/phrase"
 )
 
 // RequireAgent is the gate every keystroke passes: it reads the endpoint and
@@ -62,7 +62,7 @@ func (t *Target) Gate(obs backends.Observation, tool string) error {
 }
 
 func (t *Target) refuseGate(code fault.Code, format string, args ...any) *fault.Error {
-	return fault.Failed("task %s's endpoint %s "+format, append([]any{t.ID, state.Printable(t.Endpoint.Target)}, args...)...).Coded(code).
+	return fault.Failed("task %s's endpoint %s "+format, append([]any{t.ID, phrase.Printable(t.Endpoint.Target)}, args...)...).Coded(code).
 		With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target)
 }
 

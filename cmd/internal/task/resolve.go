@@ -46,7 +46,7 @@ func (o Opener) Load(home config.Home, id string) (*Target, error) {
 	}
 	rec := task.Record
 	if host := rec.RemoteHost(); host != "" {
-		return nil, fault.Failed("task %s is a remotely placed secondmate on %s; its agent runs outside this home, so nothing %s does here could reach or verify it", id, state.Printable(host), tool).Coded(fault.ERemoteTask).
+		return nil, fault.Failed("task %s is a remotely placed secondmate on %s; its agent runs outside this home, so nothing %s does here could reach or verify it", id, phrase.Printable(host), tool).Coded(fault.ERemoteTask).
 			Hint("drive its lifecycle on that host, and reconcile it through the secondmate recovery path rather than this plane")
 	}
 	if err := task.ValidateIdentity(); err != nil {
@@ -54,12 +54,12 @@ func (o Opener) Load(home config.Home, id string) (*Target, error) {
 	}
 	kind, ok := harness.ParseKind(rec.Kind())
 	if !ok {
-		return nil, fault.Failed("task %s records kind '%s', which is not %s", id, state.Printable(rec.Kind()), phrase.OrList(harness.KindNames())).Coded(fault.EBadRecord)
+		return nil, fault.Failed("task %s records kind '%s', which is not %s", id, phrase.Printable(rec.Kind()), phrase.OrList(harness.KindNames())).Coded(fault.EBadRecord)
 	}
 	name := rec.Backend()
 	ability, known := harness.LookupBackend(name)
 	if !known {
-		return nil, fault.Failed("task %s records backend '%s', which fmctl does not know (known: %s)", id, state.Printable(name), strings.Join(harness.BackendNames(), ", ")).Coded(fault.ENoAdapter)
+		return nil, fault.Failed("task %s records backend '%s', which fmctl does not know (known: %s)", id, phrase.Printable(name), strings.Join(harness.BackendNames(), ", ")).Coded(fault.ENoAdapter)
 	}
 	t := &Target{
 		Home: home, Store: store, Task: task, ID: id, Kind: kind,
@@ -92,7 +92,7 @@ func (t *Target) RequireHarness(tool string) error {
 	if rec == "" {
 		rec = "none"
 	}
-	return fault.Failed("task %s records harness '%s', which has no verified control mechanics; %s refuses to guess an interrupt key or exit command (verified: %s)", t.ID, state.Printable(rec), tool, strings.Join(harness.Names(), ", ")).Coded(fault.EUnverifiedHarness)
+	return fault.Failed("task %s records harness '%s', which has no verified control mechanics; %s refuses to guess an interrupt key or exit command (verified: %s)", t.ID, phrase.Printable(rec), tool, strings.Join(harness.Names(), ", ")).Coded(fault.EUnverifiedHarness)
 }
 
 // Family is the resolved harness name for output, or the recorded value.

@@ -15,7 +15,7 @@ import (
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
-	"fmctl/state"
+	"fmctl/phrase"
 )
 
 const description = `Refuses unless the task's work has landed: every commit of its worktree's
@@ -84,7 +84,7 @@ func taskArg(home config.HomeVars, cmd *ucli.Command) (string, error) {
 		return "", err
 	}
 	if len(args) > 1 {
-		return "", fault.Usage("unexpected argument '%s': fm-teardown takes one task id (see fm-teardown --help)", state.Printable(args[1]))
+		return "", fault.Usage("unexpected argument '%s': fm-teardown takes one task id (see fm-teardown --help)", phrase.Printable(args[1]))
 	}
 	return args[0], nil
 }

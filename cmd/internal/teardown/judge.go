@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"fmctl/cmd/internal/fault"
-	"fmctl/cmd/internal/landed"
 	"fmctl/cmd/internal/retire"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
@@ -56,9 +55,9 @@ func (r Runner) judge(ctx context.Context, t *task.Target, force bool) (retire.P
 		p.Keep = retire.KeepShared
 		return withDiscards(p, discards), nil
 	}
-	w, err := landed.Check(ctx, r.git, p.Worktree, p.Project, retire.Ignore(harness.WorktreeWiring(), secondmate))
+	w, err := retire.CheckLanded(ctx, r.git, p.Worktree, p.Project, retire.Ignore(harness.WorktreeWiring(), secondmate))
 	switch {
-	case errors.Is(err, landed.ErrNoWorktree):
+	case errors.Is(err, retire.ErrNoWorktree):
 		p.Keep = retire.KeepGone
 		return withDiscards(p, discards), nil
 	case err != nil && force:
@@ -98,7 +97,7 @@ func withDiscards(p retire.Plan, discards []string) retire.Plan {
 
 // notLanded refuses work that has not landed, with the command that lands
 // each part of it.
-func notLanded(t *task.Target, w landed.Work, left string) error {
+func notLanded(t *task.Target, w retire.Work, left string) error {
 	e := fault.Failed("task %s's work has not landed: %s; nothing was changed", t.ID, left).Coded(fault.ENotLanded)
 	if w.Branch == "" {
 		e.Hint("check its branch out again (git -C '%s' switch <branch>), or put the commit on one", w.Worktree)

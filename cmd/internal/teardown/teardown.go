@@ -55,7 +55,7 @@ func (r Runner) Teardown(ctx context.Context, id string, force bool) error {
 	}
 	agent, err := r.stop(ctx, t, force)
 	if err == nil {
-		err = state.Fault("stop")
+		err = state.Inject("stop")
 	}
 	if err != nil {
 		return r.abandon(x, err)

@@ -1,7 +1,8 @@
-// Package landed decides whether a task's work has landed: whether removing
-// its worktree and branch would lose anything a person could want. It only
-// reads the repository, through a git runner the caller supplies.
-package landed
+package retire
+
+// The landed-work test decides whether a task's work has landed: whether
+// removing its worktree and branch would lose anything a person could want.
+// It only reads the repository, through a git runner the caller supplies.
 
 import (
 	"context"
@@ -62,10 +63,10 @@ func (w Work) Landed() bool {
 // shownCommits bounds the unlanded commits a refusal names.
 const shownCommits = 5
 
-// Check reads worktree wt of the repository at project. ignore drops status
+// CheckLanded reads worktree wt of the repository at project. ignore drops status
 // paths that are not the task's work (fmctl's own telemetry wiring, a
 // secondmate's home records); nil keeps every path.
-func Check(ctx context.Context, git Git, wt, project string, ignore func(path string) bool) (Work, error) {
+func CheckLanded(ctx context.Context, git Git, wt, project string, ignore func(path string) bool) (Work, error) {
 	w := Work{Worktree: wt, Project: project}
 	if info, err := os.Lstat(wt); err != nil || !info.IsDir() {
 		return w, fmt.Errorf("worktree %s is not a directory: %w", wt, ErrNoWorktree)

@@ -1,7 +1,8 @@
-// Package fact holds the key=value facts an outcome or an error carries: a
-// text token for the stable line and a typed value for --json. Domain
-// packages attach them to the errors they return; the CLI edge prints them.
-package fact
+package fault
+
+// The key=value facts an outcome or an error carries: a text token for the
+// stable line and a typed value for --json. Domain packages attach them to
+// the errors and outcomes they return; the CLI edge prints them.
 
 import (
 	"fmt"

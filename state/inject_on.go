@@ -12,11 +12,11 @@ import (
 // FaultsBuilt says this build has the fault seams (-tags fmfault).
 const FaultsBuilt = true
 
-// Fault returns an injected error if FM_TEST_FAULT names step, and kills
-// the process if FM_TEST_CRASH names it (see fault_off.go). These two are
+// Inject returns an injected error if FM_TEST_FAULT names step, and kills
+// the process if FM_TEST_CRASH names it (see inject_off.go). These two are
 // read here, not in config's table: they are a test build's seams, never a
 // setting of a release binary.
-func Fault(step string) error {
+func Inject(step string) error {
 	crashPoint(step)
 	return faultPoint(step)
 }

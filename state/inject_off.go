@@ -8,7 +8,7 @@ package state
 // or an OOM kill would. Steps are named by the code that calls them
 // ("journal:stopping", "write:t1.meta", "launch", ...).
 //
-// They exist only in a build with -tags fmfault (fault_on.go; make test
+// They exist only in a build with -tags fmfault (inject_on.go; make test
 // builds its tests that way): a release binary has no variable that makes
 // it kill itself or fail on purpose, and tests/faults proves make build's
 // binaries lack them.
@@ -16,8 +16,8 @@ package state
 // FaultsBuilt says this build has the fault seams (-tags fmfault).
 const FaultsBuilt = false
 
-// Fault, faultPoint and crashPoint are no-ops without -tags fmfault.
-func Fault(string) error { return nil }
+// Inject, faultPoint and crashPoint are no-ops without -tags fmfault.
+func Inject(string) error { return nil }
 
 func faultPoint(string) error { return nil }
 

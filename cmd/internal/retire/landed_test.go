@@ -1,4 +1,4 @@
-package landed
+package retire
 
 import (
 	"context"
@@ -66,9 +66,9 @@ func newRepo(t *testing.T, withRemote bool) repo {
 
 func (r repo) check() Work {
 	r.t.Helper()
-	w, err := Check(context.Background(), realGit, r.wt, r.project, nil)
+	w, err := CheckLanded(context.Background(), realGit, r.wt, r.project, nil)
 	if err != nil {
-		r.t.Fatalf("Check: %v", err)
+		r.t.Fatalf("CheckLanded: %v", err)
 	}
 	return w
 }
@@ -112,7 +112,7 @@ func TestUncommittedAndUntrackedAreNeverLanded(t *testing.T) {
 	if w.Landed() || len(w.Changes) != 1 || w.Changes[0] != "?? notes.txt" {
 		t.Fatalf("an untracked file: %+v", w)
 	}
-	ignored, err := Check(context.Background(), realGit, r.wt, r.project, func(p string) bool { return p == "notes.txt" })
+	ignored, err := CheckLanded(context.Background(), realGit, r.wt, r.project, func(p string) bool { return p == "notes.txt" })
 	if err != nil || !ignored.Landed() {
 		t.Fatalf("the caller's ignore drops fmctl's own files: %+v %v", ignored, err)
 	}
@@ -148,7 +148,7 @@ func TestBranchCheckedOutElsewhere(t *testing.T) {
 
 func TestMainCheckoutIsMarked(t *testing.T) {
 	r := newRepo(t, false)
-	w, err := Check(context.Background(), realGit, r.project, r.project, nil)
+	w, err := CheckLanded(context.Background(), realGit, r.project, r.project, nil)
 	if err != nil || !w.Main || !w.Landed() {
 		t.Fatalf("the project's own checkout on its default branch: %+v %v", w, err)
 	}
@@ -169,7 +169,7 @@ func TestUnjudgeable(t *testing.T) {
 		{"another repository's worktree", stranger, r.project, ErrForeign},
 	}
 	for _, c := range cases {
-		if _, err := Check(context.Background(), realGit, c.wt, c.project, nil); !errors.Is(err, c.want) {
+		if _, err := CheckLanded(context.Background(), realGit, c.wt, c.project, nil); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
 	}
@@ -184,7 +184,7 @@ func TestFailingGitIsNotLanded(t *testing.T) {
 		}
 		return realGit(ctx, dir, args...)
 	}
-	if _, err := Check(context.Background(), failStatus, r.wt, r.project, nil); !errors.Is(err, ErrGitUnreadable) {
+	if _, err := CheckLanded(context.Background(), failStatus, r.wt, r.project, nil); !errors.Is(err, ErrGitUnreadable) {
 		t.Fatalf("a failing git status: %v, want ErrGitUnreadable", err)
 	}
 }
