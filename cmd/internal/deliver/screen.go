@@ -124,15 +124,15 @@ func ClearHeld(ctx context.Context, b backends.Backend, ep backends.Endpoint, si
 	}
 	keys := sig.Clear.Presses(st.Held)
 	if len(keys) == 0 {
-		return fmt.Errorf("its composer holds %q and the harness has no verified clear", clip(st.HeldText()))
+		return fmt.Errorf("its composer holds %q and the harness has no verified clear", Clip(st.HeldText()))
 	}
 	for _, k := range keys {
 		if !can(k) {
-			return fmt.Errorf("its composer holds %q, and clearing it needs %s, which this backend cannot deliver", clip(st.HeldText()), k)
+			return fmt.Errorf("its composer holds %q, and clearing it needs %s, which this backend cannot deliver", Clip(st.HeldText()), k)
 		}
 	}
 	if p, _ := (press.Keys{Backend: b, Endpoint: ep, Gap: sig.Clear.Gap}).Sequence(ctx, keys, press.Opts{}); p.Err != nil {
-		return fmt.Errorf("its composer holds %q and the clear key %s failed: %w", clip(st.HeldText()), keys[p.Sent], p.Err)
+		return fmt.Errorf("its composer holds %q and the clear key %s failed: %w", Clip(st.HeldText()), keys[p.Sent], p.Err)
 	}
 	deadline := time.Now().Add(limit)
 	for {
@@ -145,13 +145,13 @@ func ClearHeld(ctx context.Context, b backends.Backend, ep backends.Endpoint, si
 			if err == nil && now.Composer == harness.ComposerHolding {
 				held = now.HeldText()
 			}
-			return fmt.Errorf("its composer held %q and was not provably empty after the harness's clear; it may still hold %q", clip(st.HeldText()), clip(held))
+			return fmt.Errorf("its composer held %q and was not provably empty after the harness's clear; it may still hold %q", Clip(st.HeldText()), Clip(held))
 		}
 	}
 }
 
-// clip shortens held text for a one-line message.
-func clip(s string) string {
+// Clip shortens held text for a one-line message.
+func Clip(s string) string {
 	r := []rune(s)
 	if len(r) > 60 {
 		return string(r[:57]) + "..."

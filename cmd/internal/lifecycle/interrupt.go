@@ -109,6 +109,12 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 	}
 	k := press.Keys{Backend: t.Backend, Endpoint: t.Endpoint, Gate: gate, Gap: h.PressGap, Hold: hold, Words: press.InterruptWords(t.ID, t.BackendName)}
 	p, err := k.Sequence(ctx, keys, press.Opts{ScreenBefore: watch, ReadAfter: read && !ack.pending()})
+	if p.Sent > 0 {
+		// The agent may put the cancelled prompt back into its composer,
+		// where the next fm-send may then clear it as fmctl's own text; a
+		// mark not written leaves it a draft, refused, never lost.
+		_ = t.Store.MarkInterrupted(t.ID, time.Now())
+	}
 	restore, restoring := noRestore, false
 	if p.Before != nil {
 		restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true)
