@@ -92,7 +92,7 @@ type CodeRow struct {
 var Codes = []CodeRow{
 	{ERefused, ClassFailed, nil, "refused or failed, with no more specific class; the sentence says why"},
 	{EUsage, ClassUsage, nil, "the command line is wrong: an unknown verb or flag, a missing or extra argument, a value outside the flag's set (with the one probably meant), an empty message"},
-	{EUnconfirmed, ClassUnconfirmed, nil, "the action happened but its effect could not be proven (fm-send's submit, an interrupt's turn still running, exit's background turn); look before repeating it"},
+	{EUnconfirmed, ClassUnconfirmed, nil, "the action happened but its effect could not be proven (fm-send's submit, an interrupt's cancel, exit's background turn); look before repeating it"},
 	{ETimeout, ClassTimeout, nil, "fm-control wait: the condition did not hold before `--timeout`"},
 	{ENoHome, ClassFailed, config.ErrNoHome, "`FM_HOME` is unset or is not a firstmate home"},
 	{EBadPin, ClassFailed, config.ErrBadPin, "a configured harness pin names a harness fmctl will not launch"},

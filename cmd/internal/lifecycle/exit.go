@@ -153,7 +153,7 @@ func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends
 			if verdict.Running {
 				note += " turn=running"
 			}
-			return interrupted{note: note, turnUnproven: verdict.Cancel != "confirmed" && t.Harness.ExitKeepsTurn()}, nil
+			return interrupted{note: note, turnUnproven: verdict.Cancel != CancelConfirmed && t.Harness.ExitKeepsTurn()}, nil
 		}
 	}
 	switch after.State {

@@ -17,7 +17,7 @@ import (
 // InterruptResult is what an interrupt delivery proved.
 type InterruptResult struct {
 	Verified string // agent-alive or endpoint
-	Cancel   string // confirmed or unconfirmed
+	Cancel   string // CancelConfirmed or CancelNoTurn (CancelUnconfirmed comes with an exit-3 error)
 	Proof    string // what the cancel verdict rests on (ProofRecord, ...)
 	Rounds   int    // rounds of interrupt keys sent
 	After    backends.Observation
@@ -123,7 +123,7 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 	case p.Refused != nil && p.Sent == 0:
 		return "", nil, p.Refused
 	case p.Refused != nil:
-		return "unconfirmed", p.Judged, nil
+		return CancelUnconfirmed, p.Judged, nil
 	case err != nil && p.Sent == h.Repeat && !p.Unknown():
 		return "", nil, fault.Failed("interrupt key %s reached task %s, but %s did not (%v)", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(p.Err)).Coded(fault.EDeliveryFailed).
 			Hint("its composer may still hold the cancelled prompt: clear it before sending anything else")
@@ -217,7 +217,8 @@ const restoreWait = 1500 * time.Millisecond
 // Interrupt is the full verb: deliver (the first key only past gate, when
 // set), prove the turn ended, repeating the keys while the agent's own
 // record shows it running, then prove the agent is still there. A turn the
-// record still shows running after every round is exit 3.
+// record still shows running after every round is exit 3, and so is one
+// nothing proved over (nor proved never there).
 func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backends.Observation) error, hold *state.Lock) (InterruptResult, error) {
 	before, _ := Activity(t)
 	reported := before.State == state.ActivityBusy || before.State == state.ActivityWaiting
@@ -273,7 +274,10 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 	if verdict.Running {
 		return res, stillRunning(t, verdict, c.waits.Cancel)
 	}
-	if verdict.Cancel == "confirmed" && verdict.Proof == ProofRecord {
+	if res.Cancel == CancelUnconfirmed {
+		return res, cancelUnproven(t, res)
+	}
+	if verdict.Cancel == CancelConfirmed && verdict.Proof == ProofRecord {
 		settleCancelled(t, before, time.Now())
 	}
 	return res, nil
