@@ -67,20 +67,20 @@ func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 	return held, nil
 }
 
-// maxDraftFact bounds the draft a refusal carries under --json: enough to
-// tell whose it is, while the text line shows Clip's head of it.
-const maxDraftFact = 500
+// A refusal's error line quotes the draft's head, short enough for the
+// line to stay one line; the draft fact under --json carries more of it,
+// enough to tell whose it is.
+const (
+	draftLineRunes = 40
+	draftFactRunes = 500
+)
 
 // refuseDraft refuses to type over text a person left in the composer:
 // fmctl did not type it, and it is not a prompt the agent put back after
 // an interrupt fmctl sent, so clearing it would lose it without a word.
 func refuseDraft(t *task.Target, req Request, draft string, facts []string) error {
-	kept := draft
-	if r := []rune(kept); len(r) > maxDraftFact {
-		kept = string(r[:maxDraftFact]) + "..."
-	}
-	return fault.Failed("task %s's composer holds a draft fmctl did not type (%q); nothing was sent", t.ID, deliver.Clip(draft)).Coded(fault.EDraftInComposer).
-		With(append(facts, "draft", kept)...).
+	return fault.Failed("task %s's composer holds a draft fmctl did not type (%q); nothing was sent", t.ID, deliver.Clip(draft, draftLineRunes)).Coded(fault.EDraftInComposer).
+		With(append(facts, "draft", deliver.Clip(draft, draftFactRunes))...).
 		Hint("send or clear the draft in the pane (fm-control read %s shows it), then send again", t.ID).
 		Hint("%s", discardHint(t.ID, req))
 }

@@ -307,7 +307,7 @@ func (d delivery) emptiedFacts(e *fault.Error) *fault.Error {
 	case d.emptied == nil:
 		return e
 	case d.emptied.draft:
-		return e.With("discarded", d.emptied.text).Hint("the draft %q was discarded from the composer before the message was typed", deliver.Clip(d.emptied.text))
+		return e.With("discarded", d.emptied.text).Hint("the draft %q was discarded from the composer before the message was typed", deliver.Clip(d.emptied.text, draftLineRunes))
 	}
 	return e.With("cleared", d.emptied.text)
 }
