@@ -184,6 +184,9 @@ type cancelled struct {
 	Rounds int    // key rounds sent
 	// Running: the record still showed the turn after every round.
 	Running bool
+	// Cleared is the cancelled prompt a repeated round found put back
+	// and cleared ("" for none).
+	Cleared string
 }
 
 // confirmCancel judges an interrupt whose first round of keys went out at
@@ -199,13 +202,15 @@ type cancelled struct {
 // gate. An agent whose own word is that no turn ran (its record, its idle
 // report, muse's log) had nothing to cancel: no-turn. Anything else is
 // unconfirmed, which the interrupt verb exits 3 with.
-func (c *Verbs) confirmCancel(ctx context.Context, t *task.Target, before turnBefore, reported bool, ack string, since time.Time, gate func(backends.Observation) error, hold *state.Lock) (cancelled, error) {
+func (c *Verbs) confirmCancel(ctx context.Context, t *task.Target, before turnBefore, reported bool, ack string, since time.Time, gate func(backends.Observation) error, hold *state.Lock) (verdict cancelled, err error) {
+	cleared := ""
+	defer func() { verdict.Cleared = cleared }()
 	if ack == CancelConfirmed {
 		return cancelled{Cancel: CancelConfirmed, Proof: ProofAck, Rounds: 1}, nil
 	}
 	noTurn := ""
 	if before.record != nil {
-		w := cancelWatch{record: before.record, rounds: t.Harness.Rounds, budget: c.waits.Cancel, poll: c.waits.Poll, again: c.repeatInterrupt(t, gate, hold),
+		w := cancelWatch{record: before.record, rounds: t.Harness.Rounds, budget: c.waits.Cancel, poll: c.waits.Poll, again: c.repeatInterrupt(t, gate, hold, &cleared),
 			mayStart: reported || submitPending(t, since)}
 		res, err := w.run(ctx, before.running)
 		if err != nil {
@@ -280,14 +285,18 @@ func submitPending(t *task.Target, at time.Time) bool {
 
 // repeatInterrupt sends the harness's whole interrupt sequence once more,
 // every key past gate (read right before it where the backend cannot gate
-// a key itself): the agent may have gone since the first round.
-func (c *Verbs) repeatInterrupt(t *task.Target, gate func(backends.Observation) error, hold *state.Lock) func(context.Context) error {
+// a key itself): the agent may have gone since the first round. A
+// cancelled prompt the round clears is kept in cleared.
+func (c *Verbs) repeatInterrupt(t *task.Target, gate func(backends.Observation) error, hold *state.Lock, cleared *string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		each, err := press.GateOnce(ctx, t.Backend, t.Endpoint, gate)
 		if err != nil {
 			return err
 		}
-		_, _, err = c.deliverInterruptThenRead(ctx, t, false, each, hold)
+		done, err := c.deliverInterruptThenRead(ctx, t, false, each, hold)
+		if done.cleared != "" {
+			*cleared = done.cleared
+		}
 		return err
 	}
 }
@@ -306,7 +315,7 @@ func InterruptGate(t *task.Target) func(backends.Observation) error {
 // stillRunning is the exit-3 refusal of an interrupt whose turn the
 // agent's own record still shows running after every round of keys: the
 // keys arrived, but the verb did not do what it is for.
-func stillRunning(t *task.Target, c cancelled, wait time.Duration) error {
+func stillRunning(t *task.Target, c cancelled, wait time.Duration) *fault.Error {
 	return fault.Unconfirmed("task %s's turn is still running per %s's own record %s after %d round(s) of its interrupt keys", t.ID, t.Harness.Name, Seconds(wait), c.Rounds).
 		Hint("fm-control exit %s stops the agent, and its turn with it", t.ID).
 		Hint("fm-control wait %s --for idle waits for the turn to end by itself", t.ID).
@@ -317,7 +326,7 @@ func stillRunning(t *task.Target, c cancelled, wait time.Duration) error {
 // whose effect nothing proved: no record fmctl reads showed the turn end,
 // nor showed no turn, and the agent reported neither. The keys may well
 // have cancelled a turn; the pane says whether one still runs.
-func cancelUnproven(t *task.Target, res InterruptResult) error {
+func cancelUnproven(t *task.Target, res InterruptResult) *fault.Error {
 	return fault.Unconfirmed("task %s's %s agent got its interrupt keys, but nothing proves a turn was cancelled, or that none ran", t.ID, t.Harness.Name).
 		Hint("fm-control read %s shows the pane: look before interrupting again", t.ID).
 		With("id", t.ID, "cancel", res.Cancel, "proof", res.Proof).
