@@ -34,6 +34,13 @@ type KeyEffect struct {
 // may start or end between any read and the key.
 func (e KeyEffect) EndsAgent() bool { return e.Idle == EffectQuits || e.Busy == EffectQuits }
 
+// CancelsTurn reports whether the key, pressed during a turn, cancels it
+// (or arms the cancel a second press performs): a harness may then put the
+// cancelled prompt back into its composer.
+func (e KeyEffect) CancelsTurn() bool {
+	return e.Busy == EffectCancelsTurn || e.Busy == EffectArmsCancel
+}
+
 const (
 	srcClaudeCodex = "tests/captures/notes-claude-codex.md"
 	srcOthers      = "tests/captures/notes-opencode-pi-gemini.md"

@@ -454,7 +454,7 @@ type Verb struct {
 var verbs = []Verb{
 	{Name: "interrupt", Lifecycle: true,
 		Purpose:       "cancel the agent's running turn and leave it running",
-		Postcondition: "the endpoint exists and, where the backend classifies agents, the agent is still alive; cancel=confirmed only from the agent's own record showing the turn end (proof=record; the keys go again while it still shows the turn, up to the harness's rounds, and a turn still running after FM_CONTROL_CANCEL_WAIT is exit 3), an adapter-owned acknowledgement (proof=ack) or the agent's own turn-end report after the keys (proof=telemetry)"},
+		Postcondition: "the endpoint exists and, where the backend classifies agents, the agent is still alive; cancel=confirmed only from the agent's own record showing the turn end (proof=record; the keys go again while it still shows the turn, up to the harness's rounds, and a turn still running after FM_CONTROL_CANCEL_WAIT is exit 3), an adapter-owned acknowledgement (proof=ack) or the agent's own turn-end report after the keys (proof=telemetry); cancel=no-turn where the agent's own word (its record, its idle report, muse's log) is that no turn ran; cancel=unconfirmed, nothing proved either, is exit 3"},
 	{Name: "exit", Lifecycle: true, NeedsVerified: true,
 		Purpose:       "stop the agent, keeping its endpoint, worktree and every uncommitted change",
 		Postcondition: "the backend's recovery-grade classifier reports the agent gone (and, for a harness whose turn outlives its exit command, the agent reported the turn over); already-stopped is success"},

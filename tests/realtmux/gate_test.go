@@ -224,10 +224,11 @@ func TestAStoppedServerEndsACallAtTheTimeout(t *testing.T) {
 	a.assertBytes("hello\r")
 }
 
-// Input left in the composer (an /exit whose Enter never landed) is read by
-// claude's screen signature: fm-send clears it with claude's verified clear
-// (End, then C-u twice a row plus one), proves the composer empty, and only
-// then types, so the agent never reads "/exitplease run the tests".
+// Input left in the composer (an /exit fmctl did not type) is read by
+// claude's screen signature: a person's draft, refused and kept; with
+// --discard-draft fm-send clears it with claude's verified clear (End, then
+// C-u twice a row plus one), proves the composer empty, and only then
+// types, so the agent never reads "/exitplease run the tests".
 func TestLeftoverComposerInputIsNeverGluedToAMessage(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
@@ -237,9 +238,14 @@ func TestLeftoverComposerInputIsNeverGluedToAMessage(t *testing.T) {
 		return strings.Contains(s.capture(a.pane), "❯ /exit")
 	}, a.state)
 	r := s.run("", nil, "fm-send", "t1", "please run the tests")
-	wantCode(t, r, 0, "fm-send over leftover input")
-	if !strings.Contains(r.stdout, "cleared=yes") {
-		t.Fatalf("stdout = %q, want it to say the held /exit was cleared", r.stdout)
+	wantCode(t, r, 1, "fm-send over a draft")
+	if !strings.Contains(r.stderr, `holds a draft fmctl did not type ("/exit")`) {
+		t.Fatalf("stderr = %q, want it to quote the draft it kept", r.stderr)
+	}
+	r = s.run("", nil, "fm-send", "t1", "--discard-draft", "please run the tests")
+	wantCode(t, r, 0, "fm-send --discard-draft over a draft")
+	if !strings.Contains(r.stdout, `discarded="/exit"`) {
+		t.Fatalf("stdout = %q, want it to say the held /exit was discarded", r.stdout)
 	}
 	a.assertEvents("clear", "clear", "clear", `submit "please run the tests"`)
 }

@@ -23,11 +23,11 @@ import (
 // mistyped field changes nothing. TestOutputFieldsMatchTheSchemas keeps
 // this table and the schemas the same.
 var OutputFields = map[string][]string{
-	"fm-send":                 {"outcome", "id", "backend", "endpoint", "bytes", "enters", "marked", "submit", "proof", "message", "cleared", "key", "clear"},
+	"fm-send":                 {"outcome", "id", "backend", "endpoint", "bytes", "enters", "marked", "submit", "proof", "message", "cleared", "discarded", "key", "clear"},
 	"fm-spawn":                {"outcome", "id", "harness", "kind", "backend", "window", "worktree", "ready", "dialog", "relaunch", "attach"},
 	"fm-control-capabilities": {"verbs", "harnesses", "backends", "family_rule", "efforts", "keys", "tunables"},
 	"fm-control-exit":         {"outcome", "id", "harness", "backend", "endpoint", "worktree"},
-	"fm-control-interrupt":    {"outcome", "id", "harness", "backend", "verified", "cancel", "proof", "endpoint", "state", "rounds"},
+	"fm-control-interrupt":    {"outcome", "id", "harness", "backend", "verified", "cancel", "proof", "endpoint", "state", "rounds", "cleared"},
 	"fm-control-list":         {"outcome", "count", "tasks"},
 	"fm-control-read":         {"outcome", "id", "backend", "endpoint", "lines", "text"},
 	"fm-control-rebind":       {"outcome", "id", "backend", "endpoint", "was", "pane", "state", "worktree", "detail"},

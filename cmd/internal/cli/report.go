@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"fmctl/cmd/internal/fault"
@@ -29,6 +30,15 @@ func (o *Outcome) Add(key, value string) *Outcome {
 func (o *Outcome) AddJSON(key, value string) *Outcome {
 	f := fault.Str(key, value)
 	f.JSONOnly = true
+	return o.Put(f)
+}
+
+// AddQuoted appends a fact whose value is free text (what a composer
+// held): quoted in the text line, so its spaces and any `=` stay one
+// token; as it is in --json.
+func (o *Outcome) AddQuoted(key, value string) *Outcome {
+	f := fault.Str(key, value)
+	f.Text = strconv.Quote(value)
 	return o.Put(f)
 }
 

@@ -38,6 +38,9 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
 		Add("verified", res.Verified).Add("cancel", res.Cancel).Add("proof", res.Proof).
 		AddJSON("endpoint", t.Endpoint.Target).AddJSON("state", string(res.After.State))
 	out.Put(fault.Fact{Key: "rounds", Text: strconv.Itoa(res.Rounds), Value: res.Rounds, JSONOnly: true})
+	if res.Cleared != "" {
+		out.AddQuoted("cleared", res.Cleared)
+	}
 	c.print.Outcome(out)
 	return nil
 }

@@ -124,15 +124,15 @@ func ClearHeld(ctx context.Context, b backends.Backend, ep backends.Endpoint, si
 	}
 	keys := sig.Clear.Presses(st.Held)
 	if len(keys) == 0 {
-		return fmt.Errorf("its composer holds %q and the harness has no verified clear", clip(st.HeldText()))
+		return fmt.Errorf("its composer holds %q and the harness has no verified clear", Clip(st.HeldText(), heldRunes))
 	}
 	for _, k := range keys {
 		if !can(k) {
-			return fmt.Errorf("its composer holds %q, and clearing it needs %s, which this backend cannot deliver", clip(st.HeldText()), k)
+			return fmt.Errorf("its composer holds %q, and clearing it needs %s, which this backend cannot deliver", Clip(st.HeldText(), heldRunes), k)
 		}
 	}
 	if p, _ := (press.Keys{Backend: b, Endpoint: ep, Gap: sig.Clear.Gap}).Sequence(ctx, keys, press.Opts{}); p.Err != nil {
-		return fmt.Errorf("its composer holds %q and the clear key %s failed: %w", clip(st.HeldText()), keys[p.Sent], p.Err)
+		return fmt.Errorf("its composer holds %q and the clear key %s failed: %w", Clip(st.HeldText(), heldRunes), keys[p.Sent], p.Err)
 	}
 	deadline := time.Now().Add(limit)
 	for {
@@ -145,19 +145,22 @@ func ClearHeld(ctx context.Context, b backends.Backend, ep backends.Endpoint, si
 			if err == nil && now.Composer == harness.ComposerHolding {
 				held = now.HeldText()
 			}
-			return fmt.Errorf("its composer held %q and was not provably empty after the harness's clear; it may still hold %q", clip(st.HeldText()), clip(held))
+			return fmt.Errorf("its composer held %q and was not provably empty after the harness's clear; it may still hold %q", Clip(st.HeldText(), heldRunes), Clip(held, heldRunes))
 		}
 	}
 }
 
-// clip shortens held text for a one-line message.
-func clip(s string) string {
+// Clip shortens held text to n runes at most, for a one-line message.
+func Clip(s string, n int) string {
 	r := []rune(s)
-	if len(r) > 60 {
-		return string(r[:57]) + "..."
+	if len(r) > n {
+		return string(r[:n-3]) + "..."
 	}
 	return s
 }
+
+// heldRunes is how much of held text a message quotes.
+const heldRunes = 60
 
 // drawnBase is waitDrawn's budget for a text of no length.
 const drawnBase = 6 * time.Second

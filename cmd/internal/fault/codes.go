@@ -51,6 +51,7 @@ const (
 	EDialog               Code = "dialog"
 	EBusy                 Code = "busy"
 	EComposerHeld         Code = "composer-held"
+	EDraftInComposer      Code = "draft-in-composer"
 	EDeliveryFailed       Code = "delivery-failed"
 	ENotStopped           Code = "not-stopped"
 	ENoSignal             Code = "no-signal"
@@ -91,7 +92,7 @@ type CodeRow struct {
 var Codes = []CodeRow{
 	{ERefused, ClassFailed, nil, "refused or failed, with no more specific class; the sentence says why"},
 	{EUsage, ClassUsage, nil, "the command line is wrong: an unknown verb or flag, a missing or extra argument, a value outside the flag's set (with the one probably meant), an empty message"},
-	{EUnconfirmed, ClassUnconfirmed, nil, "the action happened but its effect could not be proven (fm-send's submit, an interrupt's turn still running, exit's background turn); look before repeating it"},
+	{EUnconfirmed, ClassUnconfirmed, nil, "the action happened but its effect could not be proven (fm-send's submit, an interrupt's cancel, exit's background turn); look before repeating it"},
 	{ETimeout, ClassTimeout, nil, "fm-control wait: the condition did not hold before `--timeout`"},
 	{ENoHome, ClassFailed, config.ErrNoHome, "`FM_HOME` is unset or is not a firstmate home"},
 	{EBadPin, ClassFailed, config.ErrBadPin, "a configured harness pin names a harness fmctl will not launch"},
@@ -120,6 +121,7 @@ var Codes = []CodeRow{
 	{EDialog, ClassFailed, nil, "the agent is at a blocking dialog (the dialog fact names it); nothing was typed"},
 	{EBusy, ClassFailed, nil, "the agent is mid-turn and refuses the input"},
 	{EComposerHeld, ClassFailed, nil, "the composer holds text that could not be cleared; nothing was typed"},
+	{EDraftInComposer, ClassFailed, nil, "fm-send: the composer holds a person's draft (text fmctl did not type, nor the agent put back after an interrupt fmctl sent); it is kept, nothing was typed (the draft fact quotes it); `--discard-draft` sends over it"},
 	{EDeliveryFailed, ClassFailed, nil, "the backend failed to deliver text or a key"},
 	{ENotStopped, ClassFailed, nil, "fm-control exit: the agent did not stop within the wait"},
 	{ENoSignal, ClassFailed, nil, "fm-control wait: the harness reports no activity the condition could be read from"},

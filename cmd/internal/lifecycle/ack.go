@@ -18,6 +18,9 @@ import (
 type cancelAck struct {
 	logPath string // muse session log (JSON lines)
 	runID   string // the run active before the keys were sent
+	// noRun: the log was read before the keys and no run was active in
+	// it, the agent's own word that there was no turn to cancel.
+	noRun bool
 }
 
 // startAck finds, before the keys are sent, the run the interrupt should
@@ -35,7 +38,7 @@ func (c *Verbs) startAck(t *task.Target) cancelAck {
 	if logPath == "" {
 		return cancelAck{}
 	}
-	events := readMuseLog(logPath)
+	events, read := readMuseLog(logPath)
 	active := ""
 	for _, e := range events {
 		switch {
@@ -45,7 +48,7 @@ func (c *Verbs) startAck(t *task.Target) cancelAck {
 			active = ""
 		}
 	}
-	return cancelAck{logPath: logPath, runID: active}
+	return cancelAck{logPath: logPath, runID: active, noRun: active == "" && read}
 }
 
 type museEvent struct {
@@ -54,10 +57,12 @@ type museEvent struct {
 	Terminal string `json:"terminal"`
 }
 
-func readMuseLog(path string) []museEvent {
+// readMuseLog reads the session log's events; ok is false when it cannot
+// be read at all.
+func readMuseLog(path string) (events []museEvent, ok bool) {
 	data, err := state.ReadSmallFile(path, 16<<20)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	var out []museEvent
 	for _, line := range strings.Split(string(data), "\n") {
@@ -66,34 +71,39 @@ func readMuseLog(path string) []museEvent {
 			out = append(out, e)
 		}
 	}
-	return out
+	return out, true
 }
 
 // pending reports whether wait will watch for an acknowledgement.
 func (a cancelAck) pending() bool { return a.runID != "" }
 
 // wait polls for the run's terminal event: "cancelled" confirms, any other
-// terminal or the deadline leaves the cancel unconfirmed.
+// terminal or the deadline leaves the cancel unconfirmed. A log that showed
+// no run before the keys says no-turn.
 func (a cancelAck) wait(ctx context.Context, w Waits) string {
+	if a.noRun {
+		return CancelNoTurn
+	}
 	if a.runID == "" {
-		return "unconfirmed"
+		return CancelUnconfirmed
 	}
 	deadline := time.Now().Add(w.Settle)
 	poll := w.Backoff()
 	for {
-		for _, e := range readMuseLog(a.logPath) {
+		events, _ := readMuseLog(a.logPath)
+		for _, e := range events {
 			if e.RunID == a.runID && e.Terminal != "" {
 				if e.Terminal == "cancelled" {
-					return "confirmed"
+					return CancelConfirmed
 				}
-				return "unconfirmed"
+				return CancelUnconfirmed
 			}
 		}
 		if time.Now().After(deadline) {
-			return "unconfirmed"
+			return CancelUnconfirmed
 		}
 		if poll.Sleep(ctx) != nil {
-			return "unconfirmed"
+			return CancelUnconfirmed
 		}
 	}
 }

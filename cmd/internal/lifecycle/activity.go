@@ -33,9 +33,16 @@ func busyBeforeExit(t *task.Target) bool {
 	if !t.Harness.ExitKeepsTurn() {
 		return false
 	}
+	return !idleByReport(t)
+}
+
+// idleByReport reports whether the agent's own last report proves it idle:
+// it says idle or ready, and its harness reports its prompts, so a turn
+// begun since would have said busy.
+func idleByReport(t *task.Target) bool {
+	a, ok := Activity(t)
 	tel, hasTel := t.Harness.Telemetry()
-	provenIdle := ok && hasTel && tel.ReportsPrompt && (a.State == state.ActivityIdle || a.State == state.ActivityReady)
-	return !provenIdle
+	return ok && hasTel && tel.ReportsPrompt && (a.State == state.ActivityIdle || a.State == state.ActivityReady)
 }
 
 // waitTurnEnd polls the agent's own report for a turn end recorded at or

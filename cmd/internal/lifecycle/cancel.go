@@ -160,21 +160,32 @@ func openAgentRecord(t *task.Target, obs backends.Observation) (turnRecord, bool
 	return r, true
 }
 
+// Cancel is an interrupt's verdict on the turn it was for: one word per
+// exit code, so a script reading either never meets a contradiction.
+const (
+	CancelConfirmed   = "confirmed"   // exit 0: a turn ran, and its end was proved
+	CancelNoTurn      = "no-turn"     // exit 0: the agent's own word is that no turn ran
+	CancelUnconfirmed = "unconfirmed" // exit 3: the keys went, and nothing proved the turn over, or that none ran
+)
+
 // Proof names what a cancel verdict rests on.
 const (
-	ProofRecord    = "record"    // the agent's own record showed the turn end
+	ProofRecord    = "record"    // the agent's own record showed the turn end, or no turn
 	ProofAck       = "ack"       // an adapter-owned acknowledgement (muse's session log)
-	ProofTelemetry = "telemetry" // the agent's own turn-end report after the keys
+	ProofTelemetry = "telemetry" // the agent's own report: a turn end after the keys, or idle before them
 	ProofNone      = "none"      // nothing proved the cancel
 )
 
 // cancelled is what an interrupt proved of the turn it was for.
 type cancelled struct {
-	Cancel string // confirmed or unconfirmed
+	Cancel string // CancelConfirmed, CancelNoTurn or CancelUnconfirmed
 	Proof  string // ProofRecord, ProofAck, ProofTelemetry or ProofNone
 	Rounds int    // key rounds sent
 	// Running: the record still showed the turn after every round.
 	Running bool
+	// Cleared is the cancelled prompt a repeated round found put back
+	// and cleared ("" for none).
+	Cleared string
 }
 
 // confirmCancel judges an interrupt whose first round of keys went out at
@@ -187,33 +198,52 @@ type cancelled struct {
 // (gemini logs it at once and records its turn only as the request goes
 // out), and a key that lands before the turn starts cancels nothing, so
 // the turn that then shows up gets the keys again. Every repeat passes
-// gate.
-func (c *Verbs) confirmCancel(ctx context.Context, t *task.Target, before turnBefore, reported bool, ack string, since time.Time, gate func(backends.Observation) error, hold *state.Lock) (cancelled, error) {
-	if ack == "confirmed" {
-		return cancelled{Cancel: "confirmed", Proof: ProofAck, Rounds: 1}, nil
+// gate. An agent whose own word is that no turn ran (its record, its idle
+// report, muse's log) had nothing to cancel: no-turn. Anything else is
+// unconfirmed, which the interrupt verb exits 3 with.
+func (c *Verbs) confirmCancel(ctx context.Context, t *task.Target, before turnBefore, reported bool, ack string, since time.Time, gate func(backends.Observation) error, hold *state.Lock) (verdict cancelled, err error) {
+	cleared := ""
+	defer func() { verdict.Cleared = cleared }()
+	if ack == CancelConfirmed {
+		return cancelled{Cancel: CancelConfirmed, Proof: ProofAck, Rounds: 1}, nil
 	}
+	noTurn := ""
 	if before.record != nil {
-		w := cancelWatch{record: before.record, rounds: t.Harness.Rounds, budget: c.waits.Cancel, poll: c.waits.Poll, again: c.repeatInterrupt(t, gate, hold),
+		w := cancelWatch{record: before.record, rounds: t.Harness.Rounds, budget: c.waits.Cancel, poll: c.waits.Poll, again: c.repeatInterrupt(t, gate, hold, &cleared),
 			mayStart: reported || submitPending(t, since)}
 		res, err := w.run(ctx, before.running)
 		if err != nil {
-			return cancelled{Cancel: "unconfirmed", Proof: ProofNone, Rounds: res.rounds}, err
+			return cancelled{Cancel: CancelUnconfirmed, Proof: ProofNone, Rounds: res.rounds}, err
 		}
 		switch res.verdict {
 		case turnEnded:
-			return cancelled{Cancel: "confirmed", Proof: ProofRecord, Rounds: res.rounds}, nil
+			return cancelled{Cancel: CancelConfirmed, Proof: ProofRecord, Rounds: res.rounds}, nil
 		case turnStillRuns:
-			return cancelled{Cancel: "unconfirmed", Proof: ProofRecord, Rounds: res.rounds, Running: true}, nil
+			return cancelled{Cancel: CancelUnconfirmed, Proof: ProofRecord, Rounds: res.rounds, Running: true}, nil
 		case turnNeverShown:
 			if w.mayStart && markedCancel(before.record, since) {
-				return cancelled{Cancel: "confirmed", Proof: ProofRecord, Rounds: res.rounds}, nil
+				return cancelled{Cancel: CancelConfirmed, Proof: ProofRecord, Rounds: res.rounds}, nil
 			}
+			noTurn = ProofRecord
 		}
 	}
 	if reported && c.waitTurnEnd(ctx, t, since) {
-		return cancelled{Cancel: "confirmed", Proof: ProofTelemetry, Rounds: 1}, nil
+		return cancelled{Cancel: CancelConfirmed, Proof: ProofTelemetry, Rounds: 1}, nil
 	}
-	return cancelled{Cancel: "unconfirmed", Proof: ProofNone, Rounds: 1}, nil
+	// An idle report, or muse's log with no run, speaks for the agent
+	// only when no submit may be starting a turn it does not show yet.
+	switch {
+	case noTurn != "":
+	case reported || submitPending(t, since):
+	case idleByReport(t):
+		noTurn = ProofTelemetry
+	case ack == CancelNoTurn:
+		noTurn = ProofAck
+	}
+	if noTurn != "" {
+		return cancelled{Cancel: CancelNoTurn, Proof: noTurn, Rounds: 1}, nil
+	}
+	return cancelled{Cancel: CancelUnconfirmed, Proof: ProofNone, Rounds: 1}, nil
 }
 
 // markedCancel reports whether the record marks a cancel since the first
@@ -254,14 +284,18 @@ func submitPending(t *task.Target, at time.Time) bool {
 
 // repeatInterrupt sends the harness's whole interrupt sequence once more,
 // every key past gate (read right before it where the backend cannot gate
-// a key itself): the agent may have gone since the first round.
-func (c *Verbs) repeatInterrupt(t *task.Target, gate func(backends.Observation) error, hold *state.Lock) func(context.Context) error {
+// a key itself): the agent may have gone since the first round. A
+// cancelled prompt the round clears is kept in cleared.
+func (c *Verbs) repeatInterrupt(t *task.Target, gate func(backends.Observation) error, hold *state.Lock, cleared *string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		each, err := press.GateOnce(ctx, t.Backend, t.Endpoint, gate)
 		if err != nil {
 			return err
 		}
-		_, _, err = c.deliverInterruptThenRead(ctx, t, false, each, hold)
+		done, err := c.deliverInterruptThenRead(ctx, t, false, each, hold)
+		if done.cleared != "" {
+			*cleared = done.cleared
+		}
 		return err
 	}
 }
@@ -280,9 +314,20 @@ func InterruptGate(t *task.Target) func(backends.Observation) error {
 // stillRunning is the exit-3 refusal of an interrupt whose turn the
 // agent's own record still shows running after every round of keys: the
 // keys arrived, but the verb did not do what it is for.
-func stillRunning(t *task.Target, c cancelled, wait time.Duration) error {
+func stillRunning(t *task.Target, c cancelled, wait time.Duration) *fault.Error {
 	return fault.Unconfirmed("task %s's turn is still running per %s's own record %s after %d round(s) of its interrupt keys", t.ID, t.Harness.Name, Seconds(wait), c.Rounds).
 		Hint("fm-control exit %s stops the agent, and its turn with it", t.ID).
 		Hint("fm-control wait %s --for idle waits for the turn to end by itself", t.ID).
 		With("id", t.ID, "cancel", c.Cancel, "proof", c.Proof).Put(fault.Int("rounds", c.Rounds))
+}
+
+// cancelUnproven is the exit-3 refusal of an interrupt whose keys went but
+// whose effect nothing proved: no record fmctl reads showed the turn end,
+// nor showed no turn, and the agent reported neither. The keys may well
+// have cancelled a turn; the pane says whether one still runs.
+func cancelUnproven(t *task.Target, res InterruptResult) *fault.Error {
+	return fault.Unconfirmed("task %s's %s agent got its interrupt keys, but nothing proves a turn was cancelled, or that none ran", t.ID, t.Harness.Name).
+		Hint("fm-control read %s shows the pane: look before interrupting again", t.ID).
+		With("id", t.ID, "cancel", res.Cancel, "proof", res.Proof).
+		Put(fault.Int("rounds", res.Rounds))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmctl/cmd/internal/task"
+	"fmctl/harness"
 	"fmctl/state"
 	"sync"
 	"testing"
@@ -290,5 +291,71 @@ func TestACancelMarkSinceTheKeysProvesATurnNeverShown(t *testing.T) {
 		if got := markedCancel(c.record, keys); got != c.want {
 			t.Errorf("%s: markedCancel = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// One word per exit code: confirmed and no-turn only from the agent's own
+// word, unconfirmed (which the verb exits 3 with) whenever nothing spoke.
+func TestCancelVerdictIsNoTurnOnlyOnTheAgentsOwnWord(t *testing.T) {
+	claude, _ := harness.Lookup("claude")
+	grok, _ := harness.Lookup("grok")
+	cases := []struct {
+		name     string
+		h        harness.Harness
+		record   turnRecord // nil: no record fmctl reads
+		report   string     // the agent's last reported activity, "" for none
+		submit   bool       // text submitted a moment ago
+		ack      string
+		want     string
+		proof    string
+		reported bool
+	}{
+		{name: "record shows no turn", h: claude, record: &fakeTurn{}, want: CancelNoTurn, proof: ProofRecord},
+		{name: "record shows no turn, a stale busy report", h: claude, record: &fakeTurn{}, report: state.ActivityBusy, reported: true, want: CancelNoTurn, proof: ProofRecord},
+		{name: "record shows the turn end", h: claude, record: &fakeTurn{running: true}, want: CancelConfirmed, proof: ProofRecord},
+		{name: "idle report, no record", h: claude, report: state.ActivityIdle, want: CancelNoTurn, proof: ProofTelemetry},
+		{name: "idle report, a submit that may be starting a turn", h: claude, report: state.ActivityIdle, submit: true, want: CancelUnconfirmed, proof: ProofNone},
+		{name: "busy report, no end seen", h: claude, report: state.ActivityBusy, reported: true, want: CancelUnconfirmed, proof: ProofNone},
+		{name: "nothing at all", h: grok, want: CancelUnconfirmed, proof: ProofNone},
+		{name: "an idle report of a harness that reports no prompts", h: grok, report: state.ActivityIdle, want: CancelUnconfirmed, proof: ProofNone},
+		{name: "muse's log with no run", h: grok, ack: CancelNoTurn, want: CancelNoTurn, proof: ProofAck},
+		{name: "muse's log with no run, a submit", h: grok, ack: CancelNoTurn, submit: true, want: CancelUnconfirmed, proof: ProofNone},
+		{name: "an acknowledgement", h: grok, ack: CancelConfirmed, want: CancelConfirmed, proof: ProofAck},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			store := state.Store{Dir: t.TempDir()}
+			var rec state.Record
+			rec.Set(state.KeySpawnGen, "g1")
+			tg := &task.Target{ID: "t1", Store: store, Task: &state.Task{ID: "t1", Record: rec}, Harness: c.h, HasHarness: true}
+			now := time.Now()
+			if c.report != "" {
+				a := state.AgentState{State: c.report, Gen: "g1", Event: "x", At: now.Add(-time.Minute), Harness: c.h.Name, Turn: now.Add(-2 * time.Minute)}
+				if err := state.WriteAtomic(store.AgentStatePath("t1"), a.Bytes()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.submit {
+				if err := store.StampSubmitted("t1", now.Add(-time.Second)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := turnBefore{record: c.record}
+			if f, ok := c.record.(*fakeTurn); ok {
+				before.running = f.running
+				f.keys()
+			}
+			v := &Verbs{waits: Waits{Poll: 2 * time.Millisecond, Settle: 20 * time.Millisecond, Cancel: 40 * time.Millisecond}}
+			if c.ack == "" {
+				c.ack = CancelUnconfirmed
+			}
+			got, err := v.confirmCancel(context.Background(), tg, before, c.reported, c.ack, now, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Cancel != c.want || got.Proof != c.proof {
+				t.Errorf("cancel=%s proof=%s, want cancel=%s proof=%s", got.Cancel, got.Proof, c.want, c.proof)
+			}
+		})
 	}
 }

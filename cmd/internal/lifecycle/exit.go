@@ -79,7 +79,11 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 	if err := c.prepareExitComposer(ctx, t, &o); err != nil {
 		return "", err
 	}
+	typedAt := time.Now()
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, t.Harness.ExitCommand, o)
+	// An exit command the composer never let go of is fmctl's own
+	// leftover, which the next fm-send may clear (state.Typed).
+	_ = t.Store.RecordTyped(t.ID, res.Typed(t.Harness.ExitCommand, typedAt))
 	if res.Verdict == deliver.SendFailed {
 		return "", fault.Failed("the exit command could not be sent to task %s on %s (%v); interrupt=%s", t.ID, t.BackendName, backends.StderrOf(res.Err), interruptNote).Coded(fault.EDeliveryFailed)
 	}
@@ -149,7 +153,7 @@ func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends
 			if verdict.Running {
 				note += " turn=running"
 			}
-			return interrupted{note: note, turnUnproven: verdict.Cancel != "confirmed" && t.Harness.ExitKeepsTurn()}, nil
+			return interrupted{note: note, turnUnproven: verdict.Cancel != CancelConfirmed && t.Harness.ExitKeepsTurn()}, nil
 		}
 	}
 	switch after.State {

@@ -16,10 +16,20 @@ import (
 // InterruptResult is what an interrupt delivery proved.
 type InterruptResult struct {
 	Verified string // agent-alive or endpoint
-	Cancel   string // confirmed or unconfirmed
+	Cancel   string // CancelConfirmed or CancelNoTurn (CancelUnconfirmed comes with an exit-3 error)
 	Proof    string // what the cancel verdict rests on (ProofRecord, ...)
 	Rounds   int    // rounds of interrupt keys sent
 	After    backends.Observation
+	// Cleared is the cancelled prompt the agent put back into its
+	// composer, which the interrupt cleared ("" for none).
+	Cleared string
+}
+
+// keysDone is what one round of interrupt keys did.
+type keysDone struct {
+	ack     string                // what the cancel acknowledgement said
+	after   *backends.Observation // the agent read after the keys, when asked
+	cleared string                // the cancelled prompt the agent put back, cleared
 }
 
 // CheckKeys refuses, before anything is sent, a backend that cannot deliver
@@ -75,8 +85,8 @@ func gerund(verb string) string {
 // own input event) and its composer clear, and reads any cancel
 // acknowledgement. It does not judge the agent's state afterwards.
 func (c *Verbs) deliverInterrupt(ctx context.Context, t *task.Target) (string, error) {
-	cancel, _, err := c.deliverInterruptThenRead(ctx, t, false, nil, nil)
-	return cancel, err
+	done, err := c.deliverInterruptThenRead(ctx, t, false, nil, nil)
+	return done.ack, err
 }
 
 // deliverInterruptThenRead is deliverInterrupt that, when read is set, also
@@ -93,7 +103,7 @@ func (c *Verbs) deliverInterrupt(ctx context.Context, t *task.Target) (string, e
 // pane back must not read the next one. With hold set (the input lock of a
 // verb that types nothing after the keys), a gap the last key needs is
 // recorded in it for the next input instead of slept through.
-func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, read bool, gate func(backends.Observation) error, hold *state.Lock) (string, *backends.Observation, error) {
+func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, read bool, gate func(backends.Observation) error, hold *state.Lock) (keysDone, error) {
 	h := t.Harness
 	// The composer a restored prompt is judged against is read with the
 	// first key (in its gated call where there is one).
@@ -108,20 +118,26 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 	}
 	k := press.Keys{Backend: t.Backend, Endpoint: t.Endpoint, Gate: gate, Gap: h.PressGap, Hold: hold, Words: press.InterruptWords(t.ID, t.BackendName)}
 	p, err := k.Sequence(ctx, keys, press.Opts{ScreenBefore: watch, ReadAfter: read && !ack.pending()})
+	if p.Sent > 0 {
+		// The agent may put the cancelled prompt back into its composer,
+		// where the next fm-send may then clear it as fmctl's own text; a
+		// mark not written leaves it a draft, refused, never lost.
+		_ = t.Store.MarkInterrupted(t.ID, time.Now())
+	}
 	restore, restoring := noRestore, false
 	if p.Before != nil {
 		restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true)
 	}
 	switch {
 	case p.Refused != nil && p.Sent == 0:
-		return "", nil, p.Refused
+		return keysDone{}, p.Refused
 	case p.Refused != nil:
-		return "unconfirmed", p.Judged, nil
+		return keysDone{ack: CancelUnconfirmed, after: p.Judged}, nil
 	case err != nil && p.Sent == h.Repeat && !p.Unknown():
-		return "", nil, fault.Failed("interrupt key %s reached task %s, but %s did not (%v)", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(p.Err)).Coded(fault.EDeliveryFailed).
+		return keysDone{}, fault.Failed("interrupt key %s reached task %s, but %s did not (%v)", h.InterruptKey, t.ID, h.ClearKey, backends.StderrOf(p.Err)).Coded(fault.EDeliveryFailed).
 			Hint("its composer may still hold the cancelled prompt: clear it before sending anything else")
 	case err != nil:
-		return "", nil, err
+		return keysDone{}, err
 	}
 	// A restored prompt may still need clearing here, so the gap after an
 	// Escape is slept through rather than left to the next input.
@@ -129,16 +145,16 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 		k.Hold = nil
 	}
 	k.Settle(keys[len(keys)-1])
-	if err := restore(); err != nil {
-		return "", nil, err
+	done := keysDone{after: p.After}
+	if done.cleared, err = restore(); err != nil {
+		return keysDone{}, err
 	}
-	cancel := ack.wait(ctx, c.waits)
-	after := p.After
-	if read && after == nil {
+	done.ack = ack.wait(ctx, c.waits)
+	if read && done.after == nil {
 		obs := t.Backend.AgentState(ctx, t.Endpoint)
-		after = &obs
+		done.after = &obs
 	}
-	return cancel, after, nil
+	return done, nil
 }
 
 // restoreSig is the screen signature of a harness that puts a cancelled
@@ -156,29 +172,29 @@ func restoreSig(t *task.Target) (harness.ScreenSig, bool) {
 	return sig, true
 }
 
-func noRestore() error { return nil }
+func noRestore() (string, error) { return "", nil }
 
 // restoreStep is the step run after the keys, given the composer read
 // before them: when the agent was busy with an empty composer, it waits
 // briefly for the restored text and clears it with the harness's verified
-// clear, so the next message is not glued onto it. A draft the composer
-// already held is left alone.
-func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, known bool) (step func() error, restoring bool) {
+// clear, so the next message is not glued onto it, and returns what it
+// cleared. A draft the composer already held is left alone.
+func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, known bool) (step func() (string, error), restoring bool) {
 	if !known || !before.Busy || before.Composer != harness.ComposerEmpty {
 		return noRestore, false
 	}
-	return func() error {
+	return func() (string, error) {
 		deadline := time.Now().Add(restoreWait)
 		for {
 			st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
 			if err == nil && st.Composer == harness.ComposerHolding {
 				if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
-					return fault.Failed("interrupt key %s reached task %s, which put the cancelled prompt back: %v; clear it before sending anything else", t.Harness.InterruptKey, t.ID, err).Coded(fault.EComposerHeld)
+					return "", fault.Failed("interrupt key %s reached task %s, which put the cancelled prompt back: %v; clear it before sending anything else", t.Harness.InterruptKey, t.ID, err).Coded(fault.EComposerHeld)
 				}
-				return nil
+				return st.HeldText(), nil
 			}
 			if time.Now().After(deadline) || backends.Sleep(ctx, 20*time.Millisecond) != nil {
-				return nil
+				return "", nil
 			}
 		}
 	}, true
@@ -210,7 +226,8 @@ const restoreWait = 1500 * time.Millisecond
 // Interrupt is the full verb: deliver (the first key only past gate, when
 // set), prove the turn ended, repeating the keys while the agent's own
 // record shows it running, then prove the agent is still there. A turn the
-// record still shows running after every round is exit 3.
+// record still shows running after every round is exit 3, and so is one
+// nothing proved over (nor proved never there).
 func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backends.Observation) error, hold *state.Lock) (InterruptResult, error) {
 	before, _ := Activity(t)
 	reported := before.State == state.ActivityBusy || before.State == state.ActivityWaiting
@@ -236,15 +253,19 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 		turn = c.readTurn(ctx, t, nil)
 	}
 	since := time.Now()
-	ack, after, err := c.deliverInterruptThenRead(ctx, t, true, gate, hold)
+	done, err := c.deliverInterruptThenRead(ctx, t, true, gate, hold)
 	if err != nil {
 		return InterruptResult{}, err
 	}
-	res := InterruptResult{Verified: "endpoint", Cancel: ack, Proof: ProofNone, Rounds: 1, After: *after}
+	after := done.after
+	res := InterruptResult{Verified: "endpoint", Cancel: done.ack, Proof: ProofNone, Rounds: 1, After: *after, Cleared: done.cleared}
 	var verdict cancelled
 	if after.State == backends.StateAlive || after.State == backends.StateUnverified {
-		verdict, err = c.confirmCancel(ctx, t, turn, reported, ack, since, repeatGate, hold)
+		verdict, err = c.confirmCancel(ctx, t, turn, reported, done.ack, since, repeatGate, hold)
 		res.Cancel, res.Proof, res.Rounds = verdict.Cancel, verdict.Proof, verdict.Rounds
+		if verdict.Cleared != "" {
+			res.Cleared = verdict.Cleared
+		}
 		if res.Rounds > 1 || err != nil {
 			// The repeats are keys too: the agent is judged after the last.
 			res.After = t.Backend.AgentState(ctx, t.Endpoint)
@@ -264,12 +285,24 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 		res.Verified = "agent-alive"
 	}
 	if verdict.Running {
-		return res, stillRunning(t, verdict, c.waits.Cancel)
+		return res, withCleared(stillRunning(t, verdict, c.waits.Cancel), res.Cleared)
 	}
-	if verdict.Cancel == "confirmed" && verdict.Proof == ProofRecord {
+	if res.Cancel == CancelUnconfirmed {
+		return res, withCleared(cancelUnproven(t, res), res.Cleared)
+	}
+	if verdict.Cancel == CancelConfirmed && verdict.Proof == ProofRecord {
 		settleCancelled(t, before, time.Now())
 	}
 	return res, nil
+}
+
+// withCleared names, on an interrupt's exit-3 refusal, the cancelled prompt
+// it cleared: the text form prints no facts, so a hint line says it too.
+func withCleared(e *fault.Error, cleared string) error {
+	if cleared == "" {
+		return e
+	}
+	return e.With("cleared", cleared).Hint("the agent put the cancelled prompt %q back, and it was cleared", deliver.Clip(cleared, 40))
 }
 
 // settleCancelled moves the agent's reported activity on to idle once its

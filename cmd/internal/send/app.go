@@ -26,6 +26,7 @@ func usageText() string {
 	return `fm-send [--json] <id> <text...>
 fm-send <id> -            (the message is read from standard input)
 fm-send <id> -- <text...> (every word after -- is text, even --json or a lone -)
+fm-send [--discard-draft] <id> <text...>
 fm-send <id> --key <` + strings.Join(harness.KeyNames(), "|") + `> [--allow-exit]`
 }
 
@@ -39,15 +40,21 @@ the endpoint, and no message is typed onto input its composer already holds.
 For a harness with verified screen signatures (claude, codex, opencode, pi,
 gemini) the composer is read by them: a starting agent is waited for (up to
 FM_SEND_READY_WAIT, 20 s) instead of typed into half-drawn; a blocking dialog
-(trust, sign-in, API key, help, ...) is refused; held text is cleared with the
-harness's verified clear and proven empty first (cleared=yes), or refused naming
-it; Enter waits until the text is drawn plus the harness's paste settle; and
-submit=confirmed means the composer read empty again after it.
+(trust, sign-in, API key, help, ...) is refused; Enter waits until the text is
+drawn plus the harness's paste settle; and submit=confirmed means the composer
+read empty again after it.
+
+Text the composer already holds is never typed onto. fmctl's own is cleared
+with the harness's verified clear and proven empty first (cleared="..."): the
+last text it typed, put back by the agent after an interrupt fmctl sent, or
+left there by a send whose Enter never got through. Anything else is a
+person's draft: refused (exit 1, code draft-in-composer, quoting it) and kept;
+--discard-draft clears it and sends (discarded="...").
 
 Flags go anywhere before "--"; every word after it is message text. A
 refusal (a shell, a stopped agent, another harness, a blocking dialog, an
-agent not ready within FM_SEND_READY_WAIT, held input that could not be
-cleared) exits 1 and nothing may be assumed delivered; exit 3 means the text
+agent not ready within FM_SEND_READY_WAIT, a person's draft, held input that
+could not be cleared) exits 1 and nothing may be assumed delivered; exit 3 means the text
 was typed and Enter sent but the submit stayed unconfirmed: look at the pane
 before resending.
 
@@ -79,6 +86,7 @@ func App(d edge.Deps) *ucli.Command {
 			// OnlyOnce: a second --key would silently replace the first.
 			&ucli.StringFlag{Name: "key", Usage: "send the one named `KEY` (" + keyList() + ") instead of text", Validator: cli.Value("key"), OnlyOnce: true},
 			&ucli.BoolFlag{Name: "allow-exit", Usage: "with --key: send a key the capability table says quits the agent (codex's and opencode's C-c); prefer fm-control exit"},
+			&ucli.BoolFlag{Name: "discard-draft", Usage: "clear a draft a person left in the composer (refused without it) and send; the outcome quotes what was discarded"},
 			fleet.HostFlag(),
 		},
 		// A <host>/<id> is sent by that host's fm-send (package fleet).
@@ -117,7 +125,7 @@ func sendMessage(ctx context.Context, d edge.Deps, req Request) error {
 // parsed command line. A lone "-" is standard input, unless it came after
 // "--", where every word is text.
 func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
-	req := Request{JSON: cmd.Bool("json"), Key: cmd.String("key"), AllowExit: cmd.Bool("allow-exit")}
+	req := Request{JSON: cmd.Bool("json"), Key: cmd.String("key"), AllowExit: cmd.Bool("allow-exit"), DiscardDraft: cmd.Bool("discard-draft")}
 	args := cmd.Args().Slice()
 	if len(args) == 0 {
 		return req, fault.Usage("fm-send needs a task id and a message: fm-send <id> <text...> or fm-send <id> --key <Key>")
@@ -127,6 +135,9 @@ func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
 		return req, fault.Usage("--allow-exit applies to --key only")
 	}
 	if cmd.IsSet("key") {
+		if req.DiscardDraft {
+			return req, fault.Usage("--discard-draft applies to a message, not to --key")
+		}
 		if len(args) > 0 {
 			return req, fault.Usage("--key sends one named key and no text; send the text separately")
 		}

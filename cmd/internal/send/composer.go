@@ -2,7 +2,10 @@ package send
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"fmctl/cmd/internal/deliver"
 	"fmctl/cmd/internal/fault"
@@ -11,13 +14,21 @@ import (
 	"fmctl/harness"
 )
 
+// emptied is held composer text prepareComposer cleared before typing.
+type emptied struct {
+	text  string // as the screen drew it
+	draft bool   // a person's, discarded with --discard-draft; else fmctl's own
+}
+
 // prepareComposer makes the composer of a harness with verified screen
 // signatures fit to type into: it waits (bounded by FM_SEND_READY_WAIT) for
 // the agent to be ready instead of typing into a half-drawn TUI, refuses at
 // a blocking dialog (text typed there goes to the dialog: gemini stores it
 // as its API key), and empties held text with the harness's verified clear,
-// proving it empty, or refuses naming it. It reports whether it cleared.
-func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars) (bool, error) {
+// proving it empty, or refuses naming it. Held text is cleared only when it
+// is fmctl's own (state.Typed) or discard is set; anything else is a
+// person's draft, refused and left as it is. It reports what it cleared.
+func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars, req Request) (*emptied, error) {
 	poll, limit := v.Poll, v.ReadyWait
 	st, ready := deliver.WaitReady(ctx, t.Backend, t.Endpoint, sig, limit, poll)
 	facts := []string{"id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target}
@@ -31,20 +42,55 @@ func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 				err = err.Hint("or fm-control interrupt %s, which denies the tool call and ends the turn", t.ID)
 			}
 		}
-		return false, err
+		return nil, err
 	}
 	if !ready {
-		return false, fault.Failed("task %s's %s agent did not show a ready composer within %s (FM_SEND_READY_WAIT); nothing was sent", t.ID, t.Harness.Name, limit).Coded(fault.ENotReady).
+		return nil, fault.Failed("task %s's %s agent did not show a ready composer within %s (FM_SEND_READY_WAIT); nothing was sent", t.ID, t.Harness.Name, limit).Coded(fault.ENotReady).
 			With(append(facts, "ready", "starting")...).
 			Hint("look at the pane (the agent may still be starting), then send again")
 	}
 	if st.Composer != harness.ComposerHolding {
-		return false, nil
+		return nil, nil
+	}
+	held := &emptied{text: st.HeldText()}
+	if typed, ok := t.Store.ReadTyped(t.ID); !ok || typed.Owns(deliver.ComposerDigest(held.text)) == "" {
+		if !req.DiscardDraft {
+			return nil, refuseDraft(t, req, held.text, facts)
+		}
+		held.draft = true
 	}
 	if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, poll); err != nil {
-		return false, fault.Failed("task %s: %v; the message would be glued onto it, so nothing was sent", t.ID, err).Coded(fault.EComposerHeld).
-			With(append(facts, "held", st.HeldText())...).
+		return nil, fault.Failed("task %s: %v; the message would be glued onto it, so nothing was sent", t.ID, err).Coded(fault.EComposerHeld).
+			With(append(facts, "held", held.text)...).
 			Hint("look at the pane and clear that input (or submit it deliberately), then send again")
 	}
-	return true, nil
+	return held, nil
+}
+
+// A refusal's error line quotes the draft's head, short enough for the
+// line to stay one line; the draft fact under --json carries more of it,
+// enough to tell whose it is.
+const (
+	draftLineRunes = 40
+	draftFactRunes = 500
+)
+
+// refuseDraft refuses to type over text a person left in the composer:
+// fmctl did not type it, and it is not a prompt the agent put back after
+// an interrupt fmctl sent, so clearing it would lose it without a word.
+func refuseDraft(t *task.Target, req Request, draft string, facts []string) error {
+	return fault.Failed("task %s's composer holds a draft fmctl did not type (%q); nothing was sent", t.ID, deliver.Clip(draft, draftLineRunes)).Coded(fault.EDraftInComposer).
+		With(append(facts, "draft", deliver.Clip(draft, draftFactRunes))...).
+		Hint("send or clear the draft in the pane (fm-control read %s shows it), then send again", t.ID).
+		Hint("%s", discardHint(t.ID, req))
+}
+
+// discardHint is the command that sends the message over the draft: the
+// message itself when it is short enough to read in a hint, else the
+// flag to add to the same command line.
+func discardHint(id string, req Request) string {
+	if !req.FromStdin && !strings.ContainsAny(req.Text, "\n\t") && utf8.RuneCountInString(req.Text) <= 60 {
+		return fmt.Sprintf("or discard the draft and send: fm-send %s --discard-draft -- %s", id, harness.Quote(req.Text))
+	}
+	return "or discard the draft and send: run the same fm-send with --discard-draft"
 }

@@ -32,6 +32,9 @@ type Request struct {
 	// FromStdin: the text is read from standard input (`fm-send <id> -`),
 	// which keeps a long or multi-line message out of argv.
 	FromStdin bool
+	// DiscardDraft lets the message clear text a person left in the
+	// composer; without it such a draft is refused, and kept.
+	DiscardDraft bool
 }
 
 // Sender runs fm-send requests.
@@ -77,7 +80,7 @@ func (s Sender) Run(ctx context.Context, req Request) error {
 	if req.Key != "" {
 		return s.sendKey(ctx, t, key, req.AllowExit)
 	}
-	return s.sendText(ctx, t, text)
+	return s.sendText(ctx, t, text, req)
 }
 
 func keyList() string {
@@ -127,7 +130,13 @@ func (s Sender) sendKey(ctx context.Context, t *task.Target, key harness.Key, al
 	}
 	// The clear passes the gate too: the Escape may have ended the agent.
 	k := pressKeys(t, lock)
-	if p, err := k.Sequence(ctx, keys, press.Opts{}); p.Sent == 0 && err != nil {
+	p, err := k.Sequence(ctx, keys, press.Opts{})
+	if p.Sent > 0 && t.HasHarness && (key == t.Harness.InterruptKey || t.Harness.KeyEffect(key).CancelsTurn()) {
+		// A turn this key cancels may come back as its prompt in the
+		// composer, which the next send may then clear as fmctl's own.
+		_ = t.Store.MarkInterrupted(t.ID, time.Now())
+	}
+	if p.Sent == 0 && err != nil {
 		return err
 	} else if err != nil {
 		return fault.Failed("Escape reached %s, but the %s composer could not be cleared with %s (%v)", t.Endpoint.Target, t.Harness.Name, clear, err).Coded(fault.EDeliveryFailed).
@@ -179,7 +188,7 @@ func submitOptions(v config.SendVars) deliver.Options {
 	return o
 }
 
-func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error {
+func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req Request) error {
 	if t.Kind == harness.KindSecondmate {
 		text = deliver.Mark(text)
 	}
@@ -199,16 +208,16 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 		return err
 	}
 	defer lock.Release()
-	cleared := false
+	var cleared *emptied
 	if sig, ok := t.Harness.Screen(); ok && t.HasHarness {
-		if cleared, err = prepareComposer(ctx, t, sig, s.Tunables.Send); err != nil {
+		if cleared, err = prepareComposer(ctx, t, sig, s.Tunables.Send, req); err != nil {
 			return err
 		}
 		o.Screen = &sig
 	} else if err := refuseHeld(ctx, t); err != nil {
 		return err
 	}
-	d := delivery{t: t, text: text, at: time.Now()}
+	d := delivery{t: t, text: text, at: time.Now(), emptied: cleared}
 	if d.messageID, err = state.NewMessageID(d.at); err != nil {
 		return fault.Failed("%w; nothing was sent", err)
 	}
@@ -223,14 +232,19 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 	// turn may be starting. A stamp that cannot be written costs only that.
 	_ = t.Store.StampSubmitted(t.ID, d.at)
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, text, o)
+	// Kept under the input lock, which an interrupt takes to mark it: the
+	// next send clears this text if the agent puts it back after that
+	// interrupt, or if the composer never let go of it. A record that
+	// cannot be written makes such text a draft: refused, never lost.
+	_ = t.Store.RecordTyped(t.ID, res.Typed(text, d.at))
 	// No key of this send follows: the input lock goes now, so an
 	// interrupt or an exit does not wait on the agent's record below (the
 	// send queue still keeps the next send out until it is judged).
 	lock.Release()
 	switch res.Verdict {
 	case deliver.SendFailed:
-		return fault.Failed("text not sent to %s (%s send failed: %v); nothing may be assumed delivered", t.Endpoint.Target, t.BackendName, backends.StderrOf(res.Err)).Coded(fault.EDeliveryFailed).
-			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "failed")
+		return d.emptiedFacts(fault.Failed("text not sent to %s (%s send failed: %v); nothing may be assumed delivered", t.Endpoint.Target, t.BackendName, backends.StderrOf(res.Err)).Coded(fault.EDeliveryFailed).
+			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "failed"))
 	case deliver.Queued:
 		d.ledger("queued")
 		return d.facts(fault.Unconfirmed("%s took the text into its queue behind the running turn, not as a submitted message", t.Harness.Name).
@@ -253,8 +267,10 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string) error
 		out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
 			Put(fault.Int("bytes", len(text)), fault.Int("enters", res.Enters), fault.Bool("marked", t.Kind == harness.KindSecondmate)).
 			Add("submit", "confirmed").Add("proof", "record").Add("message", d.messageID)
-		if cleared {
-			out.Put(fault.Yes("cleared"))
+		if cleared != nil && cleared.draft {
+			out.AddQuoted("discarded", cleared.text)
+		} else if cleared != nil {
+			out.AddQuoted("cleared", cleared.text)
 		}
 		s.Print.Outcome(out)
 		return nil
@@ -274,11 +290,25 @@ type delivery struct {
 	at        time.Time
 	messageID string
 	watch     *deliver.RecordWatch
+	emptied   *emptied // what was cleared from the composer before typing
 }
 
 // facts adds what every unconfirmed send reports.
 func (d delivery) facts(e *fault.Error, submit string) *fault.Error {
-	return e.With("id", d.t.ID, "backend", d.t.BackendName, "endpoint", d.t.Endpoint.Target, "submit", submit, "message", d.messageID)
+	return d.emptiedFacts(e.With("id", d.t.ID, "backend", d.t.BackendName, "endpoint", d.t.Endpoint.Target, "submit", submit, "message", d.messageID))
+}
+
+// emptiedFacts adds what was cleared from the composer before typing: it
+// is gone whatever became of the message, and a discarded draft is named
+// on a hint line too, since the text form prints no facts.
+func (d delivery) emptiedFacts(e *fault.Error) *fault.Error {
+	switch {
+	case d.emptied == nil:
+		return e
+	case d.emptied.draft:
+		return e.With("discarded", d.emptied.text).Hint("the draft %q was discarded from the composer before the message was typed", deliver.Clip(d.emptied.text, draftLineRunes))
+	}
+	return e.With("cleared", d.emptied.text)
 }
 
 // ledger keeps an unconfirmed send so wait --for submitted can find it

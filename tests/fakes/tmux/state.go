@@ -218,6 +218,11 @@ func interrupt(p *Pane) {
 		}
 	}
 	fakeframe.InterruptTurn(dir(), p.Command, os.Getenv("HOME"), p.Cwd)
+	// restores: the agent puts the prompt of the cancelled turn back into
+	// its composer, as claude and pi do.
+	if flag("restores") && p.Composer == "" && len(p.Transcript) > 0 {
+		p.Composer = strings.ReplaceAll(strings.TrimPrefix(p.Transcript[len(p.Transcript)-1], "you: "), "⏎", "\n")
+	}
 	if flag("interrupt-stops") {
 		p.Command = "bash"
 	}
