@@ -59,10 +59,11 @@ func (r *Refusal) Error() string {
 	case Grant:
 		what = "grant authority to task " + r.Target
 	}
-	return fmt.Sprintf("%s may not %s: %s", r.Caller, what, r.mayText())
+	return fmt.Sprintf("%s may not %s", r.Caller, what)
 }
 
-func (r *Refusal) mayText() string {
+// MayText says what the caller may do instead, for the refusal's hint.
+func (r *Refusal) MayText() string {
 	return "a task may only " + strings.Join(r.May, "; ")
 }
 

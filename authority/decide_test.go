@@ -2,6 +2,7 @@ package authority
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -63,9 +64,15 @@ func TestDecide(t *testing.T) {
 func TestRefusalNamesTheCallerAndWhatItMayDo(t *testing.T) {
 	g, _ := ParseGrant("send@children")
 	err := Decide(Request{Caller: Caller{Task: "t2", PanePID: 300, Grants: []GrantRule{g}}, Verb: Exit, Target: "t1"})
-	want := "task t2 (pane pid 300) may not exit task t1: a task may only status, read, wait, list, agent-event on itself (t2); send on the tasks it spawned"
-	if err == nil || err.Error() != want {
-		t.Errorf("refusal = %v\nwant %s", err, want)
+	var r *Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("refusal = %v, want a *Refusal", err)
+	}
+	if r.Caller.Task != "t2" || r.Caller.PanePID != 300 || r.Verb != Exit || r.Target != "t1" {
+		t.Errorf("refusal names %+v, want caller t2 (pane pid 300), verb exit, target t1", r.Request)
+	}
+	if want := []string{"status, read, wait, list, agent-event on itself (t2)", "send on the tasks it spawned"}; !slices.Equal(r.May, want) {
+		t.Errorf("refusal's May = %q, want %q", r.May, want)
 	}
 }
 

@@ -72,10 +72,11 @@ func (h Home) checkState(tool string, v HomeVars) error {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return state.Errorf(ErrNoHome, "state dir '%s' cannot be read: %w", h.State, err)
 		}
+		missing := state.Errorf(ErrNoHome, "state dir '%s' is missing; %s cannot resolve tasks for FM_HOME '%s'", h.State, tool, root)
 		if v.StateOverride != "" {
-			return state.Errorf(ErrNoHome, "state dir '%s' is missing; %s cannot resolve tasks for FM_HOME '%s' (FM_STATE_OVERRIDE names it: create it or unset FM_STATE_OVERRIDE)", h.State, tool, root)
+			return state.WithHints(missing, "FM_STATE_OVERRIDE names it: create it or unset FM_STATE_OVERRIDE")
 		}
-		return state.Errorf(ErrNoHome, "state dir '%s' is missing; %s cannot resolve tasks for FM_HOME '%s', where no task was ever spawned: run %s first", h.State, tool, root, FirstSpawn)
+		return state.WithHints(missing, "no task was ever spawned there: run "+FirstSpawn+" first")
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ func ReadSmallFile(path string, limit int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("%s is a symlink; records are read only from regular files, so put the file itself there or remove the link", path)
+			return nil, WithHints(fmt.Errorf("%s is a symlink; records are read only from regular files", path), "put the file itself there, or remove the link")
 		}
 		return nil, err
 	}

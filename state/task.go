@@ -51,7 +51,8 @@ func CheckTaskArg(tool, id string) error {
 		return Errorf(ErrBadTaskID, "'%s' is an explicit backend endpoint; %s accepts an exact task id only (the id whose record is state/<id>.meta)%s", phrase.Printable(id), tool, endpointHint(id))
 	}
 	if !ValidTaskID(id) {
-		return Errorf(ErrBadTaskID, "'%s' is not a valid task id: use letters, digits, '.', '_' and '-', not starting with '-' or '.', at most %d characters", phrase.Printable(id), MaxTaskIDLen)
+		return WithHints(Errorf(ErrBadTaskID, "'%s' is not a valid task id", phrase.Printable(id)),
+			fmt.Sprintf("a task id is letters, digits, '.', '_' and '-', not starting with '-' or '.', at most %d characters", MaxTaskIDLen))
 	}
 	return nil
 }
@@ -204,7 +205,7 @@ func TryLock(path string) (*Lock, bool, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
-			return nil, false, WithHints(fmt.Errorf("lock file %s is a symlink, which fmctl never follows (%w)", path, syscall.ELOOP), "remove it (rm "+path+"), then try again")
+			return nil, false, WithHints(fmt.Errorf("lock file %s is a symlink, which fmctl never follows", path), "remove it (rm "+path+"), then try again")
 		}
 		return nil, false, fmt.Errorf("open lock %s: %w", path, err)
 	}

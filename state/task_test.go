@@ -46,8 +46,13 @@ func TestCheckTaskArgMessages(t *testing.T) {
 			t.Errorf("CheckTaskArg(%q) accepted", c.id)
 			continue
 		}
-		if !strings.Contains(err.Error(), c.want) {
-			t.Errorf("CheckTaskArg(%q) = %q, want it to contain %q", c.id, err, c.want)
+		said := err.Error()
+		var hinted *HintedError
+		if errors.As(err, &hinted) {
+			said += "\n" + strings.Join(hinted.Hints(), "\n")
+		}
+		if !strings.Contains(said, c.want) {
+			t.Errorf("CheckTaskArg(%q) = %q, want it or its hints to contain %q", c.id, said, c.want)
 		}
 		if strings.ContainsAny(err.Error(), "\n\x1b") {
 			t.Errorf("CheckTaskArg(%q) echoed a raw control byte: %q", c.id, err)

@@ -118,7 +118,7 @@ func forward(ctx context.Context, d edge.Deps, binary string, cmd *ucli.Command,
 	defer client.Close()
 	if len(client.Hosts) == 0 {
 		// No fleet here: the word is the bad id it always was.
-		return state.Errorf(state.ErrBadTaskID, "%v; and %s names no hosts, so it is no <host>/<id> either", state.CheckTaskArg(binary, word), client.Home.HostsPath())
+		return state.WithHints(state.CheckTaskArg(binary, word), client.Home.HostsPath()+" names no hosts, so it is no <host>/<id> either")
 	}
 	resp, err := client.Call(ctx, addr.Host, remote.Request{Argv: argv, Files: files, Stdin: stdin}, callTimeout(d.Tunables, cmd))
 	if err != nil {

@@ -78,7 +78,8 @@ func SettleOrphan(ctx context.Context, be backends.Backend, id, window, wt strin
 		}
 		return IntentRemoved, nil
 	}
-	return "", fault.Failed("window %s carries task %s's label, but no record names it and it reads '%s' (%s), not an agent-free shell in %s; fmctl will not remove it", window, id, obs.State, obs.Detail, wt).Coded(fault.ETornSpawn).
+	return "", fault.Failed("window %s carries task %s's label, but no record names it and it reads '%s', not an agent-free shell; fmctl will not remove it", window, id, obs.State).Coded(fault.ETornSpawn).
+		With("detail", obs.Detail).Hint("it shows %s; only an agent-free shell in %s is removed", obs.Detail, wt).
 		Hint("an interrupted fm-spawn left it, or it was made by hand: stop or close it yourself, then run fm-control recover %s or spawn again", id)
 }
 

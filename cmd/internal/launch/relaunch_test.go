@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fmctl/backends"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
@@ -50,7 +51,10 @@ func TestRelaunchRefusalNamesTheCallingTool(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: a relaunch into an endpoint that runs an agent was not refused", tool)
 		}
-		if msg := err.Error(); !strings.Contains(msg, tool+" relaunches only into an agent-free endpoint") || strings.Contains(msg, other) {
+		if fault.CodeOf(err) != fault.EAgentRunning {
+			t.Errorf("%s: refused with code %s, want %s", tool, fault.CodeOf(err), fault.EAgentRunning)
+		}
+		if msg := err.Error(); !strings.Contains(msg, tool) || strings.Contains(msg, other) {
 			t.Errorf("%s: the refusal does not name the calling tool alone: %s", tool, msg)
 		}
 		if be.typed != 0 {

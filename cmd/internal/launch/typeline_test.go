@@ -2,6 +2,7 @@ package launch
 
 import (
 	"context"
+	"errors"
 	"fmctl/backends"
 	"fmctl/harness"
 	"os"
@@ -127,7 +128,7 @@ func TestALaunchLineGarbledByALateLineEditorIsTypedAgain(t *testing.T) {
 	// A shell that garbles every line is refused before any Enter, with
 	// the line cleared, after the attempts.
 	g = &garbledShell{rows: []string{"$ old", ""}, garbles: typeAttempts}
-	if _, err := l.typeClean(context.Background(), g, g, backends.Endpoint{Target: "s:fm-t1"}, line); err == nil || !strings.Contains(err.Error(), "nothing was launched") {
+	if _, err := l.typeClean(context.Background(), g, g, backends.Endpoint{Target: "s:fm-t1"}, line); !errors.Is(err, errNotTheLine) {
 		t.Fatalf("a shell that garbles every line: %v", err)
 	}
 	if g.typed != typeAttempts {

@@ -101,20 +101,18 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 	if final.State == backends.StateMissing && allowMissing {
 		return ExitAlreadyMissing, c.RetireBusy(t)
 	}
-	held := ""
-	if res.Verdict == deliver.Pending {
-		held = fmt.Sprintf("; its composer still holds %s (the submit was never confirmed), so clear it before sending anything else", t.Harness.ExitCommand)
-	}
+	e := fault.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the agent did not stop within %s",
+		t.ID, interruptNote, final.State, Seconds(c.waits.Exit)).Coded(fault.ENotStopped)
 	if ctx.Err() != nil {
 		// A signal ended the wait (cli.Run), not the wait's bound.
-		return "", fault.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the wait for the agent to stop was interrupted%s",
-			t.ID, interruptNote, final.State, held).Coded(fault.EInterrupted).
-			Hint("fm-control status %s shows whether it stopped since", t.ID).
-			With("id", t.ID, "exit_result", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
+		e = fault.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the wait for the agent to stop was interrupted",
+			t.ID, interruptNote, final.State).Coded(fault.EInterrupted).
+			Hint("fm-control status %s shows whether it stopped since", t.ID)
 	}
-	return "", fault.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the agent did not stop within %s%s",
-		t.ID, interruptNote, final.State, Seconds(c.waits.Exit), held).Coded(fault.ENotStopped).
-		With("id", t.ID, "exit_result", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
+	if res.Verdict == deliver.Pending {
+		e.Hint("its composer still holds %s (the submit was never confirmed): clear it before sending anything else", t.Harness.ExitCommand)
+	}
+	return "", e.With("id", t.ID, "exit_result", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
 }
 
 // interrupted is what interrupting an agent before its exit command did.

@@ -153,11 +153,11 @@ func TestATimedOutKeyIsUnconfirmed(t *testing.T) {
 			if !errors.As(err, &fe) || fe.Class != fault.ClassUnconfirmed {
 				t.Fatalf("err = %v, want an unconfirmed fault", err)
 			}
-			if want := "key 'C-u' to s:w: tmux send-keys timed out after 300ms, so whether it reached the agent is unknown"; fe.Msg != want {
-				t.Fatalf("msg = %q, want %q", fe.Msg, want)
+			if fault.CodeOf(err) != fault.EUnconfirmed || !containsAll(fe.Msg, "'C-u'", "s:w", "tmux send-keys timed out after 300ms") {
+				t.Fatalf("err = %q (code %s), want unconfirmed naming the key, the endpoint and the call that timed out", fe.Msg, fault.CodeOf(err))
 			}
-			if len(fe.Hints) != 1 || fe.Hints[0] != "look at the pane (fm-control read t1) before sending it again" {
-				t.Fatalf("hints = %q", fe.Hints)
+			if len(fe.Hints) != 1 || !strings.Contains(fe.Hints[0], "fm-control read t1") {
+				t.Fatalf("hints = %q, want one naming fm-control read t1", fe.Hints)
 			}
 			if p.Sent != 0 || p.Err != timeout || !p.Unknown() {
 				t.Fatalf("Pressed = %+v, want the timeout kept as the key's error, which may have run", p)
@@ -173,8 +173,8 @@ func TestAFailedKeyIsDeliveryFailed(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Class != fault.ClassFailed || fe.Code != fault.EDeliveryFailed {
 		t.Fatalf("err = %#v, want a failed delivery", err)
 	}
-	if want := "interrupt key Escape was not delivered to task t1 on herdr: no such pane"; fe.Msg != want {
-		t.Fatalf("msg = %q, want %q", fe.Msg, want)
+	if !containsAll(fe.Msg, "Escape", "t1", "herdr", "no such pane") {
+		t.Fatalf("msg = %q, want the key, the task, the backend and the multiplexer's error", fe.Msg)
 	}
 	// Without words, the multiplexer's error itself, for the caller's sentence.
 	if p, err := (Keys{Backend: f}).Press(context.Background(), harness.KeyEnter, Opts{}); err != f.keyErr || p.Unknown() {
@@ -253,4 +253,13 @@ func TestGateOnceReadsOnlyWhereEachKeyCannotBeGated(t *testing.T) {
 	if err != nil || gate == nil || len(g.calls) != 0 {
 		t.Fatalf("gated: gate nil %v, err %v, calls %q; want the gate kept for each key's own call, nothing read", gate == nil, err, g.calls)
 	}
+}
+
+func containsAll(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
 }

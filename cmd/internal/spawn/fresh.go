@@ -116,7 +116,8 @@ func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
 	}
 	for _, dir := range []string{f.plan.Dir, f.plan.Project} {
 		if err := state.CheckValue(dir); err != nil {
-			return nil, fault.Failed("the path '%s' cannot be recorded (its %v); rename the directory, or pass one without such a character", phrase.Printable(dir), err).Coded(fault.EBadWorktree)
+			return nil, fault.Failed("the path '%s' cannot be recorded (its %v)", phrase.Printable(dir), err).Coded(fault.EBadWorktree).
+				Hint("rename the directory, or pass one without such a character")
 		}
 	}
 	if f.kind == harness.KindSecondmate {

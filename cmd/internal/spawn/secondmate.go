@@ -32,7 +32,8 @@ func (s Spawner) freshProfile(home config.Home, req Request, kind harness.Kind) 
 	if name == "" && kind == harness.KindSecondmate {
 		pin, ok, err := home.SecondmatePin()
 		if err != nil {
-			return p, fault.Failed("the secondmate harness pin cannot be read: %v; make it a file holding one line '<harness> [model] [effort]', or pass --harness", err).Coded(fault.EBadPin)
+			return p, fault.Failed("the secondmate harness pin cannot be read: %v", err).Coded(fault.EBadPin).
+				Hint("make it a file holding one line '<harness> [model] [effort]', or pass --harness")
 		}
 		if ok {
 			if pin, err = pin.Verified(s.Print.Warn); err != nil {
@@ -51,16 +52,20 @@ func (s Spawner) freshProfile(home config.Home, req Request, kind harness.Kind) 
 	if name == "" {
 		crew, err := home.CrewHarness()
 		if err != nil {
-			return p, fault.Failed("the crew harness cannot be read: %v; make it a file holding one harness name, or pass --harness", err).Coded(fault.EBadPin)
+			return p, fault.Failed("the crew harness cannot be read: %v", err).Coded(fault.EBadPin).
+				Hint("make it a file holding one harness name, or pass --harness")
 		}
 		name, fromCrew = crew, true
 	}
 	if name == "" {
-		return p, fault.Usage("fm-spawn needs a harness: pass --harness H, or name a default in %s (one of %s)", crewPath, strings.Join(harness.Names(), ", "))
+		return p, fault.Usage("fm-spawn needs a harness").
+			Hint("pass --harness H, one of %s", strings.Join(harness.Names(), ", ")).
+			Hint("or name a default in %s", crewPath)
 	}
 	h, ok := harness.Lookup(name)
 	if !ok && fromCrew {
-		return p, fault.Failed("the crew harness '%s' (%s) is not verified; fix it or pass --harness (verified: %s)", phrase.Printable(name), crewPath, strings.Join(harness.Names(), ", ")).Coded(fault.EBadPin)
+		return p, fault.Failed("the crew harness '%s' (%s) is not verified", phrase.Printable(name), crewPath).Coded(fault.EBadPin).
+			Hint("fix it, or pass --harness H, one of %s", strings.Join(harness.Names(), ", "))
 	}
 	if !ok {
 		return p, fault.Failed("unknown harness '%s'", phrase.Printable(name)).Coded(fault.EUnverifiedHarness).

@@ -112,6 +112,10 @@ func (a Authority) Caller(home config.Home) (authority.Caller, error) {
 func (a Authority) refusal(err error, req authority.Request) *fault.Error {
 	e := fault.Failed("%w; nothing was typed, locked or written", err).Coded(fault.ENotAuthorized)
 	e.With("caller", req.Caller.Task, "verb", req.Verb)
+	var r *authority.Refusal
+	if errors.As(err, &r) {
+		e.Hint("%s", r.MayText())
+	}
 	e.Hint("ask the operator (firstmate, from outside any task's pane) to do it")
 	if verb, _ := authority.LookupVerb(req.Verb); verb.Grantable {
 		e.Hint("only the operator widens a task's authority: fm-spawn %s ... --grant %s@%s, when it spawns the task", req.Caller.Task, req.Verb, req.Target)

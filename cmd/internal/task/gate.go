@@ -40,7 +40,8 @@ func (t *Target) Gate(obs backends.Observation, tool string) error {
 		if len(obs.Names) > 0 && t.ownsAll(obs.Names) {
 			return nil
 		}
-		return t.refuseGate(fault.EAgentUnverified, "shows no %s process (%s); the %s backend cannot otherwise prove the agent is there, so nothing was sent", t.Harness.Name, obs.Detail, t.BackendName).
+		return t.refuseGate(fault.EAgentUnverified, "shows no %s process; the %s backend cannot otherwise prove the agent is there, so nothing was sent", t.Harness.Name, t.BackendName).
+			With("detail", obs.Detail).Hint("%s", obs.Detail).
 			Hint("look at the pane: if the agent is gone, start it again there yourself (fmctl cannot relaunch into a pane it cannot classify)")
 	case backends.StateDead:
 		return t.refuseGate(fault.EAgentNotRunning, "has no agent, only a shell (%s); nothing was sent", obs.Detail).
@@ -54,7 +55,8 @@ func (t *Target) Gate(obs backends.Observation, tool string) error {
 		return t.refuseGate(fault.EEndpointMissing, "is gone (%s); nothing was sent", obs.Detail).
 			Hint("relaunch the task with fm-spawn %s --relaunch", t.ID)
 	case backends.StateUnreadable:
-		return t.refuseGate(fault.EEndpointUnreadable, "could not be read: the multiplexer did not answer (%s); nothing was sent", obs.Detail).
+		return t.refuseGate(fault.EEndpointUnreadable, "could not be read: the multiplexer did not answer; nothing was sent").
+			With("detail", obs.Detail).Hint("%s", obs.Detail).
 			Hint("check the %s server, then send again", t.BackendName)
 	}
 	return t.refuseGate(fault.EForeignAgent, "runs something that is neither %s nor a shell (%s); nothing was sent", t.Harness.Name, obs.Detail).

@@ -92,7 +92,8 @@ func (t *Target) RequireHarness(tool string) error {
 	if rec == "" {
 		rec = "none"
 	}
-	return fault.Failed("task %s records harness '%s', which has no verified control mechanics; %s refuses to guess an interrupt key or exit command (verified: %s)", t.ID, phrase.Printable(rec), tool, strings.Join(harness.Names(), ", ")).Coded(fault.EUnverifiedHarness)
+	return fault.Failed("task %s records harness '%s', which has no verified control mechanics; %s refuses to guess an interrupt key or exit command", t.ID, phrase.Printable(rec), tool).Coded(fault.EUnverifiedHarness).
+		Hint("verified harnesses: %s", strings.Join(harness.Names(), ", "))
 }
 
 // Family is the resolved harness name for output, or the recorded value.
