@@ -131,7 +131,10 @@ func telemetryLifecycle(t *testing.T, p profile, tel harness.Telemetry) {
 	l.capture("telemetry-busy")
 
 	r = l.fm("fm-control", "interrupt", l.addr)
-	if r.code != 0 {
+	// Exit 3 is the honest word for keys delivered with nothing to prove
+	// the cancel (cancel=unconfirmed); the switch below still asks the
+	// agent's own report whether the turn ended.
+	if r.code != 0 && r.code != 3 {
 		t.Errorf("interrupt: %s", r)
 	}
 	a, ok = l.waitAgentState(15*time.Second, state.ActivityIdle)
