@@ -272,13 +272,18 @@ func (s *scen) interrupt() result {
 	return r
 }
 
-// recoverIdle returns a live agent to idle between scenarios with raw
-// Escapes, one at a time and only while a turn still runs (opencode's cancel
-// takes two; an Escape more on an idle, empty composer opens claude's Rewind
-// and gemini's /rewind): scaffolding, not a step under test.
+// recoverIdle returns a live agent to idle between scenarios with Escapes,
+// one at a time and only while a turn still runs (opencode's cancel takes
+// two; an Escape more on an idle, empty composer opens claude's Rewind and
+// gemini's /rewind): scaffolding, not a step under test. Each goes through
+// fm-send --key, so fmctl knows of the cancel and may clear the prompt an
+// agent puts back (claude, pi) at the next send; a raw Escape would leave
+// it a draft fm-send keeps. A key fm-send refuses goes raw.
 func recoverIdle(l *lab) {
 	for i := 0; i < 3 && !l.settle(3*time.Second); i++ {
-		l.rawKeys("Escape")
+		if r := l.fm("fm-send", l.addr, "--key", "Escape"); r.code != 0 {
+			l.rawKeys("Escape")
+		}
 	}
 }
 
