@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"fmctl/cmd/internal/fact"
 	"fmctl/cmd/internal/fault"
@@ -55,10 +57,24 @@ func (o Outcome) Line() string {
 	}
 	for _, f := range o.Facts {
 		if !f.JSONOnly {
-			fmt.Fprintf(&b, " %s=%s", f.TextKey(), f.Text)
+			fmt.Fprintf(&b, " %s=%s", f.TextKey(), TextValue(f.Text))
 		}
 	}
 	return b.String()
+}
+
+// TextValue is a value as a key=value line prints it: as it is when it is
+// one plain word, else double-quoted with Go's escapes (strconv.Quote), so
+// the line still splits into its tokens at its spaces and a value that
+// itself holds a quote or a backslash reads back unchanged. An empty value
+// stays `key=`.
+func TextValue(v string) string {
+	if strings.ContainsFunc(v, func(r rune) bool {
+		return r == '"' || r == '\\' || unicode.IsSpace(r) || !unicode.IsPrint(r)
+	}) {
+		return strconv.Quote(v)
+	}
+	return v
 }
 
 // JSON renders the --json form: outcome and id first, then the facts in
