@@ -127,7 +127,7 @@ func Conventions(root *ucli.Command, d IO) {
 func addJQFlag(cmd *ucli.Command) {
 	for _, f := range cmd.Flags {
 		if b, ok := f.(*ucli.BoolFlag); ok && b.Name == "json" {
-			b.Usage += "; --json a,b prints only those fields (docs/json.md)"
+			b.Usage += "; --json a,b prints only those fields (the word after --json is FIELDS only when it names, or nearly names, the outcome's fields; docs/json.md)"
 			cmd.Flags = append(cmd.Flags, &ucli.StringFlag{Name: "jq", Usage: "filter the JSON outcome through the jq `EXPR` (implies --json; strings print raw)"})
 			break
 		}
