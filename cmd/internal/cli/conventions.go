@@ -111,6 +111,7 @@ func Conventions(root *ucli.Command, d IO) {
 	exitCodes := exitCodesHelp()
 	root.CustomRootCommandHelpTemplate = ucli.RootCommandHelpTemplate + exitCodes
 	enableCompletion(root, d)
+	refuseEnvironment(root, d)
 	addJQFlag(root)
 	if len(root.Commands) == 0 {
 		// fm-send and fm-spawn take a task id first: "help" would be one,
@@ -119,6 +120,24 @@ func Conventions(root *ucli.Command, d IO) {
 		root.Action = loneHelp(root.Action)
 	}
 	commandConventions(root, ucli.CommandHelpTemplate+exitCodes)
+}
+
+// refuseEnvironment stops every command on the environment's refusal
+// (d.Refused) before it acts. urfave runs Before after --help and
+// --version have answered, so those still do.
+func refuseEnvironment(root *ucli.Command, d IO) {
+	if d.Refused == nil || d.Completing {
+		return
+	}
+	before := root.Before
+	root.Before = func(ctx context.Context, cmd *ucli.Command) (context.Context, error) {
+		if before != nil {
+			if ctx, err := before(ctx, cmd); err != nil {
+				return ctx, err
+			}
+		}
+		return ctx, d.Refused
+	}
 }
 
 // addJQFlag gives every command that takes --json its --jq, which Run
