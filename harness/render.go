@@ -81,7 +81,7 @@ func Text() string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nKey effects are idle / busy, on an empty composer (harness/keyeffects.go names each source); " +
+	b.WriteString("\nKey effects are idle / busy, on an empty composer (fm-control capabilities --json gives each one's source); " +
 		"fm-send --key refuses a key that quits the agent in either state unless --allow-exit is given.\n")
 	b.WriteString("\n| backend | Escape | Enter | C-c | C-u | recovery-grade classifier | adapter |\n|---|---|---|---|---|---|---|\n")
 	for _, be := range backendRows {
