@@ -72,5 +72,5 @@ type IO struct {
 // Printer returns the outcome printer for the chosen output form.
 func (d IO) Printer(json bool) Printer {
 	tty := IsTerminal(d.Stderr) && d.Env("NO_COLOR") == "" && d.Env("TERM") != "dumb"
-	return Printer{Out: d.Stdout, Err: d.Stderr, JSON: json, TTY: tty, OutTTY: IsTerminal(d.Stdout), Output: d.Output}
+	return Printer{Out: d.Stdout, Err: d.Stderr, JSON: json, TTY: tty, OutTTY: IsTerminal(d.Stdout), Width: ReadableWidth(TerminalWidth(d.Stdout)), Output: d.Output}
 }

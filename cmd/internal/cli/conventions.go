@@ -42,6 +42,12 @@ func Run(cmd *ucli.Command, args []string, d IO) int {
 	if d.Output != nil {
 		*d.Output = out
 	}
+	if !completing(args) && asksHelpExits(args) {
+		if err := printExitCodes(d.Stdout, ReadableWidth(TerminalWidth(d.Stdout))); err != nil {
+			return d.Printer(false).Error(err)
+		}
+		return CodeDone
+	}
 	// Every verb runs under one context SIGINT and SIGTERM cancel: a verb
 	// that waits (an exit, a relaunch, a wait, a remote call) stops
 	// promptly and says where it stopped, and its calls' process groups
@@ -49,6 +55,9 @@ func Run(cmd *ucli.Command, args []string, d IO) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err = cmd.Run(context.WithValue(ctx, rawArgsKey{}, args), args)
+	if hw, ok := cmd.Writer.(*helpWriter); ok {
+		hw.flush()
+	}
 	if err == nil {
 		err = d.Output.Err()
 	}
@@ -106,6 +115,11 @@ func AfterDoubleDash(ctx context.Context) []string {
 func Conventions(root *ucli.Command, d IO) {
 	root.Version = BuildVersion()
 	root.Writer, root.ErrWriter = d.Stdout, d.Stderr
+	if !d.Completing {
+		// Help is laid out for the terminal it is read on; completion
+		// candidates are one a line for the shell, whatever their length.
+		root.Writer = &helpWriter{w: d.Stdout, width: ReadableWidth(TerminalWidth(d.Stdout))}
+	}
 	// Run maps every error to its exit code; urfave must not exit.
 	root.ExitErrHandler = func(context.Context, *ucli.Command, error) {}
 	exitCodes := exitCodesHelp()
@@ -119,6 +133,7 @@ func Conventions(root *ucli.Command, d IO) {
 		root.HideHelpCommand = true
 		root.Action = loneHelp(root.Action)
 	}
+	root.Description = reflowProse(root.Description)
 	commandConventions(root, ucli.CommandHelpTemplate+exitCodes)
 }
 
@@ -146,7 +161,7 @@ func refuseEnvironment(root *ucli.Command, d IO) {
 func addJQFlag(cmd *ucli.Command) {
 	for _, f := range cmd.Flags {
 		if b, ok := f.(*ucli.BoolFlag); ok && b.Name == "json" {
-			b.Usage += "; --json a,b prints only those fields (the word after --json is FIELDS only when it names, or nearly names, the outcome's fields; docs/json.md)"
+			b.Usage += "; --json a,b prints only those fields (when the word names them)"
 			cmd.Flags = append(cmd.Flags, &ucli.StringFlag{Name: "jq", Usage: "filter the JSON outcome through the jq `EXPR` (implies --json; strings print raw)"})
 			break
 		}
@@ -185,6 +200,7 @@ func commandConventions(cmd *ucli.Command, helpTemplate string) {
 	}
 	for _, sub := range cmd.Commands {
 		sub.CustomHelpTemplate = helpTemplate
+		sub.Description = reflowProse(sub.Description)
 		// A verb's words are ids: "help" after a verb is not a command.
 		sub.HideHelpCommand = len(sub.Commands) == 0
 		commandConventions(sub, helpTemplate)
@@ -198,9 +214,11 @@ func commandConventions(cmd *ucli.Command, helpTemplate string) {
 func HelpForMissing(cmd *ucli.Command, format string, args ...any) error {
 	root := cmd.Root()
 	out := root.Writer
-	root.Writer = root.ErrWriter
+	help := &helpWriter{w: root.ErrWriter, width: ReadableWidth(TerminalWidth(root.ErrWriter))}
+	root.Writer = help
 	defer func() { root.Writer = out }()
 	_ = ucli.ShowRootCommandHelp(cmd)
+	help.flush()
 	return fault.Usage(format, args...)
 }
 

@@ -98,6 +98,9 @@ type Printer struct {
 	// OutTTY: stdout is a terminal, where a person reads it (list's
 	// aligned table); piped, output keeps its stable lines.
 	OutTTY bool
+	// Width is what a layout for a person may take (ReadableWidth of
+	// stdout's terminal).
+	Width int
 	// Output is the command line's --json field list or --jq filter (nil:
 	// none), applied to outcomes, never to errors.
 	Output *Output
