@@ -77,16 +77,11 @@ func App(d edge.Deps) *ucli.Command {
 		Usage:     "run an allowlisted lifecycle verb on a task's agent",
 		UsageText: "fm-control <verb> <id> [flags]\nfm-control list [--json]\nfm-control capabilities [--json]\nfm-control help [verb]",
 		Description: `The control plane: a closed allowlist of lifecycle verbs addressed to an exact
-task id. No free text, no raw keys. Each verb proves its postcondition or
-reports it unconfirmed. Flags go anywhere after the verb and before "--";
-every word after "--" is a word. A word beginning with '-' where the task id
-goes is checked as an id, and refused: no task id begins with '-'. A task
-on another host of config/hosts.toml is <host>/<id>: that host's own fmctl
-runs the verb (docs/hosts.md).
+task id, with no free text and no raw keys; each verb proves its
+postcondition or reports it unconfirmed. Flags go anywhere after the verb
+and before "--". A task on another host of config/hosts.toml is <host>/<id>.
 
 Examples:
-   fm-control interrupt t1
-   fm-control exit t1
    fm-control status gpu1/t1
    fm-control relaunch t1 --harness codex --note "continue from the failing test"
    fm-control help relaunch`,
