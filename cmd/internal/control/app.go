@@ -219,23 +219,34 @@ func capabilitiesCommand(d edge.Deps) *ucli.Command {
 	return &ucli.Command{
 		Name:      "capabilities",
 		Usage:     "print the capability table (verbs, harness mechanics, backend abilities) and the FM_* tunables",
-		UsageText: "fm-control capabilities [--json]",
+		UsageText: "fm-control capabilities [--markdown | --json]",
 		Description: `The single owner of every interrupt key, repeat count, composer clear, exit
 command, supported kind, launch flag and backend ability the binaries use, and
-every FM_* variable they read: its unit, default and value in this run.
+every FM_* variable they read: its unit, default and value in this run. On a
+terminal it is tables that fit the screen; piped, or with --markdown, the
+Markdown tables the README embeds.
 
 Examples:
    fm-control capabilities
    fm-control capabilities --json | jq '.harnesses[] | {name, interrupt_key, exit_command}'`,
+		Flags: []ucli.Flag{&ucli.BoolFlag{Name: "markdown", Usage: "print the Markdown tables the README embeds, even on a terminal"}},
 		Action: func(_ context.Context, cmd *ucli.Command) error {
 			if cmd.NArg() > 0 {
 				return fault.Usage("unexpected argument '%s': fm-control capabilities takes no task id", state.Printable(cmd.Args().First()))
+			}
+			asJSON := cmd.Bool("json") || d.Output.Filtering()
+			if asJSON && cmd.Bool("markdown") {
+				return fault.Usage("--markdown and --json are two forms of the table; pass one")
 			}
 			if d.Output.Filtering() {
 				d.Printer(true).Value(capabilities{harness.Snapshot(), d.Tunables.Settings()})
 				return nil
 			}
-			return printCapabilities(d.Stdout, d.Tunables, cmd.Bool("json"))
+			p := d.Printer(asJSON)
+			if p.OutTTY && !asJSON && !cmd.Bool("markdown") {
+				return printCapabilitiesView(d.Stdout, p.Width, harness.Snapshot(), d.Tunables.Settings())
+			}
+			return printCapabilities(d.Stdout, d.Tunables, asJSON)
 		},
 	}
 }
