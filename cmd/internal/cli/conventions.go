@@ -162,7 +162,7 @@ func addJQFlag(cmd *ucli.Command) {
 	for _, f := range cmd.Flags {
 		if b, ok := f.(*ucli.BoolFlag); ok && b.Name == "json" {
 			b.Usage += "; --json a,b prints only those fields (when the word names them)"
-			cmd.Flags = append(cmd.Flags, &ucli.StringFlag{Name: "jq", Usage: "filter the JSON outcome through the jq `EXPR` (implies --json; strings print raw)"})
+			cmd.Flags = append(cmd.Flags, &ucli.StringFlag{Name: "jq", Usage: "filter the outcome through the jq `EXPR` (implies --json)"})
 			break
 		}
 	}

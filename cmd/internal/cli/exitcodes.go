@@ -47,7 +47,7 @@ func exitCodesHelp() string {
 	for i, c := range exitCodes {
 		names[i] = fmt.Sprintf("%d %s", c.Code, c.Name)
 	}
-	return "\nEXIT CODES:\n   " + strings.Join(names, ", ") + " (" + HelpExitsFlag + " says what each means)\n"
+	return "\nEXIT CODES (" + HelpExitsFlag + " says what each means):\n   " + strings.Join(names, ", ") + "\n"
 }
 
 // HelpExitsFlag prints the exit-code table with each code's meaning.
