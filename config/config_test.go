@@ -16,7 +16,10 @@ func envOf(m map[string]string) Env {
 }
 
 // homeOf is the home's variables as a binary reads them from env m.
-func homeOf(m map[string]string) HomeVars { return ReadTunables(envOf(m)).Home }
+func homeOf(m map[string]string) HomeVars {
+	tun, _ := ReadTunables(envOf(m))
+	return tun.Home
+}
 
 func newHome(t *testing.T) string {
 	t.Helper()
@@ -56,6 +59,32 @@ func TestResolveHomeNotADirectory(t *testing.T) {
 	for _, root := range []string{file, filepath.Join(t.TempDir(), "absent")} {
 		_, err := ResolveHome("fm-send", homeOf(map[string]string{"FM_HOME": root}))
 		wantRefusal(t, err, "FM_HOME '"+root+"' is not a directory")
+	}
+}
+
+// A file where FM_HOME points gets hints that work as printed: never a
+// mkdir -p of the file's path; the home's directory when the file is in one.
+func TestResolveHomeOnAFileHintsWhatWorks(t *testing.T) {
+	hintsOf := func(err error) string {
+		var h *state.HintedError
+		if !errors.As(err, &h) {
+			t.Fatalf("error %v carries no hints", err)
+		}
+		return strings.Join(h.Hints(), "\n")
+	}
+	home := newHome(t)
+	inHome := filepath.Join(home, "fm.toml")
+	os.WriteFile(inHome, nil, 0o644)
+	_, err := ResolveHome("fm-send", homeOf(map[string]string{"FM_HOME": inHome}))
+	wantRefusal(t, err, "FM_HOME '"+inHome+"' is not a directory but a file")
+	if got, want := hintsOf(err), "export FM_HOME='"+home+"'"; !strings.Contains(got, want) || strings.Contains(got, "mkdir") {
+		t.Errorf("hints %q, want %q and no mkdir", got, want)
+	}
+	loose := filepath.Join(t.TempDir(), "plain")
+	os.WriteFile(loose, nil, 0o644)
+	_, err = ResolveHome("fm-send", homeOf(map[string]string{"FM_HOME": loose}))
+	if got := hintsOf(err); strings.Contains(got, loose) || !strings.Contains(got, `mkdir -p "$HOME/fm-home" && export FM_HOME="$HOME/fm-home"`) {
+		t.Errorf("hints %q: want a new home's mkdir, never one of the file's path", got)
 	}
 }
 

@@ -46,8 +46,7 @@ func LocateHome(tool string, v HomeVars) (Home, error) {
 			"export FM_HOME=/path/to/home (an existing directory)", "then start a task: "+FirstSpawn)
 	}
 	if info, err := os.Stat(root); err != nil || !info.IsDir() {
-		return Home{}, state.WithHints(state.Errorf(ErrNoHome, "FM_HOME '%s' is not a directory", root),
-			"point FM_HOME at your firstmate home", "or make a new one: mkdir -p '"+root+"', then "+FirstSpawn)
+		return Home{}, notAHome(root, info, err)
 	}
 	// Paths built from the home reach agents in other directories (the
 	// brief pointer in a launch line), so a relative FM_HOME is made
@@ -63,6 +62,39 @@ func LocateHome(tool string, v HomeVars) (Home, error) {
 		Data:   orDefault(v.DataOverride, filepath.Join(root, "data")),
 		Config: orDefault(v.ConfigOverride, filepath.Join(root, "config")),
 	}, nil
+}
+
+// notAHome refuses an FM_HOME that is no directory, with hints that work
+// as printed: mkdir -p for a path that does not exist, never for one a
+// file holds (it would fail), where the directory the file is in is named
+// instead when it is a home (FM_HOME pointed at a file inside one).
+func notAHome(root string, info fs.FileInfo, err error) error {
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return state.WithHints(state.Errorf(ErrNoHome, "FM_HOME '%s' is not a directory fmctl can read: %w", root, err),
+			"point FM_HOME at your firstmate home, a directory you can read")
+	case err != nil:
+		return state.WithHints(state.Errorf(ErrNoHome, "FM_HOME '%s' is not a directory", root),
+			"point FM_HOME at your firstmate home", "or make a new one: mkdir -p '"+root+"', then "+FirstSpawn)
+	}
+	e := state.Errorf(ErrNoHome, "FM_HOME '%s' is not a directory but a %s", root, fileKind(info))
+	if parent := filepath.Dir(root); isDir(filepath.Join(parent, "state")) {
+		return state.WithHints(e, "FM_HOME names the home's directory itself: export FM_HOME='"+parent+"'")
+	}
+	return state.WithHints(e, "point FM_HOME at your firstmate home, a directory",
+		`or make a new one in a directory of its own: mkdir -p "$HOME/fm-home" && export FM_HOME="$HOME/fm-home", then `+FirstSpawn)
+}
+
+func fileKind(info fs.FileInfo) string {
+	if info.Mode().IsRegular() {
+		return "file"
+	}
+	return "special file"
+}
+
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
 }
 
 // checkState refuses a home without its state dir, naming the next step.

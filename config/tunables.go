@@ -1,9 +1,13 @@
 package config
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"fmctl/phrase"
 )
 
 // Unit says how a variable's value is read.
@@ -11,9 +15,9 @@ type Unit string
 
 const (
 	// UnitDuration is seconds ("2.5", the original toolkit's form) or a Go
-	// duration ("500ms"), from 0 to 24h; a bad value keeps the default.
+	// duration ("500ms"), from 0 to 24h; a bad value is a BadValue.
 	UnitDuration Unit = "duration"
-	// UnitCount is a non-negative integer; a bad value keeps the default.
+	// UnitCount is a non-negative integer; a bad value is a BadValue.
 	UnitCount Unit = "count"
 	// UnitBool is on when the value is "1".
 	UnitBool Unit = "bool"
@@ -156,7 +160,7 @@ var table = []Tunable{
 	{Name: "FM_CONTROL_EXIT_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long an exit command gets to stop the agent", field: func(t *Tunables) any { return &t.Control.ExitWait }},
 	{Name: "FM_CONTROL_EXIT_RETRIES", Unit: UnitCount, Default: "3", Doc: "Enter retries for the exit command", field: func(t *Tunables) any { return &t.Control.ExitRetries }},
 	{Name: "FM_CONTROL_LAUNCH_WAIT", Unit: UnitDuration, Default: "90s", Doc: "how long a relaunched agent gets to come up ready", field: func(t *Tunables) any { return &t.Control.LaunchWait }},
-	{Name: "FM_CONTROL_WAIT", Unit: UnitDuration, Default: "30s", Doc: "fm-control wait's limit when --timeout is not given; a bad value is refused", field: func(t *Tunables) any { return &t.Control.Wait }},
+	{Name: "FM_CONTROL_WAIT", Unit: UnitDuration, Default: "30s", Doc: "fm-control wait's limit when --timeout is not given", field: func(t *Tunables) any { return &t.Control.Wait }},
 	{Name: "FM_CONTROL_RELAUNCH_TX", Unit: UnitName, Doc: "the relaunch transaction an fm-spawn --relaunch belongs to, published in the new record", field: func(t *Tunables) any { return &t.Spawn.RelaunchTx }},
 
 	{Name: "FM_SPAWN_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long a spawned agent gets to come up ready", field: func(t *Tunables) any { return &t.Spawn.Wait }},
@@ -175,38 +179,87 @@ var table = []Tunable{
 	{Name: CompletionVar, Unit: UnitBool, Default: "0", Doc: "set to 1 by the shell completion scripts: the last word --generate-shell-completion asks for completions", field: func(t *Tunables) any { return &t.Completion }},
 }
 
-// ReadTunables reads every FM_* variable from env, once; a variable unset,
-// or set to a value its unit refuses, takes the table's default.
-func ReadTunables(env Env) Tunables {
-	var t Tunables
-	for _, row := range table {
-		row.read(&t, env(row.Name))
+// BadValue is an FM_* variable set to a value its unit refuses. A binary
+// refuses to run with one (exit 2, naming it) rather than act on the
+// default the user did not choose.
+type BadValue struct {
+	Name, Value string
+	// Why says what the unit takes: "not a count: give ...".
+	Why string
+	// Default is what the variable takes when unset.
+	Default string
+}
+
+func (b BadValue) Error() string {
+	// The value is cut short so the error stays one short line.
+	v := []rune(phrase.Printable(b.Value))
+	if len(v) > 40 {
+		v = append(v[:40], []rune("...")...)
 	}
-	return t
+	return fmt.Sprintf("%s '%s' is %s", b.Name, string(v), b.Why)
+}
+
+// ReadTunables reads every FM_* variable from env, once. A variable unset
+// (or blank) takes the table's default; one set to a value its unit refuses
+// takes it too, and is returned among the bad values, in table order, for
+// the binary's edge to refuse.
+func ReadTunables(env Env) (Tunables, []BadValue) {
+	var t Tunables
+	var bad []BadValue
+	for _, row := range table {
+		raw := env(row.Name)
+		if err := row.read(&t, raw); err != nil {
+			bad = append(bad, BadValue{Name: row.Name, Value: raw, Why: err.Error(), Default: row.Default})
+		}
+	}
+	return t, bad
 }
 
 // DefaultTunables are the values with no FM_* variable set.
 func DefaultTunables() Tunables {
-	return ReadTunables(func(string) string { return "" })
+	t, _ := ReadTunables(func(string) string { return "" })
+	return t
 }
 
-func (row Tunable) read(t *Tunables, raw string) {
+// read sets row's field in t from raw, or from the default when raw is
+// blank or refused; a refused value is the error.
+func (row Tunable) read(t *Tunables, raw string) error {
+	given := strings.TrimSpace(raw) != ""
 	switch p := row.field(t).(type) {
 	case *time.Duration:
 		*p, _ = ParseWait(row.Default)
-		if d, err := ParseWait(raw); err == nil && strings.TrimSpace(raw) != "" && (d > 0 || !row.NonZero) {
+		if !given {
+			return nil
+		}
+		d, err := ParseWait(raw)
+		if err != nil {
+			return err
+		}
+		if d > 0 || !row.NonZero {
 			*p = d
 		}
 	case *int:
 		*p, _ = strconv.Atoi(row.Default)
-		if n, err := strconv.Atoi(strings.TrimSpace(raw)); err == nil && n >= 0 {
-			*p = n
+		if !given {
+			return nil
 		}
+		n, err := strconv.Atoi(strings.TrimSpace(raw))
+		if err != nil || n < 0 {
+			return errors.New("not a count: give a whole number, 0 or more")
+		}
+		*p = n
 	case *bool:
 		*p = orValue(raw, row.Default) == "1"
 	case *string:
 		*p = orValue(raw, row.Default)
+		if row.Unit == UnitDuration && given {
+			// Kept as given (FM_CONTROL_WAIT: wait's own default when
+			// --timeout is given), but a bad one is still refused.
+			_, err := ParseWait(raw)
+			return err
+		}
 	}
+	return nil
 }
 
 // Value is the effective value of row in t, in the form its Default is

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -65,7 +66,18 @@ func TestTableRows(t *testing.T) {
 	}
 }
 
+// read is ReadTunables of one variable: its Tunables and whether the
+// value was refused.
+func read(name, value string) (Tunables, bool) {
+	tun, bad := ReadTunables(envOf(map[string]string{name: value}))
+	return tun, len(bad) > 0
+}
+
+// A value its unit refuses keeps the default for the run and is reported,
+// so the binary refuses to run (never silently on the default); blank is
+// unset.
 func TestReadTunablesDurations(t *testing.T) {
+	const bad = -1
 	cases := map[string]time.Duration{
 		"0.5":    500 * time.Millisecond,
 		"5":      5 * time.Second,
@@ -75,45 +87,76 @@ func TestReadTunablesDurations(t *testing.T) {
 		"1m30s":  90 * time.Second,
 		"":       90 * time.Second,
 		"   ":    90 * time.Second,
-		"-1":     90 * time.Second,
-		"-0.5":   90 * time.Second,
-		"-250ms": 90 * time.Second,
-		"junk":   90 * time.Second,
-		"5 s":    90 * time.Second,
+		"-1":     bad,
+		"-0.5":   bad,
+		"-250ms": bad,
+		"junk":   bad,
+		"5 s":    bad,
 		"1e-3":   time.Millisecond,
-		"NaN":    90 * time.Second,
-		"90000":  90 * time.Second,
+		"NaN":    bad,
+		"90000":  bad,
 	}
 	for in, want := range cases {
-		if got := ReadTunables(envOf(map[string]string{"FM_CONTROL_LAUNCH_WAIT": in})).Control.LaunchWait; got != want {
-			t.Errorf("FM_CONTROL_LAUNCH_WAIT=%q: %v, want %v", in, got, want)
+		tun, refused := read("FM_CONTROL_LAUNCH_WAIT", in)
+		if want == bad && (!refused || tun.Control.LaunchWait != 90*time.Second) || want != bad && (refused || tun.Control.LaunchWait != want) {
+			t.Errorf("FM_CONTROL_LAUNCH_WAIT=%q: %v (refused %v), want %v", in, tun.Control.LaunchWait, refused, want)
 		}
 	}
-	// a bound that exists to prevent an unbounded call keeps its default at 0
-	for in, want := range map[string]time.Duration{"0": 5 * time.Second, "2": 2 * time.Second, "750ms": 750 * time.Millisecond, "soon": 5 * time.Second} {
-		if got := ReadTunables(envOf(map[string]string{"FM_MUX_TIMEOUT": in})).Mux.Timeout; got != want {
-			t.Errorf("FM_MUX_TIMEOUT=%q: %v, want %v", in, got, want)
+	// a bound that exists to prevent an unbounded call keeps its default at
+	// 0, as documented: 0 is no bad value
+	for in, want := range map[string]time.Duration{"0": 5 * time.Second, "2": 2 * time.Second, "750ms": 750 * time.Millisecond} {
+		if tun, refused := read("FM_MUX_TIMEOUT", in); refused || tun.Mux.Timeout != want {
+			t.Errorf("FM_MUX_TIMEOUT=%q: %v (refused %v), want %v", in, tun.Mux.Timeout, refused, want)
 		}
+	}
+	// FM_CONTROL_WAIT is kept as given, for wait, and a bad one refused too
+	if tun, refused := read("FM_CONTROL_WAIT", "soon"); !refused || tun.Control.Wait != "soon" {
+		t.Errorf("FM_CONTROL_WAIT=soon: %q, refused %v", tun.Control.Wait, refused)
 	}
 }
 
 func TestReadTunablesCountsAndWords(t *testing.T) {
-	for in, want := range map[string]int{"3": 3, "0": 0, " 4 ": 4, "": 3, "-1": 3, "x": 3, "1.5": 3} {
-		if got := ReadTunables(envOf(map[string]string{"FM_SEND_RETRIES": in})).Send.Retries; got != want {
-			t.Errorf("FM_SEND_RETRIES=%q: %d, want %d", in, got, want)
+	for in, want := range map[string]int{"3": 3, "0": 0, " 4 ": 4, "": 3} {
+		if tun, refused := read("FM_SEND_RETRIES", in); refused || tun.Send.Retries != want {
+			t.Errorf("FM_SEND_RETRIES=%q: %d (refused %v), want %d", in, tun.Send.Retries, refused, want)
 		}
 	}
-	tun := ReadTunables(envOf(map[string]string{"FM_TMUX_BIN": "/opt/tmux", "FM_COMPLETION": "1"}))
-	if tun.Mux.TmuxBin != "/opt/tmux" || !tun.Completion || tun.Mux.HerdrBin != "" {
-		t.Errorf("tunables = %+v", tun.Mux)
+	for _, in := range []string{"-1", "x", "1.5"} {
+		if tun, refused := read("FM_SEND_RETRIES", in); !refused || tun.Send.Retries != 3 {
+			t.Errorf("FM_SEND_RETRIES=%q: %d, refused %v: want refused, the default kept", in, tun.Send.Retries, refused)
+		}
+	}
+	tun, bad := ReadTunables(envOf(map[string]string{"FM_TMUX_BIN": "/opt/tmux", "FM_COMPLETION": "1"}))
+	if tun.Mux.TmuxBin != "/opt/tmux" || !tun.Completion || tun.Mux.HerdrBin != "" || len(bad) > 0 {
+		t.Errorf("tunables = %+v, bad %v", tun.Mux, bad)
 	}
 	if d := DefaultTunables(); d.Completion || d.Control.Wait != "30s" {
 		t.Errorf("defaults = %+v", d)
 	}
 }
 
+// Every bad value is reported, in table order, each naming its variable,
+// the value as given (made printable) and what its unit takes.
+func TestReadTunablesReportsEveryBadValue(t *testing.T) {
+	_, bad := ReadTunables(envOf(map[string]string{"FM_SEND_RETRIES": "many", "FM_MUX_TIMEOUT": "soon\x1b[2J", "FM_SPAWN_WAIT": "1"}))
+	var got []string
+	for _, b := range bad {
+		got = append(got, b.Error())
+	}
+	want := []string{
+		"FM_MUX_TIMEOUT 'soon\\x1b[2J' is not a wait: give seconds (2.5) or a Go duration (500ms, 1m30s) up to 24h",
+		"FM_SEND_RETRIES 'many' is not a count: give a whole number, 0 or more",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("bad values:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if bad[1].Default != "3" {
+		t.Errorf("FM_SEND_RETRIES default %q", bad[1].Default)
+	}
+}
+
 func TestValueIsTheEffectiveValue(t *testing.T) {
-	tun := ReadTunables(envOf(map[string]string{"FM_SEND_LOCK_WAIT": "250ms", "FM_CONTROL_EXIT_RETRIES": "7"}))
+	tun, _ := ReadTunables(envOf(map[string]string{"FM_SEND_LOCK_WAIT": "250ms", "FM_CONTROL_EXIT_RETRIES": "7"}))
 	got := map[string]string{}
 	for _, row := range table {
 		got[row.Name] = row.Value(tun)

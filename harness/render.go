@@ -81,8 +81,7 @@ func Text() string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nKey effects are idle / busy, on an empty composer (harness/keyeffects.go names each source); " +
-		"fm-send --key refuses a key that quits the agent in either state unless --allow-exit is given.\n")
+	b.WriteString("\nKey effects are idle / busy, on an empty composer " + KeyEffectsNote + "\n")
 	b.WriteString("\n| backend | Escape | Enter | C-c | C-u | recovery-grade classifier | adapter |\n|---|---|---|---|---|---|---|\n")
 	for _, be := range backendRows {
 		fmt.Fprintf(&b, "| %s |", be.Name)
@@ -91,9 +90,18 @@ func Text() string {
 		}
 		fmt.Fprintf(&b, " %s | %s |\n", yes(be.Classifier), yes(be.Adapter))
 	}
-	b.WriteString("\nFamily rule: " + strings.Join(Snapshot().Family.Exact, ", ") + " resolve only by exact name; " +
-		"any other recorded value resolves to the adapter whose name it starts with (grok-2 -> grok); anything else has no family and is refused.\n")
+	b.WriteString("\nFamily rule: " + Snapshot().Family.Sentence() + "\n")
 	return b.String()
+}
+
+// KeyEffectsNote is what every form of the key-effects table says after it.
+const KeyEffectsNote = "(fm-control capabilities --json gives each one's source); " +
+	"fm-send --key refuses a key that quits the agent in either state unless --allow-exit is given."
+
+// Sentence says how a recorded harness resolves to an adapter.
+func (f FamilyRules) Sentence() string {
+	return strings.Join(f.Exact, ", ") + " resolve only by exact name; " +
+		"any other recorded value resolves to the adapter whose name it starts with (grok-2 -> grok); anything else has no family and is refused."
 }
 
 func dash(s string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,15 +60,20 @@ func TestSendStatusAndListOnARemoteTask(t *testing.T) {
 	r = f.run(30*time.Second, nil, "fm-control", "list", "--all-hosts")
 	wantCode(t, r, 0, "fm-control list --all-hosts")
 	t.Logf("list --all-hosts:\n%s", r.stdout)
-	if !containsRow(r.stdout, "h1", "t1", "claude", "alive") {
+	if !containsLine(r.stdout, "h1/t1: host=h1 ", "harness=claude", "state=alive") {
 		t.Fatalf("list --all-hosts = %q, want h1's t1 alive", r.stdout)
 	}
 }
 
-func containsRow(out string, words ...string) bool {
+// containsLine reports whether list --all-hosts printed, into its pipe, a
+// line that starts with prefix and holds every key=value token of facts.
+func containsLine(out, prefix string, facts ...string) bool {
 	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if len(f) >= len(words) && strings.Join(f[:len(words)], " ") == strings.Join(words, " ") {
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		tokens := strings.Fields(line)
+		if !slices.ContainsFunc(facts, func(f string) bool { return !slices.Contains(tokens, f) }) {
 			return true
 		}
 	}
@@ -117,7 +123,7 @@ func TestAnUnreachableHostListsItsLastTasksStale(t *testing.T) {
 	h.KillSSHD()
 	r := f.run(30*time.Second, nil, "fm-control", "list", "--all-hosts")
 	wantCode(t, r, 0, "list with h1 down")
-	if !containsRow(r.stdout, "h1", "t1", "claude", "unreachable", "stale", "stale,") || strings.Contains(r.stdout, "dead") {
+	if !containsLine(r.stdout, "h1/t1: host=h1 ", "harness=claude", "state=unreachable", "activity=stale") || !strings.Contains(r.stdout, " seen_at=") || strings.Contains(r.stdout, "dead") {
 		t.Fatalf("list = %q, want t1 unreachable and stale", r.stdout)
 	}
 	r = f.run(30*time.Second, nil, "fm-control", "list", "--all-hosts", "--json")

@@ -62,10 +62,15 @@ type IO struct {
 	// word --generate-shell-completion asks for completions.
 	Completing    bool
 	CompletionVar string
+	// Refused is what is wrong with the process's environment (an FM_*
+	// variable's value its unit refuses), found before the command line
+	// is read: every command stops on it, as the usage error it is,
+	// before it acts; --help, --version and completion still answer.
+	Refused error
 }
 
 // Printer returns the outcome printer for the chosen output form.
 func (d IO) Printer(json bool) Printer {
 	tty := IsTerminal(d.Stderr) && d.Env("NO_COLOR") == "" && d.Env("TERM") != "dumb"
-	return Printer{Out: d.Stdout, Err: d.Stderr, JSON: json, TTY: tty, OutTTY: IsTerminal(d.Stdout), Output: d.Output}
+	return Printer{Out: d.Stdout, Err: d.Stderr, JSON: json, TTY: tty, OutTTY: IsTerminal(d.Stdout), Width: ReadableWidth(TerminalWidth(d.Stdout)), Output: d.Output}
 }

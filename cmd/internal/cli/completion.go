@@ -42,7 +42,7 @@ func enableCompletion(root *ucli.Command, d IO) {
 	root.Before = func(ctx context.Context, cmd *ucli.Command) (context.Context, error) {
 		if shell := cmd.String("completion"); shell != "" {
 			fmt.Fprintf(cmd.Root().ErrWriter, "warning: --completion is deprecated; use '%s completion %s'\n", cmd.Root().Name, phrase.Printable(shell))
-			if err := printScript(cmd.Root().Writer, cmd.Root().Name, shell, d.CompletionVar); err != nil {
+			if err := printScript(d.Stdout, cmd.Root().Name, shell, d.CompletionVar); err != nil {
 				return ctx, err
 			}
 			return ctx, errCompletionPrinted
@@ -53,19 +53,21 @@ func enableCompletion(root *ucli.Command, d IO) {
 		return ctx, nil
 	}
 	if len(root.Commands) > 0 {
-		root.Commands = append(root.Commands, completionCommand(root.Name, d.CompletionVar))
+		root.Commands = append(root.Commands, completionCommand(root.Name, d.CompletionVar, d.Stdout))
 		return
 	}
 	action := root.Action
 	root.Action = func(ctx context.Context, cmd *ucli.Command) error {
 		if args := cmd.Args().Slice(); len(args) == 2 && args[0] == "completion" && slices.Contains(Shells, args[1]) && len(AfterDoubleDash(ctx)) == 0 {
-			return printScript(cmd.Root().Writer, cmd.Root().Name, args[1], d.CompletionVar)
+			return printScript(d.Stdout, cmd.Root().Name, args[1], d.CompletionVar)
 		}
 		return action(ctx, cmd)
 	}
 }
 
-func completionCommand(name, envVar string) *ucli.Command {
+// completionCommand prints its script to out, never through the help
+// writer, which would break a long line of it.
+func completionCommand(name, envVar string, out io.Writer) *ucli.Command {
 	return &ucli.Command{
 		Name:      "completion",
 		Usage:     "print the shell completion script for bash, zsh or fish",
@@ -87,7 +89,7 @@ Examples:
 			if cmd.NArg() != 1 {
 				return fault.Usage("%s completion takes one shell: %s", name, strings.Join(Shells, ", "))
 			}
-			return printScript(cmd.Root().Writer, name, cmd.Args().First(), envVar)
+			return printScript(out, name, cmd.Args().First(), envVar)
 		},
 	}
 }

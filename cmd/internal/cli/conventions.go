@@ -42,6 +42,12 @@ func Run(cmd *ucli.Command, args []string, d IO) int {
 	if d.Output != nil {
 		*d.Output = out
 	}
+	if !completing(args) && asksHelpExits(args) {
+		if err := printExitCodes(d.Stdout, ReadableWidth(TerminalWidth(d.Stdout))); err != nil {
+			return d.Printer(false).Error(err)
+		}
+		return CodeDone
+	}
 	// Every verb runs under one context SIGINT and SIGTERM cancel: a verb
 	// that waits (an exit, a relaunch, a wait, a remote call) stops
 	// promptly and says where it stopped, and its calls' process groups
@@ -49,6 +55,9 @@ func Run(cmd *ucli.Command, args []string, d IO) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err = cmd.Run(context.WithValue(ctx, rawArgsKey{}, args), args)
+	if hw, ok := cmd.Writer.(*helpWriter); ok {
+		hw.flush()
+	}
 	if err == nil {
 		err = d.Output.Err()
 	}
@@ -106,11 +115,17 @@ func AfterDoubleDash(ctx context.Context) []string {
 func Conventions(root *ucli.Command, d IO) {
 	root.Version = BuildVersion()
 	root.Writer, root.ErrWriter = d.Stdout, d.Stderr
+	if !d.Completing {
+		// Help is laid out for the terminal it is read on; completion
+		// candidates are one a line for the shell, whatever their length.
+		root.Writer = &helpWriter{w: d.Stdout, width: ReadableWidth(TerminalWidth(d.Stdout))}
+	}
 	// Run maps every error to its exit code; urfave must not exit.
 	root.ExitErrHandler = func(context.Context, *ucli.Command, error) {}
 	exitCodes := exitCodesHelp()
 	root.CustomRootCommandHelpTemplate = ucli.RootCommandHelpTemplate + exitCodes
 	enableCompletion(root, d)
+	refuseEnvironment(root, d)
 	addJQFlag(root)
 	if len(root.Commands) == 0 {
 		// fm-send and fm-spawn take a task id first: "help" would be one,
@@ -118,7 +133,26 @@ func Conventions(root *ucli.Command, d IO) {
 		root.HideHelpCommand = true
 		root.Action = loneHelp(root.Action)
 	}
+	root.Description = reflowProse(root.Description)
 	commandConventions(root, ucli.CommandHelpTemplate+exitCodes)
+}
+
+// refuseEnvironment stops every command on the environment's refusal
+// (d.Refused) before it acts. urfave runs Before after --help and
+// --version have answered, so those still do.
+func refuseEnvironment(root *ucli.Command, d IO) {
+	if d.Refused == nil || d.Completing {
+		return
+	}
+	before := root.Before
+	root.Before = func(ctx context.Context, cmd *ucli.Command) (context.Context, error) {
+		if before != nil {
+			if ctx, err := before(ctx, cmd); err != nil {
+				return ctx, err
+			}
+		}
+		return ctx, d.Refused
+	}
 }
 
 // addJQFlag gives every command that takes --json its --jq, which Run
@@ -127,8 +161,8 @@ func Conventions(root *ucli.Command, d IO) {
 func addJQFlag(cmd *ucli.Command) {
 	for _, f := range cmd.Flags {
 		if b, ok := f.(*ucli.BoolFlag); ok && b.Name == "json" {
-			b.Usage += "; --json a,b prints only those fields (docs/json.md)"
-			cmd.Flags = append(cmd.Flags, &ucli.StringFlag{Name: "jq", Usage: "filter the JSON outcome through the jq `EXPR` (implies --json; strings print raw)"})
+			b.Usage += "; --json a,b prints only those fields (when the word names them)"
+			cmd.Flags = append(cmd.Flags, &ucli.StringFlag{Name: "jq", Usage: "filter the outcome through the jq `EXPR` (implies --json)"})
 			break
 		}
 	}
@@ -166,6 +200,7 @@ func commandConventions(cmd *ucli.Command, helpTemplate string) {
 	}
 	for _, sub := range cmd.Commands {
 		sub.CustomHelpTemplate = helpTemplate
+		sub.Description = reflowProse(sub.Description)
 		// A verb's words are ids: "help" after a verb is not a command.
 		sub.HideHelpCommand = len(sub.Commands) == 0
 		commandConventions(sub, helpTemplate)
@@ -179,9 +214,11 @@ func commandConventions(cmd *ucli.Command, helpTemplate string) {
 func HelpForMissing(cmd *ucli.Command, format string, args ...any) error {
 	root := cmd.Root()
 	out := root.Writer
-	root.Writer = root.ErrWriter
+	help := &helpWriter{w: root.ErrWriter, width: ReadableWidth(TerminalWidth(root.ErrWriter))}
+	root.Writer = help
 	defer func() { root.Writer = out }()
 	_ = ucli.ShowRootCommandHelp(cmd)
+	help.flush()
 	return fault.Usage(format, args...)
 }
 

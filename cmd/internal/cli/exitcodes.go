@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"fmctl/cmd/internal/fault"
@@ -37,15 +38,45 @@ var exitCodes = []ExitCode{
 // ExitCodes returns the table, in code order.
 func ExitCodes() []ExitCode { return append([]ExitCode(nil), exitCodes...) }
 
-// exitCodesHelp is the EXIT CODES section of every --help, from the table.
-// It is appended to a help template, so it must not contain "{{".
+// exitCodesHelp is the EXIT CODES section of every --help, from the
+// table: each code's name, its meaning behind --help-exits, so a verb's
+// help fits a screen. It is appended to a help template, so it must not
+// contain "{{".
 func exitCodesHelp() string {
-	var b strings.Builder
-	b.WriteString("\nEXIT CODES:\n")
-	for _, c := range exitCodes {
-		fmt.Fprintf(&b, "   %d  %-11s  %s\n", c.Code, c.Name, c.Meaning)
+	names := make([]string, len(exitCodes))
+	for i, c := range exitCodes {
+		names[i] = fmt.Sprintf("%d %s", c.Code, c.Name)
 	}
-	return b.String()
+	return "\nEXIT CODES (" + HelpExitsFlag + " says what each means):\n   " + strings.Join(names, ", ") + "\n"
+}
+
+// HelpExitsFlag prints the exit-code table with each code's meaning.
+const HelpExitsFlag = "--help-exits"
+
+// asksHelpExits reports whether a command line (args[0] is the program)
+// has --help-exits before any "--".
+func asksHelpExits(args []string) bool {
+	for _, a := range args[min(1, len(args)):] {
+		switch a {
+		case "--":
+			return false
+		case HelpExitsFlag:
+			return true
+		}
+	}
+	return false
+}
+
+// printExitCodes is --help-exits: the table, laid out in width columns.
+func printExitCodes(w io.Writer, width int) error {
+	rows := make([][]string, len(exitCodes))
+	for i, c := range exitCodes {
+		rows[i] = []string{fmt.Sprintf("   %d", c.Code), c.Name, c.Meaning}
+	}
+	if _, err := io.WriteString(w, "EXIT CODES (the same for every fm-* binary):\n"); err != nil {
+		return err
+	}
+	return WriteTable(w, width, nil, rows)
 }
 
 // README markers around the generated exit-code table.

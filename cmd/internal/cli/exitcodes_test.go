@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -50,9 +51,22 @@ func TestExitCodeTable(t *testing.T) {
 	if strings.Contains(help, "{{") {
 		t.Error("the help section would be read as a template")
 	}
+	var exits strings.Builder
+	if err := printExitCodes(&exits, 80); err != nil {
+		t.Fatal(err)
+	}
+	table := strings.Join(strings.Fields(exits.String()), " ")
 	for _, c := range ExitCodes() {
-		if !strings.Contains(help, c.Meaning) {
-			t.Errorf("--help lacks code %d", c.Code)
+		if !strings.Contains(help, fmt.Sprintf("%d %s", c.Code, c.Name)) {
+			t.Errorf("--help does not name code %d", c.Code)
+		}
+		if !strings.Contains(table, c.Meaning) {
+			t.Errorf("--help-exits lacks code %d's meaning", c.Code)
+		}
+	}
+	for _, l := range strings.Split(exits.String(), "\n") {
+		if len(l) > 80 {
+			t.Errorf("--help-exits at 80 columns: %q", l)
 		}
 	}
 }

@@ -66,12 +66,24 @@ func fieldList(s string) bool {
 	return true
 }
 
+// namesFields reports whether the word after a bare --json asks for
+// fields: field names joined by commas, one of the outcome's fields, or a
+// word that is nearly one (`--json stat`), which addFields then refuses
+// with the field meant. Any other word is the command's own (`--json t1`,
+// `--json hello`): a message or an id is never taken unless it reads as a
+// field name of that very outcome.
+func namesFields(w string, known []string) bool {
+	if !fieldList(w) {
+		return false
+	}
+	return strings.Contains(w, ",") || slices.Contains(known, w) || phrase.Nearest(w, known) != ""
+}
+
 // SplitOutputArgs reads the output selection off a command line (args[0]
 // is the program) before urfave parses it, and returns the line with plain
 // --json in its place. `--json=FIELDS` always names fields; the word after
-// a bare `--json` does when it is a comma list or one of the outcome's
-// field names, and is otherwise the command's own word (`--json t1`), as
-// it always was. `--jq EXPR` implies --json. Words after "--" are text.
+// a bare `--json` does when namesFields says so, and is otherwise the
+// command's own word (`--json t1`), as it always was. `--jq EXPR` implies --json. Words after "--" are text.
 func SplitOutputArgs(args []string) ([]string, Output, error) {
 	var out Output
 	known := OutputFields[schemaName(args)]
@@ -84,7 +96,7 @@ func SplitOutputArgs(args []string) ([]string, Output, error) {
 			return append(rest, args[i:]...), out, nil
 		case a == "--json" || a == "-json":
 			rest = append(rest, "--json")
-			if i+1 < len(args) && fieldList(args[i+1]) && (strings.Contains(args[i+1], ",") || slices.Contains(known, args[i+1])) {
+			if i+1 < len(args) && namesFields(args[i+1], known) {
 				i++
 				if err := out.addFields(args[i], args, known); err != nil {
 					return nil, out, err

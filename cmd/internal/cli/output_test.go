@@ -86,7 +86,13 @@ func TestSplitOutputArgs(t *testing.T) {
 		{line: "fm-control status t1 --jq=.state --json id", rest: "fm-control status t1 --json --json", fields: "id", jq: true},
 		{line: "fm-send t1 -- --json a,b", rest: "fm-send t1 -- --json a,b"},
 		{line: "fm-send t1 --json hello", rest: "fm-send t1 --json hello"},
-		{line: "fm-control status t1 --json stat,activity", err: "'stat'; did you mean state?"},
+		{line: "fm-control status t1 --json stat,activity", err: "fm-control status --json has no field 'stat'; did you mean state?"},
+		// a bare word nearly a field is a mistyped field, refused with the
+		// field meant; a word far from every field stays the command's
+		{line: "fm-control status t1 --json stat", err: "fm-control status --json has no field 'stat'; did you mean state?"},
+		{line: "fm-control status --json stat t1", err: "did you mean state?"},
+		{line: "fm-send t1 --json fix the tests", rest: "fm-send t1 --json fix the tests"},
+		{line: "fm-control status --json t12", rest: "fm-control status --json t12"},
 		{line: "fm-control list --json=Tasks", err: "not a field list"},
 		{line: "fm-control status t1 --jq .[", err: "--jq '.[' is not a jq expression"},
 		{line: "fm-control status t1 --jq", err: "--jq needs a jq expression"},

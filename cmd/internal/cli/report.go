@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"fmctl/cmd/internal/fault"
 )
@@ -38,7 +39,7 @@ func (o *Outcome) AddJSON(key, value string) *Outcome {
 // token; as it is in --json.
 func (o *Outcome) AddQuoted(key, value string) *Outcome {
 	f := fault.Str(key, value)
-	f.Text = strconv.Quote(value)
+	f.Quoted = true
 	return o.Put(f)
 }
 
@@ -63,11 +64,29 @@ func (o Outcome) Line() string {
 		b.WriteString(o.ID)
 	}
 	for _, f := range o.Facts {
-		if !f.JSONOnly {
-			fmt.Fprintf(&b, " %s=%s", f.TextKey(), f.Text)
+		switch {
+		case f.JSONOnly:
+		case f.Quoted:
+			fmt.Fprintf(&b, " %s=%s", f.TextKey(), strconv.Quote(f.Text))
+		default:
+			fmt.Fprintf(&b, " %s=%s", f.TextKey(), TextValue(f.Text))
 		}
 	}
 	return b.String()
+}
+
+// TextValue is a value as a key=value line prints it: as it is when it is
+// one plain word, else double-quoted with Go's escapes (strconv.Quote), so
+// the line still splits into its tokens at its spaces and a value that
+// itself holds a quote or a backslash reads back unchanged. An empty value
+// stays `key=`.
+func TextValue(v string) string {
+	if strings.ContainsFunc(v, func(r rune) bool {
+		return r == '"' || r == '\\' || unicode.IsSpace(r) || !unicode.IsPrint(r)
+	}) {
+		return strconv.Quote(v)
+	}
+	return v
 }
 
 // JSON renders the --json form: outcome and id first, then the facts in
@@ -91,6 +110,9 @@ type Printer struct {
 	// OutTTY: stdout is a terminal, where a person reads it (list's
 	// aligned table); piped, output keeps its stable lines.
 	OutTTY bool
+	// Width is what a layout for a person may take (ReadableWidth of
+	// stdout's terminal).
+	Width int
 	// Output is the command line's --json field list or --jq filter (nil:
 	// none), applied to outcomes, never to errors.
 	Output *Output

@@ -27,7 +27,7 @@ func TestTypedFactsKeepTheTextLineAndTypeTheJSON(t *testing.T) {
 	o := Outcome{Word: "sent", ID: "t1"}
 	o.Put(fault.Int("bytes", 7), fault.Bool("marked", false), fault.Yes("cleared"), fault.OrNull("busy", "", "none"),
 		fault.Str("result", "completed").TokenAs("outcome"), fault.Str("pane", "<%1> & more"))
-	if got, want := o.Line(), "sent t1 bytes=7 marked=false cleared=yes busy=none outcome=completed pane=<%1> & more"; got != want {
+	if got, want := o.Line(), "sent t1 bytes=7 marked=false cleared=yes busy=none outcome=completed pane=\"<%1> & more\""; got != want {
 		t.Fatalf("Line() = %q, want %q", got, want)
 	}
 	want := `{"outcome":"sent","id":"t1","bytes":7,"marked":false,"cleared":true,"busy":null,"result":"completed","pane":"<%1> & more"}`
@@ -36,6 +36,27 @@ func TestTypedFactsKeepTheTextLineAndTypeTheJSON(t *testing.T) {
 	}
 	if o.Get("bytes") != "7" || o.Get("outcome") != "" {
 		t.Fatalf("Get reads the text value by JSON key: bytes=%q outcome=%q", o.Get("bytes"), o.Get("outcome"))
+	}
+}
+
+// A value a script could not split off at the next space is quoted, Go
+// style; a plain word (a path, an endpoint, a pane id) is not.
+func TestTextValueQuotesWhatASpaceWouldSplit(t *testing.T) {
+	for v, want := range map[string]string{
+		"":            "",
+		"claude":      "claude",
+		"fmses:fm-t1": "fmses:fm-t1",
+		"/tmp/wt (x)": `"/tmp/wt (x)"`,
+		"1 uncommitted or untracked path(s) (?? notes.txt)": `"1 uncommitted or untracked path(s) (?? notes.txt)"`,
+		`say "hi"`:  `"say \"hi\""`,
+		`a\b`:       `"a\\b"`,
+		"tab\there": `"tab\there"`,
+		"bell\x07":  `"bell\a"`,
+		`"`:         `"\""`,
+	} {
+		if got := TextValue(v); got != want {
+			t.Errorf("TextValue(%q) = %s, want %s", v, got, want)
+		}
 	}
 }
 

@@ -79,16 +79,11 @@ func App(d edge.Deps) *ucli.Command {
 		Usage:     "run an allowlisted lifecycle verb on a task's agent",
 		UsageText: "fm-control <verb> <id> [flags]\nfm-control list [--json]\nfm-control capabilities [--json]\nfm-control help [verb]",
 		Description: `The control plane: a closed allowlist of lifecycle verbs addressed to an exact
-task id. No free text, no raw keys. Each verb proves its postcondition or
-reports it unconfirmed. Flags go anywhere after the verb and before "--";
-every word after "--" is a word. A word beginning with '-' where the task id
-goes is checked as an id, and refused: no task id begins with '-'. A task
-on another host of config/hosts.toml is <host>/<id>: that host's own fmctl
-runs the verb (docs/hosts.md).
+task id, with no free text and no raw keys; each verb proves its
+postcondition or reports it unconfirmed. Flags go anywhere after the verb
+and before "--". A task on another host of config/hosts.toml is <host>/<id>.
 
 Examples:
-   fm-control interrupt t1
-   fm-control exit t1
    fm-control status gpu1/t1
    fm-control relaunch t1 --harness codex --note "continue from the failing test"
    fm-control help relaunch`,
@@ -214,23 +209,34 @@ func capabilitiesCommand(d edge.Deps) *ucli.Command {
 	return &ucli.Command{
 		Name:      "capabilities",
 		Usage:     "print the capability table (verbs, harness mechanics, backend abilities) and the FM_* tunables",
-		UsageText: "fm-control capabilities [--json]",
+		UsageText: "fm-control capabilities [--markdown | --json]",
 		Description: `The single owner of every interrupt key, repeat count, composer clear, exit
 command, supported kind, launch flag and backend ability the binaries use, and
-every FM_* variable they read: its unit, default and value in this run.
+every FM_* variable they read: its unit, default and value in this run. On a
+terminal it is tables that fit the screen; piped, or with --markdown, the
+Markdown tables the README embeds.
 
 Examples:
    fm-control capabilities
    fm-control capabilities --json | jq '.harnesses[] | {name, interrupt_key, exit_command}'`,
+		Flags: []ucli.Flag{&ucli.BoolFlag{Name: "markdown", Usage: "print the Markdown tables the README embeds, even on a terminal"}},
 		Action: func(_ context.Context, cmd *ucli.Command) error {
 			if cmd.NArg() > 0 {
 				return fault.Usage("unexpected argument '%s': fm-control capabilities takes no task id", phrase.Printable(cmd.Args().First()))
+			}
+			asJSON := cmd.Bool("json") || d.Output.Filtering()
+			if asJSON && cmd.Bool("markdown") {
+				return fault.Usage("--markdown and --json are two forms of the table; pass one")
 			}
 			if d.Output.Filtering() {
 				d.Printer(true).Value(capabilities{harness.Snapshot(), d.Tunables.Settings()})
 				return nil
 			}
-			return printCapabilities(d.Stdout, d.Tunables, cmd.Bool("json"))
+			p := d.Printer(asJSON)
+			if p.OutTTY && !asJSON && !cmd.Bool("markdown") {
+				return printCapabilitiesView(d.Stdout, p.Width, harness.Snapshot(), d.Tunables.Settings())
+			}
+			return printCapabilities(d.Stdout, d.Tunables, asJSON)
 		},
 	}
 }

@@ -26,11 +26,11 @@ func (c *Controller) Follow(ctx context.Context, id string, lines int) error {
 	}
 	pause := backends.Backoff{Max: waitMaxPause}
 	var prev []string
-	for {
+	for first := true; ; first = false {
 		// The state is read before the text, so the text of the last
 		// round holds everything the agent wrote before it was gone.
 		obs := t.Backend.AgentState(ctx, t.Endpoint)
-		rows, err := paneLines(ctx, t, lines)
+		rows, err := paneLines(ctx, t, max(lines, followRows))
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -38,7 +38,13 @@ func (c *Controller) Follow(ctx context.Context, id string, lines int) error {
 			return fault.Failed("cannot read task %s's endpoint %s: %v", id, t.Endpoint.Target, err)
 		}
 		cur := plainRows(rows)
-		if added := newLines(prev, cur); len(added) > 0 {
+		added := newLines(prev, cur)
+		if first {
+			// --lines is what is printed first; what is new is found
+			// in the whole window.
+			added = added[max(0, len(added)-lines):]
+		}
+		if len(added) > 0 {
 			if err := c.printFollowed(t, added); err != nil {
 				// The reader went away (a closed pipe): following is over.
 				return nil
@@ -55,6 +61,14 @@ func (c *Controller) Follow(ctx context.Context, id string, lines int) error {
 		}
 	}
 }
+
+// followRows is how many of the pane's last lines each round of --follow
+// compares, whatever --lines printed first: in a window as small as
+// --lines 4, more new lines than that between two rounds replace the whole
+// window (no line grew from another, so none read as new), and an agent
+// whose composer and status bar sit below its output keeps the window
+// unchanged while its output scrolls past above it.
+const followRows = 500
 
 func (c *Controller) printFollowed(t *task.Target, added []string) error {
 	if c.print.JSON {

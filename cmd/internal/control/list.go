@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/task"
 	"fmctl/cmd/internal/termtext"
 	"fmctl/config"
@@ -252,7 +253,7 @@ func (c *Controller) printList(dir string, rows []listRow) error {
 			continue
 		}
 		fmt.Fprintf(c.print.Out, "%s: harness=%s kind=%s backend=%s endpoint=%s state=%s activity=%s journal=%s\n",
-			r.ID, oneLine(r.Harness), r.Kind, r.Backend, oneLine(r.Endpoint), r.State, r.Activity, r.Journal)
+			r.ID, cli.TextValue(oneLine(r.Harness)), cli.TextValue(r.Kind), cli.TextValue(r.Backend), cli.TextValue(oneLine(r.Endpoint)), r.State, r.Activity, cli.TextValue(r.Journal))
 	}
 	return nil
 }

@@ -41,7 +41,7 @@ var waitConditions = []string{"ready", "busy", "idle", "waiting", "dead", "submi
 
 // readVerbFlags are each read-only verb's value flags and their help.
 var readVerbFlags = map[string][][2]string{
-	"wait": {{"for", "the `CONDITION` to wait for: " + strings.Join(waitConditions, ", ")}, {"timeout", "how long to wait, `D` (seconds or a Go duration; default FM_CONTROL_WAIT, else 30s)"}, {"message-id", "with --for submitted: the `ID` fm-send printed (message=...)"}},
+	"wait": {{"for", "the `CONDITION` to wait for: " + strings.Join(waitConditions, ", ")}, {"timeout", "how long to wait, `D` (seconds or a Go duration; else FM_CONTROL_WAIT, else 30s)"}, {"message-id", "with --for submitted: the `ID` fm-send printed (message=...)"}},
 	"read": {{"lines", "print the pane's last `N` lines (default 50, at most 10000)"}},
 }
 

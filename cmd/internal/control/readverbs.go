@@ -17,70 +17,43 @@ var readSynopsis = map[string]string{
 }
 
 var readExamples = map[string]string{
-	"list": `Reads every state/<id>.meta without taking any lock or writing anything, one
-line per task, sorted by id: harness, kind, backend, endpoint, agent state
-(alive, dead, missing, drifted, unreadable, suspended, unattributed,
-unverified), activity (starting, idle, busy, waiting, dead or unknown: see
-docs/agent-state.md; never idle without the agent's own report) and relaunch journal phase (none,
-complete, failed:<phase>, torn). A record that cannot be read is listed with
-its error. tmux tasks are classified from one list-panes call. On a terminal
-the list is an aligned table; piped, one stable line per task. Run from
-inside a task's pane it lists that task and the tasks its grants name
-(docs/security.md).
+	"list": `Reads every state/<id>.meta, one line per task sorted by id: harness, kind,
+backend, endpoint, agent state, activity (never idle without the agent's own
+report) and relaunch journal phase; a record that cannot be read is listed
+with its error. No lock is taken and nothing is written. On a terminal it is
+an aligned table; piped, one key=value line per task. From inside a task's
+pane it lists that task and those its grants name.
 
---watch prints it again each time it changes (redrawn in place on a
-terminal; piped, each change after a blank line; with --json one object a
-line per change), until SIGINT, SIGTERM or a closed stdout, exit 0.
+--watch prints it again on each change (in place on a terminal; piped, after
+a blank line; --json, one object a change) until SIGINT, SIGTERM or a closed
+stdout, exit 0.
 
 Examples:
    fm-control list
    fm-control list --watch
-   fm-control list --json --watch | jq -c '[.tasks[] | {id, activity}]'
    fm-control list --json | jq '.tasks[] | select(.state != "alive") | .id'`,
-	"wait": `Polls (10 ms, backing off to 250 ms) until the condition holds, without any
-lock. dead: the backend classifies the endpoint agent-free (needs a
-recovery-grade classifier). ready, busy, idle, waiting: the agent's own
-telemetry (state/<id>.agent-state, current generation) says so, and the
-task's own agent is alive; idle includes ready (no turn runs). A freshly
-launched agent (activity=starting) is waited for; one with no report at all
-has no signal, and wait says so at once (exit 1) rather than wait. A stopped
-agent (suspended), an endpoint the multiplexer does not answer for
-(unreadable), another program there (unattributed) and a drifted or gone
-endpoint end the wait at once, exit 1, with their code.
-
-submitted: --message-id names a message fm-send could not confirm (its
-error line's message=, kept in state/<id>.sends): the wait reads the
-agent's own record (transcript, rollout, database, session file) until it
-holds that message once more than before the send (outcome proof=record).
-Held twice since is exit 3, code duplicated; an id the ledger does not
-hold is exit 1, code no-such-message.
-
-Timeout: --timeout, else FM_CONTROL_WAIT, else 30s (seconds or a Go
-duration). Exit 0 once reached; 1 refused (no signal, no live agent of the
-task's own, no classifier, no such message); 3 a message duplicated; 4 the
-timeout passed first.
+	"wait": `Polls, without a lock, until the condition holds. ready, busy, idle and
+waiting are read from the agent's own telemetry (idle includes ready); a
+freshly launched agent is waited for, one that never reported has no signal
+(exit 1 at once). submitted: --message-id names a message fm-send left
+unconfirmed (its message=), found once more in the agent's own record than
+before the send.
 
 Examples:
    fm-control wait t1 --for dead --timeout 60
-   fm-send t1 "run the tests" && fm-control wait t1 --for busy && fm-control wait t1 --for idle --timeout 10m
-   fm-control wait t1 --for submitted --message-id m20260101T120000-0a1b2c3d --timeout 5m`,
+   fm-control wait t1 --for idle --timeout 10m
+   fm-control wait t1 --for submitted --message-id m20260101T120000-0a1b2c3d`,
 	"read": `Prints the pane's last N lines (default 50, at most 10000; tmux includes
 scrollback, herdr and zellij the visible screen) with every terminal control
-sequence removed (CSI, OSC such as OSC 52 clipboard writes and OSC 8 links,
-DCS such as tmux passthrough, APC, PM, SOS, lone ESC, 8-bit C1 forms) and
-every control character but newline and tab, so nothing an agent wrote acts on
-your terminal. Takes no lock and types nothing. --audit prints the task's
-audit trail instead (state/<id>.audit: every change and every refused
-attempt, one line each; docs/security.md).
+sequence and control character but newline and tab removed, so nothing an
+agent wrote acts on your terminal. Takes no lock and types nothing. --audit
+prints the task's audit trail (state/<id>.audit) instead.
 
---follow then keeps printing the pane's new lines (those a line diff finds
-added; a line an agent redraws in place, such as a spinner, is not printed
-again unless it grew) until the agent is gone (dead, or its endpoint missing),
-SIGINT, SIGTERM or a closed stdout, exit 0. With --json each batch of new
-lines is one read object.
+--follow then prints each new line once (a line redrawn in place, such as a
+spinner, only if it grew) until the agent is gone, SIGINT, SIGTERM or a
+closed stdout, exit 0; --json prints each batch as one read object.
 
 Examples:
-   fm-control read t1
    fm-control read t1 --follow
    fm-control read t1 --lines 200 --json | jq -r .text
    fm-control read t1 --audit`,

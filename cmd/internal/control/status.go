@@ -62,8 +62,13 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 		// notice there and the detail fact here.
 		out.AddJSON("detail", obs.Detail)
 	}
+	if c.print.OutTTY && !c.print.JSON {
+		return printStatusView(c.print, out, obs.Detail)
+	}
 	c.print.Outcome(out)
-	if !c.print.JSON && obs.Detail != "" {
+	// Of an alive agent the detail only names the process seen
+	// (pane_current_command claude): said on every call, it would be noise.
+	if !c.print.JSON && obs.Detail != "" && obs.State != backends.StateAlive {
 		c.print.Notice("%s's endpoint %s: %s", id, t.Endpoint.Target, obs.Detail)
 	}
 	return nil

@@ -7,9 +7,11 @@ package edge
 import (
 	"io"
 	"os"
+	"strings"
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
+	"fmctl/cmd/internal/fault"
 	"fmctl/config"
 	"fmctl/state"
 )
@@ -27,17 +29,40 @@ type Deps struct {
 	// list or --jq before the command runs; every printer of the run
 	// shares it.
 	Output *cli.Output
+	// BadTunables are the FM_* variables set to a value their unit
+	// refuses: the run stops on them before any command acts.
+	BadTunables []config.BadValue
 }
 
 // OSDeps are the real process's edges, and its FM_* variables read once.
 func OSDeps() Deps {
-	tun := config.ReadTunables(os.Getenv)
-	return Deps{Env: os.Getenv, Tunables: tun, Runner: backends.NewExecRunner(tun.RunnerTrace), Stdout: os.Stdout, Stderr: os.Stderr, Output: &cli.Output{}}
+	tun, bad := config.ReadTunables(os.Getenv)
+	return Deps{Env: os.Getenv, Tunables: tun, BadTunables: bad, Runner: backends.NewExecRunner(tun.RunnerTrace), Stdout: os.Stdout, Stderr: os.Stderr, Output: &cli.Output{}}
 }
 
 // IO is what the CLI conventions and printer take of d.
 func (d Deps) IO() cli.IO {
-	return cli.IO{Env: d.Env, Stdout: d.Stdout, Stderr: d.Stderr, Output: d.Output, Completing: d.Tunables.Completion, CompletionVar: config.CompletionVar}
+	return cli.IO{Env: d.Env, Stdout: d.Stdout, Stderr: d.Stderr, Output: d.Output, Completing: d.Tunables.Completion, CompletionVar: config.CompletionVar,
+		Refused: refuseBadTunables(d.BadTunables)}
+}
+
+// refuseBadTunables is the usage error (exit 2) a run with bad FM_*
+// values stops on: the first on the error line, any others in hints, and
+// how to take the defaults instead.
+func refuseBadTunables(bad []config.BadValue) error {
+	if len(bad) == 0 {
+		return nil
+	}
+	e := fault.Usage("%s", bad[0])
+	names := []string{bad[0].Name}
+	for _, b := range bad[1:] {
+		e = e.Hint("and %s", b)
+		names = append(names, b.Name)
+	}
+	if len(bad) == 1 && bad[0].Default != "" {
+		return e.Hint("unset %s to take its default (%s), or set it to a valid value; nothing was done", bad[0].Name, bad[0].Default)
+	}
+	return e.Hint("unset %s to take the defaults, or set valid values; nothing was done", strings.Join(names, " "))
 }
 
 // Printer returns the outcome printer for the chosen output form.

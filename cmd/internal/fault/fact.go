@@ -22,6 +22,10 @@ type Fact struct {
 	// JSONOnly facts are in --json output but not in the text line, whose
 	// tokens are a fixed contract.
 	JSONOnly bool
+	// Quoted facts are free text (what a composer held): the text line
+	// quotes them even when they are one word, so they never read as a
+	// token of fmctl's own.
+	Quoted bool
 }
 
 // Str is a fact whose value is a word or a name in both forms.

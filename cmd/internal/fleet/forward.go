@@ -31,7 +31,7 @@ var notForwarded = []string{"help", "version", "all-hosts", "host"}
 // HostFlag is --host HOST, the other spelling of <host>/<id>, for every
 // command Remote wraps.
 func HostFlag() ucli.Flag {
-	return &ucli.StringFlag{Name: "host", Usage: "run the verb on `HOST` of config/hosts.toml: --host HOST <id> is HOST/<id>", OnlyOnce: true}
+	return &ucli.StringFlag{Name: "host", Usage: "run the verb on `HOST` of config/hosts.toml, as HOST/<id> does", OnlyOnce: true}
 }
 
 // Remote wraps a task command's action: when its first word is

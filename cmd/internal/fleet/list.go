@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/edge"
 	"fmctl/remote"
 	"fmctl/state"
@@ -78,7 +79,11 @@ func ListAllHosts(ctx context.Context, d edge.Deps, asJSON bool, local func(cont
 		}{"hosts-list", out})
 		return nil
 	}
-	printTable(d.Stdout, out)
+	if p.OutTTY {
+		printTable(d.Stdout, out)
+		return nil
+	}
+	printLines(d.Stdout, out)
 	return nil
 }
 
@@ -153,6 +158,56 @@ func (c *Client) cachedList(name string) (HostTasks, bool) {
 	return ht, json.Unmarshal(data, &ht) == nil && ht.Host == name
 }
 
+// printLines is list --all-hosts into a pipe: as list's own lines, one a
+// task, `<address>: host=<host> key=value ...` (the address is the id here,
+// <host>/<id> elsewhere), and a host with no task to list its own line.
+// What a host that did not answer last said is marked as the table marks
+// it: state=unreachable activity=stale, with when it said it.
+func printLines(w io.Writer, hosts []HostTasks) {
+	for _, h := range hosts {
+		var tail string
+		if !h.Reachable {
+			if h.Stale {
+				tail += " seen_at=" + cli.TextValue(h.SeenAt)
+			}
+			tail += " error=" + cli.TextValue(sanitize(h.Error))
+		}
+		if len(h.Tasks) == 0 {
+			state := " tasks=0"
+			if !h.Reachable {
+				state = " state=unreachable"
+			}
+			fmt.Fprintf(w, "%s: host=%s%s%s\n", h.Host, h.Host, state, tail)
+			continue
+		}
+		for _, t := range sortedTasks(h.Tasks) {
+			addr := field(t, "id")
+			if h.Host != LocalHost {
+				addr = h.Host + "/" + addr
+			}
+			if e := field(t, "error"); e != "-" {
+				fmt.Fprintf(w, "%s: host=%s error=%s\n", addr, h.Host, cli.TextValue(e))
+				continue
+			}
+			st, act := field(t, "state"), field(t, "activity")
+			if !h.Reachable {
+				st, act = "unreachable", "stale"
+			}
+			fmt.Fprintf(w, "%s: host=%s", addr, h.Host)
+			for _, k := range []string{"harness", "kind", "backend", "endpoint"} {
+				fmt.Fprintf(w, " %s=%s", k, cli.TextValue(field(t, k)))
+			}
+			fmt.Fprintf(w, " state=%s activity=%s journal=%s%s\n", cli.TextValue(st), cli.TextValue(act), cli.TextValue(field(t, "journal")), tail)
+		}
+	}
+}
+
+func sortedTasks(tasks []map[string]any) []map[string]any {
+	tasks = append([]map[string]any(nil), tasks...)
+	sort.Slice(tasks, func(i, j int) bool { return field(tasks[i], "id") < field(tasks[j], "id") })
+	return tasks
+}
+
 // printTable prints one row per task: HOST ID HARNESS STATE ACTIVITY, and
 // one row for a host with none, or that did not answer.
 func printTable(w io.Writer, hosts []HostTasks) {
@@ -166,8 +221,7 @@ func printTable(w io.Writer, hosts []HostTasks) {
 				note = fmt.Sprintf("stale, last seen %s; %s", h.SeenAt, note)
 			}
 		}
-		tasks := append([]map[string]any(nil), h.Tasks...)
-		sort.Slice(tasks, func(i, j int) bool { return field(tasks[i], "id") < field(tasks[j], "id") })
+		tasks := sortedTasks(h.Tasks)
 		if len(tasks) == 0 {
 			st := "-"
 			if !h.Reachable {

@@ -85,9 +85,10 @@ func newWorld(t *testing.T) *world {
 func (w *world) run(app func(edge.Deps) *ucli.Command, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	env := func(k string) string { return w.env[k] }
+	tun, _ := config.ReadTunables(env)
 	d := edge.Deps{
 		Env:      env,
-		Tunables: config.ReadTunables(env),
+		Tunables: tun,
 		Runner:   backends.NewExecRunner(""),
 		Stdout:   &out, Stderr: &errOut,
 	}

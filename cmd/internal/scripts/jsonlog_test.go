@@ -92,7 +92,7 @@ func printsNoOutcome(args []string) bool {
 		switch {
 		case a == "--":
 			return false
-		case a == "-h", a == "--help", a == "help", a == "-v", a == "--version",
+		case a == "-h", a == "--help", a == "help", a == "-v", a == "--version", a == "--help-exits",
 			a == "--generate-bash-completion", a == "--generate-shell-completion", strings.HasPrefix(a, "--completion"):
 			return true
 		}

@@ -31,9 +31,9 @@ fm-send <id> --key <` + strings.Join(harness.KeyNames(), "|") + `> [--allow-exit
 }
 
 const description = `Types the text once, literally, into task <id>'s agent and presses Enter until
-the composer confirms the submit. Multi-line or long text, or text holding a
-tab, goes as one bracketed paste. A kind=secondmate task gets the
-[fm-from-firstmate] routing marker.
+the composer confirms the submit; long or multi-line text goes as one
+bracketed paste, a secondmate's with the [fm-from-firstmate] marker. A task
+on another host of config/hosts.toml is <host>/<id>.
 
 Nothing is typed unless the task's own agent (its recorded harness) is alive at
 the endpoint, and no message is typed onto input its composer already holds.
@@ -58,19 +58,13 @@ could not be cleared) exits 1 and nothing may be assumed delivered; exit 3 means
 was typed and Enter sent but the submit stayed unconfirmed: look at the pane
 before resending.
 
-A key the capability table says quits the task's harness (C-c to an idle
-codex or opencode; see the key effects in fm-control capabilities) is refused,
-exit 1 with code key-ends-agent, naming fm-control exit, which stops an agent
-and proves it stopped; --allow-exit sends it anyway.
-
-A task on another host of config/hosts.toml is <host>/<id>: that host's own
-fm-send types it (docs/hosts.md).
+A key that quits the task's harness (fm-control capabilities lists each key's
+effects) is refused unless --allow-exit: fm-control exit stops an agent and
+proves it stopped.
 
 Examples:
    fm-send t1 "please rebase on main and rerun the tests"
-   fm-send gpu1/t1 "same, on gpu1"
    fm-send t1 - < review-notes.md          # multi-line: one bracketed paste
-   fm-send t1 --key Escape                 # one named key, never marked
    fm-send t1 -- --help is a flag of fm-send  # text that looks like flags`
 
 // App builds the fm-send command line. Flags go anywhere before "--";

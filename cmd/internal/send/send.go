@@ -175,7 +175,7 @@ func refuseKey(t *task.Target, key harness.Key) error {
 // refuseEndingKey names what the key would do: a key that quits the agent
 // is a lifecycle action, which exit performs with proof that it stopped.
 func refuseEndingKey(t *task.Target, eff harness.KeyEffect) error {
-	return fault.Failed("key %s ends %s (at idle: %s; during a turn: %s; %s), so nothing was sent", eff.Key, t.Harness.Name, eff.Idle, eff.Busy, eff.Source).
+	return fault.Failed("key %s ends %s (at idle: %s; during a turn: %s), so nothing was sent", eff.Key, t.Harness.Name, eff.Idle, eff.Busy).
 		Coded(fault.EKeyEndsAgent).With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target).
 		Hint("to stop the agent, use fm-control exit %s, which proves it stopped", t.ID).
 		Hint("to send the key anyway, add --allow-exit")

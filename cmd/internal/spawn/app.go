@@ -27,54 +27,29 @@ fm-spawn <id> --relaunch [--harness H] [--model M] [--effort E] [--json]`
 }
 
 const description = `--project REPO adds the task's worktree (git worktree add, branch fm/<id> or
---branch, from --base or origin/HEAD after a best-effort fetch) at
-<project>-worktrees/<id>, or under [spawn] worktrees in config/fm.toml; it
-refuses when the new head does not descend from the base's upstream.
---worktree DIR adopts an existing, clean git worktree root instead.
-Without --harness: config/crew-harness (ship, scout); a secondmate takes
-config/secondmate-harness (with its model and effort), then crew-harness.
-A secondmate's worktree is provisioned as its own home (state/, data/,
-config/, .fm-secondmate-home, data/charter.md) and launched with FM_HOME
-set to it. The backend is --backend, FM_BACKEND, config/backend, the
-multiplexer fm-spawn runs in (HERDR_ENV=1, TMUX), then tmux.
+--branch, from --base or origin/HEAD) at <project>-worktrees/<id>, or under
+[spawn] worktrees in config/fm.toml; --worktree DIR adopts an existing, clean
+git worktree root instead. Without --harness: config/crew-harness, or for a
+secondmate config/secondmate-harness (its worktree becomes its own home). The
+backend: --backend, FM_BACKEND, config/backend, the multiplexer fm-spawn runs
+in, then tmux.
 
-Fresh: creates the endpoint fm-<id> (a tmux window in the home's session, cwd =
-the worktree), publishes state/<id>.meta atomically, types the harness's launch
-command (from the capability table) and waits, bounded by FM_SPAWN_WAIT, for the
-agent to be alive. The agent is pointed at data/<id>/brief.md. It refuses while
-any pane on the server runs an agent in the worktree (naming it), and a
-worktree another live task records unless --shared-worktree. Before any launch
-line is typed the shell's input line is cleared, and the line is checked before
-Enter. A spawn killed mid-way leaves state/<id>.spawn-intent, which the next
-fm-spawn <id> or fm-control recover <id> settles.
+It creates the endpoint fm-<id> in the worktree, publishes state/<id>.meta,
+types the harness's launch line pointing the agent at data/<id>/brief.md, and
+waits up to FM_SPAWN_WAIT: ready=confirmed once the agent's composer is drawn
+with no dialog; ready=starting (still coming up) exits 0; a launch line the
+shell ended (launch-failed) and ready=blocked (a trust, sign-in or API-key
+dialog, nothing typed into it) exit 1. It refuses a worktree an agent or
+another live task uses, unless --shared-worktree. A spawn killed mid-way is
+settled by the next fm-spawn <id> or by fm-control recover <id>.
 
---relaunch: adopts the recorded endpoint and worktree for a replacement agent.
-It refuses unless the endpoint is positively agent-free and sits in the recorded
-worktree, clears the previous harness's wiring files, and publishes the new
-record (with control_relaunch_tx from FM_CONTROL_RELAUNCH_TX).
-
-Authority: run from inside a task's pane, fm-spawn acts for that task, which
-may not spawn or relaunch without a grant; --grant verb[,verb]@id (or
-@children, the tasks it spawns) records grants= in the new task's record and
-is refused from inside any task's pane: only the operator grants
-(docs/security.md). A relaunch keeps the recorded grants.
-
-Ready: for a harness with verified screen signatures (claude, codex, opencode,
-pi, gemini) ready=confirmed means its screen shows the composer drawn with no
-blocking dialog (and for codex and gemini, which draw it before they can take
-a prompt, the launch prompt's turn seen); a live process alone is not enough.
-
-ready=starting (the agent was still coming up at the deadline) exits 0;
-a launch line the shell already ended (its binary not found, or the agent
-gone at once, the shell's prompt back) stops the wait: exit 1, launch-failed,
-quoting the pane and naming the binary pin in config/fm.toml;
-ready=blocked dialog=<name> (the agent stopped at a dialog such as trust,
-sign-in or an API key; nothing was typed into it) exits 1.
+--relaunch adopts the recorded endpoint and worktree, once proven agent-free,
+for a replacement agent. --grant lets the new task's agent act on other
+tasks; only the operator grants, never a task's own pane.
 
 Examples:
    fm-spawn t1 --harness claude --project ~/src/app --brief brief.md
    fm-spawn t3 --harness claude --worktree ~/wt/t3 --brief brief.md
-   fm-spawn t2 --harness codex --model gpt-5 --effort high --kind scout --worktree ~/wt/t2
    fm-spawn t1 --relaunch --harness opencode`
 
 // App builds the fm-spawn command line.

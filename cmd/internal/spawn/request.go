@@ -53,7 +53,7 @@ func flags() []ucli.Flag {
 		&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object"},
 		&ucli.BoolFlag{Name: "relaunch", Usage: "adopt the recorded endpoint and worktree for a replacement agent"},
 		&ucli.BoolFlag{Name: "shared-worktree", Usage: "allow a worktree another live task records"},
-		&ucli.StringSliceFlag{Name: "grant", Usage: "let the new task's agent run `VERBS@TARGET` (verb[,verb]@id or @" + authority.Children + ", repeatable; the operator's alone): " + strings.Join(authority.GrantableVerbs(), ", ")},
+		&ucli.StringSliceFlag{Name: "grant", Usage: "let the new task's agent act on others: `GRANT` is verb[,verb]@id or @" + authority.Children + ", repeatable, the operator's alone"},
 	}
 	for _, k := range kindShortcuts() {
 		fs = append(fs, &ucli.BoolFlag{Name: k, Usage: "same as --kind " + k})
@@ -76,9 +76,9 @@ var flagUsage = map[string]string{
 	"project":     "add the task's worktree to the repository `REPO`",
 	"base":        "new worktree: the `REF` to start from (default origin/HEAD)",
 	"branch":      "new worktree: its branch `NAME` (default fm/<id>)",
-	"backend":     "the multiplexer `B` to place the agent in (see fm-control capabilities)",
+	"backend":     "the multiplexer `B` to run the agent in",
 	"brief":       "copy the `FILE` to data/<id>/brief.md",
-	"permissions": "the agent's permission `MODE`: " + strings.Join(harness.PermissionModes(), " (default) or ") + " (its own permission dialogs, which it waits at); recorded, so a relaunch keeps it",
+	"permissions": "the agent's permission `MODE`: " + strings.Join(harness.PermissionModes(), " (default) or ") + " (its own dialogs, which it waits at); a relaunch keeps it",
 }
 
 // kindShortcuts are the kinds with a flag of their own (--scout): every

@@ -18,29 +18,22 @@ import (
 	"fmctl/phrase"
 )
 
-const description = `Refuses unless the task's work has landed: every commit of its worktree's
-branch on a remote-tracking branch (for a project without a remote: merged
-into the project's local default branch, the branch its own checkout has
-out), nothing uncommitted or untracked (fmctl's own telemetry wiring aside),
-a branch checked out (a detached HEAD never lands); a scout's report,
-data/<id>/report.md, must exist; a secondmate refuses while its home has
-tasks of its own.
+const description = `Refuses unless the task's work has landed: every commit of its branch on a
+remote-tracking branch (without a remote: merged into the project's default
+branch), nothing uncommitted or untracked, no detached HEAD; a scout needs its
+report (data/<id>/report.md), a secondmate a home without tasks of its own.
 
-Then, journaled in state/<id>.teardown so that fm-control recover finishes or
-undoes a teardown whose process died: stops the agent as fm-control exit
-does (an agent already stopped, or an endpoint already gone, is fine), judges
-the work again, closes the endpoint, removes the worktree (git worktree
-remove) and deletes the branch, and moves state/<id>.* and data/<id>/ into
-state/archive/<id>-<UTC time>/, where fm-control list no longer shows them.
-Nothing is deleted but the worktree's checkout of landed work: the
-repository's main checkout, and a worktree another task records, are kept.
+Then, journaled so fm-control recover can finish it: stops the agent as
+fm-control exit does, judges the work again, closes the endpoint, removes the
+worktree, deletes the branch and archives state/<id>.* and data/<id>/ under
+state/archive/. Nothing else is deleted: the project's main checkout, and a
+worktree another task records, are kept.
 
 --force discards the work that has not landed, and says what it discarded;
 an agent that exit cannot prove stopped is then killed with its endpoint.
 
 Examples:
    fm-teardown t1
-   fm-teardown t1 --json
    fm-teardown t2 --force     # discards t2's unpushed commits`
 
 // App builds the fm-teardown command line.
