@@ -3,46 +3,35 @@ package state
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"syscall"
 )
 
-// PeekRecord reads task id's record into buf (grown as needed, up to
-// MaxRecordBytes) with three system calls (open, read, close) and no parse: a reader that
-// looks at one key of every record in a home (authority's caller check,
-// on every invocation) pays microseconds per record, not a parse and a
-// stat. It never follows a symlink; what it returns is unvalidated bytes,
-// for LastValue, and a reader acting on a record still loads it.
+// PeekRecord reads task id's record without parsing it: a reader that
+// looks at one key of every record in a home (authority's caller check, on
+// every invocation) needs only the bytes, for LastValue; a reader acting on
+// a record still loads it. It never follows a symlink, and it reads only a
+// regular file (a FIFO planted in its place would block the read). buf is
+// reused when it is large enough.
 func (s Store) PeekRecord(id string, buf []byte) ([]byte, error) {
 	path := s.MetaPath(id)
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		return nil, err
 	}
-	defer syscall.Close(fd)
-	buf = buf[:0]
-	for {
-		if len(buf) > MaxRecordBytes {
-			return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxRecordBytes)
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, make([]byte, max(cap(buf), 4096))...)[:len(buf)]
-		}
-		want := cap(buf) - len(buf)
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: path, Err: err}
-		}
-		buf = buf[:len(buf)+n]
-		// A regular file reads short only at its end, so a short read
-		// saves the read that would return 0.
-		if n < want && len(buf) <= MaxRecordBytes {
-			return buf, nil
-		}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
+	b := bytes.NewBuffer(buf[:0])
+	if _, err := b.ReadFrom(io.LimitReader(f, MaxRecordBytes+1)); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if b.Len() > MaxRecordBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxRecordBytes)
+	}
+	return b.Bytes(), nil
 }
 
 // LastValue is the value of key's last line in a record's bytes (readers
