@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -92,7 +93,7 @@ func TestHostsInstallCopiesTheBinariesThere(t *testing.T) {
 
 	r := f.run(60*time.Second, nil, "fm-control", "hosts", "install", "fresh")
 	wantCode(t, r, 0, "hosts install fresh")
-	if !strings.HasPrefix(r.stdout, "installed fresh bin="+fresh+" ") {
+	if !strings.HasPrefix(r.stdout, "installed fresh bin="+strconv.Quote(fresh)+" ") {
 		t.Fatalf("install said %s", r)
 	}
 	for _, bin := range []string{"fm-send", "fm-control", "fm-spawn", "fm-teardown"} {

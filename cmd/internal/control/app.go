@@ -28,10 +28,8 @@ and a turn still running after that is exit 3 (unconfirmed). cancel=confirmed
 is reported only from the record (proof=record), an adapter-owned
 acknowledgement (proof=ack), or when the agent's own telemetry
 (state/<id>.agent-state) reports its turn ended after the keys
-(proof=telemetry). cancel=no-turn (exit 0) says the agent's own word is that
-no turn ran: its record showed none, or it reported itself idle (or muse's
-log held no run) with no recent submit that may be starting one. Anything
-else is exit 3, cancel=unconfirmed: look at the pane (fm-control read).
+(proof=telemetry). cancel=no-turn (exit 0): the agent's own word is that no
+turn ran. Anything else is exit 3, cancel=unconfirmed: look at the pane.
 
 Examples:
    fm-control interrupt t1

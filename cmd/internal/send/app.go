@@ -35,32 +35,20 @@ the composer confirms the submit; long or multi-line text goes as one
 bracketed paste, a secondmate's with the [fm-from-firstmate] marker. A task
 on another host of config/hosts.toml is <host>/<id>.
 
-Nothing is typed unless the task's own agent (its recorded harness) is alive at
-the endpoint, and no message is typed onto input its composer already holds.
-For a harness with verified screen signatures (claude, codex, opencode, pi,
-gemini) the composer is read by them: a starting agent is waited for (up to
-FM_SEND_READY_WAIT, 20 s) instead of typed into half-drawn; a blocking dialog
-(trust, sign-in, API key, help, ...) is refused; Enter waits until the text is
-drawn plus the harness's paste settle; and submit=confirmed means the composer
-read empty again after it.
+Nothing is typed unless the task's own agent is alive at the endpoint. With
+verified screen signatures (claude, codex, opencode, pi, gemini) a starting
+agent is waited for (FM_SEND_READY_WAIT), a blocking dialog is refused, and
+submit=confirmed means the composer read empty again after Enter.
 
-Text the composer already holds is never typed onto. fmctl's own is cleared
-with the harness's verified clear and proven empty first (cleared="..."): the
-last text it typed, put back by the agent after an interrupt fmctl sent, or
-left there by a send whose Enter never got through. Anything else is a
-person's draft: refused (exit 1, code draft-in-composer, quoting it) and kept;
---discard-draft clears it and sends (discarded="...").
+Held text is never typed onto. fmctl's own (its last text, put back after an
+interrupt it sent, or left by a send whose Enter never got through) is
+cleared first (cleared="..."); anything else is a person's draft: refused
+(exit 1, draft-in-composer) and kept, unless --discard-draft (discarded="...").
 
-Flags go anywhere before "--"; every word after it is message text. A
-refusal (a shell, a stopped agent, another harness, a blocking dialog, an
-agent not ready within FM_SEND_READY_WAIT, a person's draft, held input that
-could not be cleared) exits 1 and nothing may be assumed delivered; exit 3 means the text
-was typed and Enter sent but the submit stayed unconfirmed: look at the pane
-before resending.
-
-A key that quits the task's harness (fm-control capabilities lists each key's
-effects) is refused unless --allow-exit: fm-control exit stops an agent and
-proves it stopped.
+Flags go anywhere before "--"; every word after it is message text. A refusal
+exits 1 and nothing was delivered; exit 3 means the text was typed and Enter
+sent but the submit stayed unconfirmed: look at the pane before resending. A
+key that quits the harness is refused unless --allow-exit (prefer fm-control exit).
 
 Examples:
    fm-send t1 "please rebase on main and rerun the tests"
