@@ -75,14 +75,15 @@ func (h Home) checkState(tool string, v HomeVars) error {
 		if v.StateOverride != "" {
 			return state.Errorf(ErrNoHome, "state dir '%s' is missing; %s cannot resolve tasks for FM_HOME '%s' (FM_STATE_OVERRIDE names it: create it or unset FM_STATE_OVERRIDE)", h.State, tool, root)
 		}
-		return state.Errorf(ErrNoHome, "state dir '%s' is missing; %s cannot resolve tasks for FM_HOME '%s', where no task was ever spawned: run %s first", h.State, tool, root, FirstSpawn)
+		return state.WithHints(state.Errorf(ErrNoHome, "state dir '%s' is missing; %s cannot resolve tasks for FM_HOME '%s', where no task was ever spawned", h.State, tool, root),
+			"start the first task: "+FirstSpawn)
 	}
 	return nil
 }
 
 // FirstSpawn is the command that sets a new home up, for the first-run
 // errors to name as the next step.
-const FirstSpawn = "fm-spawn <id> --harness H --project REPO"
+const FirstSpawn = "fm-spawn <id> " + state.SpawnFlags
 
 // SetUp is what fm-spawn, the one binary that starts a home, does once its
 // command line has been checked: inside the existing FM_HOME it creates the

@@ -283,7 +283,7 @@ func InterruptGate(t *task.Target) func(backends.Observation) error {
 // keys arrived, but the verb did not do what it is for.
 func stillRunning(t *task.Target, c cancelled, wait time.Duration) error {
 	return fault.Unconfirmed("task %s's turn is still running per %s's own record %s after %d round(s) of its interrupt keys", t.ID, t.Harness.Name, Seconds(wait), c.Rounds).
-		Hint("fm-control exit %s stops the agent, and its turn with it", t.ID).
-		Hint("fm-control wait %s --for idle waits for the turn to end by itself", t.ID).
+		Hint("to stop the agent, and its turn with it: fm-control exit %s", t.ID).
+		Hint("or to wait for the turn to end by itself: fm-control wait %s --for idle", t.ID).
 		With("id", t.ID, "cancel", c.Cancel, "proof", c.Proof).Put(fact.Int("rounds", c.Rounds))
 }

@@ -105,7 +105,7 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 		// A signal ended the wait (cli.Run), not the wait's bound.
 		return "", fault.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the wait for the agent to stop was interrupted%s",
 			t.ID, interruptNote, final.State, held).Coded(fault.EInterrupted).
-			Hint("fm-control status %s shows whether it stopped since", t.ID).
+			Hint("whether it stopped since: fm-control status %s", t.ID).
 			With("id", t.ID, "exit_result", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
 	}
 	return "", fault.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the agent did not stop within %s%s",

@@ -19,10 +19,13 @@ import (
 )
 
 // usageText lists --kind's and --backend's values from the capability table.
+// A flag a first spawn cannot do without is written bare, as required:
+// --harness and --brief have defaults only a home set up for them has (the
+// description says which).
 func usageText() string {
-	return `fm-spawn <id> [--harness H] --project REPO [--base REF] [--branch NAME] [--kind ` + strings.Join(harness.KindNames(), "|") +
-		`] [--model M] [--effort E] [--permissions ` + strings.Join(harness.PermissionModes(), "|") + `] [--backend ` + strings.Join(harness.AdapterBackendNames(), "|") + `] [--brief FILE] [--json]
-fm-spawn <id> --harness H --worktree DIR [--project REPO] [--shared-worktree] [...]
+	return `fm-spawn <id> --harness H --project REPO --brief FILE [--base REF] [--branch NAME] [--kind ` + strings.Join(harness.KindNames(), "|") +
+		`] [--model M] [--effort E] [--permissions ` + strings.Join(harness.PermissionModes(), "|") + `] [--backend ` + strings.Join(harness.AdapterBackendNames(), "|") + `] [--json]
+fm-spawn <id> --harness H --worktree DIR --brief FILE [--project REPO] [--shared-worktree] [...]
 fm-spawn <id> ... --grant VERBS@TARGET [--grant ...]   (the operator's alone; docs/security.md)
 fm-spawn <id> --relaunch [--harness H] [--model M] [--effort E] [--json]`
 }
@@ -34,6 +37,7 @@ refuses when the new head does not descend from the base's upstream.
 --worktree DIR adopts an existing, clean git worktree root instead.
 Without --harness: config/crew-harness (ship, scout); a secondmate takes
 config/secondmate-harness (with its model and effort), then crew-harness.
+Without --brief: data/<id>/brief.md, which must be written already.
 A secondmate's worktree is provisioned as its own home (state/, data/,
 config/, .fm-secondmate-home, data/charter.md) and launched with FM_HOME
 set to it. The backend is --backend, FM_BACKEND, config/backend, the
