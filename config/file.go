@@ -50,11 +50,14 @@ type HarnessOverride struct {
 	Args   []string `toml:"args"`
 }
 
+// FilePath is the home's config/fm.toml.
+func (h Home) FilePath() string { return filepath.Join(h.Config, "fm.toml") }
+
 // LoadFile reads config/fm.toml; a missing file is an empty config. Unknown
 // keys are refused, so a typo cannot silently fall back to a default.
 func (h Home) LoadFile() (File, error) {
 	var f File
-	path := filepath.Join(h.Config, "fm.toml")
+	path := h.FilePath()
 	data, err := readConfig(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

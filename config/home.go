@@ -108,14 +108,14 @@ func (h Home) checkState(tool string, v HomeVars) error {
 		if v.StateOverride != "" {
 			return state.WithHints(missing, "FM_STATE_OVERRIDE names it: create it or unset FM_STATE_OVERRIDE")
 		}
-		return state.WithHints(missing, "no task was ever spawned there: run "+FirstSpawn+" first")
+		return state.WithHints(missing, "no task was ever spawned there; start the first task: "+FirstSpawn)
 	}
 	return nil
 }
 
 // FirstSpawn is the command that sets a new home up, for the first-run
 // errors to name as the next step.
-const FirstSpawn = "fm-spawn <id> --harness H --project REPO"
+const FirstSpawn = "fm-spawn <id> " + state.SpawnFlags
 
 // SetUp is what fm-spawn, the one binary that starts a home, does once its
 // command line has been checked: inside the existing FM_HOME it creates the

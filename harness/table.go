@@ -32,6 +32,12 @@ func KindNames() []string {
 	return out
 }
 
+// RelaunchNeedsNote reports whether a relaunch of a task of kind k must be
+// told where the work stands (fm-control relaunch --note): a ship or scout
+// re-reads its brief, to which the note is appended, while a secondmate is
+// pointed at its charter, which is never rewritten.
+func (k Kind) RelaunchNeedsNote() bool { return k == KindShip || k == KindScout }
+
 // ParseKind maps a recorded kind to a Kind; an empty value is a ship.
 func ParseKind(s string) (Kind, bool) {
 	if s == "" {

@@ -33,6 +33,12 @@ func Errorf(kind error, format string, args ...any) error {
 	return &KindError{Kind: kind, Err: fmt.Errorf(format, args...)}
 }
 
+// SpawnFlags are what a hint's fm-spawn <id> needs to start a task: the
+// harness, the repository its worktree is added to, and the brief (each
+// may be left out only where a default stands in, which a hint cannot
+// know). Placeholders are written <word>, as in every hint.
+const SpawnFlags = "--harness <harness> --project <repo> --brief <file>"
+
 // HintedError is an error with what the user may do next, kept apart
 // from the sentence so the CLI prints each on its own hint line.
 type HintedError struct {

@@ -135,7 +135,9 @@ type Task struct {
 
 // LoadTask reads state/<id>.meta. A missing record is refused with a hint
 // when the caller passed a window label (fm-<id>) for a task that exists.
-func (s Store) LoadTask(tool, id string) (*Task, error) {
+// The binary's name (the first argument) goes in no sentence of it: a hint
+// names a binary only as a command to run.
+func (s Store) LoadTask(_, id string) (*Task, error) {
 	path := s.MetaPath(id)
 	data, err := ReadSmallFile(path, MaxRecordBytes)
 	if err != nil {
@@ -146,8 +148,8 @@ func (s Store) LoadTask(tool, id string) (*Task, error) {
 				}
 			}
 			return nil, WithHints(Errorf(ErrNoSuchTask, "no task '%s' in %s", id, s.Dir),
-				tool+" resolves an exact task id only; fm-control list shows the tasks",
-				"start a task with fm-spawn "+strings.TrimPrefix(id, "fm-")+" --harness H --project REPO")
+				"a task is named by its exact id; to list them: fm-control list",
+				"start a task with fm-spawn "+strings.TrimPrefix(id, "fm-")+" "+SpawnFlags)
 		}
 		if errors.Is(err, fs.ErrPermission) {
 			return nil, WithHints(Errorf(ErrBadRecord, "task %s's record %s cannot be read (permission denied); nothing was sent", id, path), "fix the record's permissions")

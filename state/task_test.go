@@ -117,7 +117,7 @@ func TestLoadTaskReadsARecordWithItsRawBytes(t *testing.T) {
 
 func TestLoadTaskMissing(t *testing.T) {
 	s := storeWith(t, nil)
-	wantLoadRefused(t, s, "t1", "no task 't1' in "+s.Dir, "fm-control resolves an exact task id only")
+	wantLoadRefused(t, s, "t1", "no task 't1' in "+s.Dir, "to list them: fm-control list", "fm-spawn t1 "+SpawnFlags)
 }
 
 func TestLoadTaskWindowLabelHintsTheRealID(t *testing.T) {

@@ -16,7 +16,8 @@ const failFast = 10 * time.Second
 
 // A launch line whose binary is not on the pane's PATH fails at once: the
 // shell says "command not found", fm-spawn exits 1 with launch-failed,
-// quoting it and naming the pin, and leaves no record; fm-spawn --relaunch
+// quoting it and naming the config/fm.toml line that pins the binary, and
+// leaves no record; fm-spawn --relaunch
 // leaves the new record, which reads dead, not alive.
 func TestMissingLaunchBinaryFailsFast(t *testing.T) {
 	t.Parallel()
@@ -32,7 +33,7 @@ func TestMissingLaunchBinaryFailsFast(t *testing.T) {
 	if res.elapsed > failFast {
 		t.Fatalf("fm-spawn took %v to see the launch fail, want under %v:\n%s", res.elapsed, failFast, res)
 	}
-	for _, want := range []string{`"code":"launch-failed"`, `claude: command not found`, `binary = \"/path/to/claude\"`} {
+	for _, want := range []string{`"code":"launch-failed"`, `claude: command not found`, `under [harness.claude], write binary = \"/`} {
 		if !strings.Contains(res.stderr, want) {
 			t.Fatalf("stderr lacks %s:\n%s", want, res)
 		}

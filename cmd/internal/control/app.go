@@ -200,7 +200,7 @@ func unknownVerb(home config.HomeVars, verb string) error {
 		}
 	}
 	return e.Hint("allowed verbs: %s", strings.Join(lifecycle, ", ")).
-		Hint("other commands: %s (fm-control help <verb> explains one)", strings.Join(append(others, "completion"), ", "))
+		Hint("other commands: %s (help on one: fm-control help <verb>)", strings.Join(append(others, "completion"), ", "))
 }
 
 func capabilitiesCommand(d edge.Deps) *ucli.Command {

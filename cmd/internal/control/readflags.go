@@ -148,11 +148,11 @@ func (inv *readInvocation) messageFlag(values map[string]string) error {
 	}
 	if !ok || m == "" {
 		return fault.Usage("fm-control wait --for submitted needs --message-id ID").
-			Hint("the id is the message= fact fm-send printed, such as m20260101T120000-0a1b2c3d")
+			Hint("the id is the message= fact of the send's output, such as m20260101T120000-0a1b2c3d")
 	}
 	if !state.ValidMessageID(m) {
 		return fault.Usage("--message-id '%s' is not a message id", phrase.Printable(m)).
-			Hint("the id is the message= fact fm-send printed, such as m20260101T120000-0a1b2c3d")
+			Hint("the id is the message= fact of the send's output, such as m20260101T120000-0a1b2c3d")
 	}
 	inv.MessageID = m
 	return nil

@@ -37,7 +37,7 @@ func (c *Controller) recoverTeardown(ctx context.Context, home config.Home, stor
 	s, err := x.Resume(ctx, j)
 	if err != nil {
 		return fault.Failed("task %s's teardown, torn in phase %s, could not be settled: %v", id, j.Phase, err).
-			Hint("fix what it names, then run fm-control recover %s again", id)
+			Hint("fix what it names, then settle it again: fm-control recover %s", id)
 	}
 	out := cli.Outcome{Word: "recovered", ID: id}
 	out.Add("journal", "teardown").Add("phase", s.Phase).Put(result(s.Result))

@@ -81,8 +81,14 @@ func (c *Controller) planRelaunch(ctx context.Context, t *task.Target, o Relaunc
 		return nil, "", err
 	}
 	note := strings.TrimSpace(o.Note)
-	if err := relaunchShape(t, note, t.Home.BriefPath(t.ID)); err != nil {
+	if err := relaunchShape(t, t.Home.BriefPath(t.ID)); err != nil {
 		return nil, "", err
+	}
+	if note == "" && t.Kind.RelaunchNeedsNote() {
+		// A flag the kind requires, missing: a usage error, found only
+		// once the record says the kind (a secondmate needs none).
+		return nil, "", fault.Usage("relaunch of a %s task requires --note (or --note-file)", t.Kind).Coded(fault.ENoteRequired).
+			Hint("the replacement inherits the worktree but none of the conversation; say where the work stands: %s", o.command(t.ID))
 	}
 	if err := c.launcher().CheckReplacement(ctx, t, launch.Replacement{Harness: prof.To, Model: prof.ToModel, Effort: prof.ToEffort}); err != nil {
 		return nil, "", err
@@ -102,20 +108,15 @@ func (c *Controller) planRelaunch(ctx context.Context, t *task.Target, o Relaunc
 	return x, note, nil
 }
 
-// relaunchShape checks what a kind's replacement needs: a ship or scout
-// reads its brief and must be told where the work stands; a secondmate is
-// pointed at its charter, which is never rewritten.
-func relaunchShape(t *task.Target, note, brief string) error {
+// relaunchShape checks the brief a kind's replacement is pointed at: a ship
+// or scout re-reads its brief (and is told where the work stands, see
+// harness.Kind.RelaunchNeedsNote); a secondmate is pointed at its charter,
+// which is never rewritten.
+func relaunchShape(t *task.Target, brief string) error {
 	switch t.Kind {
 	case harness.KindShip, harness.KindScout:
 		if err := state.RegularUnder(t.Home.Data, brief); err != nil {
 			return launch.BriefRefusal(brief, err).Hint("a relaunched %s reads its brief there: write it before relaunching", t.Kind)
-		}
-		if note == "" {
-			// A flag the kind requires, missing: a usage error, found only
-			// once the record says the kind (a secondmate needs none).
-			return fault.Usage("relaunch of a %s task requires --note (or --note-file)", t.Kind).Coded(fault.ENoteRequired).
-				Hint("the replacement inherits the worktree but none of the conversation: say where the work stands")
 		}
 	case harness.KindSecondmate:
 		// The charter is never rewritten, but the replacement is still

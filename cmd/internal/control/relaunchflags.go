@@ -57,6 +57,18 @@ func relaunchOptions(cmd *ucli.Command) (RelaunchOptions, error) {
 	return o, nil
 }
 
+// command is the relaunch of task id these options ask for, as a hint
+// offers it with the note still to write (<note>).
+func (o RelaunchOptions) command(id string) string {
+	words := []string{"fm-control", "relaunch", id}
+	for _, f := range [][2]string{{"harness", o.Harness}, {"model", o.Model}, {"effort", o.Effort}} {
+		if f[1] != "" {
+			words = append(words, "--"+f[0], harness.QuoteIfNeeded(f[1]))
+		}
+	}
+	return strings.Join(append(words, "--note", "<note>"), " ")
+}
+
 // relaunchOnly is the usage-error handler of every verb but relaunch: one of
 // relaunch's flags there gets its own sentence.
 func relaunchOnly(ctx context.Context, cmd *ucli.Command, err error, _ bool) error {

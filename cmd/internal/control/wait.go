@@ -136,7 +136,7 @@ func refuseWaitState(t *task.Target, cond string, obs backends.Observation) erro
 	case backends.StateDead:
 		if cond != "dead" {
 			return fault.Failed("task %s's endpoint %s has no agent (state: dead), so it will not be %s", id, ep, cond).Coded(fault.EAgentNotRunning).
-				Hint("relaunch it first: fm-control relaunch %s", id)
+				Hint("relaunch it first: %s", task.Relaunches(id, t.Kind))
 		}
 		return nil
 	case backends.StateMissing:

@@ -197,7 +197,7 @@ func refusalOf(err error, argv []string) error {
 	if !errors.As(err, &re) {
 		return err
 	}
-	install := "fm-control hosts check " + re.Host + " says what is there; fm-control hosts install " + re.Host + " copies this machine's binaries"
+	install := "what is there: fm-control hosts check " + re.Host + "; to copy this machine's binaries: fm-control hosts install " + re.Host
 	switch {
 	case errors.Is(re, remote.ErrMismatch):
 		return fault.Failed("%s", re.Error()).Coded(fault.EProtocolMismatch).With("host", re.Host).Hint("%s", install)

@@ -173,7 +173,7 @@ func install(ctx context.Context, d edge.Deps, name string, asJSON bool) error {
 		f.Close()
 		if err != nil {
 			return fault.Failed("copy %s to host %s: %v", bin, name, err).With("host", name).
-				Hint("each binary is replaced whole or not at all; run fm-control hosts install %s again", name)
+				Hint("each binary is replaced whole or not at all; to run it again: fm-control hosts install %s", name)
 		}
 	}
 	// A keeper holds a serve of the binaries just replaced: stopped, the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,18 +80,24 @@ func (l Launcher) RefuseSharedWorktree(ctx context.Context, store state.Store, i
 		return nil, err
 	}
 	ignore := map[string]bool{}
-	var names []string
+	var names, ids []string
 	for label, s := range live {
 		if shared || (relaunch && s.joined) {
 			ignore[label] = true
 		} else {
 			names = append(names, s.desc)
+			ids = append(ids, s.id)
 		}
 	}
+	slices.Sort(names)
+	slices.Sort(ids)
 	switch {
 	case len(names) > 0 && relaunch:
-		return nil, fault.Failed("worktree %s is also used by live task %s, which did not join it with --shared-worktree; refusing to relaunch %s beside its agent", wt, strings.Join(names, ", "), id).Coded(fault.EWorktreeInUse).
-			Hint("stop that agent first (fm-control exit <id>), or give one of the tasks its own worktree")
+		e := fault.Failed("worktree %s is also used by live task %s, which did not join it with --shared-worktree; refusing to relaunch %s beside its agent", wt, strings.Join(names, ", "), id).Coded(fault.EWorktreeInUse)
+		for _, other := range ids {
+			e.Hint("stop that agent first: fm-control exit %s", other)
+		}
+		return nil, e.Hint("or give one of the tasks its own worktree")
 	case len(names) > 0:
 		return nil, fault.Failed("worktree %s is already used by live task %s", wt, strings.Join(names, ", ")).Coded(fault.EWorktreeInUse).
 			Hint("give task %s its own worktree", id).
@@ -102,6 +109,7 @@ func (l Launcher) RefuseSharedWorktree(ctx context.Context, store state.Store, i
 // sharer is another live task in a worktree: how to name it, and whether
 // its record says it joined the worktree on purpose.
 type sharer struct {
+	id     string
 	desc   string
 	joined bool
 }
@@ -127,7 +135,7 @@ func (l Launcher) liveSharers(ctx context.Context, store state.Store, id, wt str
 		}
 		obs := l.Observe(ctx, task)
 		if obs.State != backends.StateMissing && obs.State != backends.StateDead {
-			live[state.Label(other)] = sharer{desc: fmt.Sprintf("%s (%s, %s)", other, task.Record.Window(), obs.State), joined: task.Record.SharedWorktree()}
+			live[state.Label(other)] = sharer{id: other, desc: fmt.Sprintf("%s (%s, %s)", other, task.Record.Window(), obs.State), joined: task.Record.SharedWorktree()}
 		}
 	}
 	return live, nil

@@ -22,7 +22,9 @@ type Incarnation struct {
 	// Binary is the program Line runs, as typed: a shell that cannot find
 	// it names it in its complaint.
 	Binary string
-	wire   wired
+	// pins is the config/fm.toml whose [harness.<name>] binary pins Binary.
+	pins string
+	wire wired
 	// eventKey is this incarnation's secret for agent-event, minted here
 	// and written by Install; "" for an unwired harness (no hooks call).
 	eventKey string
@@ -45,7 +47,7 @@ type Agent struct {
 // config/fm.toml's per-harness overrides. It writes nothing, so a bad
 // config or model refuses before anything is changed.
 func (l Launcher) Prepare(home config.Home, f config.File, a Agent) (Incarnation, error) {
-	inc := Incarnation{Gen: newSpawnGen()}
+	inc := Incarnation{Gen: newSpawnGen(), pins: home.FilePath()}
 	inc.wire = l.prepareWiring(home, a.Harness, a.ID, a.Worktree, inc.Gen)
 	p := harness.LaunchParams{Model: a.Model, Effort: a.Effort, Worktree: a.Worktree, Brief: a.Brief, TelemetryArgs: inc.wire.args, Permissions: a.Permissions}
 	if inc.wire.target.FMControl != "" {

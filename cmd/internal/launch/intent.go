@@ -57,6 +57,10 @@ func (l Launcher) SettleIntent(ctx context.Context, store state.Store, id string
 		return "", "", fault.Failed("%w", err)
 	}
 	action, err = SettleOrphan(ctx, be, id, window, wt)
+	var e *fault.Error
+	if errors.As(err, &e) {
+		e.Hint("then settle the intent: fm-control recover %s, or spawn again", id)
+	}
 	if err != nil {
 		return "", "", err
 	}
@@ -80,7 +84,7 @@ func SettleOrphan(ctx context.Context, be backends.Backend, id, window, wt strin
 	}
 	return "", fault.Failed("window %s carries task %s's label, but no record names it and it reads '%s', not an agent-free shell; fmctl will not remove it", window, id, obs.State).Coded(fault.ETornSpawn).
 		With("detail", obs.Detail).Hint("it shows %s; only an agent-free shell in %s is removed", obs.Detail, wt).
-		Hint("an interrupted fm-spawn left it, or it was made by hand: stop or close it yourself, then run fm-control recover %s or spawn again", id)
+		Hint("an interrupted spawn left it, or it was made by hand: stop or close it yourself")
 }
 
 func removeIntent(store state.Store, id string) error {

@@ -80,7 +80,7 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 		// fm-control relaunch wraps this in its own "could not be launched"
 		// sentence, so this one says what is already true: the record is new.
 		return Result{Record: rec}, Explain(fault.Failed("the agent did not come up: %w", err).Coded(fault.ELaunchFailed).Put(fault.Yes("published")).
-			Hint("task %s's new record (harness %s) is published: fm-control status %s shows it", t.ID, h.Name, t.ID), err, h)
+			Hint("task %s's new record (harness %s) is published; to read it: fm-control status %s", t.ID, h.Name, t.ID), err, h)
 	}
 	out := append(Spawned(h.Name, string(t.Kind), t.BackendName, t.Backend, ep, wt, ready), fault.Yes("relaunch"))
 	return Result{Facts: out, Ready: ready.Ready, Dialog: ready.Dialog, Record: rec}, nil

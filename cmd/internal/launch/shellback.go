@@ -3,7 +3,10 @@ package launch
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"fmctl/cmd/internal/fault"
@@ -21,6 +24,9 @@ type LaunchFailed struct {
 	Binary  string   // the program the launch line ran
 	Missing bool     // the shell said the binary is missing, not only that the line ended
 	Said    []string // the last rows the pane showed after the launch line
+	// Found is where the caller's PATH finds a program of Binary's name
+	// ("" where it finds none), and Pins the config/fm.toml that pins it.
+	Found, Pins string
 }
 
 func (e *LaunchFailed) Error() string {
@@ -128,21 +134,55 @@ func squash(s string) string { return strings.Join(strings.Fields(s), "") }
 
 // Explain adds to a launch refusal what a *LaunchFailed cause tells its
 // reader: the code, the pane's last words (a fact under --json) and the
-// pin in config/fm.toml that points fmctl at the agent's binary, since the
-// commonest cause is a pane whose login shell has another PATH than the
-// caller's (docs/backends/tmux.md). Any other cause leaves e as it is.
+// line of config/fm.toml that points fmctl at the agent's binary, naming
+// the one the caller's PATH finds, since the commonest cause is a pane
+// whose login shell set another PATH than the caller's (Debian's
+// /etc/profile sets it outright; docs/backends/tmux.md). Any other cause
+// leaves e as it is.
 func Explain(e *fault.Error, cause error, h harness.Harness) *fault.Error {
 	var lf *LaunchFailed
 	if !errors.As(cause, &lf) {
 		return e
 	}
 	e.Coded(fault.ELaunchFailed).Put(fault.Fact{Key: "pane", Text: strings.Join(lf.Said, " / "), Value: append([]string{}, lf.Said...)})
-	if lf.Missing {
-		e.Hint("the pane's shell did not find %s on its PATH (a login shell may reset it)", lf.Binary)
-	} else {
+	pin, name := lf.Found, path.Base(lf.Binary)
+	switch {
+	case lf.Missing && lf.Found == "":
+		if path.IsAbs(lf.Binary) {
+			e.Hint("the pane's shell found no %s, and your PATH has no %s: install it, or pin where it is", lf.Binary, name)
+		} else {
+			e.Hint("neither the pane's shell nor your PATH has %s: install it, or pin where it is", name)
+		}
+		pin = "/absolute/path/to/" + name
+	case lf.Missing && path.IsAbs(lf.Binary):
+		e.Hint("the pane's shell cannot run %s, the binary pinned; your PATH has %s", lf.Binary, lf.Found)
+	case lf.Missing:
+		e.Hint("the pane's shell did not find %s on its PATH, but yours finds %s: a login shell may set PATH anew", lf.Binary, lf.Found)
+	case lf.Found != "" && lf.Found != lf.Binary:
+		e.Hint("%s ended as soon as it started: read what it printed in the pane; if the pane's shell ran another %s than yours (%s), pin yours", lf.Binary, name, lf.Found)
+	default:
 		e.Hint("%s ended as soon as it started: read what it printed in the pane", lf.Binary)
-		e.Hint("if the pane's shell ran another %s than yours, pin yours", path.Base(lf.Binary))
+		return e
 	}
-	e.Hint("pin the agent's binary in config/fm.toml: [harness.%s] binary = \"/path/to/%s\" (docs/config.md)", h.Name, path.Base(h.Launch.Binary))
-	return e
+	file := lf.Pins
+	if file == "" {
+		file = "config/fm.toml"
+	}
+	return e.Hint("pin it: in %s, under [harness.%s], write binary = %s", file, h.Name, strconv.Quote(pin))
+}
+
+// onPath is where a shell with pathVar as its PATH finds the program
+// name: the first regular, executable file of that name in an absolute
+// directory of it, or "".
+func onPath(pathVar, name string) string {
+	for _, dir := range filepath.SplitList(pathVar) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }

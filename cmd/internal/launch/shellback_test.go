@@ -1,9 +1,15 @@
 package launch
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"fmctl/cmd/internal/fault"
+	"fmctl/harness"
 )
 
 func TestShellBackTellsAnEndedLineFromOneNotRunYet(t *testing.T) {
@@ -61,5 +67,62 @@ func TestShellBackQuotesTheLastRowsOnly(t *testing.T) {
 	got := shellBack(rows, "agent --go", "$", "agent")
 	if got == nil || len(got.Said) != saidRows || got.Said[saidRows-1] != "trace line xxxxxxxxx" {
 		t.Fatalf("shellBack = %+v, want the last %d rows before the prompt", got, saidRows)
+	}
+}
+
+// onPath finds what a shell with that PATH would run: the first regular,
+// executable file of the name, skipping relative directories, a plain file
+// and a directory of the name.
+func TestOnPathIsWhatTheShellWouldRun(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(rel string, mode os.FileMode) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("plain/claude", 0o644)
+	mk("bin/claude", 0o755)
+	mk("later/claude", 0o755)
+	if err := os.MkdirAll(filepath.Join(dir, "isdir", "claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pathVar := strings.Join([]string{"bin", filepath.Join(dir, "plain"), filepath.Join(dir, "isdir"), "", filepath.Join(dir, "bin"), filepath.Join(dir, "later")}, string(os.PathListSeparator))
+	if got, want := onPath(pathVar, "claude"), filepath.Join(dir, "bin", "claude"); got != want {
+		t.Errorf("onPath = %q, want %q", got, want)
+	}
+	if got := onPath(pathVar, "codex"); got != "" {
+		t.Errorf("onPath of a missing program = %q, want none", got)
+	}
+}
+
+// The pane-PATH hint names the binary the caller's PATH has and the exact
+// line of the home's fm.toml that pins it; without one, the line to fill.
+func TestExplainNamesThePinThatMendsTheLaunch(t *testing.T) {
+	claude, _ := harness.Lookup("claude")
+	cases := []struct {
+		lf   LaunchFailed
+		want []string
+	}{
+		{LaunchFailed{Binary: "claude", Missing: true, Found: "/u/.npm-global/bin/claude", Pins: "/h/config/fm.toml"}, []string{
+			"the pane's shell did not find claude on its PATH, but yours finds /u/.npm-global/bin/claude: a login shell may set PATH anew",
+			`pin it: in /h/config/fm.toml, under [harness.claude], write binary = "/u/.npm-global/bin/claude"`}},
+		{LaunchFailed{Binary: "claude", Missing: true, Pins: "/h/config/fm.toml"}, []string{
+			"neither the pane's shell nor your PATH has claude: install it, or pin where it is",
+			`pin it: in /h/config/fm.toml, under [harness.claude], write binary = "/absolute/path/to/claude"`}},
+		{LaunchFailed{Binary: "/opt/claude", Missing: true, Found: "/usr/bin/claude", Pins: "/h/config/fm.toml"}, []string{
+			"the pane's shell cannot run /opt/claude, the binary pinned; your PATH has /usr/bin/claude",
+			`pin it: in /h/config/fm.toml, under [harness.claude], write binary = "/usr/bin/claude"`}},
+		{LaunchFailed{Binary: "claude"}, []string{"claude ended as soon as it started: read what it printed in the pane"}},
+	}
+	for _, c := range cases {
+		lf := c.lf
+		e := Explain(fault.Failed("launch failed"), &lf, claude)
+		if !slices.Equal(e.Hints, c.want) {
+			t.Errorf("%+v: hints\n%q\nwant\n%q", c.lf, e.Hints, c.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -25,6 +26,20 @@ type Readiness struct{ Ready, Dialog string }
 // up. A line the shell has already finished (the binary missing, the
 // agent gone at once) ends the wait with a *LaunchFailed.
 func (l Launcher) Type(ctx context.Context, be backends.Backend, ability harness.Backend, ep backends.Endpoint, h harness.Harness, inc Incarnation, brief string) (Readiness, error) {
+	ready, err := l.typeLine(ctx, be, ability, ep, h, inc, brief)
+	var lf *LaunchFailed
+	if errors.As(err, &lf) {
+		// Where the caller's own shell finds the program is the pin that
+		// mends a pane whose login shell set PATH anew.
+		lf.Pins = inc.pins
+		if l.Env != nil {
+			lf.Found = onPath(l.Env("PATH"), path.Base(lf.Binary))
+		}
+	}
+	return ready, err
+}
+
+func (l Launcher) typeLine(ctx context.Context, be backends.Backend, ability harness.Backend, ep backends.Endpoint, h harness.Harness, inc Incarnation, brief string) (Readiness, error) {
 	if err := state.Inject("launch"); err != nil {
 		return Readiness{}, err
 	}

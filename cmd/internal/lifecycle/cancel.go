@@ -316,8 +316,8 @@ func InterruptGate(t *task.Target) func(backends.Observation) error {
 // keys arrived, but the verb did not do what it is for.
 func stillRunning(t *task.Target, c cancelled, wait time.Duration) *fault.Error {
 	return fault.Unconfirmed("task %s's turn is still running per %s's own record %s after %d round(s) of its interrupt keys", t.ID, t.Harness.Name, Seconds(wait), c.Rounds).
-		Hint("fm-control exit %s stops the agent, and its turn with it", t.ID).
-		Hint("fm-control wait %s --for idle waits for the turn to end by itself", t.ID).
+		Hint("to stop the agent, and its turn with it: fm-control exit %s", t.ID).
+		Hint("or to wait for the turn to end by itself: fm-control wait %s --for idle", t.ID).
 		With("id", t.ID, "cancel", c.Cancel, "proof", c.Proof).Put(fault.Int("rounds", c.Rounds))
 }
 
@@ -327,7 +327,7 @@ func stillRunning(t *task.Target, c cancelled, wait time.Duration) *fault.Error 
 // have cancelled a turn; the pane says whether one still runs.
 func cancelUnproven(t *task.Target, res InterruptResult) *fault.Error {
 	return fault.Unconfirmed("task %s's %s agent got its interrupt keys, but nothing proves a turn was cancelled, or that none ran", t.ID, t.Harness.Name).
-		Hint("fm-control read %s shows the pane: look before interrupting again", t.ID).
+		Hint("look at the pane before interrupting again: fm-control read %s", t.ID).
 		With("id", t.ID, "cancel", res.Cancel, "proof", res.Proof).
 		Put(fault.Int("rounds", res.Rounds))
 }

@@ -107,7 +107,7 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 		// A signal ended the wait (cli.Run), not the wait's bound.
 		e = fault.Failed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=%s exit=unconfirmed; the wait for the agent to stop was interrupted",
 			t.ID, interruptNote, final.State).Coded(fault.EInterrupted).
-			Hint("fm-control status %s shows whether it stopped since", t.ID)
+			Hint("whether it stopped since: fm-control status %s", t.ID)
 	}
 	if res.Verdict == deliver.Pending {
 		e.Hint("its composer still holds %s (the submit was never confirmed): clear it before sending anything else", t.Harness.ExitCommand)

@@ -129,6 +129,7 @@ func scriptParams(dir string) testscript.Params {
 			"paneshell":   cmdPaneShell,
 			"inpane":      cmdInPane,
 			"msgid":       cmdMsgID,
+			"runhint":     cmdRunHint,
 		},
 	}
 }

@@ -249,7 +249,7 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		d.ledger("queued")
 		return d.facts(fault.Unconfirmed("%s took the text into its queue behind the running turn, not as a submitted message", t.Harness.Name).
 			Hint("it submits everything queued as one message when the turn ends, so this text may reach it joined to others; do not resend it").
-			Hint("fm-control wait %s --for submitted --message-id %s tells when (and whether) it reached the agent's record", t.ID, d.messageID), "queued")
+			Hint("when (and whether) it reached the agent's record: fm-control wait %s --for submitted --message-id %s", t.ID, d.messageID), "queued")
 	case deliver.Pending:
 		return d.facts(fault.Unconfirmed("text typed into %s, but it still sits in the composer after %d Enter", t.Endpoint.Target, res.Enters).
 			Hint("look at the pane, then send '--key Enter' only if the composer still holds the text; do not retype it"), "unconfirmed")
@@ -280,7 +280,7 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 	}
 	d.ledger("unrecorded")
 	return d.facts(fault.Unconfirmed("text delivered to %s (composer: %s after %d Enter), but %s's own record has not shown it within %v", t.Endpoint.Target, res.Verdict, res.Enters, t.RecordedHarness, s.Tunables.Send.RecordWait).
-		Hint("fm-control wait %s --for submitted --message-id %s waits for it; do not resend it before that says it never arrived", t.ID, d.messageID), "unrecorded")
+		Hint("do not resend it before this says it never arrived: fm-control wait %s --for submitted --message-id %s", t.ID, d.messageID), "unrecorded")
 }
 
 // delivery is one text send, from its baseline to its verdict.

@@ -18,10 +18,13 @@ import (
 )
 
 // usageText lists --kind's and --backend's values from the capability table.
+// A flag a first spawn cannot do without is written bare, as required:
+// --harness and --brief have defaults only a home set up for them has (the
+// description says which).
 func usageText() string {
-	return `fm-spawn <id> [--harness H] --project REPO [--base REF] [--branch NAME] [--kind ` + strings.Join(harness.KindNames(), "|") +
-		`] [--model M] [--effort E] [--permissions ` + strings.Join(harness.PermissionModes(), "|") + `] [--backend ` + strings.Join(harness.AdapterBackendNames(), "|") + `] [--brief FILE] [--json]
-fm-spawn <id> --harness H --worktree DIR [--project REPO] [--shared-worktree] [...]
+	return `fm-spawn <id> --harness H --project REPO --brief FILE [--base REF] [--branch NAME] [--kind ` + strings.Join(harness.KindNames(), "|") +
+		`] [--model M] [--effort E] [--permissions ` + strings.Join(harness.PermissionModes(), "|") + `] [--backend ` + strings.Join(harness.AdapterBackendNames(), "|") + `] [--json]
+fm-spawn <id> --harness H --worktree DIR --brief FILE [--project REPO] [--shared-worktree] [...]
 fm-spawn <id> ... --grant VERBS@TARGET [--grant ...]   (the operator's alone; docs/security.md)
 fm-spawn <id> --relaunch [--harness H] [--model M] [--effort E] [--json]`
 }
@@ -30,7 +33,8 @@ const description = `--project REPO adds the task's worktree (git worktree add, 
 --branch, from --base or origin/HEAD) at <project>-worktrees/<id>, or under
 [spawn] worktrees in config/fm.toml; --worktree DIR adopts an existing, clean
 git worktree root instead. Without --harness: config/crew-harness, or for a
-secondmate config/secondmate-harness (its worktree becomes its own home). The
+secondmate config/secondmate-harness (its worktree becomes its own home).
+Without --brief: data/<id>/brief.md, which must be written already. The
 backend: --backend, FM_BACKEND, config/backend, the multiplexer fm-spawn runs
 in, then tmux.
 

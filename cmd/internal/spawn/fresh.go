@@ -101,6 +101,16 @@ func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
 		return nil, fault.Usage("unexpected argument '%s'; fm-spawn takes one task id", phrase.Printable(req.extra[0]))
 	}
 	f := &fresh{req: req, home: home, store: state.Store{Dir: home.State}, unprovision: func() {}}
+	// Checked again under the task's lock (LockLaunch, guardFresh); here
+	// they come before the worktree is planned, so a task that runs (or a
+	// torn relaunch of it) is refused as that, not for its worktree being
+	// there.
+	if err := f.store.RefuseTorn(req.ID); err != nil {
+		return nil, err
+	}
+	if err := s.refuseDuplicate(ctx, home, f.store, req.ID); err != nil {
+		return nil, err
+	}
 	var ok bool
 	if f.kind, ok = harness.ParseKind(req.Kind); !ok {
 		return nil, fault.Usage("--kind must be %s", phrase.OrList(harness.KindNames()))
@@ -124,7 +134,7 @@ func (s Spawner) decide(ctx context.Context, req Request) (*fresh, error) {
 		if err := refuseOthersHome(f.plan.Dir, req.ID); err != nil {
 			return nil, err
 		}
-		if err := refuseFirstmateHome(home, f.plan.Dir, req.ID); err != nil {
+		if err := refuseFirstmateHome(home, f.plan.Dir, req); err != nil {
 			return nil, err
 		}
 	}
@@ -290,21 +300,26 @@ func (s Spawner) refuseDuplicate(ctx context.Context, home config.Home, store st
 	if _, err := os.Lstat(store.MetaPath(id)); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	task, err := store.LoadTask("fm-spawn", id)
+	t, err := store.LoadTask("fm-spawn", id)
 	if err != nil {
 		return err
 	}
-	name := task.Record.Backend()
+	name := t.Record.Backend()
 	be, err := mux.Open(name, s.Runner, backends.Env(s.Env), s.Tunables.Mux)
 	if err != nil {
 		return fault.Failed("task %s already has a record (%s) on backend %s, which fmctl cannot inspect; refusing a duplicate launch", id, store.MetaPath(id), name).Coded(fault.ETaskExists)
 	}
-	obs := be.AgentState(ctx, backends.RecordEndpoint(id, task.Record))
+	obs := be.AgentState(ctx, backends.RecordEndpoint(id, t.Record))
 	if obs.State == backends.StateMissing {
 		return nil
 	}
-	return fault.Failed("task %s already has a record whose %s endpoint %s is %s; refusing a duplicate launch", id, name, task.Record.Window(), obs.State).Coded(fault.ETaskExists).
-		Hint("to start its agent again, use fm-spawn %s --relaunch, or fm-control relaunch %s", id, id)
+	e := fault.Failed("task %s already has a record whose %s endpoint %s is %s; refusing a duplicate launch", id, name, t.Record.Window(), obs.State).Coded(fault.ETaskExists)
+	kind, _ := harness.ParseKind(t.Record.Kind())
+	if obs.State == backends.StateAlive {
+		return e.Hint("to replace its agent with a new one: %s", task.RelaunchCommand(id, kind)).
+			Hint("or spawn the new task under another id")
+	}
+	return e.Hint("to start its agent again: %s", task.Relaunches(id, kind))
 }
 
 // readBrief reads --brief, or checks that the home holds the task's brief
@@ -313,14 +328,14 @@ func (s Spawner) refuseDuplicate(ctx context.Context, home config.Home, store st
 func readBrief(path string, home config.Home, req Request) ([]byte, error) {
 	if req.Brief == "" {
 		if err := state.RegularUnder(home.Data, path); err != nil {
-			return nil, launch.BriefRefusal(path, err).Hint("write the task's instructions there, or pass --brief FILE")
+			return nil, launch.BriefRefusal(path, err).Hint("write the task's instructions there, or pass --brief <file>")
 		}
 		return nil, nil
 	}
 	data, err := state.ReadUserFile(req.Brief, state.MaxBriefBytes)
 	if err != nil {
 		return nil, fault.Failed("--brief '%s' cannot be used (%v)", phrase.Printable(req.Brief), err).Coded(fault.ENoBrief).
-			Hint("pass --brief FILE naming a regular file of the task's instructions")
+			Hint("pass --brief <file> naming a regular file of the task's instructions")
 	}
 	return data, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/backends/mux"
+	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/launch"
 	"fmctl/config"
 	"fmctl/state"
@@ -31,6 +32,11 @@ func (s Spawner) guardFresh(ctx context.Context, home config.Home, store state.S
 	if _, err := os.Lstat(store.MetaPath(req.ID)); mux.SettlesByLabel(be.Name()) && errors.Is(err, fs.ErrNotExist) {
 		window := where + ":" + state.Label(req.ID)
 		act, err := launch.SettleOrphan(ctx, be, req.ID, window, wt)
+		var e *fault.Error
+		if errors.As(err, &e) {
+			// No intent names it, so recover has nothing to settle.
+			e.Hint("then spawn again: a spawn removes an agent-free window there")
+		}
 		if err != nil {
 			return err
 		}

@@ -68,7 +68,7 @@ func flags() []ucli.Flag {
 var pathFlags = map[string]bool{"worktree": true, "project": true, "brief": true}
 
 var flagUsage = map[string]string{
-	"harness":     "the agent CLI `H` to launch (see fm-control capabilities)",
+	"harness":     "the agent CLI `H` to launch (see fm-control capabilities; required unless config/crew-harness names one)",
 	"model":       "the harness's model `M` (default: the harness's own)",
 	"effort":      "reasoning effort `E`: " + strings.Join(harness.Efforts, ", "),
 	"kind":        "the task's `KIND` (see fm-control capabilities)",
@@ -77,7 +77,7 @@ var flagUsage = map[string]string{
 	"base":        "new worktree: the `REF` to start from (default origin/HEAD)",
 	"branch":      "new worktree: its branch `NAME` (default fm/<id>)",
 	"backend":     "the multiplexer `B` to run the agent in",
-	"brief":       "copy the `FILE` to data/<id>/brief.md",
+	"brief":       "copy the `FILE` to data/<id>/brief.md (required unless that is written)",
 	"permissions": "the agent's permission `MODE`: " + strings.Join(harness.PermissionModes(), " (default) or ") + " (its own dialogs, which it waits at); a relaunch keeps it",
 }
 
@@ -124,6 +124,24 @@ func request(cmd *ucli.Command) (Request, error) {
 	}
 	r.given["--grant"] = len(r.Grants) > 0
 	return r, checkValues(r)
+}
+
+// command is this spawn as a hint offers it again with its worktree given
+// another way (flags: --project or --worktree and their values, quoted or
+// a <placeholder>): what chose the agent and its brief is kept, so the
+// command works as printed.
+func (r Request) command(flags ...string) string {
+	words := []string{"fm-spawn", r.ID}
+	for _, f := range [][2]string{{"harness", r.Harness}, {"kind", r.Kind}, {"model", r.Model}, {"effort", r.Effort}, {"permissions", r.Permissions}, {"backend", r.Backend}} {
+		if f[1] != "" {
+			words = append(words, "--"+f[0], harness.QuoteIfNeeded(f[1]))
+		}
+	}
+	words = append(words, flags...)
+	if r.Brief != "" {
+		words = append(words, "--brief", harness.QuoteIfNeeded(r.Brief))
+	}
+	return strings.Join(words, " ")
 }
 
 // checkValues refuses a flag value outside the capability table's closed

@@ -145,7 +145,8 @@ func refuseOthersHome(dir, id string) error {
 // runs in, or lies in its state/, data/ or config/: the secondmate runs with
 // FM_HOME set to it, so it would take the firstmate's records (its own
 // among them) for its own, and its marker would claim the firstmate's home.
-func refuseFirstmateHome(home config.Home, dir, id string) error {
+func refuseFirstmateHome(home config.Home, dir string, req Request) error {
+	id := req.ID
 	at := resolved(dir)
 	for _, d := range []string{home.Root, home.State, home.Data, home.Config} {
 		rel, err := filepath.Rel(resolved(d), at)
@@ -153,7 +154,7 @@ func refuseFirstmateHome(home config.Home, dir, id string) error {
 			continue
 		}
 		return fault.Failed("secondmate %s's home '%s' is the firstmate home '%s' or inside its records", id, dir, home.Root).Coded(fault.EBadWorktree).
-			Hint("give it a worktree of its own: fm-spawn %s --kind secondmate --project REPO", id)
+			Hint("give it a worktree of its own: %s", req.command("--project", "<repo>"))
 	}
 	return nil
 }

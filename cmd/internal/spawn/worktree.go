@@ -11,6 +11,7 @@ import (
 	"fmctl/backends"
 	"fmctl/backends/git"
 	"fmctl/cmd/internal/fault"
+	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/phrase"
@@ -70,18 +71,19 @@ func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Ki
 		return worktreePlan{}, fault.Failed("--worktree '%s': %v", phrase.Printable(req.Worktree), err).Coded(fault.EBadWorktree)
 	}
 	if info, err := os.Stat(wt); err != nil || !info.IsDir() {
-		return worktreePlan{}, fault.Failed("--worktree '%s' is not a directory; create the task's worktree with fm-spawn %s --project REPO", phrase.Printable(req.Worktree), req.ID).Coded(fault.EBadWorktree)
+		return worktreePlan{}, fault.Failed("--worktree '%s' is not a directory", phrase.Printable(req.Worktree)).Coded(fault.EBadWorktree).
+			Hint("create the task's worktree instead: %s", req.command("--project", "<repo>"))
 	}
 	top, err := s.gitRoot(ctx, wt)
 	if err != nil {
 		return worktreePlan{}, fault.Failed("--worktree '%s' is not a git worktree (%v)", phrase.Printable(req.Worktree), err).Coded(fault.EBadWorktree).
-			Hint("create the task's worktree with fm-spawn %s --project REPO", req.ID).
+			Hint("create the task's worktree instead: %s", req.command("--project", "<repo>")).
 			Hint("or make this one with git -C '%s' init", wt)
 	}
 	if !sameDir(top, wt) {
 		return worktreePlan{}, fault.Failed("--worktree '%s' is inside the git worktree '%s', not its root", phrase.Printable(req.Worktree), top).Coded(fault.EBadWorktree).
 			Hint("pass --worktree '%s'", top).
-			Hint("or create the task's own with fm-spawn %s --project '%s'", req.ID, top)
+			Hint("or create the task's own: %s", req.command("--project", harness.Quote(top)))
 	}
 	plan := worktreePlan{Dir: wt, Project: wt}
 	if req.Project != "" {
@@ -110,7 +112,7 @@ func (s Spawner) adoptWorktree(ctx context.Context, req Request, kind harness.Ki
 		first, _, _ := strings.Cut(status, "\n")
 		return worktreePlan{}, fault.Failed("--worktree '%s' has uncommitted changes (%s): a fresh agent would start on someone else's work", wt, phrase.Printable(strings.TrimSpace(first))).Coded(fault.EBadWorktree).
 			Hint("commit or stash them (git -C '%s' status)", wt).
-			Hint("or relaunch the task that made them: fm-control relaunch <id>")
+			Hint("or relaunch the task that made them: %s", task.RelaunchCommand("<id>", kind))
 	}
 	return plan, nil
 }
@@ -145,7 +147,7 @@ func (s Spawner) sameRepository(ctx context.Context, req Request, wt, project st
 	if cw == "" || cp == "" || !sameDir(cw, cp) {
 		return fault.Failed("--worktree '%s' is not a worktree of --project '%s' (its repository is '%s')", wt, project, cw).Coded(fault.EBadWorktree).
 			Hint("pass the project it was made from").
-			Hint("or create one with fm-spawn %s --project '%s'", req.ID, project)
+			Hint("or create one: %s", req.command("--project", harness.Quote(project)))
 	}
 	return nil
 }
@@ -188,7 +190,9 @@ func (s Spawner) planNewWorktree(ctx context.Context, home config.Home, f config
 		return worktreePlan{}, fault.Usage("--branch '%s' is not a valid branch name", phrase.Printable(plan.Branch))
 	}
 	if _, err := os.Lstat(plan.Dir); !errors.Is(err, fs.ErrNotExist) {
-		return worktreePlan{}, fault.Failed("task %s's worktree '%s' already exists; adopt it with fm-spawn %s --worktree '%s', or remove it (git -C '%s' worktree remove '%s')", req.ID, plan.Dir, req.ID, plan.Dir, project, plan.Dir).Coded(fault.EBadWorktree)
+		return worktreePlan{}, fault.Failed("task %s's worktree '%s' already exists", req.ID, plan.Dir).Coded(fault.EBadWorktree).
+			Hint("adopt it: %s", req.command("--worktree", harness.Quote(plan.Dir), "--project", harness.Quote(project))).
+			Hint("or remove it (git -C '%s' worktree remove '%s')", project, plan.Dir)
 	}
 	if _, err := inProject("rev-parse", "--verify", "-q", "refs/heads/"+plan.Branch); err == nil {
 		return worktreePlan{}, fault.Failed("branch '%s' already exists in '%s'; name another with --branch, or delete it (git -C '%s' branch -D %s)", plan.Branch, project, project, plan.Branch).Coded(fault.EBadWorktree)

@@ -118,7 +118,7 @@ func (a Authority) refusal(err error, req authority.Request) *fault.Error {
 	}
 	e.Hint("ask the operator (firstmate, from outside any task's pane) to do it")
 	if verb, _ := authority.LookupVerb(req.Verb); verb.Grantable {
-		e.Hint("only the operator widens a task's authority: fm-spawn %s ... --grant %s@%s, when it spawns the task", req.Caller.Task, req.Verb, req.Target)
+		e.Hint("only the operator widens a task's authority, when it spawns the task: fm-spawn %s %s --grant %s@%s", req.Caller.Task, state.SpawnFlags, req.Verb, req.Target)
 	}
 	return e
 }

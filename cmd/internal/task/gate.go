@@ -45,7 +45,7 @@ func (t *Target) Gate(obs backends.Observation, tool string) error {
 			Hint("look at the pane: if the agent is gone, start it again there yourself (fmctl cannot relaunch into a pane it cannot classify)")
 	case backends.StateDead:
 		return t.refuseGate(fault.EAgentNotRunning, "has no agent, only a shell (%s); nothing was sent", obs.Detail).
-			Hint("start a new agent with fm-spawn %s --relaunch (or fm-control relaunch %s)", t.ID, t.ID)
+			Hint("start a new agent with %s", Relaunches(t.ID, t.Kind))
 	case backends.StateSuspended:
 		return t.refuseGate(fault.EAgentSuspended, "holds a stopped agent (%s); nothing was sent", obs.Detail).
 			Hint("resume it with fg in its pane, then send again")

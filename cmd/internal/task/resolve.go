@@ -104,6 +104,23 @@ func (t *Target) Family() string {
 	return t.RecordedHarness
 }
 
+// RelaunchCommand is fm-control relaunch for task id of kind k as a hint
+// offers it, complete: with the progress note a ship's or scout's relaunch
+// requires, as the placeholder <note>.
+func RelaunchCommand(id string, k harness.Kind) string {
+	if k.RelaunchNeedsNote() {
+		return "fm-control relaunch " + id + " --note <note>"
+	}
+	return "fm-control relaunch " + id
+}
+
+// Relaunches is how a hint offers a new agent for a task whose endpoint
+// holds none: fm-spawn --relaunch, or fm-control relaunch, which journals
+// the replacement and records where the work stands.
+func Relaunches(id string, k harness.Kind) string {
+	return "fm-spawn " + id + " --relaunch (or " + RelaunchCommand(id, k) + ")"
+}
+
 // DriftFix is the hint that corrects a record whose endpoint drifted:
 // rebind where the adapter can find the task's pane, by hand elsewhere.
 func (t *Target) DriftFix() string {

@@ -46,7 +46,7 @@ func (r Runner) judge(ctx context.Context, t *task.Target, force bool) (retire.P
 			if !force {
 				return p, fault.Failed("scout %s's work product %s is missing (%s); nothing was changed", t.ID, reportPath(t), missing).Coded(fault.ENotLanded).
 					Hint("have the scout write its report there, or read what it left in %s", p.Worktree).
-					Hint("fm-teardown %s --force tears it down without a report", t.ID)
+					Hint("or tear it down without a report: fm-teardown %s --force", t.ID)
 			}
 			discards = append(discards, "no report at "+reportPath(t))
 		}
@@ -65,7 +65,8 @@ func (r Runner) judge(ctx context.Context, t *task.Target, force bool) (retire.P
 		return withDiscards(p, append(discards, "nothing in git, which could not judge the work ("+err.Error()+"), so the worktree and branch are left as they are")), nil
 	case err != nil:
 		return p, fault.Failed("task %s's work cannot be judged: %v; nothing was changed", t.ID, err).Coded(fault.EBadWorktree).
-			Hint("restore the project at %s (the record's project=), or fm-teardown %s --force to archive the task and leave its worktree and branch untouched", p.Project, t.ID)
+			Hint("restore the project at %s (the record's project=)", p.Project).
+			Hint("or archive the task and leave its worktree and branch untouched: fm-teardown %s --force", t.ID)
 	}
 	if w.Main {
 		p.Keep = retire.KeepMain

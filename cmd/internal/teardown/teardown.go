@@ -64,7 +64,8 @@ func (r Runner) Teardown(ctx context.Context, id string, force bool) error {
 	left, err := retire.Recheck(ctx, r.git, plan, harness.WorktreeWiring())
 	if err == nil && left != "" {
 		err = fault.Failed("task %s's agent was stopped (agent=%s), but its worktree now holds work that has not landed: %s; its record, endpoint and worktree are kept", t.ID, agent, left).Coded(fault.ENotLanded).
-			Hint("land the work, then fm-teardown %s again, or fm-teardown %s --force to discard it", t.ID, t.ID)
+			Hint("land the work, then tear down again: fm-teardown %s", t.ID).
+			Hint("or discard it: fm-teardown %s --force", t.ID)
 	}
 	if err != nil {
 		return r.abandon(x, err)
@@ -105,7 +106,7 @@ func (r Runner) stop(ctx context.Context, t *task.Target, force bool) (string, e
 		if force {
 			return r.kill(ctx, t, fmt.Sprintf("the %s backend cannot prove an agent stopped", t.BackendName))
 		}
-		return "", withForce(lifecycle.RequireClassifier(t, "teardown"), t, "kills its endpoint without that proof")
+		return "", withForce(lifecycle.RequireClassifier(t, "teardown"), t, "kill its endpoint without that proof")
 	}
 	obs := t.Backend.AgentState(ctx, t.Endpoint)
 	switch obs.State {
@@ -121,14 +122,14 @@ func (r Runner) stop(ctx context.Context, t *task.Target, force bool) (string, e
 		if force {
 			return r.kill(ctx, t, err.Error())
 		}
-		return "", withForce(err, t, "kills its endpoint, agent and all")
+		return "", withForce(err, t, "kill its endpoint, agent and all")
 	}
 	res, err := lifecycle.New(r.Tunables, r.Print).Stop(ctx, t, true, false)
 	if err != nil {
 		if force {
 			return r.kill(ctx, t, err.Error())
 		}
-		return "", withForce(err, t, "kills its endpoint, agent and all")
+		return "", withForce(err, t, "kill its endpoint, agent and all")
 	}
 	agent := string(res)
 	if res == lifecycle.ExitAlreadyMissing {
@@ -159,7 +160,7 @@ func withForce(err error, t *task.Target, does string) error {
 	if !errors.As(err, &e) {
 		e = fault.Failed("%w", err)
 	}
-	return e.Hint("nothing was torn down; fm-teardown %s --force %s", t.ID, does)
+	return e.Hint("nothing was torn down; to %s: fm-teardown %s --force", does, t.ID)
 }
 
 func outcome(t *task.Target, p retire.Plan, agent string, d retire.Done) cli.Outcome {
