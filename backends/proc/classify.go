@@ -14,7 +14,7 @@ import (
 // while a false "alive" only refuses.
 func ClassifyPane(procs []Process, procErr error, currentCommand string) backends.Observation {
 	var fg, fgAgents, fgOther []string
-	var stoppedAgent string
+	var stoppedAgent, lingeringAgent string
 	agentPID := 0
 	for _, p := range procs {
 		if p.Exited() {
@@ -38,6 +38,12 @@ func ClassifyPane(procs []Process, procErr error, currentCommand string) backend
 			}
 		} else if agent != "" && (p.State == 'T' || p.State == 't') {
 			stoppedAgent = agent
+		} else if agent != "" {
+			// An agent whose launcher already gave the terminal back to
+			// the shell can still be ending in its own group (opencode
+			// prints its exit trace there): the pane is not agent-free
+			// until it is gone, or a relaunch would type over it.
+			lingeringAgent = agent
 		}
 	}
 	cur := harness.ClassifyProcess(currentCommand)
@@ -54,6 +60,9 @@ func ClassifyPane(procs []Process, procErr error, currentCommand string) backend
 		if stoppedAgent != "" {
 			return backends.Observation{State: backends.StateSuspended, Names: []string{stoppedAgent}, Detail: "stopped " + stoppedAgent}
 		}
+		if lingeringAgent != "" {
+			return lingering(lingeringAgent)
+		}
 		return backends.Observation{State: backends.StateDead, Names: fg, Detail: "only shell " + strings.Join(fg, ",")}
 	}
 	// No foreground group could be read: pane_current_command decides alone.
@@ -68,8 +77,18 @@ func ClassifyPane(procs []Process, procErr error, currentCommand string) backend
 		if stoppedAgent != "" {
 			return backends.Observation{State: backends.StateSuspended, Names: []string{stoppedAgent}, Detail: "stopped " + stoppedAgent}
 		}
+		if lingeringAgent != "" {
+			return lingering(lingeringAgent)
+		}
 		return backends.Observation{State: backends.StateDead, Names: []string{currentCommand}, Detail: "pane_current_command " + currentCommand}
 	default:
 		return backends.Observation{State: backends.StateUnattributed, Names: []string{currentCommand}, Detail: "pane_current_command " + currentCommand}
 	}
+}
+
+// lingering is a pane whose shell has the terminal while an agent process
+// still runs on it outside the foreground: neither alive (it takes no
+// keys) nor agent-free.
+func lingering(agent string) backends.Observation {
+	return backends.Observation{State: backends.StateUnattributed, Names: []string{agent}, Detail: "agent " + agent + " still running outside the foreground"}
 }

@@ -305,18 +305,25 @@ func (t *Adapter) classify(ctx context.Context, info paneInfo) backends.Observat
 }
 
 // paneProcs lists the processes on the pane's terminal: its shell's process
-// tree where the table can walk one, since a tree holding a member of the
-// terminal's foreground group has every process that decides a state (the
+// tree where the table can walk one and the tree's foreground is more than a
+// shell, since such a tree has every process that decides a state (the
 // foreground, and a stopped agent, a job of the shell); otherwise, or when
-// the walk fails, every process on the machine.
+// the walk fails, every process on the machine. A shell in the foreground
+// is the agent-free verdict, and an agent still ending after its parent
+// died belongs to init's tree, not the shell's: only the whole table
+// proves it gone.
 func (t *Adapter) paneProcs(ctx context.Context, info paneInfo) ([]proc.Process, error) {
 	if tt, ok := t.o.Procs.(proc.TreeTable); ok && info.pid > 0 {
 		procs, err := tt.OnTTYUnder(ctx, info.tty, info.pid)
-		if err == nil && slices.ContainsFunc(procs, proc.Process.Foreground) {
+		if err == nil && slices.ContainsFunc(procs, foregroundBeyondShell) {
 			return procs, nil
 		}
 	}
 	return t.o.Procs.OnTTY(ctx, info.tty)
+}
+
+func foregroundBeyondShell(p proc.Process) bool {
+	return p.Foreground() && !p.Exited() && harness.ClassifyProcess(p.Comm) != harness.ProcessShell
 }
 
 // foregroundLeader is the fast path for the common case, an agent in the

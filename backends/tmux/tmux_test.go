@@ -447,17 +447,32 @@ func (f *treeProcs) OnTTYUnder(_ context.Context, tty string, root int) ([]proc.
 }
 
 // The classifier reads the pane shell's tree, and scans every process only
-// when that tree holds no member of the terminal's foreground group (an
-// orphan re-parented out of it could be the foreground).
+// when that tree's foreground is no more than a shell: an orphan re-parented
+// out of it could be the foreground, or an agent still ending.
 func TestClassifyScansAllProcessesOnlyWhenTheTreeMissesTheForeground(t *testing.T) {
 	shell := proc.Process{PID: 10, PGID: 10, TPGID: 10, State: 'S', Comm: "bash"}
 	orphan := proc.Process{PID: 30, PGID: 30, TPGID: 30, State: 'S', Comm: "vim"}
 	info := paneInfo{pid: 10, tty: "/dev/pts/9", command: "bash"}
 
-	tp := &treeProcs{tree: []proc.Process{shell}}
+	agent := proc.Process{PID: 11, PGID: 11, TPGID: 11, State: 'S', Comm: "claude"}
+	fgShell := proc.Process{PID: 10, PGID: 10, TPGID: 11, State: 'S', Comm: "bash"}
+	tp := &treeProcs{tree: []proc.Process{fgShell, agent}}
 	obs := New(nil, Options{Procs: tp}).classify(context.Background(), info)
-	if obs.State != backends.StateDead || len(tp.ttys) != 0 {
-		t.Errorf("a shell in the foreground of its own tree: %s with %d full scans, want dead with none", obs.State, len(tp.ttys))
+	if obs.State != backends.StateAlive || len(tp.ttys) != 0 {
+		t.Errorf("an agent in the foreground of the shell's tree: %s with %d full scans, want alive with none", obs.State, len(tp.ttys))
+	}
+
+	tp = &treeProcs{tree: []proc.Process{shell}, fixedProcs: fixedProcs{procs: []proc.Process{shell}}}
+	obs = New(nil, Options{Procs: tp}).classify(context.Background(), info)
+	if obs.State != backends.StateDead || len(tp.ttys) != 1 {
+		t.Errorf("a shell alone in the foreground: %s with %d full scans, want dead after one", obs.State, len(tp.ttys))
+	}
+
+	ending := proc.Process{PID: 40, PGID: 40, TPGID: 10, State: 'S', Comm: "opencode"}
+	tp = &treeProcs{tree: []proc.Process{shell}, fixedProcs: fixedProcs{procs: []proc.Process{shell, ending}}}
+	obs = New(nil, Options{Procs: tp}).classify(context.Background(), info)
+	if obs.State != backends.StateUnattributed {
+		t.Errorf("an agent re-parented to init still on the terminal: %s (%s), want unattributed, never dead", obs.State, obs.Detail)
 	}
 
 	bgShell := shell
