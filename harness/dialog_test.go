@@ -18,6 +18,8 @@ func TestWaitingDialogsOnRealCaptures(t *testing.T) {
 		{"gemini", "permission-dialog", "permission", WaitPermission},
 		{"opencode", "after-help", "help", ""},
 		{"opencode", "permission-dialog", "permission", WaitPermission},
+		{"kilo", "help-dialog", "help", ""},
+		{"kilo", "permission", "permission", WaitPermission},
 	}
 	for _, c := range cases {
 		t.Run(c.h+"/"+c.file, func(t *testing.T) {
@@ -44,7 +46,7 @@ func TestNoWaitingDialogOffDialogCaptures(t *testing.T) {
 		{"claude", "busy"}, {"claude", "composer-text"}, {"codex", "busy"}, {"opencode", "busy"},
 		// a relaunched opencode's home screen, its tip the help text
 		{"opencode", "home-tip"},
-		{"pi", "busy"}, {"gemini", "yolo-busy"},
+		{"pi", "busy"}, {"gemini", "yolo-busy"}, {"kilo", "busy"}, {"kilo", "idle"},
 	} {
 		sig := screens[c.h]
 		if st := sig.ReadScreen(capture(t, c.h, c.file)); st.Dialog != "" {

@@ -44,6 +44,7 @@ func (e KeyEffect) CancelsTurn() bool {
 const (
 	srcClaudeCodex = "tests/captures/notes-claude-codex.md"
 	srcOthers      = "tests/captures/notes-opencode-pi-gemini.md"
+	srcKilo        = "tests/captures/notes-kilo.md"
 	// srcInterrupt: the harness's interrupt key cancels a turn; the
 	// control table's own fact (docs/harnesses.md), not observed here.
 	srcInterrupt = "docs/harnesses.md (the harness's interrupt key)"
@@ -71,6 +72,14 @@ var keyEffects = map[string][]KeyEffect{
 		{KeyEnter, EffectSubmits, EffectQueues, srcOthers},
 		{KeyCtrlC, EffectQuits, EffectQuits, srcOthers},
 		{KeyCtrlU, EffectClearsLine, EffectUnknown, srcOthers},
+	},
+	"kilo": {
+		{KeyEscape, EffectNone, EffectArmsCancel, srcKilo},
+		{KeyEnter, EffectSubmits, EffectQueues, srcKilo},
+		// Unlike opencode, one C-c only arms the exit ("ctrl+c again to
+		// exit"), idle or busy.
+		{KeyCtrlC, EffectArmsExit, EffectArmsExit, srcKilo},
+		{KeyCtrlU, EffectClearsLine, EffectUnknown, srcKilo},
 	},
 	"pi": {
 		{KeyEscape, EffectNone, EffectCancelsTurn, srcOthers},

@@ -41,6 +41,7 @@ func TestLaunchLineFlagsPerHarness(t *testing.T) {
 		{"claude", "CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION='false' claude --dangerously-skip-permissions --model 'm1' --effort 'high' " + prompt},
 		{"codex", `codex --dangerously-bypass-approvals-and-sandbox -m 'm1' -c 'model_reasoning_effort="high"' ` + prompt},
 		{"opencode", `OPENCODE_CONFIG_CONTENT='{"permission":{"*":"allow"}}' opencode --model 'm1' --prompt ` + prompt},
+		{"kilo", `KILO_CONFIG_CONTENT='{"permission":{"*":"allow"}}' kilo --model 'm1' --prompt ` + prompt},
 		{"pi", "FM_PI_HARNESS='pi' pi --model 'm1' --thinking 'high' " + prompt},
 		{"gemini", "GEMINI_CLI_TRUST_WORKSPACE='true' gemini --approval-mode=yolo --model 'm1' -i " + prompt},
 		{"pi-signed", "FM_PI_HARNESS='pi-signed' pi-signed --model 'm1' --thinking 'high' " + prompt},

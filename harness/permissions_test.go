@@ -21,6 +21,8 @@ func TestLaunchLinePermissionModes(t *testing.T) {
 		{h: "codex", mode: PermAsk, want: "codex --ask-for-approval on-request ", gone: "dangerously"},
 		{h: "opencode", mode: PermAsk, want: `OPENCODE_CONFIG_CONTENT='{"permission":{"*":"ask"}}' opencode `, gone: "allow"},
 		{h: "opencode", mode: PermAuto, want: `OPENCODE_CONFIG_CONTENT='{"permission":{"*":"allow"}}' opencode `},
+		{h: "kilo", mode: PermAsk, want: `KILO_CONFIG_CONTENT='{"permission":{"*":"ask"}}' kilo `, gone: "allow"},
+		{h: "kilo", mode: PermAuto, want: `KILO_CONFIG_CONTENT='{"permission":{"*":"allow"}}' kilo `},
 		{h: "gemini", mode: PermAsk, want: "gemini --approval-mode=default ", gone: "yolo"},
 		{h: "cursor", mode: PermAuto, want: "cursor-agent --trust --yolo "},
 		{h: "pi", mode: PermAsk, refused: "harness pi has no permission dialog to ask with"},
@@ -55,7 +57,7 @@ func TestParsePermissionMode(t *testing.T) {
 
 // Only the harnesses whose waiting events name one kind say it.
 func TestTelemetryWaitingFor(t *testing.T) {
-	for h, want := range map[string]string{"claude": "", "opencode": WaitPermission, "gemini": WaitPermission, "codex": "", "pi": ""} {
+	for h, want := range map[string]string{"claude": "", "opencode": WaitPermission, "kilo": WaitPermission, "gemini": WaitPermission, "codex": "", "pi": ""} {
 		tel, _ := telemetryOf(h)
 		if got := tel.WaitingFor(); got != want {
 			t.Errorf("%s: waiting_for %q, want %q", h, got, want)

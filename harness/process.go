@@ -21,8 +21,11 @@ var shellNames = map[string]bool{
 
 // agentExact are process names that are a harness only when they match whole:
 // "pi" as a substring would claim "pip" or "pipewire".
+// kilo's node launcher (bin/kilo, or its alias kilocode) execs its native
+// binary as ".kilo"; "kilo" as a substring would claim "kilobytes".
 var agentExact = map[string]bool{
 	"pi": true, "pi-signed": true, "pi-launcher": true, "Pi": true, "agy": true, "muse": true,
+	"kilo": true, ".kilo": true, "kilocode": true,
 }
 
 // agentSubstrings are harness names that identify their process wherever they
@@ -105,7 +108,7 @@ func argvScript(arg string) bool {
 // OwnsProcess reports whether an agent process name (an AgentName, or an
 // agent name a multiplexer reports) belongs to this harness: a codex running
 // in a claude task's pane is an agent, but not the task's agent. Names that
-// only match whole (pi, pi-signed, agy, muse) must match whole here too, so
+// only match whole (pi, pi-signed, agy, muse, kilo) must match whole here too, so
 // pi never claims pi-signed's process.
 func (h Harness) OwnsProcess(name string) bool {
 	base := strings.TrimPrefix(filepath.Base(strings.TrimSpace(name)), "-")
@@ -126,6 +129,8 @@ func (h Harness) OwnsProcess(name string) bool {
 		return base == "pi-launcher" || base == "Pi"
 	case "muse":
 		return strings.HasPrefix(base, "muse-bin-")
+	case "kilo":
+		return base == ".kilo" || base == "kilocode"
 	}
 	if agentExact[h.Name] || agentExact[h.Launch.Binary] {
 		return false

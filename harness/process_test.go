@@ -28,11 +28,13 @@ func TestClassifyProcessNames(t *testing.T) {
 		"kimi": harness.ProcessAgent, "cursor-agent": harness.ProcessAgent, "agy": harness.ProcessAgent,
 		"muse": harness.ProcessAgent, "muse-bin-linux": harness.ProcessAgent, "/usr/local/bin/claude": harness.ProcessAgent,
 		"Claude": harness.ProcessAgent, "codex-linux-x64": harness.ProcessAgent,
+		"kilo": harness.ProcessAgent, ".kilo": harness.ProcessAgent, "kilocode": harness.ProcessAgent,
 		// neither: unattributed
 		"vim": harness.ProcessOther, "pip": harness.ProcessOther, "pipewire": harness.ProcessOther, "pix": harness.ProcessOther,
 		"node": harness.ProcessOther, "python3": harness.ProcessOther, "less": harness.ProcessOther, "": harness.ProcessOther,
 		"-": harness.ProcessOther, "/": harness.ProcessOther, "bashful": harness.ProcessOther, "cursor": harness.ProcessOther,
 		"amuse": harness.ProcessOther, "agyx": harness.ProcessOther, "sleep": harness.ProcessOther,
+		"kilobytes": harness.ProcessOther, "kilo.sh": harness.ProcessOther,
 	}
 	for name, want := range cases {
 		if got := harness.ClassifyProcess(name); got != want {
@@ -50,6 +52,9 @@ func TestClassifyArgvReadsInterpreterScripts(t *testing.T) {
 		{"node", []string{"node", "/x/codex.js"}, harness.ProcessAgent},
 		{"node", []string{"/usr/bin/node", "--enable-source-maps", "/usr/lib/node_modules/@openai/codex/bin/codex.js"}, harness.ProcessAgent},
 		{"bun", []string{"bun", "/opt/node_modules/opencode-ai/bin/opencode"}, harness.ProcessAgent},
+		// kilo 7.7.7 in a pane: its launcher, then the native binary it execs
+		{"node", []string{"node", "/x/node_modules/.bin/kilo"}, harness.ProcessAgent},
+		{".kilo", []string{"/x/node_modules/@kilocode/cli/bin/.kilo"}, harness.ProcessAgent},
 		{"MainThread", []string{"node", "/x/claude"}, harness.ProcessAgent},
 		{"node", []string{"node", "/x/server.js"}, harness.ProcessOther},
 		// only the first non-flag argument is the script
@@ -115,11 +120,13 @@ func TestOwnsProcessKeepsFamiliesApart(t *testing.T) {
 		"cursor": {"cursor-agent"},
 		"pi":     {"pi", "pi-launcher"},
 		"muse":   {"muse", "muse-bin-linux"},
+		"kilo":   {"kilo", ".kilo", "kilocode"},
 	}
 	no := map[string][]string{
 		"claude":    {"codex", "bash", "vim", ""},
 		"codex":     {"claude", "opencode"},
-		"opencode":  {"codex"},
+		"opencode":  {"codex", ".kilo", "kilo"},
+		"kilo":      {"opencode", ".opencode", "kilobytes"},
 		"pi":        {"pi-signed", "pip"},
 		"pi-signed": {"pi", "pi-launcher"},
 		"cursor":    {"cursor"},

@@ -128,6 +128,21 @@ var screens = map[string]ScreenSig{
 	},
 }
 
+// kilo 7.7.7 draws opencode's TUI under another name: the same bar-block
+// composer, busy row, turn marker, dialogs and collapsed paste. What differs
+// is its home-screen placeholder (three dots, not an ellipsis) and its
+// clear: a pasted three-row message stays three rows (only five or more, or
+// over 800 characters, collapse), and C-u at a row's start deletes the
+// newline, so four presses left its first row and seven emptied it.
+func init() {
+	kilo := screens["opencode"]
+	kilo.Release = "7.7.7"
+	kilo.Placeholders = []string{"Ask anything..."}
+	kilo.Clear.PerLine = 2
+	kilo.Source = "tests/captures/kilo-7.7.7; tests/captures/notes-kilo.md"
+	screens["kilo"] = kilo
+}
+
 // Screen returns the harness's verified screen signatures.
 func (h Harness) Screen() (ScreenSig, bool) {
 	s, ok := screens[h.Name]

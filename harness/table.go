@@ -293,6 +293,22 @@ var harnesses = []Harness{
 		Verified: &Release{Package: "opencode-ai", Version: "1.18.33"},
 	},
 	{
+		// kilo (@kilocode/cli) is an opencode fork with opencode's keys:
+		// the first Escape arms the cancel and the second performs it.
+		// KILO_CONFIG_CONTENT is its OPENCODE_CONFIG_CONTENT (the 7.7.7
+		// binary's built-in config guide: "high precedence, after project
+		// dirs"); kilo's --auto would allow only what is not denied.
+		Name: "kilo", InterruptKey: KeyEscape, Repeat: 2, Rounds: 3, Ack: AckNone, ExitCommand: "/exit", Kinds: allKinds,
+		Launch: Launch{
+			Auto:   ModeLaunch{Env: []string{`KILO_CONFIG_CONTENT={"permission":{"*":"allow"}}`}},
+			Ask:    &ModeLaunch{Env: []string{`KILO_CONFIG_CONTENT={"permission":{"*":"ask"}}`}},
+			Binary: "kilo", ModelFlag: "--model", PromptFlag: "--prompt",
+			PromptVia: PromptArgument, Source: "docs/harnesses.md#kilo",
+		},
+		Wiring:   []string{"wt/.kilo/plugins/fm-busy-state.js"},
+		Verified: &Release{Package: "@kilocode/cli", Version: "7.7.7"},
+	},
+	{
 		Name: "pi", InterruptKey: KeyEscape, Repeat: 1, Rounds: 3, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
 		Launch: Launch{
 			Env: []string{"FM_PI_HARNESS=pi"}, Binary: "pi",

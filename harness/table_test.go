@@ -31,6 +31,7 @@ var specHarnessTable = []specRow{
 	{"claude", harness.KeyEscape, 1, "", harness.AckNone, "/exit", all},
 	{"codex", harness.KeyEscape, 1, "", harness.AckNone, "/quit", all},
 	{"opencode", harness.KeyEscape, 2, "", harness.AckNone, "/exit", all},
+	{"kilo", harness.KeyEscape, 2, "", harness.AckNone, "/exit", all},
 	{"pi", harness.KeyEscape, 1, "", harness.AckNone, "/quit", all},
 	{"gemini", harness.KeyEscape, 1, "", harness.AckNone, "/quit", noSecond},
 	{"pi-signed", harness.KeyEscape, 1, "", harness.AckNone, "/quit", all},
@@ -99,7 +100,7 @@ func TestMuseRefusesSecondmateOnly(t *testing.T) {
 }
 
 func TestVerifiedNamesAreExactlyTheSpecList(t *testing.T) {
-	want := []string{"claude", "codex", "opencode", "pi", "gemini", "pi-signed", "grok", "kimi", "cursor", "agy", "muse"}
+	want := []string{"claude", "codex", "opencode", "kilo", "pi", "gemini", "pi-signed", "grok", "kimi", "cursor", "agy", "muse"}
 	if got := harness.Names(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
@@ -135,6 +136,8 @@ func TestFamilyPrefixRule(t *testing.T) {
 		{"codex", "codex"},
 		{"codex-cli", "codex"},
 		{"opencode", "opencode"},
+		{"kilo", "kilo"},
+		{"kilocode", "kilo"},
 		{"grok", "grok"},
 		{"grok-2", "grok"},
 		{"kimi", "kimi"},
@@ -338,8 +341,8 @@ func TestJSONRoundTripsToTheSameRows(t *testing.T) {
 	if !slices.Equal(raw.Family.Exact, []string{"pi", "pi-signed"}) {
 		t.Errorf("family_rule.exact = %v, want [pi pi-signed]", raw.Family.Exact)
 	}
-	if len(raw.Family.Prefix) != 9 || !slices.Contains(raw.Family.Prefix, "grok*") {
-		t.Errorf("family_rule.prefix = %v, want the 9 other harnesses with '*'", raw.Family.Prefix)
+	if len(raw.Family.Prefix) != 10 || !slices.Contains(raw.Family.Prefix, "kilo*") {
+		t.Errorf("family_rule.prefix = %v, want the 10 other harnesses with '*'", raw.Family.Prefix)
 	}
 }
 

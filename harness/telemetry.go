@@ -14,7 +14,7 @@ const (
 	// .claude/settings.local.json.
 	MechClaudeHooks Mechanism = "claude-hooks"
 	// MechOpencodePlugin: a plugin file opencode loads from the
-	// worktree's .opencode/plugins/.
+	// worktree's .opencode/plugins/ (kilo: .kilo/plugins/).
 	MechOpencodePlugin Mechanism = "opencode-plugin"
 	// MechPiExtension: an extension file in the state dir, passed with -e.
 	MechPiExtension Mechanism = "pi-extension"
@@ -143,6 +143,16 @@ var piTelemetry = Telemetry{
 		{Native: "session_shutdown", Event: "session-end"},
 	},
 	Source: "docs/harnesses.md#telemetry",
+}
+
+// kilo loads {plugin,plugins}/*.{js,ts} from .kilo/ (and the legacy
+// .kilocode/), never from .opencode/ (the 7.7.7 binary's built-in config
+// guide), and its plugin API and bus events are opencode's: the same plugin,
+// in kilo's directory.
+func init() {
+	kilo := telemetry["opencode"]
+	kilo.File = "wt/.kilo/plugins/fm-busy-state.js"
+	telemetry["kilo"] = kilo
 }
 
 // Telemetry returns the harness's native event wiring, if it has one.

@@ -29,9 +29,20 @@ import (
 // It is read with the sqlite3 CLI (read-only, bounded) rather than
 // `opencode export`: the CLI is a 185 MB binary that takes seconds to start
 // and needs a session id, while one query answers both questions.
-func init() { readers["opencode"] = func(w Where) Reader { return opencodeReader{w} } }
+//
+// kilo (@kilocode/cli 7.7.7), an opencode fork, keeps the same tables with
+// the same JSON in ~/.local/share/kilo/kilo.db, so one reader serves both.
+func init() {
+	readers["opencode"] = func(w Where) Reader { return opencodeReader{w: w, app: "opencode"} }
+	readers["kilo"] = func(w Where) Reader { return opencodeReader{w: w, app: "kilo"} }
+}
 
-type opencodeReader struct{ w Where }
+// opencodeReader reads the database of app, which names both its data
+// directory under ~/.local/share and the database file's prefix.
+type opencodeReader struct {
+	w   Where
+	app string
+}
 
 // opencodeTimeout bounds one sqlite3 call; a WAL read never waits for the
 // writer, so this only trips on a wedged machine.
@@ -109,12 +120,12 @@ func (r opencodeReader) TurnRunning() (bool, error) {
 	return running, nil
 }
 
-// rows reads every database opencode keeps under this HOME (a release
-// channel other than "latest" gets its own opencode-<channel>.db).
+// rows reads every database the app keeps under this HOME (a release
+// channel other than "latest" gets its own <app>-<channel>.db).
 func (r opencodeReader) rows() ([]opencodeRow, error) {
-	dbs, err := filepath.Glob(filepath.Join(r.w.Home, ".local", "share", "opencode", "opencode*.db"))
+	dbs, err := filepath.Glob(filepath.Join(r.w.Home, ".local", "share", r.app, r.app+"*.db"))
 	if err != nil {
-		return nil, fmt.Errorf("list opencode databases: %w", err)
+		return nil, fmt.Errorf("list %s databases: %w", r.app, err)
 	}
 	var mine []opencodeRow
 	for _, db := range dbs {
@@ -133,20 +144,20 @@ func (r opencodeReader) rows() ([]opencodeRow, error) {
 
 func (r opencodeReader) query(db string) ([]opencodeRow, error) {
 	if r.w.Query == nil {
-		return nil, fmt.Errorf("read opencode database %s: no SQLite reader was given", db)
+		return nil, fmt.Errorf("read %s database %s: no SQLite reader was given", r.app, db)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opencodeTimeout)
 	defer cancel()
 	out, err := r.w.Query(ctx, db, opencodeQuery)
 	if err != nil {
-		return nil, fmt.Errorf("read opencode database %s: %w", db, err)
+		return nil, fmt.Errorf("read %s database %s: %w", r.app, db, err)
 	}
 	var rows []opencodeRow
 	if len(strings.TrimSpace(string(out))) == 0 {
 		return nil, nil // sqlite3 prints nothing for no rows
 	}
 	if err := json.Unmarshal(out, &rows); err != nil {
-		return nil, fmt.Errorf("decode opencode database %s: %w", db, err)
+		return nil, fmt.Errorf("decode %s database %s: %w", r.app, db, err)
 	}
 	return rows, nil
 }

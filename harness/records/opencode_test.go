@@ -32,26 +32,57 @@ const opencodeWorktree = "/tmp/opg/o2/wt"
 // then runs the extra SQL statements.
 func opencodeHome(t *testing.T, dump string, extra ...string) string {
 	t.Helper()
+	return sqliteHome(t, "opencode", dump, extra...)
+}
+
+// sqliteHome loads testdata/<app>/<dump>.sql into
+// HOME/.local/share/<app>/<app>.db, where opencode and its fork kilo keep
+// their database, then runs the extra SQL statements. kilo's dumps hold only
+// their rows: kilo 7.7.7's `.dump` schema is byte for byte opencode
+// 1.18.33's, which is what lets one reader serve both, so its tables come
+// from an opencode dump with the rows left out.
+func sqliteHome(t *testing.T, app, dump string, extra ...string) string {
+	t.Helper()
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		t.Skip("the sqlite3 CLI is not installed (apt-get install sqlite3); .ci/run installs it")
 	}
-	sql, err := os.ReadFile(filepath.Join("testdata", "opencode", dump+".sql"))
+	sql, err := os.ReadFile(filepath.Join("testdata", app, dump+".sql"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if app == "kilo" {
+		sql = append(opencodeSchema(t), sql...)
+	}
 	home := t.TempDir()
-	dir := filepath.Join(home, ".local", "share", "opencode")
+	dir := filepath.Join(home, ".local", "share", app)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sqlite3", filepath.Join(dir, "opencode.db"))
+	cmd := exec.CommandContext(ctx, "sqlite3", filepath.Join(dir, app+".db"))
 	cmd.Stdin = strings.NewReader(string(sql) + strings.Join(extra, ";\n") + ";\n")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("load %s: %v\n%s", dump, err, out)
 	}
 	return home
+}
+
+// opencodeSchema is an opencode dump without its INSERT rows: the PRAGMA,
+// the transaction and every CREATE statement.
+func opencodeSchema(t *testing.T) []byte {
+	t.Helper()
+	dump, err := os.ReadFile(filepath.Join("testdata", "opencode", "after400.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	for _, line := range strings.SplitAfter(string(dump), "\n") {
+		if !strings.HasPrefix(line, "INSERT INTO ") {
+			out = append(out, line...)
+		}
+	}
+	return out
 }
 
 var opencodeTyped = []string{

@@ -45,6 +45,7 @@ var profiles = []profile{
 	{name: "claude", bin: "claude", pkg: "@anthropic-ai/claude-code", relaunchTo: "codex", remote: true},
 	{name: "codex", bin: "codex", pkg: "@openai/codex", remote: true},
 	{name: "opencode", bin: "opencode", pkg: "opencode-ai", relaunchTo: "pi", slowStart: true},
+	{name: "kilo", bin: "kilo", pkg: "@kilocode/cli", relaunchTo: "opencode", slowStart: true},
 	{name: "pi", bin: "pi", pkg: "@mariozechner/pi-coding-agent"},
 	{name: "gemini", bin: "gemini", pkg: "@google/gemini-cli"},
 }

@@ -18,15 +18,7 @@ import "context"
 func init() { preparers["opencode"] = prepareOpencode }
 
 func prepareOpencode(_ context.Context, r Run) (Prepared, error) {
-	config := map[string]any{
-		"$schema":    "https://opencode.ai/config.json",
-		"autoupdate": false,
-		"share":      "disabled",
-		"provider": map[string]any{
-			"anthropic": map[string]any{"options": map[string]any{"baseURL": r.ModelURL + "/v1"}},
-		},
-	}
-	if err := writeHomeJSON(r.Home, ".config/opencode/opencode.json", config); err != nil {
+	if err := writeHomeJSON(r.Home, ".config/opencode/opencode.json", opencodeConfig("https://opencode.ai/config.json", r)); err != nil {
 		return Prepared{}, err
 	}
 	return Prepared{Env: []string{
@@ -35,4 +27,17 @@ func prepareOpencode(_ context.Context, r Run) (Prepared, error) {
 		"OPENCODE_DISABLE_MODELS_FETCH=1",
 		"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
 	}}, nil
+}
+
+// opencodeConfig is the global config opencode and its fork kilo read alike:
+// no update, no sharing, and the Anthropic provider pointed at the stub.
+func opencodeConfig(schema string, r Run) map[string]any {
+	return map[string]any{
+		"$schema":    schema,
+		"autoupdate": false,
+		"share":      "disabled",
+		"provider": map[string]any{
+			"anthropic": map[string]any{"options": map[string]any{"baseURL": r.ModelURL + "/v1"}},
+		},
+	}
 }
