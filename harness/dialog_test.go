@@ -20,6 +20,7 @@ func TestWaitingDialogsOnRealCaptures(t *testing.T) {
 		{"opencode", "permission-dialog", "permission", WaitPermission},
 		{"kilo", "help-dialog", "help", ""},
 		{"kilo", "permission", "permission", WaitPermission},
+		{"kilo", "permission-reject-stage", "permission-reject", WaitPermission},
 	}
 	for _, c := range cases {
 		t.Run(c.h+"/"+c.file, func(t *testing.T) {

@@ -139,6 +139,16 @@ func init() {
 	kilo.Release = "7.7.7"
 	kilo.Placeholders = []string{"Ask anything..."}
 	kilo.Clear.PerLine = 2
+	// Its permission dialog maps Escape to a second stage, "Reject
+	// permission / Tell Kilo what to do differently", whose own Escape goes
+	// back: so opencode's two interrupt Escapes leave the dialog up, and
+	// Escape then Enter rejects (permission-reject-stage, -rejected).
+	kilo.Dialogs = []Dialog{
+		{Name: "permission", Marks: []string{"Permission required", "Allow once"}, Waits: WaitPermission, Answer: "Enter allows once; Escape, then Enter, rejects"},
+		// Text typed at this stage is the rejection's message to the model.
+		{Name: "permission-reject", Marks: []string{"Reject permission", "Tell Kilo what to do differently"}, Waits: WaitPermission, Answer: "Enter rejects; Escape goes back to the choices"},
+		kilo.Dialogs[1],
+	}
 	kilo.Source = "tests/captures/kilo-7.7.7; tests/captures/notes-kilo.md"
 	screens["kilo"] = kilo
 }
