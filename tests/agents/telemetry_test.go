@@ -49,6 +49,7 @@ var keepsRequestOnInterrupt = map[string]string{
 
 var silentOnExit = map[string]string{
 	"opencode": "1.18.33's /exit ends the process without the plugin seeing server.instance.disposed",
+	"kilo":     "7.7.7, opencode's fork, ends on /exit as opencode does: the plugin never sees server.instance.disposed",
 }
 
 // agentState reads the lab task's agent-state under the record's current
