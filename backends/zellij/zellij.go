@@ -107,7 +107,10 @@ func zellijNumeric(s string) bool {
 
 // zellijGone says the endpoint (its session or its pane) no longer exists, as
 // opposed to zellij failing to answer.
-type zellijGone struct{ msg string }
+type zellijGone struct {
+	msg        string
+	serverGone bool // its session is gone or was started anew (Observation.ServerGone)
+}
 
 func (e *zellijGone) Error() string { return e.msg }
 
@@ -129,7 +132,7 @@ func (z *Adapter) action(ctx context.Context, session string, args ...string) (b
 		stderr += "\n" + backends.StderrOf(err)
 	}
 	if isZellijSessionGone(stderr) {
-		return out, &zellijGone{fmt.Sprintf("zellij session %s is not running", session)}
+		return out, &zellijGone{msg: fmt.Sprintf("zellij session %s is not running", session), serverGone: true}
 	}
 	if err != nil {
 		return out, &zellijFailed{action: args[0], err: err}
@@ -216,7 +219,7 @@ func (z *Adapter) findPane(ctx context.Context, t zellijTarget) (zellijPane, err
 	}
 	p, ok := terminalPane(panes, t.pane)
 	if !ok {
-		return zellijPane{}, &zellijGone{fmt.Sprintf("zellij session %s has no terminal pane %s", t.session, t.pane)}
+		return zellijPane{}, &zellijGone{msg: fmt.Sprintf("zellij session %s has no terminal pane %s", t.session, t.pane)}
 	}
 	if err := z.replaced(t); err != nil {
 		return zellijPane{}, err
@@ -236,7 +239,7 @@ func (z *Adapter) replaced(t zellijTarget) error {
 	if env, ok := paneEnvOf(z.o.ProcRoot, pid); ok && env == (zellijPaneEnv{session: t.session, pane: t.pane}) {
 		return nil
 	}
-	return &zellijGone{fmt.Sprintf("zellij session %s was started anew: pane %s's recorded first process (pid %d) is gone, and the pane now holding id %s is another's", t.session, t.pane, pid, t.pane)}
+	return &zellijGone{msg: fmt.Sprintf("zellij session %s was started anew: pane %s's recorded first process (pid %d) is gone, and the pane now holding id %s is another's", t.session, t.pane, pid, t.pane), serverGone: true}
 }
 
 // zellijMaxArg: the text travels as one argv word, and Linux refuses a single
@@ -333,7 +336,7 @@ func (z *Adapter) AgentState(ctx context.Context, ep backends.Endpoint) backends
 	if err != nil {
 		var gone *zellijGone
 		if errors.As(err, &gone) {
-			return backends.Observation{State: backends.StateMissing, Detail: gone.msg}
+			return backends.Observation{State: backends.StateMissing, Detail: gone.msg, ServerGone: gone.serverGone}
 		}
 		return backends.Observation{State: backends.StateUnreadable, Detail: err.Error()}
 	}
