@@ -104,9 +104,13 @@ type ScreenSig struct {
 	// Placeholders are drawn (dim) in an EMPTY composer; a composer showing
 	// only one of them is empty, not holding text.
 	Placeholders []string `json:"placeholders,omitempty"`
-	Busy         []string `json:"busy"`               // any one on screen: a turn is running
-	Dialogs      []Dialog `json:"dialogs,omitempty"`  // checked before the composer
-	Starting     []string `json:"starting,omitempty"` // any one on screen: drawn but not ready yet
+	Busy         []string `json:"busy"` // any one on screen: a turn is running
+	// DropsInput: any one on screen, and text submitted now is thrown
+	// away (pi empties its composer on Enter during its retry back-off
+	// and never records the text), so nothing is typed then.
+	DropsInput []string `json:"drops_input,omitempty"`
+	Dialogs    []Dialog `json:"dialogs,omitempty"`  // checked before the composer
+	Starting   []string `json:"starting,omitempty"` // any one on screen: drawn but not ready yet
 	// TurnSeen: the composer is drawn before the harness can take a prompt
 	// (codex's app-server comes up ~3 s later), so ready also needs one of
 	// these, proof that the launch prompt's turn was taken.
@@ -175,6 +179,7 @@ type ScreenState struct {
 	Composer ComposerState `json:"composer"`
 	Held     []string      `json:"held,omitempty"`   // the held rows, prompt and frame stripped
 	Busy     bool          `json:"busy"`             // a turn is running
+	Dropping bool          `json:"dropping"`         // a DropsInput mark is on screen
 	Dialog   string        `json:"dialog,omitempty"` // a blocking dialog's name
 	Starting bool          `json:"starting"`         // a not-ready marker is on screen
 	TurnSeen bool          `json:"turn_seen"`        // a TurnSeen mark is on screen
@@ -229,6 +234,7 @@ func (sig ScreenSig) ReadScreen(lines []string) ScreenState {
 	}
 	st := ScreenState{Composer: ComposerAbsent}
 	st.Busy = anyOn(rows, sig.Busy)
+	st.Dropping = anyOn(rows, sig.DropsInput)
 	st.TurnSeen = anyOn(rows, sig.TurnSeen)
 	// gemini's "Initializing..." stays in the transcript once init is
 	// over; a turn seen after it (busy, a result) proves it is over.

@@ -119,3 +119,21 @@ func TestClearSequencesPerHarness(t *testing.T) {
 		}
 	}
 }
+
+// pi throws away text submitted while it waits out a retry: its loader
+// then is the mark, and its ordinary turn is not.
+func TestDropsInputOnRealCaptures(t *testing.T) {
+	for _, c := range []struct {
+		h, file string
+		want    bool
+	}{
+		{"pi", "retrying-backoff", true},
+		{"pi", "busy", false},
+		{"pi", "composer-empty", false},
+		{"gemini", "yolo-busy", false},
+	} {
+		if got := screens[c.h].ReadScreen(capture(t, c.h, c.file)).Dropping; got != c.want {
+			t.Errorf("%s/%s: dropping=%v, want %v", c.h, c.file, got, c.want)
+		}
+	}
+}

@@ -89,8 +89,13 @@ var screens = map[string]ScreenSig{
 		// waits out a failed request (auto_retry_start), when its extension
 		// has already reported the attempt's agent_end
 		// (tests/captures/pi-0.73.1/retrying-backoff).
-		Busy:      []string{"Working...", "Retrying ("},
-		Collapsed: []string{"[paste #"},
+		Busy: []string{"Working...", "Retrying ("},
+		// Text submitted while it waits out a retry is dropped: the
+		// composer empties, and neither the session file nor a later
+		// turn ever holds it (1 of 5 such sends arrived,
+		// tests/captures/pi-0.73.1/backoff/07-send-during-backoff-sent).
+		DropsInput: []string{"Retrying ("},
+		Collapsed:  []string{"[paste #"},
 		// C-c clears every row; only a quick second C-c exits, and one is sent.
 		Clear:    ClearSeq{Keys: []Key{KeyCtrlC}},
 		Restores: true,

@@ -14,6 +14,7 @@ import (
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
+	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/phrase"
 )
@@ -26,7 +27,7 @@ func usageText() string {
 	return `fm-send [--json] <id> <text...>
 fm-send <id> -            (the message is read from standard input)
 fm-send <id> -- <text...> (every word after -- is text, even --json or a lone -)
-fm-send [--discard-draft] <id> <text...>
+fm-send [--discard-draft] [--when-ready [--timeout D]] <id> <text...>
 fm-send <id> --key <` + strings.Join(harness.KeyNames(), "|") + `> [--allow-exit]`
 }
 
@@ -67,8 +68,10 @@ func App(d edge.Deps) *ucli.Command {
 			&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"},
 			// OnlyOnce: a second --key would silently replace the first.
 			&ucli.StringFlag{Name: "key", Usage: "send the one named `KEY` (" + keyList() + ") instead of text", Validator: cli.Value("key"), OnlyOnce: true},
-			&ucli.BoolFlag{Name: "allow-exit", Usage: "with --key: send a key the capability table says quits the agent (codex's and opencode's C-c); prefer fm-control exit"},
+			&ucli.BoolFlag{Name: "allow-exit", Usage: "with --key: send a key that quits the agent (codex's C-c); prefer fm-control exit"},
 			&ucli.BoolFlag{Name: "discard-draft", Usage: "clear a draft a person left in the composer (refused without it) and send; the outcome quotes what was discarded"},
+			&ucli.BoolFlag{Name: "when-ready", Usage: "wait until an agent that would drop the text now (pi retrying) can take it, then send"},
+			&ucli.StringFlag{Name: "timeout", Usage: "with --when-ready: how long to wait, `D` (seconds or a Go duration; default 5m)", Validator: cli.Value("timeout"), OnlyOnce: true},
 			fleet.HostFlag(),
 		},
 		// A <host>/<id> is sent by that host's fm-send (package fleet).
@@ -107,12 +110,26 @@ func sendMessage(ctx context.Context, d edge.Deps, req Request) error {
 // parsed command line. A lone "-" is standard input, unless it came after
 // "--", where every word is text.
 func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
-	req := Request{JSON: cmd.Bool("json"), Key: cmd.String("key"), AllowExit: cmd.Bool("allow-exit"), DiscardDraft: cmd.Bool("discard-draft")}
+	req := Request{JSON: cmd.Bool("json"), Key: cmd.String("key"), AllowExit: cmd.Bool("allow-exit"), DiscardDraft: cmd.Bool("discard-draft"),
+		WhenReady: cmd.Bool("when-ready"), Timeout: config.WhenReadyWait}
 	args := cmd.Args().Slice()
 	if len(args) == 0 {
 		return req, fault.Usage("fm-send needs a task id and a message: fm-send <id> <text...> or fm-send <id> --key <Key>")
 	}
 	req.ID, args = args[0], args[1:]
+	if cmd.IsSet("timeout") {
+		if !req.WhenReady {
+			return req, fault.Usage("--timeout applies to --when-ready only")
+		}
+		d, err := config.ParseWait(cmd.String("timeout"))
+		if err != nil {
+			return req, fault.Usage("--timeout '%s': %v", phrase.Printable(cmd.String("timeout")), err)
+		}
+		req.Timeout = d
+	}
+	if req.WhenReady && cmd.IsSet("key") {
+		return req, fault.Usage("--when-ready applies to a message, not to --key")
+	}
 	if req.AllowExit && !cmd.IsSet("key") {
 		return req, fault.Usage("--allow-exit applies to --key only")
 	}

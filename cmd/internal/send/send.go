@@ -35,7 +35,13 @@ type Request struct {
 	// DiscardDraft lets the message clear text a person left in the
 	// composer; without it such a draft is refused, and kept.
 	DiscardDraft bool
+	// WhenReady waits, up to Timeout, for an agent that would throw the
+	// text away now (pi in its retry back-off) to take it; without it such
+	// a send is refused before anything is typed.
+	WhenReady bool
+	Timeout   time.Duration
 }
+
 
 // Sender runs fm-send requests.
 type Sender struct {
