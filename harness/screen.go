@@ -148,6 +148,11 @@ type ScreenSig struct {
 	// every queued text as one message, joined by blank lines, when the
 	// turn ends.
 	QueueHead string `json:"queue_head,omitempty"`
+	// QueueRows start the row each text the harness took while a turn
+	// runs is drawn on, with no head above them (claude "  ❯ " indented
+	// above its composer, pi " Steering: "): such a text was taken but
+	// not submitted, and reaches the record only when the queue flushes.
+	QueueRows []string `json:"queue_rows,omitempty"`
 	Source    string `json:"source"`
 
 	// CollapsedLines: the Collapsed placeholder counts the paste's lines
@@ -198,11 +203,35 @@ func (s ScreenState) Launched(sig ScreenSig) bool {
 	return s.Ready() && (len(sig.TurnSeen) == 0 || s.TurnSeen || s.Busy)
 }
 
-// Queued reports whether the screen lists text whose end is tail under the
-// harness's QueueHead: the rows below the head, up to the first row that
-// is not indented (the busy line, the composer's frame).
+// Queued reports whether the screen lists text whose end is tail as taken
+// into the harness's queue: under its QueueHead (the rows below the head,
+// up to the first row that is not indented: the busy line, the composer's
+// frame), or on a row one of its QueueRows starts, with the rows that
+// continue it (indented as deep as the prefix).
 func (sig ScreenSig) Queued(lines []string, tail string) bool {
-	if sig.QueueHead == "" || tail == "" {
+	if tail == "" {
+		return false
+	}
+	for i, l := range lines {
+		for _, prefix := range sig.QueueRows {
+			rest, ok := strings.CutPrefix(l, prefix)
+			if !ok {
+				continue
+			}
+			queued := strings.TrimSpace(rest)
+			indent := strings.Repeat(" ", len(prefix)-len(strings.TrimLeft(prefix, " "))+1)
+			for _, row := range lines[i+1:] {
+				if !strings.HasPrefix(row, indent) || strings.TrimSpace(row) == "" {
+					break
+				}
+				queued += strings.TrimSpace(row)
+			}
+			if strings.Contains(queued, tail) {
+				return true
+			}
+		}
+	}
+	if sig.QueueHead == "" {
 		return false
 	}
 	for i, l := range lines {

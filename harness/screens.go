@@ -13,7 +13,10 @@ var screens = map[string]ScreenSig{
 		Prompt: []string{"❯\u00a0", "❯ "},
 		// Dim, after the cursor cell, while a message is queued.
 		Placeholders: []string{"Press up to edit queued messages"},
-		Busy:         []string{"esc to interrupt"},
+		// A text taken during a turn is drawn indented above the composer
+		// and recorded only when the queue flushes (busy-queued).
+		QueueRows: []string{"  ❯ "},
+		Busy:      []string{"esc to interrupt"},
 		Dialogs: []Dialog{
 			{Name: "api-key", Marks: []string{"Do you want to use this API key?"}, Waits: WaitAPIKey, Answer: "Enter picks the highlighted choice"},
 			{Name: "trust", Marks: []string{"Yes, I trust this folder"}, Waits: WaitTrust, Answer: "Enter picks the highlighted choice"},
@@ -95,7 +98,10 @@ var screens = map[string]ScreenSig{
 		// turn ever holds it (1 of 5 such sends arrived,
 		// tests/captures/pi-0.73.1/backoff/07-send-during-backoff-sent).
 		DropsInput: []string{"Retrying ("},
-		Collapsed:  []string{"[paste #"},
+		// A text taken during a turn is a steer, drawn above the loader
+		// until the turn takes it (busy-queued).
+		QueueRows: []string{" Steering: "},
+		Collapsed: []string{"[paste #"},
 		// C-c clears every row; only a quick second C-c exits, and one is sent.
 		Clear:    ClearSeq{Keys: []Key{KeyCtrlC}},
 		Restores: true,
