@@ -132,6 +132,9 @@ func newLab(t *testing.T, p profile, group string, also ...profile) *lab {
 	paneEnv := []string{
 		"PATH=" + agentsBin + ":" + fmBin + ":" + filepath.Dir(tmuxBin) + ":/usr/local/bin:/usr/bin:/bin",
 		"HOME=" + l.home, "TERM=xterm-256color", "LANG=C.UTF-8", "HISTFILE=/dev/null", "PS1=$ ",
+		// A CLI that updates itself with npm (qwen did, globally) installs
+		// into the lab; outside_test.go proves nothing reached the real one.
+		"NPM_CONFIG_PREFIX=" + filepath.Join(l.home, ".npm-global"),
 	}
 	for _, q := range append([]profile{p}, also...) {
 		v, err := installedVersion(q.pkg)
