@@ -64,8 +64,8 @@ func validServer(s string) bool {
 // from before tmux_server, whose id a new server gave that task). Its first
 // process proves nothing: respawn-pane replaces it in the same pane.
 func notTheRecordedPane(ep backends.Endpoint, info paneInfo) string {
-	if want := ep.Field(state.KeyTmuxServer); want != "" && info.server != want {
-		return "tmux restarted (" + serverChange(want, info.server) + ")"
+	if notSameServer(ep, info) {
+		return "tmux restarted (" + serverChange(ep.Field(state.KeyTmuxServer), info.server) + ")"
 	}
 	if other, ok := state.LabelTask(info.window); ok && ep.TaskID != "" && other != ep.TaskID {
 		return "its id now names task " + other + "'s window " + info.where()
