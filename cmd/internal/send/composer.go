@@ -51,17 +51,9 @@ func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 			Hint("look at the pane (the agent may still be starting), then send again")
 	}
 	if st.Dropping {
-		if !req.WhenReady {
-			return nil, refuseRetrying(t, facts)
-		}
-		if _, err := waitTakesInput(ctx, t, sig, v, req.Timeout); err != nil {
-			return nil, err
-		}
-		// A fresh read decides the rest (a dialog, a held text); a
-		// back-off back at once is refused rather than waited out twice.
-		again := req
-		again.WhenReady = false
-		return prepareComposer(ctx, t, sig, v, again)
+		// --when-ready waited for this before the locks (awaitTakesInput):
+		// a back-off back since then is refused, not waited out again.
+		return nil, refuseRetrying(t, facts)
 	}
 	if st.Composer != harness.ComposerHolding {
 		return nil, nil
@@ -87,9 +79,14 @@ func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 // back-off again, so a mark absent for one read proves nothing.
 const dropSettle = 500 * time.Millisecond
 
-// waitTakesInput waits, up to limit, until the screen has shown no
-// DropsInput mark for dropSettle, and returns the last read.
-func waitTakesInput(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars, limit time.Duration) (harness.ScreenState, error) {
+// awaitTakesInput is --when-ready: it waits, up to limit, until the screen
+// has shown no DropsInput mark for dropSettle. It reads the screen only
+// and holds no lock, so an interrupt or an exit is never kept waiting
+// behind a send that waits out a back-off.
+func awaitTakesInput(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars, limit time.Duration) error {
+	if len(sig.DropsInput) == 0 {
+		return nil
+	}
 	deadline := time.Now().Add(limit)
 	var clearSince time.Time
 	for {
@@ -100,15 +97,15 @@ func waitTakesInput(ctx context.Context, t *task.Target, sig harness.ScreenSig, 
 		case clearSince.IsZero():
 			clearSince = time.Now()
 		case time.Since(clearSince) >= dropSettle:
-			return st, nil
+			return nil
 		}
 		if time.Now().After(deadline) {
-			return st, fault.Failed("task %s's %s agent was still in its retry back-off after %s (--timeout); nothing was sent", t.ID, t.Harness.Name, limit).Coded(fault.EAgentRetrying).
+			return fault.Failed("task %s's %s agent was still in its retry back-off after %s (--timeout); nothing was sent", t.ID, t.Harness.Name, limit).Coded(fault.EAgentRetrying).
 				With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "waited", limit.String()).
 				Hint("its model API may be down: fm-control read %s shows its errors", t.ID)
 		}
 		if err := backends.Sleep(ctx, v.Poll); err != nil {
-			return st, fault.Failed("the wait for task %s's agent to leave its retry back-off was interrupted; nothing was sent", t.ID).Coded(fault.EInterrupted)
+			return fault.Failed("the wait for task %s's agent to leave its retry back-off was interrupted; nothing was sent", t.ID).Coded(fault.EInterrupted)
 		}
 	}
 }

@@ -204,6 +204,11 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 	// A retried Enter passes the gate again: the first may have ended the
 	// agent (a sent /exit).
 	o.EnterGate = sendGate(t)
+	if sig, ok := t.Harness.Screen(); ok && t.HasHarness && req.WhenReady {
+		if err := awaitTakesInput(ctx, t, sig, s.Tunables.Send, req.Timeout); err != nil {
+			return err
+		}
+	}
 	queue, err := t.Store.LockSends(t.ID, s.Tunables.Send.LockWait)
 	if err != nil {
 		return err
