@@ -84,6 +84,11 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 	// An exit command the composer never let go of is fmctl's own
 	// leftover, which the next fm-send may clear (state.Typed).
 	_ = t.Store.RecordTyped(t.ID, res.Typed(t.Harness.ExitCommand, typedAt))
+	if res.Verdict == deliver.SendFailed && ctx.Err() != nil {
+		// A signal (cli.Run) cut the typing short, not the multiplexer.
+		return "", fault.Failed("the exit of task %s was interrupted while its exit command was typed; interrupt=%s", t.ID, interruptNote).Coded(fault.EInterrupted).
+			Hint("whether it stopped: fm-control status %s", t.ID)
+	}
 	if res.Verdict == deliver.SendFailed {
 		return "", fault.Failed("the exit command could not be sent to task %s on %s (%v); interrupt=%s", t.ID, t.BackendName, backends.StderrOf(res.Err), interruptNote).Coded(fault.EDeliveryFailed)
 	}

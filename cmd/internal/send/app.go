@@ -36,20 +36,17 @@ the composer confirms the submit; long or multi-line text goes as one
 bracketed paste, a secondmate's with the [fm-from-firstmate] marker. A task
 on another host of config/hosts.toml is <host>/<id>.
 
-Nothing is typed unless the task's own agent is alive at the endpoint. With
-verified screen signatures (claude, codex, opencode, pi, gemini) a starting
-agent is waited for (FM_SEND_READY_WAIT), a blocking dialog is refused, and
-submit=confirmed means the composer read empty again after Enter.
+Nothing is typed unless the task's own agent is alive and ready: a starting one is waited for
+(FM_SEND_READY_WAIT); a dialog, or an agent that would drop the text (pi retrying, agent-retrying:
+--when-ready waits), is refused. Exit 0 means the agent's own record holds the message.
 
-Held text is never typed onto. fmctl's own (its last text, put back after an
-interrupt it sent, or left by a send whose Enter never got through) is
-cleared first (cleared="..."); anything else is a person's draft: refused
-(exit 1, draft-in-composer) and kept, unless --discard-draft (discarded="...").
+Held text is never typed onto. fmctl's own (its last text, put back after an interrupt it sent,
+or left by a send whose Enter never got through) is cleared first (cleared="..."); anything else is
+a person's draft: refused (exit 1, draft-in-composer) and kept, unless --discard-draft.
 
-Flags go anywhere before "--"; every word after it is message text. A refusal
-exits 1 and nothing was delivered; exit 3 means the text was typed and Enter
-sent but the submit stayed unconfirmed: look at the pane before resending. A
-key that quits the harness is refused unless --allow-exit (prefer fm-control exit).
+Flags go anywhere before "--"; every word after it is text. Exit 1: refused, nothing delivered;
+exit 3: typed and Enter sent, not yet confirmed (queued, or not in the record yet): look before
+resending. A key that quits the agent needs --allow-exit (prefer fm-control exit).
 
 Examples:
    fm-send t1 "please rebase on main and rerun the tests"

@@ -42,7 +42,6 @@ type Request struct {
 	Timeout   time.Duration
 }
 
-
 // Sender runs fm-send requests.
 type Sender struct {
 	Env      config.Env
