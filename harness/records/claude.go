@@ -147,8 +147,12 @@ func (r claudeReader) transcripts() ([]string, error) {
 			return nil, err
 		}
 	}
-	// Session ids are random, so order by when each file was last written:
-	// only the live session grows.
+	return byLastWrite(files), nil
+}
+
+// byLastWrite orders transcripts named by random session ids (claude's,
+// qwen's) by when each was last written: only the live session grows.
+func byLastWrite(files []string) []string {
 	mod := map[string]int64{}
 	for _, f := range files {
 		if fi, err := os.Stat(f); err == nil {
@@ -156,7 +160,7 @@ func (r claudeReader) transcripts() ([]string, error) {
 		}
 	}
 	sort.SliceStable(files, func(i, j int) bool { return mod[files[i]] < mod[files[j]] })
-	return files, nil
+	return files
 }
 
 // claudeDirMax is the longest project directory name claude writes in full.
