@@ -53,17 +53,23 @@ const claudeInterrupted = "[Request interrupted by user"
 
 func (r claudeReader) UserMessages() ([]string, error) {
 	files, err := r.transcripts()
+	return promptsIn(files, err, claudePrompt)
+}
+
+// promptsIn reads each transcript in turn (claude's, qwen's: one JSONL file
+// per session) and keeps the lines prompt names a user's prompt.
+func promptsIn[T any](files []string, err error, prompt func(T) (string, bool)) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, f := range files {
-		recs, err := readJSONLines[claudeRecord](f)
+		recs, err := readJSONLines[T](f)
 		if err != nil {
 			return nil, err
 		}
 		for _, rec := range recs {
-			if text, ok := claudePrompt(rec); ok {
+			if text, ok := prompt(rec); ok {
 				out = append(out, text)
 			}
 		}

@@ -48,22 +48,9 @@ const qwenAPIError = "qwen-code.api_error"
 
 func (r qwenReader) UserMessages() ([]string, error) {
 	files, err := r.transcripts()
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, f := range files {
-		recs, err := readJSONLines[qwenRecord](f)
-		if err != nil {
-			return nil, err
-		}
-		for _, rec := range recs {
-			if rec.Type == "user" {
-				out = append(out, geminiPromptText(rec.Message.Parts))
-			}
-		}
-	}
-	return out, nil
+	return promptsIn(files, err, func(rec qwenRecord) (string, bool) {
+		return geminiPromptText(rec.Message.Parts), rec.Type == "user"
+	})
 }
 
 // TurnRunning reads the newest transcript's last message line: a prompt, a
