@@ -36,7 +36,7 @@ bracketed paste, a secondmate's with the [fm-from-firstmate] marker. A task
 on another host of config/hosts.toml is <host>/<id>.
 
 Nothing is typed unless the task's own agent is alive at the endpoint. With
-verified screen signatures (claude, codex, opencode, pi, gemini) a starting
+verified screen signatures (claude, codex, opencode, pi, gemini, qwen) a starting
 agent is waited for (FM_SEND_READY_WAIT), a blocking dialog is refused, and
 submit=confirmed means the composer read empty again after Enter.
 
