@@ -83,6 +83,9 @@ func TestScreenSignaturesOnRealCaptures(t *testing.T) {
 		{"qwen", "after-double-escape-multiline", ComposerEmpty, "", false, "", true, true},
 		{"qwen", "permission-dialog", ComposerAbsent, "", false, "permission", false, false},
 		{"qwen", "rewind-dialog", ComposerAbsent, "", false, "rewind", false, false},
+		{"qwen", "basic/13-slash-help", ComposerAbsent, "", false, "help", false, false},
+		{"qwen", "interrupts/30-interrupt-streaming-3-interrupted", ComposerEmpty, "", false, "", true, true},
+		{"qwen", "permission/03-waiting-at-permission-dialog", ComposerAbsent, "", false, "permission", false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.h+"/"+c.file, func(t *testing.T) {

@@ -138,6 +138,8 @@ var screens = map[string]ScreenSig{
 			{Name: "permission", Marks: []string{"1. Yes, allow once", "No, suggest changes (esc)"}, Waits: WaitPermission, Answer: "Enter allows once, Escape denies"},
 			// Escape twice on an empty composer opens it.
 			{Name: "rewind", Marks: []string{"Rewind Conversation", "Esc to cancel"}},
+			// /help's tabbed box, drawn in place of the composer.
+			{Name: "help", Marks: []string{"Tab/Shift+Tab to switch tabs", "Esc to cancel"}},
 		},
 		Starting: []string{"Initializing..."},
 		// With -i the launch prompt's turn (busy, an answer ✦, a cancel)
