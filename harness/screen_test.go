@@ -74,6 +74,18 @@ func TestScreenSignaturesOnRealCaptures(t *testing.T) {
 		{"gemini", "escape-then-quit-read-as-alt", ComposerHolding, "quit", true, "", true, true},
 		{"pi", "paste-collapsed", ComposerHolding, "[paste #1 4096 chars]", false, "", true, true},
 		{"gemini", "after-double-escape-multiline", ComposerEmpty, "", false, "", true, true},
+		{"qwen", "composer-empty", ComposerEmpty, "", false, "", true, true},
+		{"qwen", "composer-text", ComposerHolding, "hello one", false, "", true, true},
+		{"qwen", "composer-multiline", ComposerHolding, "line one", false, "", true, true},
+		{"qwen", "busy", ComposerEmpty, "", true, "", true, true},
+		{"qwen", "busy-queued", ComposerEmpty, "", true, "", true, true},
+		{"qwen", "after-interrupt-restored", ComposerHolding, "queued while busy", false, "", true, true},
+		{"qwen", "after-double-escape-multiline", ComposerEmpty, "", false, "", true, true},
+		{"qwen", "permission-dialog", ComposerAbsent, "", false, "permission", false, false},
+		{"qwen", "rewind-dialog", ComposerAbsent, "", false, "rewind", false, false},
+		{"qwen", "basic/13-slash-help", ComposerAbsent, "", false, "help", false, false},
+		{"qwen", "interrupts/30-interrupt-streaming-3-interrupted", ComposerEmpty, "", false, "", true, true},
+		{"qwen", "permission/03-waiting-at-permission-dialog", ComposerAbsent, "", false, "permission", false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.h+"/"+c.file, func(t *testing.T) {
@@ -112,6 +124,7 @@ func TestClearSequencesPerHarness(t *testing.T) {
 		{"opencode", []string{"/nosuchcmd"}, "Escape"},
 		{"pi", []string{"a", "b", "c"}, "C-c"},
 		{"gemini", []string{"hello"}, "Escape Escape"},
+		{"qwen", []string{"a", "b"}, "Escape Escape"},
 	}
 	for _, c := range cases {
 		if got := keys(screens[c.h].Clear.Presses(c.held)); got != c.want {

@@ -137,6 +137,40 @@ var screens = map[string]ScreenSig{
 		QueueHead:   "Queued (press ↑ to edit):",
 		Source:      "tests/captures/gemini-0.61.0; tests/captures/notes-opencode-pi-gemini.md; tests/captures/notes-real-turns.md",
 	},
+	"qwen": {
+		// The composer is framed by two rules, its first row starting with
+		// its mode's glyph at column 0 ("> " asking, "* " in yolo); the
+		// transcript's prompts are indented, and a status row is under it.
+		Release: "0.15.10", Layout: LayoutPromptAfterRule, Prompt: []string{"> ", "* "},
+		Placeholders: []string{"Type your message or @path/to/file"},
+		Busy:         []string{"esc to cancel"},
+		Dialogs: []Dialog{
+			// A tool call to approve ("Allow execution of: 'printf'?").
+			{Name: "permission", Marks: []string{"1. Yes, allow once", "No, suggest changes (esc)"}, Waits: WaitPermission, Answer: "Enter allows once, Escape denies"},
+			// Escape twice on an empty composer opens it.
+			{Name: "rewind", Marks: []string{"Rewind Conversation", "Esc to cancel"}},
+			// /help's tabbed box, drawn in place of the composer.
+			{Name: "help", Marks: []string{"Tab/Shift+Tab to switch tabs", "Esc to cancel"}},
+		},
+		Starting: []string{"Initializing..."},
+		// With -i the launch prompt's turn (busy, an answer ✦, a cancel)
+		// proves qwen took it.
+		TurnSeen:  []string{"esc to cancel", "^✦ ", "Request cancelled."},
+		Collapsed: []string{"[Pasted Content "},
+		// A /quit typed while busy is queued, not run.
+		IdleExit: true,
+		// The first Escape arms ("Press Esc again to clear."), the second
+		// empties every row; on an empty composer two open Rewind, so it
+		// is pressed only over held text.
+		Clear: ClearSeq{Keys: []Key{KeyEscape, KeyEscape}, Gap: 150 * time.Millisecond},
+		// Texts queued while busy come back into the composer on cancel.
+		Restores: true,
+		// gemini-cli's input handling, inherited: see gemini.
+		PasteSettle: 150 * time.Millisecond,
+		TypedSettle: 150 * time.Millisecond,
+		OneEnter:    true,
+		Source:      "tests/captures/qwen-0.15.10; tests/captures/notes-qwen.md",
+	},
 }
 
 // Screen returns the harness's verified screen signatures.

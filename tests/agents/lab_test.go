@@ -46,7 +46,8 @@ var profiles = []profile{
 	{name: "codex", bin: "codex", pkg: "@openai/codex", remote: true},
 	{name: "opencode", bin: "opencode", pkg: "opencode-ai", relaunchTo: "pi", slowStart: true},
 	{name: "pi", bin: "pi", pkg: "@mariozechner/pi-coding-agent"},
-	{name: "gemini", bin: "gemini", pkg: "@google/gemini-cli"},
+	{name: "gemini", bin: "gemini", pkg: "@google/gemini-cli", relaunchTo: "qwen"},
+	{name: "qwen", bin: "qwen", pkg: "@qwen-code/qwen-code", relaunchTo: "gemini"},
 }
 
 func lookupProfile(name string) profile {
