@@ -384,3 +384,19 @@ func TestPopupAndAckPointerComeFromTheRow(t *testing.T) {
 		t.Errorf("claude has no ack source but a pointer file %q", p)
 	}
 }
+
+// A refused CLI is said with why and where, and is never also a row
+// fm-spawn could launch.
+func TestRefusedCLIsAreNoRows(t *testing.T) {
+	if len(Refused()) == 0 {
+		t.Fatal("no refused CLI listed")
+	}
+	for _, r := range Refused() {
+		if r.Package == "" || r.Why == "" || r.Source == "" {
+			t.Errorf("refused %s lacks its package, why or source: %+v", r.Name, r)
+		}
+		if _, ok := Lookup(r.Name); ok {
+			t.Errorf("refused %s is also a harness row", r.Name)
+		}
+	}
+}
