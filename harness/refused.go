@@ -11,20 +11,17 @@ type Refusal struct {
 }
 
 // refused are the CLIs tried from the npm registry beside the verified
-// ones and refused (issue 37's survey, 2026-12).
+// ones and refused (issue 37's survey, 2026-12); docs/harnesses.md says
+// how each was tried.
 var refused = []Refusal{
-	{Name: "amp", Package: "@sourcegraph/amp",
-		Why:    "its threads live on its vendor's server and it needs a login: no record on the machine proves what it took",
-		Source: "docs/harnesses.md#refused-clis"},
-	{Name: "auggie", Package: "@augmentcode/auggie",
-		Why:    "it speaks only its vendor's own API, so no loopback stub can drive a turn and nothing it does can be verified here",
-		Source: "docs/harnesses.md#refused-clis"},
-	{Name: "crush", Package: "@charmland/crush",
-		Why:    "its install downloads a binary from outside the npm registry",
-		Source: "docs/harnesses.md#refused-clis"},
-	{Name: "grok-cli", Package: "@vibe-kit/grok-cli",
-		Why:    "no conversation record and no hooks: every claim would rest on the screen alone (the grok row is xAI's Grok Build CLI, not this)",
-		Source: "docs/harnesses.md#refused-clis"},
+	refusal("amp", "@sourcegraph/amp", "its threads live on its vendor's server and it needs a login: no record on the machine proves what it took"),
+	refusal("auggie", "@augmentcode/auggie", "it speaks only its vendor's own API, so no loopback stub can drive a turn and nothing it does can be verified here"),
+	refusal("crush", "@charmland/crush", "its install downloads a binary from outside the npm registry"),
+	refusal("grok-cli", "@vibe-kit/grok-cli", "no conversation record and no hooks: every claim would rest on the screen alone (the grok row is xAI's Grok Build CLI, not this)"),
+}
+
+func refusal(name, pkg, why string) Refusal {
+	return Refusal{Name: name, Package: pkg, Why: why, Source: "docs/harnesses.md#refused-clis"}
 }
 
 // Refused returns the refused CLIs.

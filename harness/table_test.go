@@ -388,14 +388,14 @@ func TestPopupAndAckPointerComeFromTheRow(t *testing.T) {
 // A refused CLI is said with why and where, and is never also a row
 // fm-spawn could launch.
 func TestRefusedCLIsAreNoRows(t *testing.T) {
-	if len(Refused()) == 0 {
+	if len(harness.Refused()) == 0 {
 		t.Fatal("no refused CLI listed")
 	}
-	for _, r := range Refused() {
+	for _, r := range harness.Refused() {
 		if r.Package == "" || r.Why == "" || r.Source == "" {
 			t.Errorf("refused %s lacks its package, why or source: %+v", r.Name, r)
 		}
-		if _, ok := Lookup(r.Name); ok {
+		if _, ok := harness.Lookup(r.Name); ok {
 			t.Errorf("refused %s is also a harness row", r.Name)
 		}
 	}
