@@ -25,7 +25,7 @@ import (
 var OutputFields = map[string][]string{
 	"fm-send":                 {"outcome", "id", "backend", "endpoint", "bytes", "enters", "marked", "submit", "proof", "message", "cleared", "discarded", "key", "clear"},
 	"fm-spawn":                {"outcome", "id", "harness", "kind", "backend", "window", "worktree", "ready", "dialog", "relaunch", "attach"},
-	"fm-control-capabilities": {"verbs", "harnesses", "backends", "family_rule", "efforts", "keys", "tunables"},
+	"fm-control-capabilities": {"verbs", "harnesses", "backends", "family_rule", "efforts", "keys", "refused", "tunables"},
 	"fm-control-exit":         {"outcome", "id", "harness", "backend", "endpoint", "worktree"},
 	"fm-control-interrupt":    {"outcome", "id", "harness", "backend", "verified", "cancel", "proof", "endpoint", "state", "rounds", "cleared"},
 	"fm-control-list":         {"outcome", "count", "tasks"},
