@@ -60,6 +60,10 @@ type Observation struct {
 	// NoServer: the read was unreadable because no server runs where fmctl
 	// looked, so nothing runs there either (it may run elsewhere).
 	NoServer bool
+	// ServerGone: the endpoint is missing because the multiplexer server
+	// (a zellij session) that held it is gone or was started anew, as
+	// after a restart or a reboot; the recorded id may now be another's.
+	ServerGone bool
 }
 
 // Screen is a capture of an endpoint's visible text.

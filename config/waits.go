@@ -10,6 +10,12 @@ import (
 // maxWaitSeconds bounds a wait (a day): longer is a typo, not a wait.
 const maxWaitSeconds = 24 * 60 * 60
 
+// WhenReadyWait bounds fm-send --when-ready without --timeout: long
+// enough for a CLI's own retry schedule (pi's three attempts with growing
+// delays), short enough that a back-off that never ends does not hold the
+// caller forever.
+const WhenReadyWait = 5 * time.Minute
+
 // ParseWait reads a wait: seconds ("0.5", the original toolkit's form) or a
 // Go duration ("500ms"), at least zero and at most a day.
 func ParseWait(v string) (time.Duration, error) {

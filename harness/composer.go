@@ -32,7 +32,7 @@ func (sig ScreenSig) cutPrompt(row string) (string, bool) {
 			return "", true
 		}
 		if strings.HasPrefix(row, p) {
-			return strings.TrimSpace(strings.TrimPrefix(row, p)), true
+			return trimRow(strings.TrimPrefix(row, p)), true
 		}
 	}
 	return "", false
@@ -49,7 +49,7 @@ func (sig ScreenSig) promptAfterRule(rows []string) ([]string, bool) {
 			if isRule(r) {
 				return held, true
 			}
-			held = appendText(held, strings.TrimSpace(r))
+			held = appendText(held, trimRow(r))
 		}
 		// No closing rule: the composer is cut off, so not provably drawn.
 		return nil, false
@@ -142,6 +142,12 @@ func leftColumn(row string) string {
 		row = row[:i]
 	}
 	return strings.TrimSpace(row)
+}
+
+// trimRow strips a row's spaces and the zero-width space qwen draws as its
+// cursor after the text, which is no part of what the composer holds.
+func trimRow(s string) string {
+	return strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "\u200b"))
 }
 
 func appendText(held []string, s string) []string {

@@ -45,6 +45,7 @@ const (
 	srcClaudeCodex = "tests/captures/notes-claude-codex.md"
 	srcOthers      = "tests/captures/notes-opencode-pi-gemini.md"
 	srcKilo        = "tests/captures/notes-kilo.md"
+	srcQwen        = "tests/captures/notes-qwen.md"
 	// srcInterrupt: the harness's interrupt key cancels a turn; the
 	// control table's own fact (docs/harnesses.md), not observed here.
 	srcInterrupt = "docs/harnesses.md (the harness's interrupt key)"
@@ -91,6 +92,11 @@ var keyEffects = map[string][]KeyEffect{
 		{KeyEscape, EffectNone, EffectCancelsTurn, srcOthers},
 		{KeyEnter, EffectSubmits, EffectQueues, srcOthers},
 		{KeyCtrlC, EffectArmsExit, EffectCancelsTurn, srcOthers},
+	},
+	"qwen": {
+		{KeyEscape, EffectArmsRewind, EffectCancelsTurn, srcQwen},
+		{KeyCtrlC, EffectArmsExit, EffectUnknown, srcQwen},
+		{KeyEnter, EffectSubmits, EffectQueues, srcQwen},
 	},
 	"pi-signed": {{KeyEscape, EffectUnknown, EffectCancelsTurn, srcInterrupt}},
 	"grok":      {{KeyCtrlC, EffectUnknown, EffectCancelsTurn, srcInterrupt}},

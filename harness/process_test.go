@@ -163,6 +163,10 @@ func TestArgvScriptHarnessIsAttributedByArgvOnly(t *testing.T) {
 		{"node", []string{"node", "/srv/gemini-proxy.js"}, ""},
 		{"node", []string{"node"}, ""},
 		{"gemini", []string{"gemini"}, ""},
+		// qwen re-executes itself as a child node with the same script.
+		{"node", []string{"node", "/w/.cache/agents/node_modules/.bin/qwen", "--approval-mode=yolo", "-i", "Read the brief"}, "qwen"},
+		{"node", []string{"/usr/bin/node", "/w/.cache/agents/node_modules/.bin/qwen", "--approval-mode=yolo"}, "qwen"},
+		{"node", []string{"node", "/srv/qwen-proxy.js"}, ""},
 	}
 	for _, c := range cases {
 		if got := harness.AgentName(c.comm, c.argv); got != c.want {
@@ -174,6 +178,10 @@ func TestArgvScriptHarnessIsAttributedByArgvOnly(t *testing.T) {
 	}
 	if !gemini.OwnsProcess("gemini") || gemini.OwnsProcess("node") {
 		t.Error("gemini must own its argv script's name and not node")
+	}
+	qwen, _ := harness.Lookup("qwen")
+	if !qwen.OwnsProcess("qwen") || qwen.OwnsProcess("gemini") || gemini.OwnsProcess("qwen") {
+		t.Error("qwen and gemini must each own only their own argv script")
 	}
 	claude, _ := harness.Lookup("claude")
 	if claude.OwnsProcess("gemini") {

@@ -14,6 +14,7 @@ type Table struct {
 	Family    FamilyRules `json:"family_rule"`
 	Efforts   []string    `json:"efforts"`
 	Keys      []Key       `json:"keys"`
+	Refused   []Refusal   `json:"refused"`
 }
 
 // FamilyRules documents how a recorded harness resolves to an adapter.
@@ -24,7 +25,7 @@ type FamilyRules struct {
 
 // Snapshot returns the table.
 func Snapshot() Table {
-	t := Table{Verbs: Verbs(), Harnesses: Harnesses(), Backends: Backends(), Efforts: Efforts, Keys: NamedKeys}
+	t := Table{Verbs: Verbs(), Harnesses: Harnesses(), Backends: Backends(), Efforts: Efforts, Keys: NamedKeys, Refused: Refused()}
 	for _, h := range harnesses {
 		if exactFamilies[h.Name] {
 			t.Family.Exact = append(t.Family.Exact, h.Name)
@@ -72,6 +73,11 @@ func Text() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s |\n", h.Name, h.InterruptKey, h.Repeat, h.Rounds,
 			dash(string(h.ClearKey)), h.Ack, h.ExitCommand, strings.Join(kinds, ", "), dash(h.Launch.ModelFlag), dash(h.Launch.EffortFlag), verified)
+	}
+	b.WriteString("\nA row verified against nothing (-) is " + UnverifiedWhy + ".\n")
+	b.WriteString("\n| refused CLI | npm package | why |\n|---|---|---|\n")
+	for _, r := range refused {
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", r.Name, r.Package, r.Why)
 	}
 	b.WriteString("\n| key effects (idle / busy) | " + strings.Join(KeyNames(), " | ") + " |\n|---|" + strings.Repeat("---|", len(NamedKeys)) + "\n")
 	for _, h := range harnesses {

@@ -104,9 +104,13 @@ type ScreenSig struct {
 	// Placeholders are drawn (dim) in an EMPTY composer; a composer showing
 	// only one of them is empty, not holding text.
 	Placeholders []string `json:"placeholders,omitempty"`
-	Busy         []string `json:"busy"`               // any one on screen: a turn is running
-	Dialogs      []Dialog `json:"dialogs,omitempty"`  // checked before the composer
-	Starting     []string `json:"starting,omitempty"` // any one on screen: drawn but not ready yet
+	Busy         []string `json:"busy"` // any one on screen: a turn is running
+	// DropsInput: any one on screen, and text submitted now is thrown
+	// away (pi empties its composer on Enter during its retry back-off
+	// and never records the text), so nothing is typed then.
+	DropsInput []string `json:"drops_input,omitempty"`
+	Dialogs    []Dialog `json:"dialogs,omitempty"`  // checked before the composer
+	Starting   []string `json:"starting,omitempty"` // any one on screen: drawn but not ready yet
 	// TurnSeen: the composer is drawn before the harness can take a prompt
 	// (codex's app-server comes up ~3 s later), so ready also needs one of
 	// these, proof that the launch prompt's turn was taken.
@@ -144,7 +148,12 @@ type ScreenSig struct {
 	// every queued text as one message, joined by blank lines, when the
 	// turn ends.
 	QueueHead string `json:"queue_head,omitempty"`
-	Source    string `json:"source"`
+	// QueueRows start the row each text the harness took while a turn
+	// runs is drawn on, with no head above them (claude "  ❯ " indented
+	// above its composer, pi " Steering: "): such a text was taken but
+	// not submitted, and reaches the record only when the queue flushes.
+	QueueRows []string `json:"queue_rows,omitempty"`
+	Source    string   `json:"source"`
 
 	// CollapsedLines: the Collapsed placeholder counts the paste's lines
 	// past its first (claude: 30 lines drew "[Pasted text #1 +29 lines]"),
@@ -175,6 +184,7 @@ type ScreenState struct {
 	Composer ComposerState `json:"composer"`
 	Held     []string      `json:"held,omitempty"`   // the held rows, prompt and frame stripped
 	Busy     bool          `json:"busy"`             // a turn is running
+	Dropping bool          `json:"dropping"`         // a DropsInput mark is on screen
 	Dialog   string        `json:"dialog,omitempty"` // a blocking dialog's name
 	Starting bool          `json:"starting"`         // a not-ready marker is on screen
 	TurnSeen bool          `json:"turn_seen"`        // a TurnSeen mark is on screen
@@ -193,11 +203,35 @@ func (s ScreenState) Launched(sig ScreenSig) bool {
 	return s.Ready() && (len(sig.TurnSeen) == 0 || s.TurnSeen || s.Busy)
 }
 
-// Queued reports whether the screen lists text whose end is tail under the
-// harness's QueueHead: the rows below the head, up to the first row that
-// is not indented (the busy line, the composer's frame).
+// Queued reports whether the screen lists text whose end is tail as taken
+// into the harness's queue: under its QueueHead (the rows below the head,
+// up to the first row that is not indented: the busy line, the composer's
+// frame), or on a row one of its QueueRows starts, with the rows that
+// continue it (indented as deep as the prefix).
 func (sig ScreenSig) Queued(lines []string, tail string) bool {
-	if sig.QueueHead == "" || tail == "" {
+	if tail == "" {
+		return false
+	}
+	for i, l := range lines {
+		for _, prefix := range sig.QueueRows {
+			rest, ok := strings.CutPrefix(l, prefix)
+			if !ok {
+				continue
+			}
+			queued := strings.TrimSpace(rest)
+			indent := strings.Repeat(" ", len(prefix)-len(strings.TrimLeft(prefix, " "))+1)
+			for _, row := range lines[i+1:] {
+				if !strings.HasPrefix(row, indent) || strings.TrimSpace(row) == "" {
+					break
+				}
+				queued += strings.TrimSpace(row)
+			}
+			if strings.Contains(queued, tail) {
+				return true
+			}
+		}
+	}
+	if sig.QueueHead == "" {
 		return false
 	}
 	for i, l := range lines {
@@ -229,6 +263,7 @@ func (sig ScreenSig) ReadScreen(lines []string) ScreenState {
 	}
 	st := ScreenState{Composer: ComposerAbsent}
 	st.Busy = anyOn(rows, sig.Busy)
+	st.Dropping = anyOn(rows, sig.DropsInput)
 	st.TurnSeen = anyOn(rows, sig.TurnSeen)
 	// gemini's "Initializing..." stays in the transcript once init is
 	// over; a turn seen after it (busy, a result) proves it is over.

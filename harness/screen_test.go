@@ -83,6 +83,18 @@ func TestScreenSignaturesOnRealCaptures(t *testing.T) {
 		{"gemini", "escape-then-quit-read-as-alt", ComposerHolding, "quit", true, "", true, true},
 		{"pi", "paste-collapsed", ComposerHolding, "[paste #1 4096 chars]", false, "", true, true},
 		{"gemini", "after-double-escape-multiline", ComposerEmpty, "", false, "", true, true},
+		{"qwen", "composer-empty", ComposerEmpty, "", false, "", true, true},
+		{"qwen", "composer-text", ComposerHolding, "hello one", false, "", true, true},
+		{"qwen", "composer-multiline", ComposerHolding, "line one", false, "", true, true},
+		{"qwen", "busy", ComposerEmpty, "", true, "", true, true},
+		{"qwen", "busy-queued", ComposerEmpty, "", true, "", true, true},
+		{"qwen", "after-interrupt-restored", ComposerHolding, "queued while busy", false, "", true, true},
+		{"qwen", "after-double-escape-multiline", ComposerEmpty, "", false, "", true, true},
+		{"qwen", "permission-dialog", ComposerAbsent, "", false, "permission", false, false},
+		{"qwen", "rewind-dialog", ComposerAbsent, "", false, "rewind", false, false},
+		{"qwen", "basic/13-slash-help", ComposerAbsent, "", false, "help", false, false},
+		{"qwen", "interrupts/30-interrupt-streaming-3-interrupted", ComposerEmpty, "", false, "", true, true},
+		{"qwen", "permission/03-waiting-at-permission-dialog", ComposerAbsent, "", false, "permission", false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.h+"/"+c.file, func(t *testing.T) {
@@ -123,10 +135,29 @@ func TestClearSequencesPerHarness(t *testing.T) {
 		{"kilo", []string{"/help"}, "Escape"},
 		{"pi", []string{"a", "b", "c"}, "C-c"},
 		{"gemini", []string{"hello"}, "Escape Escape"},
+		{"qwen", []string{"a", "b"}, "Escape Escape"},
 	}
 	for _, c := range cases {
 		if got := keys(screens[c.h].Clear.Presses(c.held)); got != c.want {
 			t.Errorf("%s clearing %q: %s, want %s", c.h, c.held, got, c.want)
+		}
+	}
+}
+
+// pi throws away text submitted while it waits out a retry: its loader
+// then is the mark, and its ordinary turn is not.
+func TestDropsInputOnRealCaptures(t *testing.T) {
+	for _, c := range []struct {
+		h, file string
+		want    bool
+	}{
+		{"pi", "retrying-backoff", true},
+		{"pi", "busy", false},
+		{"pi", "composer-empty", false},
+		{"gemini", "yolo-busy", false},
+	} {
+		if got := screens[c.h].ReadScreen(capture(t, c.h, c.file)).Dropping; got != c.want {
+			t.Errorf("%s/%s: dropping=%v, want %v", c.h, c.file, got, c.want)
 		}
 	}
 }

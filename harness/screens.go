@@ -13,7 +13,10 @@ var screens = map[string]ScreenSig{
 		Prompt: []string{"❯\u00a0", "❯ "},
 		// Dim, after the cursor cell, while a message is queued.
 		Placeholders: []string{"Press up to edit queued messages"},
-		Busy:         []string{"esc to interrupt"},
+		// A text taken during a turn is drawn indented above the composer
+		// and recorded only when the queue flushes (busy-queued).
+		QueueRows: []string{"  ❯ "},
+		Busy:      []string{"esc to interrupt"},
 		Dialogs: []Dialog{
 			{Name: "api-key", Marks: []string{"Do you want to use this API key?"}, Waits: WaitAPIKey, Answer: "Enter picks the highlighted choice"},
 			{Name: "trust", Marks: []string{"Yes, I trust this folder"}, Waits: WaitTrust, Answer: "Enter picks the highlighted choice"},
@@ -89,7 +92,15 @@ var screens = map[string]ScreenSig{
 		// waits out a failed request (auto_retry_start), when its extension
 		// has already reported the attempt's agent_end
 		// (tests/captures/pi-0.73.1/retrying-backoff).
-		Busy:      []string{"Working...", "Retrying ("},
+		Busy: []string{"Working...", "Retrying ("},
+		// Text submitted while it waits out a retry is dropped: the
+		// composer empties, and neither the session file nor a later
+		// turn ever holds it (1 of 5 such sends arrived,
+		// tests/captures/pi-0.73.1/backoff/07-send-during-backoff-sent).
+		DropsInput: []string{"Retrying ("},
+		// A text taken during a turn is a steer, drawn above the loader
+		// until the turn takes it (busy-queued).
+		QueueRows: []string{" Steering: "},
 		Collapsed: []string{"[paste #"},
 		// C-c clears every row; only a quick second C-c exits, and one is sent.
 		Clear:    ClearSeq{Keys: []Key{KeyCtrlC}},
@@ -125,6 +136,40 @@ var screens = map[string]ScreenSig{
 		OneEnter:    true,
 		QueueHead:   "Queued (press ↑ to edit):",
 		Source:      "tests/captures/gemini-0.61.0; tests/captures/notes-opencode-pi-gemini.md; tests/captures/notes-real-turns.md",
+	},
+	"qwen": {
+		// The composer is framed by two rules, its first row starting with
+		// its mode's glyph at column 0 ("> " asking, "* " in yolo); the
+		// transcript's prompts are indented, and a status row is under it.
+		Release: "0.15.10", Layout: LayoutPromptAfterRule, Prompt: []string{"> ", "* "},
+		Placeholders: []string{"Type your message or @path/to/file"},
+		Busy:         []string{"esc to cancel"},
+		Dialogs: []Dialog{
+			// A tool call to approve ("Allow execution of: 'printf'?").
+			{Name: "permission", Marks: []string{"1. Yes, allow once", "No, suggest changes (esc)"}, Waits: WaitPermission, Answer: "Enter allows once, Escape denies"},
+			// Escape twice on an empty composer opens it.
+			{Name: "rewind", Marks: []string{"Rewind Conversation", "Esc to cancel"}},
+			// /help's tabbed box, drawn in place of the composer.
+			{Name: "help", Marks: []string{"Tab/Shift+Tab to switch tabs", "Esc to cancel"}},
+		},
+		Starting: []string{"Initializing..."},
+		// With -i the launch prompt's turn (busy, an answer ✦, a cancel)
+		// proves qwen took it.
+		TurnSeen:  []string{"esc to cancel", "^✦ ", "Request cancelled."},
+		Collapsed: []string{"[Pasted Content "},
+		// A /quit typed while busy is queued, not run.
+		IdleExit: true,
+		// The first Escape arms ("Press Esc again to clear."), the second
+		// empties every row; on an empty composer two open Rewind, so it
+		// is pressed only over held text.
+		Clear: ClearSeq{Keys: []Key{KeyEscape, KeyEscape}, Gap: 150 * time.Millisecond},
+		// Texts queued while busy come back into the composer on cancel.
+		Restores: true,
+		// gemini-cli's input handling, inherited: see gemini.
+		PasteSettle: 150 * time.Millisecond,
+		TypedSettle: 150 * time.Millisecond,
+		OneEnter:    true,
+		Source:      "tests/captures/qwen-0.15.10; tests/captures/notes-qwen.md",
 	},
 }
 

@@ -338,6 +338,22 @@ var harnesses = []Harness{
 		Verified:   &Release{Package: "@google/gemini-cli", Version: "0.61.0", Oldest: "0.52.0"},
 	},
 	{
+		// qwen-code, a gemini-cli fork: its Escape cancels and leaves the
+		// composer empty, and node runs it as a script, as gemini. No
+		// secondmate, for gemini's reason (docs/harnesses.md#qwen).
+		Name: "qwen", InterruptKey: KeyEscape, Repeat: 1, Rounds: 3, Ack: AckNone, ExitCommand: "/quit", Kinds: []Kind{KindShip, KindScout},
+		Launch: Launch{
+			// The default is ask; --approval-mode names either mode
+			// outright, whatever the user's settings say.
+			Binary: "qwen", Auto: ModeLaunch{Args: []string{"--approval-mode=yolo"}},
+			Ask: &ModeLaunch{Args: []string{"--approval-mode=default"}}, ModelFlag: "--model",
+			PromptFlag: "-i", PromptVia: PromptArgument, Source: "docs/harnesses.md#qwen",
+		},
+		Wiring:     []string{"wt/.qwen/settings.json"},
+		ArgvScript: "qwen",
+		Verified:   &Release{Package: "@qwen-code/qwen-code", Version: "0.15.10"},
+	},
+	{
 		Name: "pi-signed", InterruptKey: KeyEscape, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
 		Launch: Launch{
 			Env: []string{"FM_PI_HARNESS=pi-signed"}, Binary: "pi-signed",

@@ -34,6 +34,7 @@ var specHarnessTable = []specRow{
 	{"kilo", harness.KeyEscape, 2, "", harness.AckNone, "/exit", all},
 	{"pi", harness.KeyEscape, 1, "", harness.AckNone, "/quit", all},
 	{"gemini", harness.KeyEscape, 1, "", harness.AckNone, "/quit", noSecond},
+	{"qwen", harness.KeyEscape, 1, "", harness.AckNone, "/quit", noSecond},
 	{"pi-signed", harness.KeyEscape, 1, "", harness.AckNone, "/quit", all},
 	{"grok", harness.KeyCtrlC, 1, "", harness.AckNone, "/exit", all},
 	{"kimi", harness.KeyEscape, 1, "", harness.AckNone, "/exit", all},
@@ -83,7 +84,8 @@ func TestHarnessRowsMatchSpecTable(t *testing.T) {
 	}
 }
 
-// gemini also refuses secondmate: it has no wake/supervision protocol.
+// gemini and qwen also refuse secondmate: they have no wake/supervision
+// protocol.
 func TestMuseRefusesSecondmateOnly(t *testing.T) {
 	muse, _ := harness.Lookup("muse")
 	if muse.SupportsKind(harness.KindSecondmate) {
@@ -93,14 +95,14 @@ func TestMuseRefusesSecondmateOnly(t *testing.T) {
 		t.Error("muse must support ship and scout")
 	}
 	for _, h := range harness.Harnesses() {
-		if h.Name != "muse" && h.Name != "gemini" && !h.SupportsKind(harness.KindSecondmate) {
-			t.Errorf("%s refuses secondmate; only muse and gemini should", h.Name)
+		if h.Name != "muse" && h.Name != "gemini" && h.Name != "qwen" && !h.SupportsKind(harness.KindSecondmate) {
+			t.Errorf("%s refuses secondmate; only muse, gemini and qwen should", h.Name)
 		}
 	}
 }
 
 func TestVerifiedNamesAreExactlyTheSpecList(t *testing.T) {
-	want := []string{"claude", "codex", "opencode", "kilo", "pi", "gemini", "pi-signed", "grok", "kimi", "cursor", "agy", "muse"}
+	want := []string{"claude", "codex", "opencode", "kilo", "pi", "gemini", "qwen", "pi-signed", "grok", "kimi", "cursor", "agy", "muse"}
 	if got := harness.Names(); !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
@@ -157,6 +159,7 @@ func TestFamilyPrefixRule(t *testing.T) {
 		{"someagent", ""},
 		{"", ""},
 		{"gemini", "gemini"},
+		{"qwen", "qwen"},
 		{"Claude", ""},
 		{" claude", ""},
 	}
@@ -341,8 +344,8 @@ func TestJSONRoundTripsToTheSameRows(t *testing.T) {
 	if !slices.Equal(raw.Family.Exact, []string{"pi", "pi-signed"}) {
 		t.Errorf("family_rule.exact = %v, want [pi pi-signed]", raw.Family.Exact)
 	}
-	if len(raw.Family.Prefix) != 10 || !slices.Contains(raw.Family.Prefix, "kilo*") {
-		t.Errorf("family_rule.prefix = %v, want the 10 other harnesses with '*'", raw.Family.Prefix)
+	if len(raw.Family.Prefix) != 11 || !slices.Contains(raw.Family.Prefix, "kilo*") || !slices.Contains(raw.Family.Prefix, "grok*") {
+		t.Errorf("family_rule.prefix = %v, want the 11 other harnesses with '*'", raw.Family.Prefix)
 	}
 }
 
@@ -382,5 +385,21 @@ func TestPopupAndAckPointerComeFromTheRow(t *testing.T) {
 	}
 	if p := claude.Ack.PointerFile("t1"); p != "" {
 		t.Errorf("claude has no ack source but a pointer file %q", p)
+	}
+}
+
+// A refused CLI is said with why and where, and is never also a row
+// fm-spawn could launch.
+func TestRefusedCLIsAreNoRows(t *testing.T) {
+	if len(harness.Refused()) == 0 {
+		t.Fatal("no refused CLI listed")
+	}
+	for _, r := range harness.Refused() {
+		if r.Package == "" || r.Why == "" || r.Source == "" {
+			t.Errorf("refused %s lacks its package, why or source: %+v", r.Name, r)
+		}
+		if _, ok := harness.Lookup(r.Name); ok {
+			t.Errorf("refused %s is also a harness row", r.Name)
+		}
 	}
 }

@@ -24,12 +24,15 @@ const (
 	// MechGeminiHooks: command hooks merged into the worktree's
 	// .gemini/settings.json, the same matcher-group shape as claude's.
 	MechGeminiHooks Mechanism = "gemini-hooks"
+	// MechQwenHooks: command hooks merged into the worktree's
+	// .qwen/settings.json: claude's event names, gemini's hook form.
+	MechQwenHooks Mechanism = "qwen-hooks"
 )
 
 // MergesSettings says the mechanism's file is a settings file the user may
 // own too, so fmctl merges its hooks in and retires only its own.
 func (t Telemetry) MergesSettings() bool {
-	return t.Mechanism == MechClaudeHooks || t.Mechanism == MechGeminiHooks
+	return t.Mechanism == MechClaudeHooks || t.Mechanism == MechGeminiHooks || t.Mechanism == MechQwenHooks
 }
 
 // Telemetry is one harness's native event wiring: which of its events map
@@ -114,6 +117,23 @@ var telemetry = map[string]Telemetry{
 			{Native: "BeforeAgent", Event: "prompt-submitted"},
 			{Native: "AfterAgent", Event: "turn-finished"},
 			{Native: "Notification", Event: "waiting", WaitingFor: WaitPermission},
+			{Native: "SessionEnd", Event: "session-end"},
+		},
+		Source: "docs/harnesses.md#telemetry",
+	},
+	"qwen": {
+		// 0.15.10 runs no Stop hook for a turn Escape cancels, but its
+		// Notification "idle_prompt" fires each time the composer goes
+		// idle, a cancel included. UserPromptSubmit also fires, with an
+		// empty prompt, before each request that sends tool results back.
+		Mechanism: MechQwenHooks, File: "wt/.qwen/settings.json", ReportsPrompt: true, ReportsInterrupt: true,
+		Events: []EventMap{
+			{Native: "SessionStart", Event: "session-start"},
+			{Native: "UserPromptSubmit", Event: "prompt-submitted"},
+			{Native: "Stop", Event: "turn-finished"},
+			{Native: "StopFailure", Event: "turn-finished"},
+			{Native: "Notification", Matcher: "idle_prompt", Event: "turn-finished"},
+			{Native: "Notification", Matcher: "permission_prompt", Event: "waiting", WaitingFor: WaitPermission},
 			{Native: "SessionEnd", Event: "session-end"},
 		},
 		Source: "docs/harnesses.md#telemetry",

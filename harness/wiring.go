@@ -105,8 +105,9 @@ export default function (pi: any) {
 // settingsHook is one fmctl command hook in the mechanism's own form.
 func (t Telemetry) settingsHook(w WiringTarget, event string) map[string]any {
 	hook := w.HookFor(event)
-	if t.Mechanism == MechGeminiHooks {
+	if t.Mechanism == MechGeminiHooks || t.Mechanism == MechQwenHooks {
 		// name: gemini lists a new project hook by name in a warning.
+		// qwen reads "timeout" in milliseconds too.
 		return map[string]any{"type": "command", "name": "fmctl-telemetry", "command": hook.QuietShell(), "timeout": hookTimeoutSeconds * 1000}
 	}
 	return map[string]any{"type": "command", "command": hook.Shell, "timeout": hookTimeoutSeconds}

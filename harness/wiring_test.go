@@ -209,22 +209,7 @@ func TestMergeGeminiSettingsUsesGeminisHookForm(t *testing.T) {
 	if !ok || !tel.MergesSettings() {
 		t.Fatal("gemini has no settings-merging telemetry row")
 	}
-	merged, err := MergeHookSettings([]byte(`{"ui":{"theme":"x"}}`), tel, testTarget)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Hooks map[string][]struct {
-			Hooks []struct {
-				Name, Command string
-				Timeout       int
-			}
-		}
-	}
-	if err := json.Unmarshal(merged, &doc); err != nil {
-		t.Fatal(err)
-	}
-	got := doc.Hooks["BeforeAgent"]
+	got := mergedHooks(t, []byte(`{"ui":{"theme":"x"}}`), tel)["BeforeAgent"]
 	if len(got) != 1 || len(got[0].Hooks) != 1 {
 		t.Fatalf("BeforeAgent = %+v, want one fmctl hook", got)
 	}
@@ -235,4 +220,51 @@ func TestMergeGeminiSettingsUsesGeminisHookForm(t *testing.T) {
 	if hook.Command != want || hook.Timeout != 5000 || hook.Name != "fmctl-telemetry" {
 		t.Fatalf("BeforeAgent hook = %+v, want command %q, timeout 5000", hook, want)
 	}
+}
+
+// qwen takes claude's event names with gemini's hook form, and two
+// Notification groups told apart by their matchers.
+func TestMergeQwenSettingsUsesGeminisFormWithMatchers(t *testing.T) {
+	h, _ := Lookup("qwen")
+	tel, ok := h.Telemetry()
+	if !ok || !tel.MergesSettings() {
+		t.Fatal("qwen has no settings-merging telemetry row")
+	}
+	hooks := mergedHooks(t, nil, tel)
+	submit := hooks["UserPromptSubmit"]
+	if len(submit) != 1 || len(submit[0].Hooks) != 1 || submit[0].Hooks[0].Timeout != 5000 || submit[0].Hooks[0].Name != "fmctl-telemetry" {
+		t.Fatalf("UserPromptSubmit = %+v, want one fmctl hook with a 5000 ms timeout", submit)
+	}
+	matchers := map[string]string{}
+	for _, g := range hooks["Notification"] {
+		if len(g.Hooks) == 1 {
+			matchers[g.Matcher] = g.Hooks[0].Command
+		}
+	}
+	if len(matchers) != 2 || !strings.Contains(matchers["idle_prompt"], " turn-finished ") || !strings.Contains(matchers["permission_prompt"], " waiting ") {
+		t.Fatalf("Notification groups = %v, want idle_prompt -> turn-finished and permission_prompt -> waiting", matchers)
+	}
+}
+
+// hookGroup is one matcher group of a merged settings file, as read back.
+type hookGroup struct {
+	Matcher string
+	Hooks   []struct {
+		Name, Command string
+		Timeout       int
+	}
+}
+
+// mergedHooks merges tel's hooks into existing and reads the groups back.
+func mergedHooks(t *testing.T, existing []byte, tel Telemetry) map[string][]hookGroup {
+	t.Helper()
+	merged, err := MergeHookSettings(existing, tel, testTarget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Hooks map[string][]hookGroup }
+	if err := json.Unmarshal(merged, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Hooks
 }

@@ -64,8 +64,8 @@ func validServer(s string) bool {
 // from before tmux_server, whose id a new server gave that task). Its first
 // process proves nothing: respawn-pane replaces it in the same pane.
 func notTheRecordedPane(ep backends.Endpoint, info paneInfo) string {
-	if want := ep.Field(state.KeyTmuxServer); want != "" && info.server != want {
-		return "tmux restarted (" + serverChange(want, info.server) + ")"
+	if notSameServer(ep, info) {
+		return "tmux restarted (" + serverChange(ep.Field(state.KeyTmuxServer), info.server) + ")"
 	}
 	if other, ok := state.LabelTask(info.window); ok && ep.TaskID != "" && other != ep.TaskID {
 		return "its id now names task " + other + "'s window " + info.where()
@@ -82,7 +82,7 @@ func (t *Adapter) unlessServerGone(ctx context.Context, ep backends.Endpoint, er
 		return err
 	}
 	if why := t.recordedServerGone(ctx, ep); why != "" {
-		return &lookupErr{state: backends.StateMissing, msg: "no tmux server runs, and " + why}
+		return &lookupErr{state: backends.StateMissing, msg: "no tmux server runs, and " + why, serverGone: true}
 	}
 	return err
 }
@@ -138,6 +138,9 @@ type lookupErr struct {
 	state    backends.AgentState
 	msg      string
 	noServer bool // the server is not running (or the socket is wrong)
+	// serverGone: missing because the recorded server is gone or another
+	// runs in its place (Observation.ServerGone).
+	serverGone bool
 }
 
 func (e *lookupErr) Error() string { return e.msg }
@@ -145,7 +148,7 @@ func (e *lookupErr) Error() string { return e.msg }
 func observeLookupErr(err error) backends.Observation {
 	var le *lookupErr
 	if errors.As(err, &le) {
-		return backends.Observation{State: le.state, Detail: le.msg, NoServer: le.noServer}
+		return backends.Observation{State: le.state, Detail: le.msg, NoServer: le.noServer, ServerGone: le.serverGone}
 	}
 	return backends.Observation{State: backends.StateUnreadable, Detail: err.Error()}
 }
@@ -198,15 +201,16 @@ func (t *Adapter) lookupByID(ctx context.Context, ep backends.Endpoint, session,
 	}
 	info, ok := parsePaneLine(strings.TrimRight(string(out.Stdout), "\n"))
 	gone := "is gone"
+	restarted := false
 	switch {
 	case ok && info.pane == id:
 		if why := notTheRecordedPane(ep, info); why != "" {
-			ok, gone = false, "is gone: "+why
+			ok, gone, restarted = false, "is gone: "+why, notSameServer(ep, info)
 		}
 	case ok && validServer(info.server) && notSameServer(ep, info):
 		// tmux 3.3a prints the format for an absent pane, and the server's
 		// own fields in it still say which server answered.
-		gone = "is gone: tmux restarted (" + serverChange(ep.Field(state.KeyTmuxServer), info.server) + ")"
+		gone, restarted = "is gone: tmux restarted ("+serverChange(ep.Field(state.KeyTmuxServer), info.server)+")", true
 	}
 	if !ok || info.pane != id {
 		// The recorded pane is gone; the label alone may live on elsewhere.
@@ -216,9 +220,9 @@ func (t *Adapter) lookupByID(ctx context.Context, ep backends.Endpoint, session,
 		case err == nil && !notSameServer(ep, other):
 			return paneInfo{}, &lookupErr{state: backends.StateDrifted, msg: fmt.Sprintf("recorded pane %s %s, but %s carries the label %s", id, gone, other.where(), window)}
 		case err == nil:
-			return paneInfo{}, &lookupErr{state: backends.StateMissing, msg: fmt.Sprintf("recorded pane %s %s; %s is a new server's window", id, gone, other.where())}
+			return paneInfo{}, &lookupErr{state: backends.StateMissing, msg: fmt.Sprintf("recorded pane %s %s; %s is a new server's window", id, gone, other.where()), serverGone: true}
 		case errors.As(err, &le) && le.state == backends.StateMissing && gone != "is gone":
-			return paneInfo{}, &lookupErr{state: backends.StateMissing, msg: fmt.Sprintf("recorded pane %s %s", id, gone)}
+			return paneInfo{}, &lookupErr{state: backends.StateMissing, msg: fmt.Sprintf("recorded pane %s %s", id, gone), serverGone: restarted}
 		case errors.As(err, &le) && le.state == backends.StateMissing:
 			return paneInfo{}, &lookupErr{state: backends.StateMissing, msg: fmt.Sprintf("recorded pane %s is gone and no window is named %s in tmux session %s", id, window, session)}
 		}

@@ -69,6 +69,11 @@ func (z *Adapter) AttachCommand(ep backends.Endpoint) (string, bool) {
 type zellijTarget struct {
 	session string
 	pane    string // decimal terminal pane id
+	// panePID is the pane's first process as the record has it ("" when
+	// none was recorded): zellij numbers panes from 0 again in a session
+	// started anew, so only that process tells the recorded pane from one
+	// that took its id.
+	panePID string
 }
 
 func (t zellijTarget) String() string { return t.session + ":" + t.pane }
@@ -87,6 +92,14 @@ func parseZellijTarget(target string) (zellijTarget, error) {
 	return zellijTarget{session: s, pane: p}, err
 }
 
+// recordedTarget is an endpoint's pane with the first process its record
+// holds.
+func recordedTarget(ep backends.Endpoint) (zellijTarget, error) {
+	t, err := parseZellijTarget(ep.Target)
+	t.panePID = ep.Field(state.KeyPanePID)
+	return t, err
+}
+
 func zellijNumeric(s string) bool {
 	_, err := strconv.ParseUint(s, 10, 64)
 	return err == nil
@@ -94,7 +107,10 @@ func zellijNumeric(s string) bool {
 
 // zellijGone says the endpoint (its session or its pane) no longer exists, as
 // opposed to zellij failing to answer.
-type zellijGone struct{ msg string }
+type zellijGone struct {
+	msg        string
+	serverGone bool // its session is gone or was started anew (Observation.ServerGone)
+}
 
 func (e *zellijGone) Error() string { return e.msg }
 
@@ -116,7 +132,7 @@ func (z *Adapter) action(ctx context.Context, session string, args ...string) (b
 		stderr += "\n" + backends.StderrOf(err)
 	}
 	if isZellijSessionGone(stderr) {
-		return out, &zellijGone{fmt.Sprintf("zellij session %s is not running", session)}
+		return out, &zellijGone{msg: fmt.Sprintf("zellij session %s is not running", session), serverGone: true}
 	}
 	if err != nil {
 		return out, &zellijFailed{action: args[0], err: err}
@@ -192,7 +208,10 @@ func terminalPane(panes []zellijPane, id string) (zellijPane, bool) {
 	return zellijPane{}, false
 }
 
-// findPane confirms the terminal pane exists: one list-panes call.
+// findPane confirms the terminal pane exists: one list-panes call. A
+// recorded first process that is gone, or no longer carries the pane's
+// session and id, means the session was started anew and the pane with the
+// recorded id is another's: the recorded one is gone.
 func (z *Adapter) findPane(ctx context.Context, t zellijTarget) (zellijPane, error) {
 	panes, err := z.listPanes(ctx, t.session)
 	if err != nil {
@@ -200,9 +219,27 @@ func (z *Adapter) findPane(ctx context.Context, t zellijTarget) (zellijPane, err
 	}
 	p, ok := terminalPane(panes, t.pane)
 	if !ok {
-		return zellijPane{}, &zellijGone{fmt.Sprintf("zellij session %s has no terminal pane %s", t.session, t.pane)}
+		return zellijPane{}, &zellijGone{msg: fmt.Sprintf("zellij session %s has no terminal pane %s", t.session, t.pane)}
+	}
+	if err := z.replaced(t); err != nil {
+		return zellijPane{}, err
 	}
 	return p, nil
+}
+
+// replaced says the pane holding t's id is not the recorded one: the
+// recorded first process is gone or no longer carries the pane's session
+// and id. A target with no recorded process cannot tell, and is taken as it
+// is.
+func (z *Adapter) replaced(t zellijTarget) error {
+	pid, err := strconv.Atoi(t.panePID)
+	if err != nil {
+		return nil
+	}
+	if env, ok := paneEnvOf(z.o.ProcRoot, pid); ok && env == (zellijPaneEnv{session: t.session, pane: t.pane}) {
+		return nil
+	}
+	return &zellijGone{msg: fmt.Sprintf("zellij session %s was started anew: pane %s's recorded first process (pid %d) is gone, and the pane now holding id %s is another's", t.session, t.pane, pid, t.pane), serverGone: true}
 }
 
 // zellijMaxArg: the text travels as one argv word, and Linux refuses a single
@@ -214,7 +251,7 @@ const zellijMaxArg = 131071
 // arrives as one paste and nothing in it submits. A pane that has not enabled
 // bracketed paste gets the bare text, markers stripped.
 func (z *Adapter) SendText(ctx context.Context, ep backends.Endpoint, text string) error {
-	t, err := parseZellijTarget(ep.Target)
+	t, err := recordedTarget(ep)
 	if err != nil {
 		return err
 	}
@@ -244,7 +281,7 @@ func (z *Adapter) SendKey(ctx context.Context, ep backends.Endpoint, key harness
 	if !ok {
 		return fmt.Errorf("zellij adapter has no mapping for key %s", key)
 	}
-	t, err := parseZellijTarget(ep.Target)
+	t, err := recordedTarget(ep)
 	if err != nil {
 		return err
 	}
@@ -263,13 +300,16 @@ func (z *Adapter) SendKey(ctx context.Context, ep backends.Endpoint, key harness
 // list-panes gives the cursor only for a focused pane, and dump-screen joins
 // soft-wrapped rows, so rows and dump lines do not correspond.
 func (z *Adapter) Capture(ctx context.Context, ep backends.Endpoint) (backends.Screen, error) {
-	t, err := parseZellijTarget(ep.Target)
+	t, err := recordedTarget(ep)
 	if err != nil {
 		return backends.Screen{}, err
 	}
 	out, err := z.action(ctx, t.session, "dump-screen", "--pane-id", t.pane)
 	if err != nil {
 		return backends.Screen{}, fmt.Errorf("zellij dump-screen %s: %w", t, err)
+	}
+	if err := z.replaced(t); err != nil {
+		return backends.Screen{}, err
 	}
 	text := strings.TrimSuffix(string(out.Stdout), "\n")
 	if text == "" {
@@ -288,7 +328,7 @@ func (z *Adapter) Capture(ctx context.Context, ep backends.Endpoint) (backends.S
 // 100 ms lookup times out. Neither "alive" nor "dead" could be trusted, so a
 // present pane is unverified and exit/relaunch refuse on this backend.
 func (z *Adapter) AgentState(ctx context.Context, ep backends.Endpoint) backends.Observation {
-	t, err := parseZellijTarget(ep.Target)
+	t, err := recordedTarget(ep)
 	if err != nil {
 		return backends.Observation{State: backends.StateUnreadable, Detail: err.Error()}
 	}
@@ -296,7 +336,7 @@ func (z *Adapter) AgentState(ctx context.Context, ep backends.Endpoint) backends
 	if err != nil {
 		var gone *zellijGone
 		if errors.As(err, &gone) {
-			return backends.Observation{State: backends.StateMissing, Detail: gone.msg}
+			return backends.Observation{State: backends.StateMissing, Detail: gone.msg, ServerGone: gone.serverGone}
 		}
 		return backends.Observation{State: backends.StateUnreadable, Detail: err.Error()}
 	}
@@ -326,7 +366,7 @@ func (z *Adapter) AgentState(ctx context.Context, ep backends.Endpoint) backends
 // own shell process. It follows a `cd` in that shell but not one made inside
 // a nested shell the pane runs.
 func (z *Adapter) CurrentPath(ctx context.Context, ep backends.Endpoint) (string, error) {
-	t, err := parseZellijTarget(ep.Target)
+	t, err := recordedTarget(ep)
 	if err != nil {
 		return "", err
 	}
@@ -460,7 +500,7 @@ func (z *Adapter) paneOfTab(ctx context.Context, session, tabID string) (string,
 // removes both. A pane sharing its tab with others is closed alone. An
 // endpoint already gone is not an error.
 func (z *Adapter) Kill(ctx context.Context, ep backends.Endpoint) error {
-	t, err := parseZellijTarget(ep.Target)
+	t, err := recordedTarget(ep)
 	if err != nil {
 		return err
 	}
@@ -473,7 +513,8 @@ func (z *Adapter) Kill(ctx context.Context, ep backends.Endpoint) error {
 		return err
 	}
 	p, ok := terminalPane(panes, t.pane)
-	if !ok {
+	if !ok || z.replaced(t) != nil {
+		// Gone, or its id now another task's pane, which is not ours to close.
 		return nil
 	}
 	shared := false

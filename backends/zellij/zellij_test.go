@@ -12,6 +12,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/harness"
+	"fmctl/state"
 )
 
 // buildZellijFake compiles tests/fakes/zellij into dir/zellij.
@@ -350,5 +351,52 @@ func TestZellijKeyNames(t *testing.T) {
 		if zellijKeyNames[k] == "" {
 			t.Errorf("no zellij spelling for %s", k)
 		}
+	}
+}
+
+// A zellij session started anew numbers its panes from the start again: a
+// record whose first process is gone reads missing, never as the pane that
+// took its id, and Kill leaves that other pane alone.
+func TestZellijRecordOfARestartedSessionIsMissing(t *testing.T) {
+	bin := buildZellijFake(t, t.TempDir())
+	ctx := context.Background()
+	r := newZellijRig(t, bin)
+	root := t.TempDir()
+	r.z.o.ProcRoot = root
+	_, ep := r.create("fm-t1")
+	fakeProc(t, root, 200, 1, "ZELLIJ_SESSION_NAME=firstmate", "ZELLIJ_PANE_ID="+ep.Field("zellij_pane_id"))
+	ep.Fields[state.KeyPanePID] = "200"
+	if obs := r.z.AgentState(ctx, ep); obs.State != backends.StateUnverified {
+		t.Fatalf("the recorded pane, its first process alive: %s (%s), want unverified", obs.State, obs.Detail)
+	}
+
+	// the session restarts: the pane id is there again, its process is not
+	if err := os.RemoveAll(filepath.Join(root, "200")); err != nil {
+		t.Fatal(err)
+	}
+	fakeProc(t, root, 300, 1, "ZELLIJ_SESSION_NAME=firstmate", "ZELLIJ_PANE_ID="+ep.Field("zellij_pane_id"))
+	obs := r.z.AgentState(ctx, ep)
+	if obs.State != backends.StateMissing || !strings.Contains(obs.Detail, "started anew") {
+		t.Fatalf("a pane id now another's: %s (%s), want missing", obs.State, obs.Detail)
+	}
+	if err := r.z.SendText(ctx, ep, "hello"); err == nil {
+		t.Fatal("SendText typed into the pane that took the recorded id")
+	}
+	if _, err := r.z.Capture(ctx, ep); err == nil {
+		t.Fatal("Capture read the pane that took the recorded id as the task's")
+	}
+	r.calls.Reset()
+	if err := r.z.Kill(ctx, ep); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.argv() {
+		if strings.HasPrefix(c, "close") {
+			t.Fatalf("Kill closed the pane that took the recorded id: calls %v", r.argv())
+		}
+	}
+	// a pid reused by a process of another pane is not the recorded one either
+	fakeProc(t, root, 200, 1, "ZELLIJ_SESSION_NAME=firstmate", "ZELLIJ_PANE_ID=99")
+	if obs := r.z.AgentState(ctx, ep); obs.State != backends.StateMissing {
+		t.Fatalf("the recorded pid now another pane's process: %s, want missing", obs.State)
 	}
 }

@@ -53,17 +53,23 @@ const claudeInterrupted = "[Request interrupted by user"
 
 func (r claudeReader) UserMessages() ([]string, error) {
 	files, err := r.transcripts()
+	return promptsIn(files, err, claudePrompt)
+}
+
+// promptsIn reads each transcript in turn (claude's, qwen's: one JSONL file
+// per session) and keeps the lines prompt names a user's prompt.
+func promptsIn[T any](files []string, err error, prompt func(T) (string, bool)) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, f := range files {
-		recs, err := readJSONLines[claudeRecord](f)
+		recs, err := readJSONLines[T](f)
 		if err != nil {
 			return nil, err
 		}
 		for _, rec := range recs {
-			if text, ok := claudePrompt(rec); ok {
+			if text, ok := prompt(rec); ok {
 				out = append(out, text)
 			}
 		}
@@ -147,8 +153,12 @@ func (r claudeReader) transcripts() ([]string, error) {
 			return nil, err
 		}
 	}
-	// Session ids are random, so order by when each file was last written:
-	// only the live session grows.
+	return byLastWrite(files), nil
+}
+
+// byLastWrite orders transcripts named by random session ids (claude's,
+// qwen's) by when each was last written: only the live session grows.
+func byLastWrite(files []string) []string {
 	mod := map[string]int64{}
 	for _, f := range files {
 		if fi, err := os.Stat(f); err == nil {
@@ -156,7 +166,7 @@ func (r claudeReader) transcripts() ([]string, error) {
 		}
 	}
 	sort.SliceStable(files, func(i, j int) bool { return mod[files[i]] < mod[files[j]] })
-	return files, nil
+	return files
 }
 
 // claudeDirMax is the longest project directory name claude writes in full.

@@ -82,7 +82,7 @@ func install(h harness.Harness, t Task, w harness.WiringTarget, dry bool) error 
 	}
 	var data []byte
 	switch tel.Mechanism {
-	case harness.MechClaudeHooks, harness.MechGeminiHooks:
+	case harness.MechClaudeHooks, harness.MechGeminiHooks, harness.MechQwenHooks:
 		existing, err := state.ReadSmallFile(p, state.MaxRecordBytes)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s cannot be read to add fmctl's hooks: %w", p, err)

@@ -137,6 +137,16 @@ func (s *scen) sendWithin(text string, lag time.Duration) result {
 	return r
 }
 
+// sendWhenReady is sendWithin with --when-ready: fm-send waits (bounded)
+// for an agent that would drop the text now to take it.
+func (s *scen) sendWhenReady(text string, wait, lag time.Duration) result {
+	s.l.t.Helper()
+	r := s.l.fm("fm-send", "--when-ready", "--timeout", wait.String(), s.l.addr, "--", text)
+	s.l.capture(s.name + "-sent-when-ready")
+	s.judgeDelivery(r, text, lag)
+	return r
+}
+
 // judgeBusyInBackoff judges what status and wait say of an agent the model
 // keeps rate-limiting: its turn is running (the CLI retries on its own), so
 // activity=idle or a wait --for idle that returns 0 is a false claim.

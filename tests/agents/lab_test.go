@@ -47,7 +47,8 @@ var profiles = []profile{
 	{name: "opencode", bin: "opencode", pkg: "opencode-ai", relaunchTo: "pi", slowStart: true},
 	{name: "kilo", bin: "kilo", pkg: "@kilocode/cli", relaunchTo: "opencode", slowStart: true},
 	{name: "pi", bin: "pi", pkg: "@mariozechner/pi-coding-agent"},
-	{name: "gemini", bin: "gemini", pkg: "@google/gemini-cli"},
+	{name: "gemini", bin: "gemini", pkg: "@google/gemini-cli", relaunchTo: "qwen"},
+	{name: "qwen", bin: "qwen", pkg: "@qwen-code/qwen-code", relaunchTo: "gemini"},
 }
 
 func lookupProfile(name string) profile {
@@ -133,6 +134,9 @@ func newLab(t *testing.T, p profile, group string, also ...profile) *lab {
 	paneEnv := []string{
 		"PATH=" + agentsBin + ":" + fmBin + ":" + filepath.Dir(tmuxBin) + ":/usr/local/bin:/usr/bin:/bin",
 		"HOME=" + l.home, "TERM=xterm-256color", "LANG=C.UTF-8", "HISTFILE=/dev/null", "PS1=$ ",
+		// A CLI that updates itself with npm (qwen did, globally) installs
+		// into the lab; outside_test.go proves nothing reached the real one.
+		"NPM_CONFIG_PREFIX=" + filepath.Join(l.home, ".npm-global"),
 	}
 	for _, q := range append([]profile{p}, also...) {
 		v, err := installedVersion(q.pkg)

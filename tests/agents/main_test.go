@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -62,7 +63,18 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	fmBin = dir
+	watch, err := watchOutside()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "agents: cannot read what the CLIs must not write to:", err)
+		return 1
+	}
 	code := m.Run()
+	if changed := watch.changes(); len(changed) > 0 {
+		fmt.Fprintf(os.Stderr, "agents: an agent CLI wrote outside its lab (global npm prefix or the real HOME):\n  %s\n", strings.Join(changed, "\n  "))
+		code = 1
+	} else {
+		fmt.Fprintf(os.Stdout, "agents: nothing was written outside the labs (%s checked)\n", strings.Join(watch.dirs, ", "))
+	}
 	theLedger.print(os.Stdout)
 	theTally.print(os.Stdout)
 	if path := os.Getenv("FM_AGENTS_REPORT"); path != "" {

@@ -3,6 +3,7 @@ package agents
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,7 +142,12 @@ func backoffGroup(t *testing.T, p profile) {
 		// A CLI that queues it (gemini) submits it only once its own
 		// retries succeed, which its growing delays can put a minute off;
 		// the wait for it returns as soon as the record holds it.
-		s.sendWithin("sent during the back-off "+randHex(3), recordLag+75*time.Second)
+		r := s.sendWithin("sent during the back-off "+randHex(3), recordLag+75*time.Second)
+		if r.code == 1 && strings.Contains(r.stderr, "waiting out a retry") {
+			// agent-retrying: refused before typing, for a CLI that drops
+			// text then (pi); --when-ready sends once the back-off is over.
+			s.sendWhenReady("sent when ready after the back-off "+randHex(3), 90*time.Second, recordLag+30*time.Second)
+		}
 	})
 	l.settle(40 * time.Second)
 	recoverIdle(l)

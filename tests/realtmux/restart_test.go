@@ -39,7 +39,7 @@ func TestATmuxRestartLeavesNoTaskStuck(t *testing.T) {
 	}, r.panes)
 	// No server at all (a reboot, before anything starts one): the recorded
 	// server's process is gone, so the task is missing, not unreadable.
-	wantField(t, r.fm(nil, "fm-control", "status", "t4", "--json"), `"state":"missing"`, "status t4 with no server")
+	wantField(t, r.fm(nil, "fm-control", "status", "t4", "--json"), `"state":"missing","server":"gone"`, "status t4 with no server")
 
 	r.start(r.path)
 	t6 := r.spawn("t6", r.worktree("t6"))
@@ -48,10 +48,19 @@ func TestATmuxRestartLeavesNoTaskStuck(t *testing.T) {
 	}
 	for _, id := range []string{"t4", "t5"} {
 		res := r.fm(nil, "fm-control", "status", id, "--json")
-		wantField(t, res, `"state":"missing"`, "status "+id+" after the restart")
+		wantField(t, res, `"state":"missing","server":"gone"`, "status "+id+" after the restart")
 		if !strings.Contains(res.stdout+res.stderr, "tmux restarted") {
 			t.Fatalf("status %s does not say tmux restarted:\n%s", id, res)
 		}
+	}
+
+	// list names every task the restart left, and only those.
+	list := r.fm(nil, "fm-control", "list", "--json")
+	for _, id := range []string{"t4", "t5"} {
+		wantField(t, list, `"id":"`+id+`",`, "list after the restart")
+	}
+	if n := strings.Count(list.stdout, `"server":"gone"`); n != 2 {
+		t.Fatalf("list after the restart marks %d tasks server-gone, want t4 and t5:\n%s", n, list)
 	}
 
 	// Nothing of t4's reaches t6's pane.

@@ -21,7 +21,7 @@ import (
 var verbExamples = map[string]string{
 	"interrupt": `Sends the harness's verified interrupt key (repeated where it must be, then
 its composer clear), then proves the agent is still alive. Where fmctl reads
-the agent's own record (claude, codex, opencode, pi, gemini) and it shows a
+the agent's own record (claude, codex, opencode, pi, gemini, qwen) and it shows a
 turn, it watches the record: while the turn still runs it sends the keys
 again (up to the harness's interrupt_rounds, within FM_CONTROL_CANCEL_WAIT),
 and a turn still running after that is exit 3 (unconfirmed). cancel=confirmed

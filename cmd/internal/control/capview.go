@@ -67,6 +67,12 @@ func printCapabilitiesView(w io.Writer, width int, t harness.Table, settings []c
 		paragraph("An interrupt is also acknowledged (proof=ack): " + strings.Join(acks, ", ") + ".")
 	}
 	section("HARNESSES: launch flags and the releases verified", []string{"HARNESS", "MODEL FLAG", "EFFORT FLAG", "VERIFIED AGAINST"}, launch)
+	paragraph("A harness verified against nothing (-) is " + harness.UnverifiedWhy + ".")
+	var refused [][]string
+	for _, r := range t.Refused {
+		refused = append(refused, []string{r.Name, r.Package, r.Why})
+	}
+	section("REFUSED CLIs (no row: fmctl does not drive them)", []string{"CLI", "NPM PACKAGE", "WHY"}, refused)
 	section("KEY EFFECTS on an empty composer (a key not listed: unknown in both states)", []string{"HARNESS", "KEY", "AT IDLE", "DURING A TURN"}, effects)
 	paragraph("Key effects " + harness.KeyEffectsNote)
 

@@ -30,6 +30,9 @@ type listRow struct {
 	Backend  string `json:"backend,omitempty"`
 	Endpoint string `json:"endpoint,omitempty"`
 	State    string `json:"state,omitempty"`
+	// Server is "gone" for an endpoint missing because its multiplexer
+	// server is gone or was restarted (Observation.ServerGone).
+	Server   string `json:"server,omitempty"`
 	Activity string `json:"activity,omitempty"`
 	// WaitingFor is the dialog a waiting agent waits at, as status says.
 	WaitingFor string `json:"waiting_for,omitempty"`
@@ -94,6 +97,9 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 		screens := readScreens(ctx, targets, idx, obs)
 		for k, i := range idx {
 			rows[i].State = string(obs[k].State)
+			if obs[k].ServerGone {
+				rows[i].Server = "gone"
+			}
 			act := readActivity(targets[i], obs[k], now, c.waits.Launch, screens[k])
 			rows[i].Activity, rows[i].WaitingFor = act.Word, act.For
 		}
@@ -252,8 +258,12 @@ func (c *Controller) printList(dir string, rows []listRow) error {
 			fmt.Fprintf(c.print.Out, "%s: error: %s\n", oneLine(r.ID), oneLine(r.Error))
 			continue
 		}
-		fmt.Fprintf(c.print.Out, "%s: harness=%s kind=%s backend=%s endpoint=%s state=%s activity=%s journal=%s\n",
-			r.ID, cli.TextValue(oneLine(r.Harness)), cli.TextValue(r.Kind), cli.TextValue(r.Backend), cli.TextValue(oneLine(r.Endpoint)), r.State, r.Activity, cli.TextValue(r.Journal))
+		server := ""
+		if r.Server != "" {
+			server = " server=" + r.Server
+		}
+		fmt.Fprintf(c.print.Out, "%s: harness=%s kind=%s backend=%s endpoint=%s state=%s%s activity=%s journal=%s\n",
+			r.ID, cli.TextValue(oneLine(r.Harness)), cli.TextValue(r.Kind), cli.TextValue(r.Backend), cli.TextValue(oneLine(r.Endpoint)), r.State, server, r.Activity, cli.TextValue(r.Journal))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"fmctl/backends"
@@ -17,8 +18,13 @@ func (c *Controller) printTable(rows []listRow) error {
 	w := tabwriter.NewWriter(c.print.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tHARNESS\tKIND\tBACKEND\tENDPOINT\tSTATE\tACTIVITY\tJOURNAL")
 	var broken []listRow
+	var lost []string // tasks whose multiplexer server is gone
 	for _, r := range rows {
 		st, act := r.State, r.Activity
+		if r.Server == "gone" {
+			st = "server-gone"
+			lost = append(lost, oneLine(r.ID))
+		}
 		if r.Error != "" {
 			st, act = "error", "-"
 			broken = append(broken, r)
@@ -30,6 +36,12 @@ func (c *Controller) printTable(rows []listRow) error {
 	}
 	for _, r := range broken {
 		fmt.Fprintf(c.print.Out, "%s: error: %s\n", oneLine(r.ID), oneLine(r.Error))
+	}
+	if len(lost) > 0 {
+		// A restart or a reboot leaves every such task at once: the way
+		// back is said once, not per row.
+		fmt.Fprintf(c.print.Out, "\nserver-gone: %s; bring each back with: fm-spawn <id> --relaunch\n", strings.Join(lost, " "))
+		fmt.Fprintf(c.print.Out, "or end one once its work has landed: fm-teardown <id>\n")
 	}
 	return nil
 }

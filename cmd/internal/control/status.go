@@ -29,6 +29,9 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 		Add("permissions", permissionsOf(t.Task.Record.Permissions()))
 	obs, screen := observe(ctx, t)
 	out.Add("state", string(obs.State))
+	if obs.ServerGone {
+		out.Add("server", "gone")
+	}
 	if obs.State == backends.StateUnverified || !t.Ability.Classifier {
 		out.Add("classifier", "none")
 	}

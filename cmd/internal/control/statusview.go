@@ -20,6 +20,9 @@ func printStatusView(p cli.Printer, o cli.Outcome, detail string) error {
 		harness += " (recorded " + rec + ")"
 	}
 	state := get("state")
+	if get("server") == "gone" {
+		state += ", its multiplexer server gone or restarted"
+	}
 	if get("classifier") == "none" {
 		state += ", no classifier"
 	}

@@ -190,6 +190,29 @@ func TestGeminiQueueIsNotASubmit(t *testing.T) {
 	}
 }
 
+// claude draws a text it took during a turn indented above its composer,
+// pi as a steer; both record it only when the turn takes it. Their
+// transcript rows (claude's "❯ " at the margin) are not a queue.
+func TestQueueRowsAreNotASubmit(t *testing.T) {
+	for _, c := range []struct {
+		h, file, tail string
+		queued        bool
+	}{
+		{"claude", "busy-queued", tailOf("queued while busy"), true},
+		{"claude", "busy-queued", tailOf("please fmhang now"), false},
+		{"claude", "busy", tailOf("please fmhang now"), false},
+		{"claude", "after-interrupt-2", tailOf("queued while busy"), false},
+		{"pi", "busy-queued", tailOf("queued while busy"), true},
+		{"pi", "busy-queued", tailOf("please fmhang now"), false},
+		{"pi", "busy", tailOf("queued while busy"), false},
+	} {
+		sig, s := realScreen(t, c.h, c.file)
+		if got := sig.Queued(s.Lines, c.tail); got != c.queued {
+			t.Errorf("%s/%s: Queued(%q) = %v, want %v", c.h, c.file, c.tail, got, c.queued)
+		}
+	}
+}
+
 // queueingGemini draws gemini's queue: Enter moves the composer's text
 // into the list under its queue head.
 type queueingGemini struct {

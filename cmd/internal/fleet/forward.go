@@ -193,6 +193,14 @@ func forwarded(ctx context.Context, binary string, cmd *ucli.Command, id string,
 // --timeout, which may be longer.
 func callTimeout(tun config.Tunables, cmd *ucli.Command) time.Duration {
 	t := tun.Hosts.CallTimeout
+	if cmd.Name == "fm-send" && cmd.Bool("when-ready") {
+		// The remote fm-send waits for the agent as long as it was told.
+		w, err := config.ParseWait(cmd.String("timeout"))
+		if err != nil || !cmd.IsSet("timeout") {
+			w = config.WhenReadyWait
+		}
+		return t + w
+	}
 	if cmd.Name == "wait" {
 		if w, err := config.ParseWait(cmd.String("timeout")); err == nil && cmd.IsSet("timeout") {
 			t += w

@@ -84,6 +84,11 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 	// An exit command the composer never let go of is fmctl's own
 	// leftover, which the next fm-send may clear (state.Typed).
 	_ = t.Store.RecordTyped(t.ID, res.Typed(t.Harness.ExitCommand, typedAt))
+	if res.Verdict == deliver.SendFailed && ctx.Err() != nil {
+		// A signal (cli.Run) cut the typing short, not the multiplexer.
+		return "", fault.Failed("the exit of task %s was interrupted while its exit command was typed; interrupt=%s", t.ID, interruptNote).Coded(fault.EInterrupted).
+			Hint("whether it stopped: fm-control status %s", t.ID)
+	}
 	if res.Verdict == deliver.SendFailed {
 		return "", fault.Failed("the exit command could not be sent to task %s on %s (%v); interrupt=%s", t.ID, t.BackendName, backends.StderrOf(res.Err), interruptNote).Coded(fault.EDeliveryFailed)
 	}
@@ -129,7 +134,7 @@ type interrupted struct {
 // ends it with the agent; the note says so.
 func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends.Observation) (interrupted, error) {
 	turn := c.readTurn(ctx, t, &obs)
-	if !turn.running && !busyNow(t, obs) && !busyBeforeExit(t) && !atDialog(ctx, t) {
+	if !turn.running && !busyNow(t, obs) && !busyBeforeExit(t) && !screenHoldsTurn(ctx, t) {
 		return interrupted{note: "not-needed"}, nil
 	}
 	since := time.Now()
@@ -203,17 +208,23 @@ func busyNow(t *task.Target, obs backends.Observation) bool {
 	return t.Store.BusyState(t.ID) == "busy" || obs.Turn.Busy()
 }
 
-// atDialog says the agent's screen shows a dialog it waits at (a permission
-// prompt): its turn is open, though no hook may have said so yet (claude's
-// comes ~6 s after the dialog), and the exit command typed there would go
-// to the dialog, so the interrupt goes first.
-func atDialog(ctx context.Context, t *task.Target) bool {
+// screenHoldsTurn says the agent's screen shows a turn its report may not:
+// a dialog it waits at (a permission prompt; claude's hook comes ~6 s after
+// the dialog, and the exit command typed there would go to the dialog), or
+// a busy mark (pi's retry loader, drawn after its extension already
+// reported the failed attempt's end, where /quit did not end it). Either
+// way the interrupt goes first.
+func screenHoldsTurn(ctx context.Context, t *task.Target) bool {
 	sig, ok := t.Harness.Screen()
 	if !ok {
 		return false
 	}
-	_, waits := deliver.WaitingDialog(ctx, t.Backend, t.Endpoint, sig)
-	return waits
+	st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+	if err != nil {
+		return false
+	}
+	d, ok := sig.Dialog(st.Dialog)
+	return st.Busy || ok && d.Waits != ""
 }
 
 // turnRuns reads the multiplexer's own signal, where the backend has one:

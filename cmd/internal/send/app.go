@@ -14,6 +14,7 @@ import (
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/fleet"
 	"fmctl/cmd/internal/task"
+	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/phrase"
 )
@@ -26,7 +27,7 @@ func usageText() string {
 	return `fm-send [--json] <id> <text...>
 fm-send <id> -            (the message is read from standard input)
 fm-send <id> -- <text...> (every word after -- is text, even --json or a lone -)
-fm-send [--discard-draft] <id> <text...>
+fm-send [--discard-draft] [--when-ready [--timeout D]] <id> <text...>
 fm-send <id> --key <` + strings.Join(harness.KeyNames(), "|") + `> [--allow-exit]`
 }
 
@@ -35,20 +36,17 @@ the composer confirms the submit; long or multi-line text goes as one
 bracketed paste, a secondmate's with the [fm-from-firstmate] marker. A task
 on another host of config/hosts.toml is <host>/<id>.
 
-Nothing is typed unless the task's own agent is alive at the endpoint. With
-verified screen signatures (claude, codex, opencode, pi, gemini) a starting
-agent is waited for (FM_SEND_READY_WAIT), a blocking dialog is refused, and
-submit=confirmed means the composer read empty again after Enter.
+Nothing is typed unless the task's own agent is alive and ready: a starting one is waited for
+(FM_SEND_READY_WAIT); a dialog, or an agent that would drop the text (pi retrying, agent-retrying:
+--when-ready waits), is refused. Exit 0 means the agent's own record holds the message.
 
-Held text is never typed onto. fmctl's own (its last text, put back after an
-interrupt it sent, or left by a send whose Enter never got through) is
-cleared first (cleared="..."); anything else is a person's draft: refused
-(exit 1, draft-in-composer) and kept, unless --discard-draft (discarded="...").
+Held text is never typed onto. fmctl's own (its last text, put back after an interrupt it sent,
+or left by a send whose Enter never got through) is cleared first (cleared="..."); anything else is
+a person's draft: refused (exit 1, draft-in-composer) and kept, unless --discard-draft.
 
-Flags go anywhere before "--"; every word after it is message text. A refusal
-exits 1 and nothing was delivered; exit 3 means the text was typed and Enter
-sent but the submit stayed unconfirmed: look at the pane before resending. A
-key that quits the harness is refused unless --allow-exit (prefer fm-control exit).
+Flags go anywhere before "--"; every word after it is text. Exit 1: refused, nothing delivered;
+exit 3: typed and Enter sent, not yet confirmed (queued, or not in the record yet): look before
+resending. A key that quits the agent needs --allow-exit (prefer fm-control exit).
 
 Examples:
    fm-send t1 "please rebase on main and rerun the tests"
@@ -67,8 +65,10 @@ func App(d edge.Deps) *ucli.Command {
 			&ucli.BoolFlag{Name: "json", Usage: "print the outcome as one JSON object (errors as JSON on stderr)"},
 			// OnlyOnce: a second --key would silently replace the first.
 			&ucli.StringFlag{Name: "key", Usage: "send the one named `KEY` (" + keyList() + ") instead of text", Validator: cli.Value("key"), OnlyOnce: true},
-			&ucli.BoolFlag{Name: "allow-exit", Usage: "with --key: send a key the capability table says quits the agent (codex's and opencode's C-c); prefer fm-control exit"},
+			&ucli.BoolFlag{Name: "allow-exit", Usage: "with --key: send a key that quits the agent (codex's C-c); prefer fm-control exit"},
 			&ucli.BoolFlag{Name: "discard-draft", Usage: "clear a draft a person left in the composer (refused without it) and send; the outcome quotes what was discarded"},
+			&ucli.BoolFlag{Name: "when-ready", Usage: "wait until an agent that would drop the text now (pi retrying) can take it, then send"},
+			&ucli.StringFlag{Name: "timeout", Usage: "with --when-ready: how long to wait, `D` (seconds or a Go duration; default 5m)", Validator: cli.Value("timeout"), OnlyOnce: true},
 			fleet.HostFlag(),
 		},
 		// A <host>/<id> is sent by that host's fm-send (package fleet).
@@ -107,12 +107,26 @@ func sendMessage(ctx context.Context, d edge.Deps, req Request) error {
 // parsed command line. A lone "-" is standard input, unless it came after
 // "--", where every word is text.
 func request(ctx context.Context, cmd *ucli.Command) (Request, error) {
-	req := Request{JSON: cmd.Bool("json"), Key: cmd.String("key"), AllowExit: cmd.Bool("allow-exit"), DiscardDraft: cmd.Bool("discard-draft")}
+	req := Request{JSON: cmd.Bool("json"), Key: cmd.String("key"), AllowExit: cmd.Bool("allow-exit"), DiscardDraft: cmd.Bool("discard-draft"),
+		WhenReady: cmd.Bool("when-ready"), Timeout: config.WhenReadyWait}
 	args := cmd.Args().Slice()
 	if len(args) == 0 {
 		return req, fault.Usage("fm-send needs a task id and a message: fm-send <id> <text...> or fm-send <id> --key <Key>")
 	}
 	req.ID, args = args[0], args[1:]
+	if cmd.IsSet("timeout") {
+		if !req.WhenReady {
+			return req, fault.Usage("--timeout applies to --when-ready only")
+		}
+		d, err := config.ParseWait(cmd.String("timeout"))
+		if err != nil {
+			return req, fault.Usage("--timeout '%s': %v", phrase.Printable(cmd.String("timeout")), err)
+		}
+		req.Timeout = d
+	}
+	if req.WhenReady && cmd.IsSet("key") {
+		return req, fault.Usage("--when-ready applies to a message, not to --key")
+	}
 	if req.AllowExit && !cmd.IsSet("key") {
 		return req, fault.Usage("--allow-exit applies to --key only")
 	}

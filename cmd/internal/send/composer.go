@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"fmctl/backends"
 	"fmctl/cmd/internal/deliver"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
@@ -49,6 +50,11 @@ func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 			With(append(facts, "ready", "starting")...).
 			Hint("look at the pane (the agent may still be starting), then send again")
 	}
+	if st.Dropping {
+		// --when-ready waited for this before the locks (awaitTakesInput):
+		// a back-off back since then is refused, not waited out again.
+		return nil, refuseRetrying(t, facts)
+	}
 	if st.Composer != harness.ComposerHolding {
 		return nil, nil
 	}
@@ -65,6 +71,53 @@ func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 			Hint("look at the pane and clear that input (or submit it deliberately), then send again")
 	}
 	return held, nil
+}
+
+// dropSettle is how long the screen must show no DropsInput mark before
+// --when-ready types: between two retries pi makes its next attempt, which
+// against an API still failing ends within milliseconds and draws the
+// back-off again, so a mark absent for one read proves nothing.
+const dropSettle = 500 * time.Millisecond
+
+// awaitTakesInput is --when-ready: it waits, up to limit, until the screen
+// has shown no DropsInput mark for dropSettle. It reads the screen only
+// and holds no lock, so an interrupt or an exit is never kept waiting
+// behind a send that waits out a back-off.
+func awaitTakesInput(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars, limit time.Duration) error {
+	if len(sig.DropsInput) == 0 {
+		return nil
+	}
+	deadline := time.Now().Add(limit)
+	var clearSince time.Time
+	for {
+		st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+		switch {
+		case err != nil || st.Dropping:
+			clearSince = time.Time{}
+		case clearSince.IsZero():
+			clearSince = time.Now()
+		case time.Since(clearSince) >= dropSettle:
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fault.Failed("task %s's %s agent was still in its retry back-off after %s (--timeout); nothing was sent", t.ID, t.Harness.Name, limit).Coded(fault.EAgentRetrying).
+				With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "waited", limit.String()).
+				Hint("its model API may be down: fm-control read %s shows its errors", t.ID)
+		}
+		if err := backends.Sleep(ctx, v.Poll); err != nil {
+			return fault.Failed("the wait for task %s's agent to leave its retry back-off was interrupted; nothing was sent", t.ID).Coded(fault.EInterrupted)
+		}
+	}
+}
+
+// refuseRetrying refuses to type into an agent that would throw the text
+// away: it says so before anything is typed, and names the ways on.
+func refuseRetrying(t *task.Target, facts []string) error {
+	return fault.Failed("task %s's %s agent is waiting out a retry of its model call, when it throws typed text away; nothing was sent", t.ID, t.Harness.Name).Coded(fault.EAgentRetrying).
+		With(facts...).
+		Hint("to send once it can take the text: fm-send %s --when-ready -- <text>", t.ID).
+		Hint("to wait for its turn to end: fm-control wait %s --for idle", t.ID).
+		Hint("to stop the retries: fm-control interrupt %s", t.ID)
 }
 
 // A refusal's error line quotes the draft's head, short enough for the

@@ -35,6 +35,11 @@ type Request struct {
 	// DiscardDraft lets the message clear text a person left in the
 	// composer; without it such a draft is refused, and kept.
 	DiscardDraft bool
+	// WhenReady waits, up to Timeout, for an agent that would throw the
+	// text away now (pi in its retry back-off) to take it; without it such
+	// a send is refused before anything is typed.
+	WhenReady bool
+	Timeout   time.Duration
 }
 
 // Sender runs fm-send requests.
@@ -198,6 +203,11 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 	// A retried Enter passes the gate again: the first may have ended the
 	// agent (a sent /exit).
 	o.EnterGate = sendGate(t)
+	if sig, ok := t.Harness.Screen(); ok && t.HasHarness && req.WhenReady {
+		if err := awaitTakesInput(ctx, t, sig, s.Tunables.Send, req.Timeout); err != nil {
+			return err
+		}
+	}
 	queue, err := t.Store.LockSends(t.ID, s.Tunables.Send.LockWait)
 	if err != nil {
 		return err

@@ -64,7 +64,9 @@ var (
 func ShellCommand(dir string, sleep time.Duration) string {
 	cmd := fmt.Sprintf("printf 'ran by the fmctl stub model\\n' > %s", filepath.Join(dir, ShellFile))
 	if sleep > 0 {
-		cmd = fmt.Sprintf("sleep %d && %s", int(sleep.Seconds()), cmd)
+		// Not a leading sleep: qwen-code refuses a command that starts with
+		// "sleep N" and more ("Run blocking commands in the background").
+		cmd = fmt.Sprintf("cd %s && sleep %d && %s", dir, int(sleep.Seconds()), cmd)
 	}
 	return cmd
 }

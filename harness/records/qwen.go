@@ -1,0 +1,145 @@
+package records
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// qwen (@qwen-code/qwen-code 0.15.10) appends one JSONL record per session
+// to ~/.qwen/projects/<worktree as claude names it>/chats/<session id>.jsonl:
+// claude's line shape ({"uuid","parentUuid","sessionId","timestamp","type",
+// "cwd",...}) carrying gemini's message parts. Observed with the stub model:
+//   - a prompt is a "user" line ({"message":{"role":"user","parts":[{"text"}]}})
+//     written as its request starts; a text queued while busy is written
+//     only when it is sent;
+//   - the model's answer is an "assistant" line; one whose parts hold a
+//     functionCall leaves the turn going, and each call's outcome comes
+//     back as a "tool_result" line (status success, error or cancelled);
+//   - a failed or cancelled request is a "system" line, subtype
+//     "ui_telemetry", whose uiEvent is "qwen-code.api_error" (Escape:
+//     "Request was aborted."); the retries of a 429 or 5xx are not recorded,
+//     only their success or the final error;
+//   - Escape during a tool records the call's tool_result "cancelled"
+//     ("[Operation Cancelled] ..."), and no request follows;
+//   - slash commands are system lines ("slash_command"), never user lines.
+func init() { readers["qwen"] = func(w Where) Reader { return qwenReader{w} } }
+
+type qwenReader struct{ w Where }
+
+type qwenRecord struct {
+	Type      string `json:"type"`
+	Subtype   string `json:"subtype"`
+	Timestamp string `json:"timestamp"`
+	Message   struct {
+		Role  string          `json:"role"`
+		Parts json.RawMessage `json:"parts"`
+	} `json:"message"`
+	ToolCallResult struct {
+		Status string `json:"status"`
+	} `json:"toolCallResult"`
+	SystemPayload json.RawMessage `json:"systemPayload"`
+}
+
+// qwenAPIError is the ui_telemetry event qwen records when a turn's request
+// fails for good or is aborted.
+const qwenAPIError = "qwen-code.api_error"
+
+func (r qwenReader) UserMessages() ([]string, error) {
+	files, err := r.transcripts()
+	return promptsIn(files, err, func(rec qwenRecord) (string, bool) {
+		return geminiPromptText(rec.Message.Parts), rec.Type == "user"
+	})
+}
+
+// TurnRunning reads the newest transcript's last message line: a prompt, a
+// tool's result sent back or an answer calling tools means the turn goes
+// on; a plain answer, a cancelled tool or a request's final error ends it.
+func (r qwenReader) TurnRunning() (bool, error) {
+	recs, err := newestRecords[qwenRecord](r.transcripts())
+	if err != nil {
+		return false, err
+	}
+	for i := len(recs) - 1; i >= 0; i-- {
+		rec := recs[i]
+		switch rec.Type {
+		case "user":
+			return true, nil
+		case "tool_result":
+			return !rec.cancelled(), nil
+		case "assistant":
+			return qwenCallsTools(rec.Message.Parts), nil
+		case "system":
+			if rec.apiError() {
+				return false, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// CancelledSince: a request aborted (api_error) or a tool cancelled, stamped
+// at or after at (qwen's stamps are whole milliseconds).
+func (r qwenReader) CancelledSince(at time.Time) (bool, error) {
+	recs, err := newestRecords[qwenRecord](r.transcripts())
+	if err != nil {
+		return false, err
+	}
+	at = at.Truncate(time.Millisecond)
+	for i := len(recs) - 1; i >= 0; i-- {
+		rec := recs[i]
+		stamp, err := time.Parse(time.RFC3339Nano, rec.Timestamp)
+		if err != nil || stamp.Before(at) {
+			continue
+		}
+		if rec.cancelled() || rec.apiError() {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// cancelled reports a tool_result line of a call Escape cancelled.
+func (rec qwenRecord) cancelled() bool {
+	return rec.Type == "tool_result" && (rec.ToolCallResult.Status == "cancelled" || geminiCancelledResponses(rec.Message.Parts))
+}
+
+// apiError reports a system line recording a request's final failure.
+func (rec qwenRecord) apiError() bool {
+	if rec.Type != "system" || rec.Subtype != "ui_telemetry" {
+		return false
+	}
+	var p struct {
+		UIEvent map[string]any `json:"uiEvent"`
+	}
+	if json.Unmarshal(rec.SystemPayload, &p) != nil {
+		return false
+	}
+	return p.UIEvent["event.name"] == qwenAPIError
+}
+
+// qwenCallsTools reports whether an answer's parts call a tool.
+func qwenCallsTools(parts json.RawMessage) bool {
+	var ps []struct {
+		FunctionCall json.RawMessage `json:"functionCall"`
+	}
+	if json.Unmarshal(parts, &ps) != nil {
+		return false
+	}
+	for _, p := range ps {
+		if len(p.FunctionCall) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// transcripts lists this worktree's transcripts, oldest session first.
+func (r qwenReader) transcripts() ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(r.w.Home, ".qwen", "projects", claudeProjectDir(r.w.Worktree), "chats", "*.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("list qwen transcripts: %w", err)
+	}
+	return byLastWrite(files), nil
+}
