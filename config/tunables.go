@@ -82,6 +82,10 @@ type ControlVars struct {
 	// record for its turn to end, over every round of keys.
 	CancelWait  time.Duration
 	ExitRetries int
+	// Watch and StatePoll pace the verbs that wait on a task (wait, read
+	// --follow, list --watch): the longest pause between two reads of the
+	// multiplexer, and the stat of the state files within it.
+	Watch, StatePoll time.Duration
 	// Wait is FM_CONTROL_WAIT as given: a bad value is refused by the wait
 	// verb, naming the variable, rather than silently replaced.
 	Wait string
@@ -161,6 +165,8 @@ var table = []Tunable{
 	{Name: "FM_CONTROL_EXIT_RETRIES", Unit: UnitCount, Default: "3", Doc: "Enter retries for the exit command", field: func(t *Tunables) any { return &t.Control.ExitRetries }},
 	{Name: "FM_CONTROL_LAUNCH_WAIT", Unit: UnitDuration, Default: "90s", Doc: "how long a relaunched agent gets to come up ready", field: func(t *Tunables) any { return &t.Control.LaunchWait }},
 	{Name: "FM_CONTROL_WAIT", Unit: UnitDuration, Default: "30s", Doc: "fm-control wait's limit when --timeout is not given", field: func(t *Tunables) any { return &t.Control.Wait }},
+	{Name: "FM_WATCH_POLL", Unit: UnitDuration, Default: "1s", NonZero: true, Doc: "the longest wait, read --follow and list --watch go between two reads of the multiplexer while nothing changes (each read starts a multiplexer client; at 1s an idle waiter stays near 1% of a core); a change in the task's state files ends the pause at once; 0 keeps the default", field: func(t *Tunables) any { return &t.Control.Watch }},
+	{Name: "FM_STATE_POLL", Unit: UnitDuration, Default: "0.05s", NonZero: true, Doc: "how often those waiting verbs stat the task's state files (no process is started), so an agent's own report ends their pause within it; 0 keeps the default", field: func(t *Tunables) any { return &t.Control.StatePoll }},
 	{Name: "FM_CONTROL_RELAUNCH_TX", Unit: UnitName, Doc: "the relaunch transaction an fm-spawn --relaunch belongs to, published in the new record", field: func(t *Tunables) any { return &t.Spawn.RelaunchTx }},
 
 	{Name: "FM_SPAWN_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long a spawned agent gets to come up ready", field: func(t *Tunables) any { return &t.Spawn.Wait }},

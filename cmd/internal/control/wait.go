@@ -13,11 +13,6 @@ import (
 	"fmctl/phrase"
 )
 
-// waitMaxPause caps the wait's backoff (which starts at backends.MinPoll,
-// so a condition about to hold is seen within milliseconds): a long wait
-// costs one multiplexer call four times a second.
-const waitMaxPause = 250 * time.Millisecond
-
 // waitView is one look at a task during a wait.
 type waitView struct {
 	obs backends.Observation
@@ -38,7 +33,8 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 		return fault.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so an agent-free endpoint cannot be proven; nothing to wait on", t.ID, t.BackendName).Coded(fault.ENoClassifier)
 	}
 	var v waitView
-	return c.poll(ctx, id, cond, limit, func(waited time.Duration) (bool, error) {
+	pause := c.idlePause(t.Store.AgentStatePath(id), t.Store.MetaPath(id))
+	return c.poll(ctx, id, cond, limit, pause, func(waited time.Duration) (bool, error) {
 		v = c.look(ctx, t)
 		if ctx.Err() != nil { // poll says interrupted
 			return false, nil
@@ -54,14 +50,13 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 	})
 }
 
-// poll runs look (given the time waited so far) until it says done or
-// fails, or limit passes, when it returns timedOut's error. A signal ends
+// poll runs look (given the time waited so far), pausing between looks,
+// until it says done or fails, or limit passes, when it returns timedOut's error. A signal ends
 // it as the wait's interruption.
-func (c *Controller) poll(ctx context.Context, id, cond string, limit time.Duration, look func(time.Duration) (bool, error), timedOut func() error) error {
+func (c *Controller) poll(ctx context.Context, id, cond string, limit time.Duration, pause *idlePause, look func(time.Duration) (bool, error), timedOut func() error) error {
 	start := time.Now()
 	deadline := start.Add(limit)
 	defer c.print.Waiting(fmt.Sprintf("waiting for task %s to be %s", id, cond), deadline)()
-	pause := backends.Backoff{Max: waitMaxPause}
 	for {
 		done, err := look(time.Since(start))
 		// A signal cancels the read under way, which then reads unreadable:
@@ -76,7 +71,7 @@ func (c *Controller) poll(ctx context.Context, id, cond string, limit time.Durat
 		if left <= 0 {
 			return timedOut()
 		}
-		if err := backends.Sleep(ctx, min(pause.Next(), left)); err != nil {
+		if err := pause.Sleep(ctx, left); err != nil {
 			return waitInterrupted(id)
 		}
 	}

@@ -39,7 +39,10 @@ func (c *Controller) WaitSubmitted(ctx context.Context, id, messageID string, li
 			Hint("look at the agent's transcript to see whether it arrived before the relaunch")
 	}
 	proof := deliver.Unreadable
-	return c.poll(ctx, id, cond, limit, func(waited time.Duration) (bool, error) {
+	// A queued message is taken when a turn ends or starts, which the
+	// agent's own reports show first.
+	pause := c.idlePause(t.Store.AgentStatePath(t.ID), t.Store.MetaPath(t.ID))
+	return c.poll(ctx, id, cond, limit, pause, func(waited time.Duration) (bool, error) {
 		obs := t.Backend.AgentState(ctx, t.Endpoint)
 		if ctx.Err() != nil { // poll says interrupted
 			return false, nil
