@@ -27,7 +27,7 @@ var OutputFields = map[string][]string{
 	"fm-spawn":                {"outcome", "id", "harness", "kind", "backend", "window", "worktree", "ready", "dialog", "relaunch", "attach"},
 	"fm-control-capabilities": {"verbs", "harnesses", "backends", "family_rule", "efforts", "keys", "refused", "tunables"},
 	"fm-control-exit":         {"outcome", "id", "harness", "backend", "endpoint", "worktree"},
-	"fm-control-interrupt":    {"outcome", "id", "harness", "backend", "verified", "cancel", "proof", "endpoint", "state", "rounds", "cleared"},
+	"fm-control-interrupt":    {"outcome", "id", "harness", "backend", "verified", "cancel", "proof", "endpoint", "state", "rounds", "cleared", "queue", "activity", "flushed"},
 	"fm-control-list":         {"outcome", "count", "tasks"},
 	"fm-control-read":         {"outcome", "id", "backend", "endpoint", "lines", "text"},
 	"fm-control-rebind":       {"outcome", "id", "backend", "endpoint", "was", "pane", "state", "worktree", "detail"},
