@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -78,6 +79,7 @@ type lab struct {
 	id      string
 	addr    string // how the fm binaries name the task: id, or <host>/id on a host
 	current string // the harness the task runs now
+	sent    []sentText // every fm-send of a text, in order
 }
 
 func randHex(n int) string {
@@ -302,6 +304,9 @@ func (l *lab) fm(bin string, args ...string) result {
 		l.t.Fatalf("%s did not finish within 3 minutes", r)
 	}
 	l.t.Log(r)
+	if bin == "fm-send" && !slices.Contains(args, "--key") && len(args) > 0 {
+		l.sent = append(l.sent, sentText{text: args[len(args)-1], result: r, id: messageIDOf(r.stdout + r.stderr)})
+	}
 	return r
 }
 

@@ -29,7 +29,7 @@ var OutputFields = map[string][]string{
 	"fm-control-exit":         {"outcome", "id", "harness", "backend", "endpoint", "worktree"},
 	"fm-control-interrupt":    {"outcome", "id", "harness", "backend", "verified", "cancel", "proof", "endpoint", "state", "rounds", "cleared", "queue", "activity", "flushed"},
 	"fm-control-list":         {"outcome", "count", "tasks"},
-	"fm-control-read":         {"outcome", "id", "backend", "endpoint", "lines", "text"},
+	"fm-control-read":         {"outcome", "id", "backend", "endpoint", "lines", "text", "harness", "kind", "at", "message", "tool", "end", "cut"},
 	"fm-control-rebind":       {"outcome", "id", "backend", "endpoint", "was", "pane", "state", "worktree", "detail"},
 	"fm-control-recover":      {"outcome", "id", "phase", "result", "rollback", "agent", "harness", "ready", "spawn", "window", "journal", "endpoint", "worktree", "branch", "archive"},
 	"fm-control-relaunch":     {"outcome", "id", "harness", "from", "model", "effort", "backend", "endpoint", "worktree", "ready", "phase"},

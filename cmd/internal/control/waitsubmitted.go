@@ -30,7 +30,7 @@ func (c *Controller) WaitSubmitted(ctx context.Context, id, messageID string, li
 	if !ok {
 		return fault.Failed("task %s's send ledger (state/%s.sends) holds no message %s", t.ID, t.ID, messageID).Coded(fault.ENoSuchMessage).
 			With("id", t.ID, "for", cond, "message", messageID).
-			Hint("only a send that could not be confirmed is kept (submit=queued or submit=unrecorded), the newest 64; a confirmed one (exit 0) needs no wait").
+			Hint("only a send to an agent whose record fmctl reads is kept, the newest 256; a confirmed one (exit 0) needs no wait").
 			Hint("copy the message= fact from that fm-send's error line")
 	}
 	if send.Harness != t.RecordedHarness {

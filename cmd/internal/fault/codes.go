@@ -78,6 +78,8 @@ const (
 	ENoRemoteBinaries     Code = "no-remote-binaries"
 	EDuplicated           Code = "duplicated"
 	ENoSuchMessage        Code = "no-such-message"
+	ENoRecordReader       Code = "no-record-reader"
+	ENoRecord             Code = "no-record"
 )
 
 // CodeRow is one error class: its code, the exit class it comes with, the
@@ -149,6 +151,8 @@ var Codes = []CodeRow{
 	{ENoRemoteBinaries, ClassFailed, nil, "the host has no fmctl binaries where `config/hosts.toml` says; nothing was sent; see `fm-control hosts install`"},
 	{EDuplicated, ClassUnconfirmed, nil, "fm-send, `fm-control wait --for submitted`: the agent's own record holds the message more than once since the send; do not send it again"},
 	{ENoSuchMessage, ClassFailed, nil, "`fm-control wait --for submitted`: the task's send ledger (`state/<id>.sends`) holds no such message id"},
+	{ENoRecordReader, ClassFailed, nil, "`fm-control read --record`: fmctl has no reader for the own record of the task's harness, or the task names none"},
+	{ENoRecord, ClassFailed, nil, "`fm-control read --record`: the agent's own record cannot be found or read where its harness keeps it"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or
