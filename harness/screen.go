@@ -153,7 +153,7 @@ type ScreenSig struct {
 	// above its composer, pi " Steering: "): such a text was taken but
 	// not submitted, and reaches the record only when the queue flushes.
 	QueueRows []string `json:"queue_rows,omitempty"`
-	Source    string `json:"source"`
+	Source    string   `json:"source"`
 
 	// CollapsedLines: the Collapsed placeholder counts the paste's lines
 	// past its first (claude: 30 lines drew "[Pasted text #1 +29 lines]"),

@@ -77,8 +77,8 @@ type lab struct {
 	capDir  string
 	steps   int
 	id      string
-	addr    string // how the fm binaries name the task: id, or <host>/id on a host
-	current string // the harness the task runs now
+	addr    string     // how the fm binaries name the task: id, or <host>/id on a host
+	current string     // the harness the task runs now
 	sent    []sentText // every fm-send of a text, in order
 }
 
