@@ -38,9 +38,10 @@ const (
 )
 
 // waitConditions are what `wait --for` accepts.
-// submitted waits for one fm-send's message (--message-id) to reach the
+// done waits for the newest turn to end completed, per the agent's own
+// record. submitted waits for one fm-send's message (--message-id) to reach the
 // agent's own record.
-var waitConditions = []string{"ready", "busy", "idle", "waiting", "dead", "submitted"}
+var waitConditions = []string{"ready", "busy", "idle", "waiting", "dead", "done", "submitted"}
 
 // readVerbFlags are each read-only verb's value flags and their help.
 var readVerbFlags = map[string][][2]string{

@@ -12,7 +12,7 @@ import (
 
 var readSynopsis = map[string]string{
 	"list": "[--watch] [--json [FIELDS] | --jq EXPR]",
-	"wait": "<id> --for ready|busy|idle|waiting|dead [--timeout D] [--json]\nfm-control wait <id> --for submitted --message-id ID [--timeout D] [--json]",
+	"wait": "<id> --for ready|busy|idle|waiting|dead|done [--timeout D] [--json]\nfm-control wait <id> --for submitted --message-id ID [--timeout D] [--json]",
 	"read": "<id> [--lines N] [--follow] [--audit | --record] [--json [FIELDS] | --jq EXPR]",
 }
 
@@ -35,13 +35,13 @@ Examples:
 	"wait": `Polls, without a lock, until the condition holds. ready, busy, idle and
 waiting are read from the agent's own telemetry (idle includes ready); a
 freshly launched agent is waited for, one that never reported has no signal
-(exit 1 at once). submitted: --message-id names a message fm-send left
-unconfirmed (its message=), found once more in the agent's own record than
-before the send.
+(exit 1 at once). done: idle, and the agent's own record ends its newest
+turn completed (failed or cancelled: exit 1). submitted: the message
+--message-id names (fm-send's message=) is in the agent's own record.
 
 Examples:
    fm-control wait t1 --for dead --timeout 60
-   fm-control wait t1 --for idle --timeout 10m
+   fm-control wait t1 --for done --timeout 10m
    fm-control wait t1 --for submitted --message-id m20260101T120000-0a1b2c3d`,
 	"read": `Prints the pane's last N lines (default 50; tmux includes scrollback)
 with every control sequence removed. No lock, nothing typed. --audit prints

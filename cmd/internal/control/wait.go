@@ -10,13 +10,15 @@ import (
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
+	"fmctl/harness/records"
 	"fmctl/phrase"
 )
 
 // waitView is one look at a task during a wait.
 type waitView struct {
-	obs backends.Observation
-	act agentActivity
+	obs  backends.Observation
+	act  agentActivity
+	turn turnView // read for --for done, once the agent is idle
 }
 
 // Wait polls task id until cond holds or limit passes, without a lock and
@@ -38,6 +40,9 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 		v = c.look(ctx, t)
 		if ctx.Err() != nil { // poll says interrupted
 			return false, nil
+		}
+		if cond == "done" && v.act.Word == actIdle {
+			v.turn = lastTurn(t, v.obs)
 		}
 		done, err := reached(t, cond, v)
 		if done {
@@ -109,7 +114,39 @@ func reached(t *task.Target, cond string, v waitView) (bool, error) {
 	if cond == "ready" { // an agent that reported itself ready: no turn runs
 		want = actIdle
 	}
+	if cond == "done" {
+		return turnDone(t, v)
+	}
 	return v.act.Word == want, nil
+}
+
+// turnDone is --for done: the agent is idle and its own record ends its
+// newest turn completed. A turn the record ends failed or cancelled is no
+// more waiting can change: exit 1 naming it. An idle agent whose record
+// does not (yet) mark the end is waited on.
+func turnDone(t *task.Target, v waitView) (bool, error) {
+	if v.act.Word != actIdle || !v.turn.Ended {
+		return false, nil
+	}
+	switch v.turn.Outcome {
+	case records.Completed:
+		return true, nil
+	case records.Failed, records.Cancelled:
+		err := fault.Failed("task %s's newest turn ended %s, per its %s record%s", t.ID, v.turn.Outcome, t.RecordedHarness, failedWith(v.turn.Error)).Coded(fault.ETurnNotCompleted).
+			With("id", t.ID, "for", "done", "turn", string(v.turn.Outcome))
+		if v.turn.Outcome == records.Failed {
+			return false, err.Hint("its model call failed for good: fm-control read %s --record shows the error", t.ID)
+		}
+		return false, err.Hint("it was interrupted; to give it the work again: fm-send %s <text>", t.ID)
+	}
+	return false, nil
+}
+
+func failedWith(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	return " (" + phrase.Printable(oneLine(msg)) + ")"
 }
 
 // refuseWaitState is the verdict on an endpoint state that ends a wait at

@@ -52,6 +52,7 @@ const (
 	EBusy                 Code = "busy"
 	EComposerHeld         Code = "composer-held"
 	EDraftInComposer      Code = "draft-in-composer"
+	ETurnNotCompleted     Code = "turn-not-completed"
 	EAgentRetrying        Code = "agent-retrying"
 	EDeliveryFailed       Code = "delivery-failed"
 	ENotStopped           Code = "not-stopped"
@@ -125,6 +126,7 @@ var Codes = []CodeRow{
 	{EBusy, ClassFailed, nil, "the agent is mid-turn and refuses the input"},
 	{EComposerHeld, ClassFailed, nil, "the composer holds text that could not be cleared; nothing was typed"},
 	{EAgentRetrying, ClassFailed, nil, "fm-send: the agent is waiting out a retry of its model call, when it throws away text submitted to it (pi); nothing was typed; `--when-ready` waits until it can take the text"},
+	{ETurnNotCompleted, ClassFailed, nil, "fm-control wait --for done: the agent's own record ends its newest turn failed (its model call gave up) or cancelled, not completed; the turn fact names which"},
 	{EDraftInComposer, ClassFailed, nil, "fm-send: the composer holds a person's draft (text fmctl did not type, nor the agent put back after an interrupt fmctl sent); it is kept, nothing was typed (the draft fact quotes it); `--discard-draft` sends over it"},
 	{EDeliveryFailed, ClassFailed, nil, "the backend failed to deliver text or a key"},
 	{ENotStopped, ClassFailed, nil, "fm-control exit: the agent did not stop within the wait"},
