@@ -100,6 +100,7 @@ func TestScreenSignaturesOnRealCaptures(t *testing.T) {
 		{"copilot", "after-clear-multiline", ComposerEmpty, "", false, "", true, true},
 		{"copilot", "trust-dialog", ComposerAbsent, "", false, "trust", false, false},
 		{"copilot", "permission-dialog", ComposerAbsent, "", false, "permission", false, false},
+		{"copilot", "basic/13-slash-help", ComposerAbsent, "", false, "help", false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.h+"/"+c.file, func(t *testing.T) {

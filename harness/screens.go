@@ -184,6 +184,8 @@ var screens = map[string]ScreenSig{
 			// A tool call to approve ("Do you want to run this command?");
 			// its Escape aborts the whole turn.
 			{Name: "permission", Marks: []string{"Do you want to ", "No, and tell Copilot what to do differently"}, Waits: WaitPermission, Answer: "Enter allows once, Escape cancels the turn"},
+			// /help's full-screen list, drawn in place of the composer.
+			{Name: "help", Marks: []string{"↑/↓ scroll · esc close"}},
 		},
 		// A long paste is drawn as "[Paste #1 - 30 lines]".
 		Collapsed: []string{"[Paste #"},
