@@ -35,7 +35,19 @@ type copilotEvent struct {
 		Context      struct {
 			Cwd string `json:"cwd"`
 		} `json:"context"`
+		// tool.execution_complete
+		ToolCallID string `json:"toolCallId"`
+		Result     struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"result"`
 	} `json:"data"`
+}
+
+// copilotToolRequest is one tool an assistant.message asks for.
+type copilotToolRequest struct {
+	ID        string          `json:"toolCallId"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 func (r copilotReader) UserMessages() ([]string, error) {
@@ -56,6 +68,67 @@ func (r copilotReader) UserMessages() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Entries: every session of the worktree, oldest first. A turn ends
+// completed at the turn_end of an answer that called no tools, cancelled at
+// an abort; copilot records no failed end of its own with the stub (a
+// failing call is retried until it is aborted).
+func (r copilotReader) Entries() ([]Entry, error) {
+	files, err := r.sessions()
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, f := range files {
+		evs, err := readJSONLines[copilotEvent](f)
+		if err != nil {
+			return nil, err
+		}
+		tools := map[string]string{} // toolCallId -> tool name
+		for i, ev := range evs {
+			at := stamp(ev.Timestamp)
+			switch ev.Type {
+			case "user.message":
+				out = append(out, Entry{Kind: EntryUser, Time: at, Text: ev.Data.Content})
+			case "assistant.message":
+				if ev.Data.Content != "" {
+					out = append(out, Entry{Kind: EntryReply, Time: at, Text: ev.Data.Content})
+				}
+				for _, raw := range ev.Data.ToolRequests {
+					var tr copilotToolRequest
+					if json.Unmarshal(raw, &tr) == nil {
+						tools[tr.ID] = tr.Name
+						out = append(out, toolEntry(EntryToolCall, at, tr.Name, toolText(tr.Arguments)))
+					}
+				}
+			case "tool.execution_complete":
+				out = append(out, toolEntry(EntryToolResult, at, tools[ev.Data.ToolCallID], toolText(ev.Data.Result.Content)))
+			case "abort":
+				out = append(out, Entry{Kind: EntryTurnEnd, Time: at, End: Cancelled})
+			case "assistant.turn_end":
+				aborted := i+1 < len(evs) && evs[i+1].Type == "abort"
+				if !aborted && !copilotLastAnswerCalls(evs[:i]) && copilotAnswered(evs[:i]) {
+					out = append(out, Entry{Kind: EntryTurnEnd, Time: at, End: Completed})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// copilotAnswered reports whether the request a turn_end closes produced
+// an answer: a turn_end with none before it is a cancelled request's.
+func copilotAnswered(evs []copilotEvent) bool {
+	for i := len(evs) - 1; i >= 0; i-- {
+		switch evs[i].Type {
+		case "assistant.message":
+			return true
+		case "assistant.turn_start":
+			return false
+		}
+	}
+	return false
 }
 
 // TurnRunning reads the newest session's last turn event: a prompt, a

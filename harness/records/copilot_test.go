@@ -106,3 +106,52 @@ func TestCopilotCancelledSince(t *testing.T) {
 		}
 	}
 }
+
+// Entries of the two real sessions: each prompt, the stub's replies, the
+// shell call with its result, and how each turn ended (an answer completed,
+// a Ctrl+C or double Escape cancelled).
+func TestCopilotEntriesTellTheConversation(t *testing.T) {
+	home := copilotHome(t, nil, "session-turns", "session-tool")
+	entries, err := copilotReader{Where{Home: home, Worktree: copilotWorktree}}.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		switch e.Kind {
+		case EntryUser:
+			got = append(got, "user "+e.Text)
+		case EntryTurnEnd:
+			got = append(got, "end "+string(e.End))
+		case EntryToolCall, EntryToolResult:
+			got = append(got, string(e.Kind)+" "+e.Tool)
+		}
+	}
+	want := []string{
+		"user hello one", "end completed",
+		"user please fmlong20 now", "end cancelled",
+		"user please fmhang two", "end cancelled",
+		"user please fmhang three", "end cancelled",
+		"user queued while busyheld text", "end completed",
+	}
+	if len(got) < len(want) || !reflect.DeepEqual(got[:len(want)], want) {
+		t.Fatalf("entries begin %q,\nwant %q", got, want)
+	}
+	var replies, calls, results int
+	for _, e := range entries {
+		switch e.Kind {
+		case EntryReply:
+			replies++
+		case EntryToolCall:
+			calls++
+		case EntryToolResult:
+			results++
+			if e.Tool != "bash" {
+				t.Errorf("a tool result names tool %q, want bash (its call's)", e.Tool)
+			}
+		}
+	}
+	if replies == 0 || calls == 0 || results == 0 {
+		t.Errorf("replies %d, tool calls %d, results %d: want each of the real sessions' kinds", replies, calls, results)
+	}
+}
