@@ -105,7 +105,11 @@ var screens = map[string]ScreenSig{
 		// C-c clears every row; only a quick second C-c exits, and one is sent.
 		Clear:    ClearSeq{Keys: []Key{KeyCtrlC}},
 		Restores: true,
-		Source:   "tests/captures/pi-0.73.1; tests/captures/notes-opencode-pi-gemini.md",
+		// Only a queued steer comes back; with none, pi's cancel leaves
+		// the composer as it was (the tier's latency table showed every
+		// interrupt waiting out the restore wait for nothing).
+		RestoresQueueOnly: true,
+		Source:            "tests/captures/pi-0.73.1; tests/captures/notes-opencode-pi-gemini.md",
 	},
 	"gemini": {
 		Release: "0.61.0", Layout: LayoutLastPrompt, Prompt: []string{" > ", " * "}, ContIndent: "   ",

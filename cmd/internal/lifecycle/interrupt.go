@@ -131,7 +131,9 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 	}
 	restore, restoring := noRestore, false
 	if p.Before != nil {
-		restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true)
+		if !sig.RestoresQueueOnly || sig.ShowsQueue(p.Before.Lines) {
+			restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true)
+		}
 	}
 	switch {
 	case p.Refused != nil && p.Sent == 0:
