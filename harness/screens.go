@@ -196,6 +196,9 @@ var screens = map[string]ScreenSig{
 		// A /exit typed while busy is queued ("Queued (1)"), not run,
 		// and a cancel drops it.
 		IdleExit: true,
+		// Each text taken while busy is drawn under "Queued (N)" on a row
+		// " └ " starts, at column 1, where no transcript row starts.
+		QueueRows: []string{" └ "},
 		// Ctrl+C empties every row (a paste placeholder too) but arms an
 		// exit for a few seconds ("ctrl+c again to exit"); C-u leaves a
 		// multi-line text's first row, Escape nothing.
