@@ -63,6 +63,13 @@ func (sig ScreenSig) Dialog(name string) (Dialog, bool) {
 	return Dialog{}, false
 }
 
+// WaitingAt is the dialog st shows that the agent waits at for an answer
+// (a permission prompt), as opposed to an overlay it merely draws.
+func (sig ScreenSig) WaitingAt(st ScreenState) (Dialog, bool) {
+	d, ok := sig.Dialog(st.Dialog)
+	return d, ok && d.Waits != ""
+}
+
 // ClearSeq is a harness's verified way to empty a composer that holds text.
 // It is pressed only when the composer provably holds text: several of these
 // keys are dangerous on an empty composer (claude's second Escape opens

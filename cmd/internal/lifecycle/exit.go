@@ -231,8 +231,8 @@ func screenHoldsTurn(ctx context.Context, t *task.Target) bool {
 	if err != nil {
 		return false
 	}
-	d, ok := sig.Dialog(st.Dialog)
-	return st.Busy || ok && d.Waits != ""
+	_, waits := sig.WaitingAt(st)
+	return st.Busy || waits
 }
 
 // turnRuns reads the multiplexer's own signal, where the backend has one:
