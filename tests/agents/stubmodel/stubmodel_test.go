@@ -468,6 +468,7 @@ func TestHangAndLongHoldTheTurn(t *testing.T) {
 		if s.Held() != 1 {
 			t.Fatalf("%s: held %d, want 1", word, s.Held())
 		}
+		cancelled := time.Now()
 		cancel()
 		n := <-done
 		if word == "fmlong" && n < 3 {
@@ -479,6 +480,10 @@ func TestHangAndLongHoldTheTurn(t *testing.T) {
 		}
 		if s.Held() != 0 {
 			t.Errorf("%s: still held after the client went away", word)
+		}
+		reqs := s.Requests()
+		if r := reqs[len(reqs)-1]; r.Done.Before(cancelled) {
+			t.Errorf("%s: Done %v is before the client went away at %v", word, r.Done, cancelled)
 		}
 	}
 }

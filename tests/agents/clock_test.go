@@ -1,0 +1,427 @@
+package agents
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"fmctl/harness"
+)
+
+// The agent's clock: beside each call of a verb the latency table measures
+// (clocktable_test.go), a watch takes the moment the agent itself acted from
+// its own evidence (its record, the model stub's log, /proc, its screen),
+// never from what fmctl read, so fmctl's answer can be timed against it.
+const (
+	// procPoll: a /proc stat read costs microseconds, and fmctl's own waits
+	// poll from 10 ms, so a coarser look would blur the 150 ms goal.
+	procPoll = 10 * time.Millisecond
+	// recordPoll and screenPoll: a record read parses the whole transcript
+	// (opencode's starts sqlite3) and a screen read starts a tmux client,
+	// both competing with the agent and fmctl for 2 cores; at 50 ms, a third
+	// of the goal, a polled act is late by at most that much.
+	recordPoll = 50 * time.Millisecond
+	screenPoll = 50 * time.Millisecond
+	// actWindow is how long after fmctl's answer the watch still looks for
+	// the act: a message queued behind a turn reaches the record only when
+	// that turn ends (the tier's busy sends wait behind 8 s streams).
+	actWindow = 20 * time.Second
+)
+
+// probe is one kind of act evidence: check reports when the agent acted,
+// if it has; exact evidence (the stub's timestamps) reports its own moment,
+// polled evidence the moment of the look that first saw it.
+type probe struct {
+	evidence string
+	every    time.Duration
+	check    func(now time.Time) (time.Time, bool)
+}
+
+// act is one moment a watch looks for: the verb's row it times, and the
+// evidence that shows it.
+type act struct {
+	verb   string
+	probes []probe
+}
+
+// actWatch watches one call for the agent's acts.
+type actWatch struct {
+	harness  string
+	start    time.Time
+	code     int
+	acts     []act
+	answered chan time.Time
+}
+
+// watchCall starts the watch for a product call, or returns nil when the
+// call is not a verb the table measures. It reads what the agent looked
+// like before the call, so it runs before the call starts.
+func (l *lab) watchCall(bin string, args []string) *actWatch {
+	verb, text, target := measuredVerb(l, bin, args)
+	if verb == "" {
+		return nil
+	}
+	w := &actWatch{harness: l.current, answered: make(chan time.Time, 1)}
+	switch verb {
+	case "send":
+		// Busy as the agent's record or the model shows it, not the screen.
+		verb = "send idle"
+		if l.turnRunning() || l.stub.Held() > 0 {
+			verb = "send busy"
+		}
+		w.acts = []act{{verb, l.tookText(text, target)}}
+	case "spawn":
+		w.acts = []act{{verb, l.tookText(harness.BriefPrompt(l.briefPath()), target)},
+			{"spawn: composer", []probe{l.composerDrawn(target)}}}
+	case "relaunch":
+		w.acts = []act{{verb, l.tookText(harness.BriefPrompt(l.briefPath()), target)}}
+	case "interrupt":
+		w.acts = []act{{verb, []probe{l.streamAborted(), l.turnEnded(target)}}}
+	case "wait idle":
+		w.acts = []act{{verb, []probe{l.turnEnded(target)}}}
+	case "wait waiting":
+		w.acts = []act{{verb, []probe{l.dialogDrawn(target)}}}
+	case "exit":
+		w.acts = []act{{verb, []probe{l.processGone()}}}
+	}
+	stop, wg := theClock.labStop(l)
+	w.start = time.Now()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		w.run(stop)
+	}()
+	return w
+}
+
+// answer tells the watch when fmctl answered.
+func (w *actWatch) answer(at time.Time, code int) {
+	if w != nil {
+		w.code = code
+		w.answered <- at
+	}
+}
+
+// run polls every act's probes until each act was shown, the window after
+// the answer closes, or the lab ends. An act is the earliest moment any of
+// its probes has once one of them shows it (an exact stub time may precede
+// a polled one).
+func (w *actWatch) run(stop <-chan struct{}) {
+	samples := make([]clockSample, len(w.acts))
+	last := make([][]time.Time, len(w.acts))
+	for i, a := range w.acts {
+		samples[i] = clockSample{harness: w.harness, verb: a.verb, start: w.start}
+		last[i] = make([]time.Time, len(a.probes))
+	}
+	var answer time.Time
+	var deadline <-chan time.Time
+	tick := time.NewTicker(procPoll)
+	defer tick.Stop()
+	for pending := len(w.acts); pending > 0 || answer.IsZero(); {
+		select {
+		case <-stop:
+			return
+		case answer = <-w.answered:
+			deadline = time.After(time.Until(answer.Add(actWindow)))
+			continue
+		case <-deadline:
+			pending = 0
+			continue
+		case <-tick.C:
+		}
+		for i, a := range w.acts {
+			if !samples[i].act.IsZero() || !w.shows(a, last[i]) {
+				continue
+			}
+			samples[i].act, samples[i].evidence = earliest(a)
+			pending--
+		}
+	}
+	for _, s := range samples {
+		s.answer, s.code = answer, w.code
+		theClock.add(s)
+	}
+}
+
+// shows runs the act's probes due now and reports whether one shows it.
+func (w *actWatch) shows(a act, last []time.Time) bool {
+	for j, p := range a.probes {
+		now := time.Now()
+		if now.Sub(last[j]) < p.every {
+			continue
+		}
+		last[j] = now
+		if _, ok := p.check(now); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// earliest is the earliest moment any of the act's probes shows.
+func earliest(a act) (at time.Time, evidence string) {
+	now := time.Now()
+	for _, p := range a.probes {
+		if t, ok := p.check(now); ok && (at.IsZero() || t.Before(at)) {
+			at, evidence = t, p.evidence
+		}
+	}
+	return at, evidence
+}
+
+// measuredVerb names the table's verb for a call, the text a send carries
+// and the harness a spawn or relaunch starts; "" for a call not measured
+// (a key, a slash command the model never sees, status, other waits).
+func measuredVerb(l *lab, bin string, args []string) (verb, text, target string) {
+	target = l.current
+	for i, a := range args {
+		if a == "--harness" && i+1 < len(args) {
+			target = args[i+1]
+		}
+	}
+	switch {
+	case bin == "fm-spawn":
+		return "spawn", "", target
+	case bin == "fm-send" && len(args) > 0 && !hasArg(args, "--key"):
+		if text = args[len(args)-1]; !strings.HasPrefix(text, "/") {
+			return "send", text, target
+		}
+	case bin == "fm-control" && len(args) > 0:
+		switch args[0] {
+		case "interrupt", "exit", "relaunch":
+			return args[0], "", target
+		case "wait":
+			if hasArg(args, "idle") {
+				return "wait idle", "", target
+			}
+			if hasArg(args, "waiting") {
+				return "wait waiting", "", target
+			}
+		}
+	}
+	return "", "", ""
+}
+
+func hasArg(args []string, want string) bool {
+	for _, a := range args {
+		if a == want {
+			return true
+		}
+	}
+	return false
+}
+
+// polled is evidence the watch looks for every so often: the act is the
+// moment the first look that showed it began (late by at most every).
+func polled(evidence string, every time.Duration, shows func() bool) probe {
+	var at time.Time
+	return probe{evidence: fmt.Sprintf("%s, polled every %v", evidence, every), every: every,
+		check: func(now time.Time) (time.Time, bool) {
+			if at.IsZero() && shows() {
+				at = now
+			}
+			return at, !at.IsZero()
+		}}
+}
+
+// tookText: the agent's record holds one more copy of text than before the
+// call, or a model request carrying it arrived after the call began.
+func (l *lab) tookText(text, name string) []probe {
+	before, _ := count(l.messagesOf(name), text)
+	tail := strings.TrimRight(text, " \t\n")
+	if len(tail) > 40 {
+		tail = tail[len(tail)-40:]
+	}
+	start := time.Now()
+	record := polled("record", recordPoll, func() bool {
+		exact, altered := count(l.messagesOf(name), text)
+		return exact > before || altered != ""
+	})
+	request := probe{evidence: "model request", every: recordPoll,
+		check: func(time.Time) (time.Time, bool) {
+			for _, r := range l.stub.CallsFor(tail) {
+				if !r.At.Before(start) {
+					return r.At, true
+				}
+			}
+			return time.Time{}, false
+		}}
+	return []probe{record, request}
+}
+
+// streamAborted: the stub saw the client close a turn's request it was
+// holding open or streaming, one open at the call or begun after it.
+func (l *lab) streamAborted() probe {
+	start := time.Now()
+	return probe{evidence: "stream aborted at the model", every: recordPoll,
+		check: func(time.Time) (time.Time, bool) {
+			var first time.Time
+			for _, r := range l.stub.Requests() {
+				aborted := r.Outcome == "held" || r.Outcome == "gone"
+				if r.Dialect == "" || r.Side || !aborted || r.Done.Before(start) {
+					continue
+				}
+				if first.IsZero() || r.Done.Before(first) {
+					first = r.Done
+				}
+			}
+			return first, !first.IsZero()
+		}}
+}
+
+// turnEnded: the record shows no turn running after it showed one (at the
+// call or during it): the turn's end, or its cancel, was written.
+func (l *lab) turnEnded(name string) probe {
+	runs := func() bool {
+		r, err := l.readerFor(name)
+		if err != nil {
+			return false
+		}
+		running, err := r.TurnRunning()
+		return err == nil && running
+	}
+	seen := runs()
+	return polled("record", recordPoll, func() bool {
+		if runs() {
+			seen = true
+			return false
+		}
+		return seen
+	})
+}
+
+// processGone: every process the pane's shell ran as the agent has left
+// /proc (a zombie counts as gone: the agent is over, its shell not yet
+// told).
+func (l *lab) processGone() probe {
+	pids := paneAgents(l)
+	return polled("/proc", procPoll, func() bool {
+		for _, pid := range pids {
+			if running(pid) {
+				return false
+			}
+		}
+		return len(pids) > 0
+	})
+}
+
+func running(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", fmt.Sprint(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
+// composerDrawn: the harness's verified screen signature reads its
+// composer ready on the test's own capture of the pane.
+func (l *lab) composerDrawn(name string) probe {
+	h, _ := harness.Lookup(name)
+	sig, ok := h.Screen()
+	return polled("screen", screenPoll, func() bool {
+		return ok && sig.ReadScreen(strings.Split(l.screen(false), "\n")).Ready()
+	})
+}
+
+// dialogDrawn: a permission dialog on the test's own capture of the pane.
+// One already up when the call began was drawn when the lab's own look
+// (dialogUp, every 100 ms while a scenario waits for it) first saw it
+// after a look that did not; unknown otherwise.
+func (l *lab) dialogDrawn(name string) probe {
+	if drawn, known := theClock.dialogSince(l); known {
+		return probe{evidence: "screen, the lab's own look every 100 ms", every: screenPoll,
+			check: func(time.Time) (time.Time, bool) { return drawn, true }}
+	}
+	drawnSince := false
+	return polled("screen", screenPoll, func() bool {
+		_, up := l.dialogOn(name)
+		drawnSince = drawnSince || !up
+		return up && drawnSince
+	})
+}
+
+// messagesOf is the user messages in harness name's record in this lab.
+func (l *lab) messagesOf(name string) []string {
+	r, err := l.readerFor(name)
+	if err != nil {
+		return nil
+	}
+	m, err := r.UserMessages()
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// agentClock collects every watched call, and each lab's watches and
+// dialog sightings.
+type agentClock struct {
+	mu      sync.Mutex
+	samples []clockSample
+	labs    map[*lab]*labWatches
+}
+
+type labWatches struct {
+	stop chan struct{}
+	wg   sync.WaitGroup
+	// dialog: the moment the lab's look first saw a dialog up after a look
+	// that saw none; zero while none is up or its start was not seen.
+	dialog    time.Time
+	sawNoneAt bool
+}
+
+var theClock = &agentClock{labs: map[*lab]*labWatches{}}
+
+func (c *agentClock) add(s clockSample) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.samples = append(c.samples, s)
+}
+
+// labStop is the lab's stop signal for its watches: its end closes it and
+// waits for them, before the lab's server and stub go.
+func (c *agentClock) labStop(l *lab) (<-chan struct{}, *sync.WaitGroup) {
+	return c.watches(l).stop, &c.watches(l).wg
+}
+
+func (c *agentClock) watches(l *lab) *labWatches {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := c.labs[l]
+	if w == nil {
+		w = &labWatches{stop: make(chan struct{})}
+		c.labs[l] = w
+		l.t.Cleanup(func() {
+			close(w.stop)
+			w.wg.Wait()
+		})
+	}
+	return w
+}
+
+// sawDialog notes one look of the lab at its screen for a dialog.
+func (c *agentClock) sawDialog(l *lab, up bool) {
+	w := c.watches(l)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case !up:
+		w.dialog, w.sawNoneAt = time.Time{}, true
+	case w.dialog.IsZero() && w.sawNoneAt:
+		w.dialog = time.Now()
+	}
+}
+
+// dialogSince is when the dialog now up was first seen, if its drawing
+// fell between two of the lab's looks.
+func (c *agentClock) dialogSince(l *lab) (time.Time, bool) {
+	w := c.watches(l)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return w.dialog, !w.dialog.IsZero()
+}
