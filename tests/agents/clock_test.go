@@ -51,7 +51,7 @@ type act struct {
 type actWatch struct {
 	harness  string
 	start    time.Time
-	code     int
+	said     string
 	acts     []act
 	answered chan time.Time
 }
@@ -74,18 +74,27 @@ func (l *lab) watchCall(bin string, args []string) *actWatch {
 		}
 		w.acts = []act{{verb, l.tookText(text, target)}}
 	case "spawn":
-		w.acts = []act{{verb, l.tookText(harness.BriefPrompt(l.briefPath()), target)},
-			{"spawn: composer", []probe{l.composerDrawn(target)}}}
+		// fm-spawn's ready is read off the screen, while the launch prompt
+		// rides on the command line and is taken on the agent's own time:
+		// both moments are timed.
+		w.acts = []act{{verb + ": composer", []probe{l.composerDrawn(target)}},
+			{verb + ": prompt taken", l.tookText(harness.BriefPrompt(l.briefPath()), target)}}
 	case "relaunch":
-		w.acts = []act{{verb, l.tookText(harness.BriefPrompt(l.briefPath()), target)}}
+		w.acts = []act{{verb + ": prompt taken", l.tookText(harness.BriefPrompt(l.briefPath()), target)}}
 	case "interrupt":
-		w.acts = []act{{verb, []probe{l.streamAborted(), l.turnEnded(target)}}}
+		// The first sign of the cancel, and apart the record's: fmctl's
+		// proof waits for the record, which some agents write late.
+		ended := l.turnEnded(target)
+		w.acts = []act{{verb, []probe{l.streamAborted(), ended}}, {"interrupt: record", []probe{ended}}}
 	case "wait idle":
 		w.acts = []act{{verb, []probe{l.turnEnded(target)}}}
 	case "wait waiting":
 		w.acts = []act{{verb, []probe{l.dialogDrawn(target)}}}
 	case "exit":
-		w.acts = []act{{verb, []probe{l.processGone()}}}
+		// The agent's process gone, and apart its terminal given back to
+		// the shell (what the pane's state is read from): children that
+		// outlive the agent hold the terminal after it.
+		w.acts = []act{{verb, []probe{l.processGone()}}, {"exit: shell in front", []probe{l.shellInFront()}}}
 	}
 	stop, wg := theClock.labStop(l)
 	w.start = time.Now()
@@ -97,10 +106,10 @@ func (l *lab) watchCall(bin string, args []string) *actWatch {
 	return w
 }
 
-// answer tells the watch when fmctl answered.
-func (w *actWatch) answer(at time.Time, code int) {
+// answer tells the watch when fmctl answered, and what it said.
+func (w *actWatch) answer(at time.Time, r result) {
 	if w != nil {
-		w.code = code
+		w.said = oneLine(r.stdout + r.stderr)
 		w.answered <- at
 	}
 }
@@ -141,7 +150,7 @@ func (w *actWatch) run(stop <-chan struct{}) {
 		}
 	}
 	for _, s := range samples {
-		s.answer, s.code = answer, w.code
+		s.answer, s.said = answer, w.said
 		theClock.add(s)
 	}
 }
@@ -308,14 +317,32 @@ func (l *lab) processGone() probe {
 	})
 }
 
-func running(pid int) bool {
+// shellInFront: the terminal's foreground process group is the pane
+// shell's own again, after it was not when the call began.
+func (l *lab) shellInFront() probe {
+	_, shell := l.pane()
+	front := func() bool {
+		f := statFields(shell)
+		return len(f) > 5 && f[2] == f[5]
+	}
+	away := shell != 0 && !front()
+	return polled("/proc", procPoll, func() bool { return away && front() })
+}
+
+// statFields is /proc/<pid>/stat's fields after the command name: state,
+// ppid, pgrp, session, tty_nr, tpgid, ...
+func statFields(pid int) []string {
 	stat, err := os.ReadFile(filepath.Join("/proc", fmt.Sprint(pid), "stat"))
 	if err != nil {
-		return false
+		return nil
 	}
 	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+}
+
+func running(pid int) bool {
+	f := statFields(pid)
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
 }
 
 // composerDrawn: the harness's verified screen signature reads its

@@ -15,11 +15,17 @@ type clockSample struct {
 	harness, verb      string
 	start, answer, act time.Time
 	evidence           string
-	code               int
+	said               string // fmctl's answer, its first line
 }
 
+// slowAnswer is issue 39's p95 goal for fmctl's answer after the act: a
+// call slower than it is listed with what fmctl said, which names what it
+// waited for.
+const slowAnswer = 500 * time.Millisecond
+
 // clockVerbs is the table's row order.
-var clockVerbs = []string{"send idle", "send busy", "interrupt", "exit", "wait idle", "wait waiting", "spawn", "spawn: composer", "relaunch"}
+var clockVerbs = []string{"send idle", "send busy", "interrupt", "interrupt: record", "exit", "exit: shell in front",
+	"wait idle", "wait waiting", "spawn: composer", "spawn: prompt taken", "relaunch: prompt taken"}
 
 // clockRow is one harness × verb of the latency table.
 type clockRow struct {
@@ -123,6 +129,14 @@ func (c *agentClock) print(w io.Writer) {
 	for _, r := range rows {
 		cl := r.cells()
 		fmt.Fprintf(w, line, r.harness, r.verb, cl[0], cl[1], cl[2], cl[3], cl[4], cl[5], cl[6])
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.samples {
+		if lag := s.answer.Sub(s.act); !s.act.IsZero() && lag > slowAnswer {
+			fmt.Fprintf(w, "real-agent tier: latency slow %s %s: answered %s after the act (%s), %s into the call: %s\n",
+				s.harness, s.verb, fmtLag(lag), s.evidence, fmtLag(s.act.Sub(s.start)), s.said)
+		}
 	}
 }
 

@@ -291,7 +291,7 @@ func (l *lab) fm(bin string, args ...string) result {
 	start := time.Now()
 	err := cmd.Run()
 	r := result{args: append([]string{bin}, args...), stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
-	watch.answer(start.Add(r.elapsed), r.code)
+	watch.answer(start.Add(r.elapsed), r)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
