@@ -123,7 +123,7 @@ func (c *agentClock) print(w io.Writer) {
 		return
 	}
 	fmt.Fprintln(w, "real-agent tier: latency against the agent's clock (answer−act: fmctl's answer after the agent acted; agent's part: call start to the act; docs/performance.md)")
-	line := "real-agent tier: latency %-9s %-16s %5s %3s %18s %9s %19s %9s  %s\n"
+	line := "real-agent tier: latency %-9s %-22s %5s %3s %18s %9s %19s %9s  %s\n"
 	h := clockHeader
 	fmt.Fprintf(w, line, h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8])
 	for _, r := range rows {
@@ -147,6 +147,7 @@ func (c *agentClock) markdown() string {
 		return ""
 	}
 	var b strings.Builder
+	b.WriteString("\nLatency against the agent's clock (docs/performance.md):\n")
 	b.WriteString("\n| " + strings.Join(clockHeader, " | ") + " |\n|" + strings.Repeat("---|", len(clockHeader)) + "\n")
 	for _, r := range rows {
 		b.WriteString("| " + r.harness + " | " + r.verb + " | " + strings.Join(r.cells(), " | ") + " |\n")
