@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fmctl/harness"
@@ -45,12 +46,17 @@ type probe struct {
 type act struct {
 	verb   string
 	probes []probe
+	// scoped: the evidence is no more than "a turn ended" or "a dialog is
+	// up", so after the answer it is looked for only until the lab's next
+	// call, whose own doing it may be.
+	scoped bool
 }
 
 // actWatch watches one call for the agent's acts.
 type actWatch struct {
 	harness  string
 	start    time.Time
+	call     int64 // the lab's count of calls, this one included
 	said     string
 	acts     []act
 	answered chan time.Time
@@ -60,11 +66,12 @@ type actWatch struct {
 // call is not a verb the table measures. It reads what the agent looked
 // like before the call, so it runs before the call starts.
 func (l *lab) watchCall(bin string, args []string) *actWatch {
+	call := theClock.watches(l).calls.Add(1)
 	verb, text, target := measuredVerb(l, bin, args)
 	if verb == "" {
 		return nil
 	}
-	w := &actWatch{harness: l.current, answered: make(chan time.Time, 1)}
+	w := &actWatch{harness: l.current, call: call, answered: make(chan time.Time, 1)}
 	switch verb {
 	case "send":
 		// Busy as the agent's record or the model shows it, not the screen.
@@ -72,36 +79,36 @@ func (l *lab) watchCall(bin string, args []string) *actWatch {
 		if l.turnRunning() || l.stub.Held() > 0 {
 			verb = "send busy"
 		}
-		w.acts = []act{{verb, l.tookText(text, target)}}
+		w.acts = []act{{verb, l.tookText(text, target), false}}
 	case "spawn":
 		// fm-spawn's ready is read off the screen, while the launch prompt
 		// rides on the command line and is taken on the agent's own time:
 		// both moments are timed.
-		w.acts = []act{{verb + ": composer", []probe{l.composerDrawn(target)}},
-			{verb + ": prompt taken", l.tookText(harness.BriefPrompt(l.briefPath()), target)}}
+		w.acts = []act{{verb + ": composer", []probe{l.composerDrawn(target)}, false},
+			{verb + ": prompt taken", l.tookText(harness.BriefPrompt(l.briefPath()), target), false}}
 	case "relaunch":
-		w.acts = []act{{verb + ": prompt taken", l.tookText(harness.BriefPrompt(l.briefPath()), target)}}
+		w.acts = []act{{verb + ": prompt taken", l.tookText(harness.BriefPrompt(l.briefPath()), target), false}}
 	case "interrupt":
 		// The first sign of the cancel, and apart the record's: fmctl's
 		// proof waits for the record, which some agents write late.
 		ended := l.turnEnded(target)
-		w.acts = []act{{verb, []probe{l.streamAborted(), ended}}, {"interrupt: record", []probe{ended}}}
+		w.acts = []act{{verb, []probe{l.streamAborted(), ended}, true}, {"interrupt: record", []probe{ended}, true}}
 	case "wait idle":
-		w.acts = []act{{verb, []probe{l.turnEnded(target)}}}
+		w.acts = []act{{verb, []probe{l.turnEnded(target)}, true}}
 	case "wait waiting":
-		w.acts = []act{{verb, []probe{l.dialogDrawn(target)}}}
+		w.acts = []act{{verb, []probe{l.dialogDrawn(target)}, true}}
 	case "exit":
 		// The agent's process gone, and apart its terminal given back to
 		// the shell (what the pane's state is read from): children that
 		// outlive the agent hold the terminal after it.
-		w.acts = []act{{verb, []probe{l.processGone()}}, {"exit: shell in front", []probe{l.shellInFront()}}}
+		w.acts = []act{{verb, []probe{l.processGone()}, false}, {"exit: shell in front", []probe{l.shellInFront()}, false}}
 	}
-	stop, wg := theClock.labStop(l)
+	lw := theClock.watches(l)
 	w.start = time.Now()
-	wg.Add(1)
+	lw.wg.Add(1)
 	go func() {
-		defer wg.Done()
-		w.run(stop)
+		defer lw.wg.Done()
+		w.run(lw)
 	}()
 	return w
 }
@@ -118,8 +125,9 @@ func (w *actWatch) answer(at time.Time, r result) {
 // the answer closes, or the lab ends. An act is the earliest moment any of
 // its probes has once one of them shows it (an exact stub time may precede
 // a polled one).
-func (w *actWatch) run(stop <-chan struct{}) {
+func (w *actWatch) run(lw *labWatches) {
 	samples := make([]clockSample, len(w.acts))
+	done := make([]bool, len(w.acts))
 	last := make([][]time.Time, len(w.acts))
 	for i, a := range w.acts {
 		samples[i] = clockSample{harness: w.harness, verb: a.verb, start: w.start}
@@ -131,7 +139,7 @@ func (w *actWatch) run(stop <-chan struct{}) {
 	defer tick.Stop()
 	for pending := len(w.acts); pending > 0 || answer.IsZero(); {
 		select {
-		case <-stop:
+		case <-lw.stop:
 			// The lab ended: an answered call counts, its unseen acts as
 			// unseen; one never answered failed the test already.
 			if answer.IsZero() {
@@ -147,12 +155,18 @@ func (w *actWatch) run(stop <-chan struct{}) {
 			continue
 		case <-tick.C:
 		}
+		next := lw.calls.Load() > w.call && !answer.IsZero()
 		for i, a := range w.acts {
-			if !samples[i].act.IsZero() || !w.shows(a, last[i]) {
-				continue
+			switch {
+			case done[i]:
+			case a.scoped && next:
+				done[i] = true // what shows from here on may be the next call's
+				pending--
+			case w.shows(a, last[i]):
+				samples[i].act, samples[i].evidence = earliest(a)
+				done[i] = true
+				pending--
 			}
-			samples[i].act, samples[i].evidence = earliest(a)
-			pending--
 		}
 	}
 	for _, s := range samples {
@@ -400,8 +414,9 @@ type agentClock struct {
 }
 
 type labWatches struct {
-	stop chan struct{}
-	wg   sync.WaitGroup
+	stop  chan struct{}
+	wg    sync.WaitGroup
+	calls atomic.Int64 // product calls the lab made
 	// dialog: the moment the lab's look first saw a dialog up after a look
 	// that saw none; zero while none is up or its start was not seen.
 	dialog    time.Time
@@ -416,12 +431,8 @@ func (c *agentClock) add(s clockSample) {
 	c.samples = append(c.samples, s)
 }
 
-// labStop is the lab's stop signal for its watches: its end closes it and
-// waits for them, before the lab's server and stub go.
-func (c *agentClock) labStop(l *lab) (<-chan struct{}, *sync.WaitGroup) {
-	return c.watches(l).stop, &c.watches(l).wg
-}
-
+// watches is the lab's: its end stops them and waits for them, before the
+// lab's server and stub go.
 func (c *agentClock) watches(l *lab) *labWatches {
 	c.mu.Lock()
 	defer c.mu.Unlock()
