@@ -290,9 +290,11 @@ func (l *lab) fm(bin string, args ...string) result {
 	cmd.Env = l.env
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	watch := l.watchCall(bin, args)
 	start := time.Now()
 	err := cmd.Run()
 	r := result{args: append([]string{bin}, args...), stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	watch.answer(start.Add(r.elapsed), r)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -492,11 +494,16 @@ func trimScreen(s string) string {
 
 // reader is the agent's own record for the harness the task runs now.
 func (l *lab) reader() records.Reader {
-	r, err := records.For(l.current, records.Where{Home: l.home, Worktree: l.wt, Query: sqlite.Query(backends.NewExecRunner(""))})
+	r, err := l.readerFor(l.current)
 	if err != nil {
 		l.t.Fatal(err)
 	}
 	return r
+}
+
+// readerFor is harness name's own record in this lab.
+func (l *lab) readerFor(name string) (records.Reader, error) {
+	return records.For(name, records.Where{Home: l.home, Worktree: l.wt, Query: sqlite.Query(backends.NewExecRunner(""))})
 }
 
 // messages is the user messages in the current agent's record; a record

@@ -91,8 +91,9 @@ func runMain(m *testing.M) int {
 	}
 	theLedger.print(os.Stdout)
 	theTally.print(os.Stdout)
+	theClock.print(os.Stdout)
 	if path := os.Getenv("FM_AGENTS_REPORT"); path != "" {
-		if err := os.WriteFile(path, []byte(theLedger.markdown()+theTally.markdown()), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(theLedger.markdown()+theTally.markdown()+theClock.markdown()), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "agents: report:", err)
 		}
 	}
