@@ -46,6 +46,7 @@ const (
 	srcOthers      = "tests/captures/notes-opencode-pi-gemini.md"
 	srcKilo        = "tests/captures/notes-kilo.md"
 	srcQwen        = "tests/captures/notes-qwen.md"
+	srcCopilot     = "tests/captures/notes-copilot.md"
 	// srcInterrupt: the harness's interrupt key cancels a turn; the
 	// control table's own fact (docs/harnesses.md), not observed here.
 	srcInterrupt = "docs/harnesses.md (the harness's interrupt key)"
@@ -97,6 +98,11 @@ var keyEffects = map[string][]KeyEffect{
 		{KeyEscape, EffectArmsRewind, EffectCancelsTurn, srcQwen},
 		{KeyCtrlC, EffectArmsExit, EffectUnknown, srcQwen},
 		{KeyEnter, EffectSubmits, EffectQueues, srcQwen},
+	},
+	"copilot": {
+		{KeyCtrlC, EffectArmsExit, EffectCancelsTurn, srcCopilot},
+		{KeyEscape, EffectUnknown, EffectArmsCancel, srcCopilot},
+		{KeyEnter, EffectSubmits, EffectQueues, srcCopilot},
 	},
 	"pi-signed": {{KeyEscape, EffectUnknown, EffectCancelsTurn, srcInterrupt}},
 	"grok":      {{KeyCtrlC, EffectUnknown, EffectCancelsTurn, srcInterrupt}},

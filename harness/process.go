@@ -26,6 +26,9 @@ var shellNames = map[string]bool{
 var agentExact = map[string]bool{
 	"pi": true, "pi-signed": true, "pi-launcher": true, "Pi": true, "agy": true, "muse": true,
 	"kilo": true, ".kilo": true, "kilocode": true,
+	// copilot's node loader runs its native binary as a child whose comm
+	// is "MainThread" and whose argv[0] ends in .../copilot.
+	"copilot": true,
 }
 
 // agentSubstrings are harness names that identify their process wherever they

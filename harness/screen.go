@@ -63,6 +63,13 @@ func (sig ScreenSig) Dialog(name string) (Dialog, bool) {
 	return Dialog{}, false
 }
 
+// WaitingAt is the dialog st shows that the agent waits at for an answer
+// (a permission prompt), as opposed to an overlay it merely draws.
+func (sig ScreenSig) WaitingAt(st ScreenState) (Dialog, bool) {
+	d, ok := sig.Dialog(st.Dialog)
+	return d, ok && d.Waits != ""
+}
+
 // ClearSeq is a harness's verified way to empty a composer that holds text.
 // It is pressed only when the composer provably holds text: several of these
 // keys are dangerous on an empty composer (claude's second Escape opens
@@ -127,6 +134,10 @@ type ScreenSig struct {
 	// real text (claude: the cancelled prompt, when the composer was
 	// empty; pi: a queued steer), so interrupt clears it.
 	Restores bool `json:"restores_prompt"`
+	// RestoresQueueOnly: what it puts back is only a text queued behind
+	// the turn (pi's steer), so with no queue drawn before the keys there
+	// is nothing to wait for.
+	RestoresQueueOnly bool `json:"restores_queue_only,omitempty"`
 	// PasteSettle separates a bracketed paste from its Enter: an Enter
 	// arriving in the paste's burst becomes a newline (gemini) or is lost
 	// (claude).
@@ -246,6 +257,22 @@ func (sig ScreenSig) Queued(lines []string, tail string) bool {
 			queued.WriteString(strings.TrimSpace(row))
 		}
 		if strings.Contains(queued.String(), tail) {
+			return true
+		}
+	}
+	return false
+}
+
+// ShowsQueue reports whether any row of the screen is one of the
+// harness's queue rows or its queue head.
+func (sig ScreenSig) ShowsQueue(lines []string) bool {
+	for _, l := range lines {
+		for _, prefix := range sig.QueueRows {
+			if strings.HasPrefix(l, prefix) {
+				return true
+			}
+		}
+		if sig.QueueHead != "" && strings.Contains(l, sig.QueueHead) {
 			return true
 		}
 	}

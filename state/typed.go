@@ -77,6 +77,12 @@ type Own string
 const (
 	OwnRestored Own = "restored" // the agent put it back after an interrupt fmctl sent
 	OwnLeftover Own = "leftover" // the composer never let go of it
+	// OwnSubmitted: it was submitted, and the composer still draws it
+	// (gemini runs its prompt hooks, fmctl's among them, before it
+	// redraws the composer, after its record already holds the text).
+	// It is waited out, never cleared: a clear key pressed then would
+	// land on the turn it starts.
+	OwnSubmitted Own = "submitted"
 )
 
 // Owns says whether held text whose digest is digest is fmctl's own, and
@@ -90,5 +96,5 @@ func (t Typed) Owns(digest string) Own {
 	case !t.Submitted:
 		return OwnLeftover
 	}
-	return ""
+	return OwnSubmitted
 }

@@ -87,8 +87,7 @@ func WaitingDialog(ctx context.Context, b backends.Backend, ep backends.Endpoint
 	if err != nil {
 		return harness.Dialog{}, false
 	}
-	d, ok := sig.Dialog(st.Dialog)
-	return d, ok && d.Waits != ""
+	return sig.WaitingAt(st)
 }
 
 // WaitReady polls until the screen shows the harness ready (composer drawn,

@@ -13,6 +13,7 @@ import (
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/state"
 )
 
 // emptied is held composer text prepareComposer cleared before typing.
@@ -30,6 +31,12 @@ type emptied struct {
 // is fmctl's own (state.Typed) or discard is set; anything else is a
 // person's draft, refused and left as it is. It reports what it cleared.
 func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars, req Request) (*emptied, error) {
+	return prepareOnce(ctx, t, sig, v, req, false)
+}
+
+// prepareOnce is prepareComposer; letGo says the text fmctl last submitted
+// was already waited out once, so a composer still drawing it is refused.
+func prepareOnce(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars, req Request, letGo bool) (*emptied, error) {
 	poll, limit := v.Poll, v.ReadyWait
 	st, ready := deliver.WaitReady(ctx, t.Backend, t.Endpoint, sig, limit, poll)
 	facts := []string{"id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target}
@@ -58,8 +65,13 @@ func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 	if st.Composer != harness.ComposerHolding {
 		return nil, nil
 	}
+	typed, typedOK := t.Store.ReadTyped(t.ID)
+	if !letGo && typedOK && typed.Owns(deliver.ComposerDigest(st.HeldText())) == state.OwnSubmitted {
+		awaitLetGo(ctx, t, sig, st, time.Until(time.Unix(0, typed.At).Add(letGoWait)), poll)
+		return prepareOnce(ctx, t, sig, v, req, true)
+	}
 	held := &emptied{text: st.HeldText()}
-	if typed, ok := t.Store.ReadTyped(t.ID); !ok || typed.Owns(deliver.ComposerDigest(held.text)) == "" {
+	if own := typed.Owns(deliver.ComposerDigest(held.text)); !typedOK || own == "" || own == state.OwnSubmitted {
 		if !req.DiscardDraft {
 			return nil, refuseDraft(t, req, held.text, facts)
 		}
@@ -71,6 +83,30 @@ func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 			Hint("look at the pane and clear that input (or submit it deliberately), then send again")
 	}
 	return held, nil
+}
+
+// letGoWait bounds, from its typing, how long the text fmctl last submitted
+// may still be drawn in the composer before it counts as held again:
+// gemini ran its BeforeAgent hooks for seconds under CI load before it
+// redrew its composer.
+const letGoWait = 5 * time.Second
+
+// awaitLetGo waits, up to limit, for the composer to stop drawing the
+// text fmctl last submitted, which the agent has taken but not yet redrawn
+// (state.OwnSubmitted). A composer still drawing it then is refused as a
+// draft would be: nothing proves whose copy it is, and a clear key could
+// land on the turn it started.
+func awaitLetGo(ctx context.Context, t *task.Target, sig harness.ScreenSig, st harness.ScreenState, limit, poll time.Duration) {
+	digest := deliver.ComposerDigest(st.HeldText())
+	deadline := time.Now().Add(limit)
+	for st.Composer == harness.ComposerHolding && deliver.ComposerDigest(st.HeldText()) == digest {
+		if time.Now().After(deadline) || backends.Sleep(ctx, poll) != nil {
+			return
+		}
+		if next, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig); err == nil {
+			st = next
+		}
+	}
 }
 
 // dropSettle is how long the screen must show no DropsInput mark before

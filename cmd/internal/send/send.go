@@ -273,6 +273,7 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 	proof := d.watch.Await(ctx, s.Tunables.Send.RecordWait)
 	switch proof {
 	case deliver.Recorded:
+		d.ledger("sent")
 		out := cli.Outcome{Word: "sent", ID: t.ID}
 		out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
 			Put(fault.Int("bytes", len(text)), fault.Int("enters", res.Enters), fault.Bool("marked", t.Kind == harness.KindSecondmate)).
@@ -285,6 +286,7 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		s.Print.Outcome(out)
 		return nil
 	case deliver.Duplicated:
+		d.ledger("duplicated")
 		return d.facts(fault.Unconfirmed("%s's record holds this text more than once since the send: it reached the agent twice", t.RecordedHarness).Coded(fault.EDuplicated).
 			Hint("do not send it again; tell the agent to ignore the repeat if it matters"), "duplicated")
 	}
@@ -321,8 +323,10 @@ func (d delivery) emptiedFacts(e *fault.Error) *fault.Error {
 	return e.With("cleared", d.emptied.text)
 }
 
-// ledger keeps an unconfirmed send so wait --for submitted can find it
-// later; where the record cannot be read there is nothing to wait on.
+// ledger keeps a send whose record fmctl reads, so wait --for submitted
+// can find an unconfirmed one later and read --record names each message
+// it sent by its id; where the record cannot be read there is nothing to
+// find.
 func (d delivery) ledger(verdict string) {
 	if d.watch == nil {
 		return

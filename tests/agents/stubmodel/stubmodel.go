@@ -2,8 +2,8 @@
 // CLIs call. The CLIs stay real; only the far end of their HTTP calls is
 // ours. It speaks each CLI's own wire dialect, streamed as the real APIs
 // stream: Anthropic Messages (claude, and opencode and pi as the tier
-// configures them), OpenAI Responses (codex) and Gemini's generateContent
-// (gemini-cli).
+// configures them), OpenAI Responses (codex), OpenAI chat completions
+// (cline) and Gemini's generateContent (gemini-cli).
 //
 // A word in the newest user prompt picks the turn (scenario.go): a plain
 // reply by default; a long streamed answer; tool calls the CLI must run; a
@@ -31,13 +31,17 @@ type Request struct {
 	Query        string
 	Header       http.Header
 	Body         []byte
-	Dialect      string    // anthropic, responses, gemini; "" for other calls
+	Dialect      string    // anthropic, responses, chat, gemini; "" for other calls
 	Prompt       string    // the newest user prompt the dialect read
 	Scenario     Kind      // what the prompt asked for
 	Outcome      string    // how it was answered: reply, tool-call, 429, reset, held, ...
 	Held         bool      // held open as a busy turn (hang)
 	Side         bool      // a side request offering no tools (a title), not the turn
 	At           time.Time // when it arrived
+	// Done is when its answer ended: for a turn held open or streamed
+	// (outcome held or gone), the moment the client closed the connection,
+	// which is when the agent aborted its turn on the tier's clock.
+	Done time.Time
 }
 
 // Server is a running stub.
@@ -86,6 +90,8 @@ func route(method, path string) (d dialect, name string, ok bool) {
 	switch {
 	case strings.HasSuffix(path, "/messages"):
 		return anthropic{}, "anthropic", true
+	case strings.HasSuffix(path, "/chat/completions"):
+		return chat{}, "chat", true
 	case strings.HasSuffix(path, "/responses"):
 		return responses{}, "responses", true
 	case strings.HasSuffix(path, ":streamGenerateContent"):
@@ -301,7 +307,7 @@ func (s *Server) record(r Request) int {
 
 func (s *Server) setOutcome(idx int, outcome string) {
 	s.mu.Lock()
-	s.reqs[idx].Outcome = outcome
+	s.reqs[idx].Outcome, s.reqs[idx].Done = outcome, time.Now()
 	s.mu.Unlock()
 }
 
