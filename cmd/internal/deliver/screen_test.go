@@ -205,10 +205,19 @@ func TestQueueRowsAreNotASubmit(t *testing.T) {
 		{"pi", "busy-queued", tailOf("queued while busy"), true},
 		{"pi", "busy-queued", tailOf("please fmhang now"), false},
 		{"pi", "busy", tailOf("queued while busy"), false},
+		// qwen lists it under its busy line, two spaces in.
+		{"qwen", "busy-queued", tailOf("queued while busy"), true},
+		{"qwen", "busy-queued", tailOf("please fmhang busy"), false},
+		{"qwen", "busy", tailOf("please fmhang busy"), false},
+		{"qwen", "after-interrupt-restored", tailOf("queued while busy"), false},
 	} {
 		sig, s := realScreen(t, c.h, c.file)
 		if got := sig.Queued(s.Lines, c.tail); got != c.queued {
 			t.Errorf("%s/%s: Queued(%q) = %v, want %v", c.h, c.file, c.tail, got, c.queued)
+		}
+		// An interrupt waits for a queue to come back only where one is drawn.
+		if got := sig.ShowsQueue(s.Lines); got != c.queued && c.tail != tailOf("please fmhang busy") && c.tail != tailOf("please fmhang now") {
+			t.Errorf("%s/%s: ShowsQueue = %v, want %v", c.h, c.file, got, c.queued)
 		}
 	}
 }
