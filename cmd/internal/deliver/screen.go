@@ -197,7 +197,21 @@ func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, 
 	if res.Verdict == Submitted && sig.Queued(last.Lines, tail) {
 		res.Verdict = Queued
 	}
+	if res.Verdict == Unproven && o.Popup {
+		res.Replaced = popupReplacement(sig, last, text)
+	}
 	return res
+}
+
+// popupReplacement is the other slash command the composer holds after
+// Enter chose it from the completion popup the typed one opened, or "".
+func popupReplacement(sig harness.ScreenSig, last backends.Screen, text string) string {
+	st := sig.ReadScreen(last.Lines)
+	held := strings.TrimSpace(st.HeldText())
+	if st.Dialog != "" || st.Composer != harness.ComposerHolding || !strings.HasPrefix(held, "/") || ComposerDigest(held) == ComposerDigest(text) {
+		return ""
+	}
+	return held
 }
 
 // settleBeforeEnter is how long text drawn on b waits for its Enter: the

@@ -61,6 +61,11 @@ type Result struct {
 	Verdict Verdict
 	Enters  int
 	Err     error // why, for SendFailed
+	// Replaced is the text a slash command's completion popup put in the
+	// composer in place of the typed one when Enter chose a completion
+	// (kilo completes an unknown "/nosuchcmd" to one of its own commands):
+	// fmctl's keys put it there, so the next send may clear it.
+	Replaced string
 }
 
 // Submit types text once and presses Enter until the composer lets go of it.
