@@ -138,6 +138,10 @@ type ScreenSig struct {
 	// the turn (pi's steer), so with no queue drawn before the keys there
 	// is nothing to wait for.
 	RestoresQueueOnly bool `json:"restores_queue_only,omitempty"`
+	// DrawWait, where longer than fmctl's own budget, is how long the
+	// harness may take to draw typed text in its composer: text never
+	// seen drawn gets no Enter.
+	DrawWait time.Duration `json:"draw_wait_ms,omitempty"`
 	// PasteSettle separates a bracketed paste from its Enter: an Enter
 	// arriving in the paste's burst becomes a newline (gemini) or is lost
 	// (claude).

@@ -38,5 +38,5 @@ func (r Result) Typed(text string, at time.Time) state.Typed {
 	if r.Replaced != "" {
 		text = r.Replaced
 	}
-	return state.Typed{At: at.UnixNano(), Digest: ComposerDigest(text), Submitted: r.Verdict == Submitted || r.Verdict == Queued}
+	return state.Typed{At: at.UnixNano(), Digest: ComposerDigest(text), Submitted: r.Verdict == Submitted || r.Verdict == Queued, Undrawn: r.Undrawn}
 }
