@@ -138,6 +138,10 @@ type ScreenSig struct {
 	// the turn (pi's steer), so with no queue drawn before the keys there
 	// is nothing to wait for.
 	RestoresQueueOnly bool `json:"restores_queue_only,omitempty"`
+	// DrawWait, where longer than fmctl's own budget, is how long the
+	// harness may take to draw typed text in its composer: text never
+	// seen drawn gets no Enter.
+	DrawWait time.Duration `json:"draw_wait_ms,omitempty"`
 	// PasteSettle separates a bracketed paste from its Enter: an Enter
 	// arriving in the paste's burst becomes a newline (gemini) or is lost
 	// (claude).
@@ -159,6 +163,9 @@ type ScreenSig struct {
 	// every queued text as one message, joined by blank lines, when the
 	// turn ends.
 	QueueHead string `json:"queue_head,omitempty"`
+	// QueueIndent is how deep the texts under QueueHead are indented
+	// (gemini four spaces, the default; qwen two, under its busy line).
+	QueueIndent string `json:"queue_indent,omitempty"`
 	// QueueRows start the row each text the harness took while a turn
 	// runs is drawn on, with no head above them (claude "  ❯ " indented
 	// above its composer, pi " Steering: "): such a text was taken but
@@ -242,29 +249,51 @@ func (sig ScreenSig) Queued(lines []string, tail string) bool {
 			}
 		}
 	}
-	if sig.QueueHead == "" {
-		return false
-	}
-	for i, l := range lines {
-		if !strings.Contains(l, sig.QueueHead) {
-			continue
-		}
-		var queued strings.Builder
-		for _, row := range lines[i+1:] {
-			if !strings.HasPrefix(row, "    ") {
-				break
-			}
-			queued.WriteString(strings.TrimSpace(row))
-		}
-		if strings.Contains(queued.String(), tail) {
+	for _, queued := range sig.headQueues(lines) {
+		if strings.Contains(queued, tail) {
 			return true
 		}
 	}
 	return false
 }
 
+// headQueues are the texts listed under each QueueHead on the screen: the
+// rows below it indented by QueueIndent (four spaces when unset), joined,
+// blank rows skipped (qwen draws one under its busy line), up to the first
+// row that is not (the busy line, the composer's frame).
+// A head with no such row lists nothing.
+func (sig ScreenSig) headQueues(lines []string) []string {
+	if sig.QueueHead == "" {
+		return nil
+	}
+	indent := sig.QueueIndent
+	if indent == "" {
+		indent = "    "
+	}
+	var queues []string
+	for i, l := range lines {
+		if !strings.Contains(l, sig.QueueHead) {
+			continue
+		}
+		var queued strings.Builder
+		for _, row := range lines[i+1:] {
+			if strings.TrimSpace(row) == "" {
+				continue
+			}
+			if !strings.HasPrefix(row, indent) {
+				break
+			}
+			queued.WriteString(strings.TrimSpace(row))
+		}
+		if queued.Len() > 0 {
+			queues = append(queues, queued.String())
+		}
+	}
+	return queues
+}
+
 // ShowsQueue reports whether any row of the screen is one of the
-// harness's queue rows or its queue head.
+// harness's queue rows, or a text is listed under its queue head.
 func (sig ScreenSig) ShowsQueue(lines []string) bool {
 	for _, l := range lines {
 		for _, prefix := range sig.QueueRows {
@@ -272,11 +301,8 @@ func (sig ScreenSig) ShowsQueue(lines []string) bool {
 				return true
 			}
 		}
-		if sig.QueueHead != "" && strings.Contains(l, sig.QueueHead) {
-			return true
-		}
 	}
-	return false
+	return len(sig.headQueues(lines)) > 0
 }
 
 // HeldText is the held rows joined, for a message naming them.

@@ -167,8 +167,13 @@ var screens = map[string]ScreenSig{
 		// empties every row; on an empty composer two open Rewind, so it
 		// is pressed only over held text.
 		Clear: ClearSeq{Keys: []Key{KeyEscape, KeyEscape}, Gap: 150 * time.Millisecond},
-		// Texts queued while busy come back into the composer on cancel.
-		Restores: true,
+		// Texts queued while busy are listed under the busy line, indented
+		// by two spaces, above the composer's rule (busy-queued.txt), and
+		// submitted as the next turn when the turn ends; on a cancel they
+		// come back into the composer, and only they: the cancelled
+		// prompt does not (after-interrupt-restored.txt, notes-qwen.md).
+		QueueHead: "· esc to cancel)", QueueIndent: "  ",
+		Restores: true, RestoresQueueOnly: true,
 		// gemini-cli's input handling, inherited: see gemini.
 		PasteSettle: 150 * time.Millisecond,
 		TypedSettle: 150 * time.Millisecond,

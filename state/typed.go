@@ -24,6 +24,11 @@ type Typed struct {
 	// Submitted: the composer was seen to let go of the text after its
 	// Enter. Text fmctl typed that was never let go of is its own leftover.
 	Submitted bool `json:"submitted,omitempty"`
+	// Undrawn: the composer was never seen to draw the text, so no Enter
+	// followed it. A slow agent may draw it later (kilo, loaded, more
+	// than 6 s after it was typed), and a text typed before then would be
+	// glued to it.
+	Undrawn bool `json:"undrawn,omitempty"`
 	// Interrupted is when fmctl last sent the interrupt keys after the
 	// text was typed (unix nanoseconds), 0 for never: an agent that
 	// restores a cancelled prompt puts exactly this text back.

@@ -62,10 +62,15 @@ func prepareOnce(ctx context.Context, t *task.Target, sig harness.ScreenSig, v c
 		// a back-off back since then is refused, not waited out again.
 		return nil, refuseRetrying(t, facts)
 	}
+	typed, typedOK := t.Store.ReadTyped(t.ID)
+	if !letGo && typedOK && typed.Undrawn && st.Composer == harness.ComposerEmpty {
+		if next, ok := awaitLateDraw(ctx, t, sig, time.Until(time.Unix(0, typed.At).Add(lateDrawWait)), poll); ok {
+			st = next
+		}
+	}
 	if st.Composer != harness.ComposerHolding {
 		return nil, nil
 	}
-	typed, typedOK := t.Store.ReadTyped(t.ID)
 	if !letGo && typedOK && typed.Owns(deliver.ComposerDigest(st.HeldText())) == state.OwnSubmitted {
 		awaitLetGo(ctx, t, sig, st, time.Until(time.Unix(0, typed.At).Add(letGoWait)), poll)
 		return prepareOnce(ctx, t, sig, v, req, true)
@@ -107,6 +112,29 @@ func awaitLetGo(ctx context.Context, t *task.Target, sig harness.ScreenSig, st h
 			st = next
 		}
 	}
+}
+
+// lateDrawWait bounds, from its typing, how long a text fmctl typed and
+// never saw drawn (so pressed no Enter for) may still appear in the
+// composer: a loaded kilo drew an 80-byte text more than 6 s after it was
+// typed, and text typed before it appears is glued to it. The send that
+// typed it waited out the record for 15 s, so this mostly costs nothing.
+const lateDrawWait = 30 * time.Second
+
+// awaitLateDraw waits, up to limit, for the composer to draw held text,
+// and returns the screen that shows it.
+func awaitLateDraw(ctx context.Context, t *task.Target, sig harness.ScreenSig, limit, poll time.Duration) (harness.ScreenState, bool) {
+	wait := backends.Backoff{Max: max(poll, 100*time.Millisecond)}
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if wait.Sleep(ctx) != nil {
+			break
+		}
+		if st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig); err == nil && st.Composer == harness.ComposerHolding {
+			return st, true
+		}
+	}
+	return harness.ScreenState{}, false
 }
 
 // dropSettle is how long the screen must show no DropsInput mark before

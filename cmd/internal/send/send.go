@@ -260,6 +260,14 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		return d.facts(fault.Unconfirmed("%s took the text into its queue behind the running turn, not as a submitted message", t.Harness.Name).
 			Hint("it submits everything queued as one message when the turn ends, so this text may reach it joined to others; do not resend it").
 			Hint("when (and whether) it reached the agent's record: fm-control wait %s --for submitted --message-id %s", t.ID, d.messageID), "queued")
+	}
+	if res.Replaced != "" {
+		return d.emptiedFacts(fault.Failed("%s's command popup put %q in the composer in place of the typed command when Enter chose it, so nothing was submitted", t.Harness.Name, deliver.Clip(res.Replaced, draftLineRunes)).Coded(fault.EDeliveryFailed).
+			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "replaced", "replaced", res.Replaced).
+			Hint("%s may not know that command: its /help lists the ones it has", t.Harness.Name).
+			Hint("the next fm-send clears that text, which fmctl's keys put there"))
+	}
+	switch res.Verdict {
 	case deliver.Pending:
 		return d.facts(fault.Unconfirmed("text typed into %s, but it still sits in the composer after %d Enter", t.Endpoint.Target, res.Enters).
 			Hint("look at the pane, then send '--key Enter' only if the composer still holds the text; do not retype it"), "unconfirmed")
