@@ -223,6 +223,10 @@ func init() {
 	kilo.Release = "7.7.7"
 	kilo.Placeholders = []string{"Ask anything..."}
 	kilo.Clear.PerLine = 2
+	// Its TUI redraws slowly under load: at load 10 on two cores an
+	// 80-byte typed text was not drawn 6 s after it was typed (the tier's
+	// tool-calls turn, 2026-12-06), and text never seen drawn gets no Enter.
+	kilo.DrawWait = 20 * time.Second
 	// Its permission dialog maps Escape to a second stage, "Reject
 	// permission / Tell Kilo what to do differently", whose own Escape goes
 	// back: so opencode's two interrupt Escapes leave the dialog up, and
