@@ -65,13 +65,16 @@ func (responses) parse(body []byte) (Turn, error) {
 	return t, nil
 }
 
-// responsesCodes are OpenAI's error codes for each failing scenario.
-var responsesCodes = map[Kind]string{RateLimit: "rate_limit_exceeded", Overload: "server_is_overloaded", ServerError: "server_error"}
+// openAICodes are OpenAI's error codes for each failing scenario, the same
+// in its Responses and chat completions APIs.
+var openAICodes = map[Kind]string{RateLimit: "rate_limit_exceeded", Overload: "server_is_overloaded", ServerError: "server_error"}
 
-func (responses) fail(w http.ResponseWriter, k Kind) {
-	code := responsesCodes[k]
+func openAIFail(w http.ResponseWriter, k Kind) {
+	code := openAICodes[k]
 	writeFailure(w, failStatus(k, http.StatusServiceUnavailable), map[string]any{"error": map[string]any{"type": code, "code": code, "message": "fmctl stub model: " + k.String()}})
 }
+
+func (responses) fail(w http.ResponseWriter, k Kind) { openAIFail(w, k) }
 
 func (responses) reply(w http.ResponseWriter, t Turn, id string) out {
 	r := &responsesOut{id: id}

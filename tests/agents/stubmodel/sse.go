@@ -41,7 +41,12 @@ func (s sse) event(name string, data any) error {
 			return err
 		}
 	}
-	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", b); err != nil {
+	return s.raw(string(b))
+}
+
+// raw writes one data line that is not JSON (chat completions' [DONE]).
+func (s sse) raw(data string) error {
+	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", data); err != nil {
 		return err
 	}
 	if f, ok := s.w.(http.Flusher); ok {

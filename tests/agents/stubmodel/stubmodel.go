@@ -2,8 +2,8 @@
 // CLIs call. The CLIs stay real; only the far end of their HTTP calls is
 // ours. It speaks each CLI's own wire dialect, streamed as the real APIs
 // stream: Anthropic Messages (claude, and opencode and pi as the tier
-// configures them), OpenAI Responses (codex) and Gemini's generateContent
-// (gemini-cli).
+// configures them), OpenAI Responses (codex), OpenAI chat completions
+// (cline) and Gemini's generateContent (gemini-cli).
 //
 // A word in the newest user prompt picks the turn (scenario.go): a plain
 // reply by default; a long streamed answer; tool calls the CLI must run; a
@@ -31,7 +31,7 @@ type Request struct {
 	Query        string
 	Header       http.Header
 	Body         []byte
-	Dialect      string    // anthropic, responses, gemini; "" for other calls
+	Dialect      string    // anthropic, responses, chat, gemini; "" for other calls
 	Prompt       string    // the newest user prompt the dialect read
 	Scenario     Kind      // what the prompt asked for
 	Outcome      string    // how it was answered: reply, tool-call, 429, reset, held, ...
@@ -86,6 +86,8 @@ func route(method, path string) (d dialect, name string, ok bool) {
 	switch {
 	case strings.HasSuffix(path, "/messages"):
 		return anthropic{}, "anthropic", true
+	case strings.HasSuffix(path, "/chat/completions"):
+		return chat{}, "chat", true
 	case strings.HasSuffix(path, "/responses"):
 		return responses{}, "responses", true
 	case strings.HasSuffix(path, ":streamGenerateContent"):

@@ -57,6 +57,8 @@ func TestNewestPromptDecides(t *testing.T) {
 		{"responses newest", "/v1/responses", `{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"fmhang now"}]}]}`, "fmhang now", 0},
 		{"responses skips codex's own tags", "/v1/responses", `{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"p1"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"<turn_aborted>\nx\n</turn_aborted>"}]}]}`, "p1", 0},
 		{"responses tool results", "/v1/responses", `{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"p"}]},{"type":"custom_tool_call"},{"type":"custom_tool_call_output"},{"type":"function_call_output"}]}`, "p", 2},
+		{"chat newest", "/v1/chat/completions", `{"messages":[{"role":"system","content":"s"},{"role":"user","content":"a"},{"role":"assistant","content":"x"},{"role":"user","content":[{"type":"text","text":"go fmhang"}]}]}`, "go fmhang", 0},
+		{"chat tool results", "/v1/chat/completions", `{"messages":[{"role":"user","content":"fmtool /w"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1"}]},{"role":"tool","tool_call_id":"c1","content":"ok"}]}`, "fmtool /w", 1},
 		{"gemini newest", "/v1beta/models/m:streamGenerateContent", `{"contents":[{"role":"user","parts":[{"text":"a"}]},{"role":"model","parts":[]},{"role":"user","parts":[{"text":"wait fmhang"}]}]}`, "wait fmhang", 0},
 		{"gemini function responses", "/v1beta/models/m:streamGenerateContent", `{"contents":[{"role":"user","parts":[{"text":"p"}]},{"role":"model","parts":[{"functionCall":{}}]},{"role":"user","parts":[{"functionResponse":{"name":"x"}}]}]}`, "p", 1},
 	}
@@ -110,6 +112,7 @@ var wantTools = map[string][2]string{
 	"gemini":   {"run_shell_command", "write_file"},
 	"pi":       {"bash", "write"},
 	"opencode": {"bash", "write"},
+	"cline":    {"run_commands", "editor"},
 }
 
 // TestRecordedRequests reads each CLI's recorded request: the prompt is the
@@ -134,7 +137,11 @@ func TestRecordedRequests(t *testing.T) {
 		if !ok || shell.Name != want[0] {
 			t.Fatalf("%s: shell call %+v, want %s", f.name, shell, want[0])
 		}
-		if !shell.Custom && shell.Args["command"] != ShellCommand("/tmp/w", 0) && shell.Args["cmd"] != ShellCommand("/tmp/w", 0) {
+		command := shell.Args["command"]
+		if cmds, ok := shell.Args["commands"].([]string); ok && len(cmds) == 1 {
+			command = cmds[0]
+		}
+		if !shell.Custom && command != ShellCommand("/tmp/w", 0) && shell.Args["cmd"] != ShellCommand("/tmp/w", 0) {
 			t.Errorf("%s: shell call args %v lack the command", f.name, shell.Args)
 		}
 		if shell.Custom && !strings.Contains(shell.Input, "tools.exec_command") {
@@ -192,6 +199,9 @@ func post(t *testing.T, s *Server, path string, body []byte) (int, http.Header, 
 		switch {
 		case strings.HasPrefix(line, "event: "):
 			name = strings.TrimPrefix(line, "event: ")
+		case line == "data: [DONE]":
+			// chat completions' end of stream: no JSON.
+			events = append(events, event{name: "[DONE]"})
 		case strings.HasPrefix(line, "data: "):
 			var data map[string]any
 			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &data); err != nil {
@@ -314,6 +324,8 @@ func checkStream(t *testing.T, name, dialect string, events []event) (text strin
 		if out := last.data["response"].(map[string]any)["output"].([]any); len(out) == 0 {
 			t.Errorf("%s: response.completed lists no output", name)
 		}
+	case "chat":
+		text, tools = checkChatStream(t, name, events)
 	case "gemini":
 		for i, e := range events {
 			cands := e.data["candidates"].([]any)
@@ -330,6 +342,66 @@ func checkStream(t *testing.T, name, dialect string, events []event) (text strin
 			if _, done := cand["finishReason"]; done != (i == len(events)-1) {
 				t.Errorf("%s: finishReason on event %d of %d", name, i, len(events))
 			}
+		}
+	}
+	return text, tools
+}
+
+// checkChatStream reads chat completion chunks as an OpenAI client does:
+// content deltas, tool calls opened with an id and a name and whose
+// argument fragments join by index into JSON, one finish reason, the usage
+// chunk, then [DONE].
+func checkChatStream(t *testing.T, name string, events []event) (text string, tools []string) {
+	t.Helper()
+	n := len(events)
+	if n < 3 || events[n-1].name != "[DONE]" {
+		t.Fatalf("%s: %d events, the last %q; want chunks ending in [DONE]", name, n, events[n-1].name)
+	}
+	if usage := events[n-2].data; usage["usage"] == nil || len(usage["choices"].([]any)) != 0 {
+		t.Errorf("%s: the chunk before [DONE] is %v, want the usage alone", name, usage)
+	}
+	args := map[float64]*strings.Builder{}
+	finishes := 0
+	for i, e := range events[:n-2] {
+		if e.data["object"] != "chat.completion.chunk" || e.data["id"] != events[0].data["id"] {
+			t.Errorf("%s: chunk %d is %v %v", name, i, e.data["object"], e.data["id"])
+		}
+		choice := e.data["choices"].([]any)[0].(map[string]any)
+		if choice["finish_reason"] != nil {
+			finishes++
+			want := "stop"
+			if len(tools) > 0 {
+				want = "tool_calls"
+			}
+			if choice["finish_reason"] != want || i != n-3 {
+				t.Errorf("%s: finish_reason %v on chunk %d of %d, want %s on the last", name, choice["finish_reason"], i, n, want)
+			}
+		}
+		delta := choice["delta"].(map[string]any)
+		if s, ok := delta["content"].(string); ok {
+			text += s
+		}
+		calls, _ := delta["tool_calls"].([]any)
+		for _, c := range calls {
+			call := c.(map[string]any)
+			idx := call["index"].(float64)
+			fn := call["function"].(map[string]any)
+			if args[idx] == nil {
+				if call["id"] == nil || call["type"] != "function" {
+					t.Errorf("%s: call %v opens without an id", name, call)
+				}
+				args[idx] = &strings.Builder{}
+				tools = append(tools, fn["name"].(string))
+			}
+			args[idx].WriteString(fn["arguments"].(string))
+		}
+	}
+	if finishes != 1 {
+		t.Errorf("%s: %d finish reasons, want 1", name, finishes)
+	}
+	for idx, a := range args {
+		if !json.Valid([]byte(a.String())) {
+			t.Errorf("%s: call %v's arguments %q are not JSON", name, idx, a.String())
 		}
 	}
 	return text, tools
@@ -401,19 +473,52 @@ func TestFailuresThenSuccess(t *testing.T) {
 
 func TestCutResetsMidStreamThenServes(t *testing.T) {
 	s := start(t)
-	f := loadFixtures(t)[0]
-	body := withPrompt(t, f.Body, "answer fmcut")
+	for _, f := range loadFixtures(t) {
+		body := withPrompt(t, f.Body, "answer fmcut "+f.name)
+		status, _, events, err := post(t, s, f.Path, body)
+		if status != 200 || len(events) == 0 || err == nil {
+			t.Fatalf("%s cut attempt: status %d, %d events, err %v; want a stream that starts and breaks", f.name, status, len(events), err)
+		}
+		if !errors.Is(err, syscall.ECONNRESET) && !strings.Contains(err.Error(), "unexpected EOF") {
+			t.Errorf("%s cut attempt broke with %v, want a reset", f.name, err)
+		}
+		if status, _, events, err := post(t, s, f.Path, body); status != 200 || err != nil {
+			t.Fatalf("%s retry: status %d, %v", f.name, status, err)
+		} else {
+			checkStream(t, f.name, dialectOf(f.Path), events)
+		}
+	}
+}
+
+// TestChatWithoutStream: a chat completions request that asks for no
+// stream gets one chat.completion document, its tool calls whole.
+func TestChatWithoutStream(t *testing.T) {
+	s := start(t)
+	var f fixture
+	for _, x := range loadFixtures(t) {
+		if dialectOf(x.Path) == "chat" {
+			f = x
+		}
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(withPrompt(t, f.Body, "do it fmtool /tmp/w"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["stream"] = false
+	body, _ := json.Marshal(doc)
 	status, _, events, err := post(t, s, f.Path, body)
-	if status != 200 || len(events) == 0 || err == nil {
-		t.Fatalf("cut attempt: status %d, %d events, err %v; want a stream that starts and breaks", status, len(events), err)
+	if status != 200 || err != nil || events[0].name != "json" {
+		t.Fatalf("status %d, %v, %v; want one JSON document", status, err, events)
 	}
-	if !errors.Is(err, syscall.ECONNRESET) && !strings.Contains(err.Error(), "unexpected EOF") {
-		t.Errorf("cut attempt broke with %v, want a reset", err)
+	got := events[0].data
+	choice := got["choices"].([]any)[0].(map[string]any)
+	calls, _ := choice["message"].(map[string]any)["tool_calls"].([]any)
+	if got["object"] != "chat.completion" || choice["finish_reason"] != "tool_calls" || len(calls) != 1 {
+		t.Fatalf("answer %v, want a chat.completion with one tool call", got)
 	}
-	if status, _, events, err := post(t, s, f.Path, body); status != 200 || err != nil {
-		t.Fatalf("retry: status %d, %v", status, err)
-	} else {
-		checkStream(t, f.name, dialectOf(f.Path), events)
+	fn := calls[0].(map[string]any)["function"].(map[string]any)
+	if fn["name"] != "run_commands" || !json.Valid([]byte(fn["arguments"].(string))) {
+		t.Errorf("call %v, want run_commands with JSON arguments", fn)
 	}
 }
 
@@ -447,7 +552,12 @@ func TestDownRefusesThenComesBack(t *testing.T) {
 
 func TestHangAndLongHoldTheTurn(t *testing.T) {
 	s := start(t)
-	f := loadFixtures(t)[0]
+	for _, f := range loadFixtures(t) {
+		t.Run(f.name, func(t *testing.T) { holdTheTurn(t, s, f) })
+	}
+}
+
+func holdTheTurn(t *testing.T, s *Server, f fixture) {
 	for _, word := range []string{"fmhang", "fmlong"} {
 		ctx, cancel := context.WithCancel(context.Background())
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+f.Path, bytes.NewReader(withPrompt(t, f.Body, "go "+word)))

@@ -53,10 +53,11 @@ type Call struct {
 }
 
 // The tools each CLI calls to run a command and to write a file, by the
-// names they offer them under (claude, pi and opencode, gemini, codex).
+// names they offer them under (claude, pi and opencode, gemini, codex,
+// cline).
 var (
-	shellTools = []string{"Bash", "bash", "run_shell_command", "exec_command", "shell"}
-	writeTools = []string{"Write", "write", "write_file"}
+	shellTools = []string{"Bash", "bash", "run_shell_command", "exec_command", "shell", "run_commands"}
+	writeTools = []string{"Write", "write", "write_file", "editor"}
 )
 
 // ShellCommand is what the tool scenario runs in dir, after sleeping for
@@ -117,6 +118,9 @@ func shellCall(t Turn, cmd string, escalate bool) (Call, bool) {
 				args[name] = []string{"bash", "-lc", cmd}
 			case name == "command" || name == "cmd":
 				args[name] = cmd
+			case name == "commands":
+				// cline's run_commands takes a list of shell lines.
+				args[name] = []string{cmd}
 			case name == "description":
 				args[name] = "fmctl stub model's command"
 			}
@@ -140,7 +144,7 @@ func writeCall(t Turn, path string) (Call, bool) {
 			switch name {
 			case "file_path", "filePath", "path":
 				args[name] = path
-			case "content":
+			case "content", "new_text":
 				args[name] = WriteContent
 			}
 		}
