@@ -1,0 +1,136 @@
+package records
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+)
+
+// cline (3.0.65) keeps each TUI session in
+// ~/.cline/data/sessions/<id>/: <id>.json names its cwd, its start and a
+// status, and <id>.messages.json holds the conversation. Observed with the
+// stub model (tests/captures/notes-cline.md):
+//   - a prompt is written to messages.json only when its turn ends (a
+//     reply, or Escape), wrapped as <user_input mode="act">…</user_input>;
+//     a tool result is a user message of tool_result parts, not a prompt;
+//   - an interrupt leaves no marker in messages.json (the prompt stands
+//     with no answer after it), so the turn's state is read from <id>.json:
+//     status "running" from the submit to the turn's end, "pending" while a
+//     permission dialog waits, "idle" after a reply or a cancel, and
+//     "completed" once the TUI exits;
+//   - a text typed while busy is queued by the TUI and recorded only when
+//     it is sent as its own turn.
+func init() { readers["cline"] = func(w Where) Reader { return clineReader{w} } }
+
+type clineReader struct{ w Where }
+
+type clineSession struct {
+	SessionID string `json:"session_id"`
+	Cwd       string `json:"cwd"`
+	StartedAt string `json:"started_at"`
+	Status    string `json:"status"`
+	dir       string
+}
+
+type clineMessages struct {
+	Messages []struct {
+		Role    string `json:"role"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	} `json:"messages"`
+}
+
+// clineUserInput is cline's wrapper around a prompt; its mode is the
+// TUI's act or plan mode.
+var clineUserInput = regexp.MustCompile(`(?s)^<user_input mode="[a-z]+">(.*)</user_input>$`)
+
+func (r clineReader) UserMessages() ([]string, error) {
+	sessions, err := r.sessions()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range sessions {
+		var m clineMessages
+		if err := readJSONFile(filepath.Join(s.dir, s.SessionID+".messages.json"), &m); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // no turn has ended in this session yet
+			}
+			return nil, err
+		}
+		for _, msg := range m.Messages {
+			if msg.Role != "user" {
+				continue
+			}
+			for _, c := range msg.Content {
+				if c.Type != "text" {
+					continue
+				}
+				if sub := clineUserInput.FindStringSubmatch(c.Text); sub != nil {
+					out = append(out, sub[1])
+				} else {
+					out = append(out, c.Text)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// TurnRunning reads the newest session's status: a turn runs from its
+// submit ("running") through any permission dialog ("pending").
+func (r clineReader) TurnRunning() (bool, error) {
+	sessions, err := r.sessions()
+	if err != nil || len(sessions) == 0 {
+		return false, err
+	}
+	switch sessions[len(sessions)-1].Status {
+	case "running", "pending":
+		return true, nil
+	}
+	return false, nil
+}
+
+// sessions lists the sessions whose cwd is r.w.Worktree, oldest first.
+func (r clineReader) sessions() ([]clineSession, error) {
+	files, err := filepath.Glob(filepath.Join(r.w.Home, ".cline", "data", "sessions", "*", "*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("list cline sessions: %w", err)
+	}
+	var mine []clineSession
+	for _, f := range files {
+		dir := filepath.Dir(f)
+		if filepath.Base(f) != filepath.Base(dir)+".json" {
+			continue // the messages file
+		}
+		var s clineSession
+		if err := readJSONFile(f, &s); err != nil {
+			return nil, err
+		}
+		if s.Cwd == r.w.Worktree && s.SessionID != "" {
+			s.dir = dir
+			mine = append(mine, s)
+		}
+	}
+	sort.Slice(mine, func(i, j int) bool { return mine[i].StartedAt < mine[j].StartedAt })
+	return mine, nil
+}
+
+// readJSONFile decodes one JSON document a live agent rewrites whole.
+func readJSONFile(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("decode %s: %w", path, err)
+	}
+	return nil
+}
