@@ -45,6 +45,7 @@ const (
 	srcClaudeCodex = "tests/captures/notes-claude-codex.md"
 	srcOthers      = "tests/captures/notes-opencode-pi-gemini.md"
 	srcQwen        = "tests/captures/notes-qwen.md"
+	srcCline       = "tests/captures/notes-cline.md"
 	// srcInterrupt: the harness's interrupt key cancels a turn; the
 	// control table's own fact (docs/harnesses.md), not observed here.
 	srcInterrupt = "docs/harnesses.md (the harness's interrupt key)"
@@ -88,6 +89,11 @@ var keyEffects = map[string][]KeyEffect{
 		{KeyEscape, EffectArmsRewind, EffectCancelsTurn, srcQwen},
 		{KeyCtrlC, EffectArmsExit, EffectUnknown, srcQwen},
 		{KeyEnter, EffectSubmits, EffectQueues, srcQwen},
+	},
+	"cline": {
+		{KeyEscape, EffectNone, EffectCancelsTurn, srcCline},
+		{KeyEnter, EffectSubmits, EffectQueues, srcCline},
+		{KeyCtrlU, EffectClearsLine, EffectUnknown, srcCline},
 	},
 	"pi-signed": {{KeyEscape, EffectUnknown, EffectCancelsTurn, srcInterrupt}},
 	"grok":      {{KeyCtrlC, EffectUnknown, EffectCancelsTurn, srcInterrupt}},

@@ -171,6 +171,34 @@ var screens = map[string]ScreenSig{
 		OneEnter:    true,
 		Source:      "tests/captures/qwen-0.15.10; tests/captures/notes-qwen.md",
 	},
+	"cline": {
+		// The composer is framed by two rules, its row starting with "❯ "
+		// at column 0; the transcript's prompts are indented (" ❯ ").
+		Release: "3.0.65", Layout: LayoutPromptAfterRule, Prompt: []string{"❯ "},
+		// "What can I do for you?" under the logo before the first turn.
+		Placeholders: []string{"Ask anything...", "What can I do for you?"},
+		// Waiting for the model: "⠦ Thinking... (esc to cancel)"; while
+		// text streams or a tool runs only the spinner leads its row. The
+		// frames are the dots spinner (⠦ ⠸ ⠙ ⠼ were captured).
+		Busy: clineBusy,
+		Dialogs: []Dialog{
+			// A tool call to approve (--auto-approve false).
+			{Name: "permission", Marks: []string{"Cline needs permission", "[y] Approve"}, Waits: WaitPermission, Answer: "y approves, n or Escape denies"},
+			// A notice (ClinePass, Cline Desktop) over the first screen,
+			// until cli-notices.json says it was shown.
+			{Name: "notice", Marks: []string{"Press Enter to open, any other key to close"}, Waits: WaitSetup, Answer: "Escape closes it"},
+		},
+		// The launch prompt is drawn in the composer for a few seconds
+		// before the runtime takes it; its turn (busy, or an answer "* ")
+		// proves it was taken.
+		TurnSeen:  append([]string{"^* "}, clineBusy...),
+		QueueHead: "Queued messages:",
+		// End first: C-u deletes back to the line start, then the newline
+		// before it, as claude's composer does.
+		Clear:       ClearSeq{Lead: []Key{KeyEnd}, Repeat: KeyCtrlU, PerLine: 2, Extra: 1},
+		PasteSettle: 150 * time.Millisecond,
+		Source:      "tests/captures/cline-3.0.65; tests/captures/notes-cline.md",
+	},
 }
 
 // Screen returns the harness's verified screen signatures.
@@ -178,3 +206,5 @@ func (h Harness) Screen() (ScreenSig, bool) {
 	s, ok := screens[h.Name]
 	return s, ok
 }
+
+var clineBusy = []string{"(esc to cancel)", "^⠋ ", "^⠙ ", "^⠹ ", "^⠸ ", "^⠼ ", "^⠴ ", "^⠦ ", "^⠧ ", "^⠇ ", "^⠏ "}

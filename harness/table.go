@@ -338,6 +338,25 @@ var harnesses = []Harness{
 		Verified:   &Release{Package: "@qwen-code/qwen-code", Version: "0.15.10"},
 	},
 	{
+		// cline 3.0.65: one Escape cancels the turn and leaves the composer
+		// empty; node runs its launcher script, which runs the compiled
+		// .cline binary. No secondmate, for gemini's reason
+		// (docs/harnesses.md#cline).
+		Name: "cline", InterruptKey: KeyEscape, Repeat: 1, Rounds: 3, Ack: AckNone, ExitCommand: "/exit", Kinds: []Kind{KindShip, KindScout},
+		Launch: Launch{
+			// Without --tui a prompt argument runs headless; auto-approve
+			// is named outright in both modes, whatever the user's
+			// settings say.
+			Binary: "cline", Args: []string{"--tui"},
+			Auto: ModeLaunch{Args: []string{"--auto-approve", "true"}},
+			Ask:  &ModeLaunch{Args: []string{"--auto-approve", "false"}}, ModelFlag: "--model",
+			EffortFlag: "--thinking", EffortForm: "flag", EffortMap: identity("low", "medium", "high", "xhigh"),
+			PromptVia: PromptArgument, Source: "docs/harnesses.md#cline",
+		},
+		ArgvScript: "cline",
+		Verified:   &Release{Package: "cline", Version: "3.0.65"},
+	},
+	{
 		Name: "pi-signed", InterruptKey: KeyEscape, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
 		Launch: Launch{
 			Env: []string{"FM_PI_HARNESS=pi-signed"}, Binary: "pi-signed",

@@ -48,6 +48,7 @@ var profiles = []profile{
 	{name: "pi", bin: "pi", pkg: "@mariozechner/pi-coding-agent"},
 	{name: "gemini", bin: "gemini", pkg: "@google/gemini-cli", relaunchTo: "qwen"},
 	{name: "qwen", bin: "qwen", pkg: "@qwen-code/qwen-code", relaunchTo: "gemini"},
+	{name: "cline", bin: "cline", pkg: "cline", relaunchTo: "pi"},
 }
 
 func lookupProfile(name string) profile {
