@@ -23,6 +23,9 @@ var shellNames = map[string]bool{
 // "pi" as a substring would claim "pip" or "pipewire".
 var agentExact = map[string]bool{
 	"pi": true, "pi-signed": true, "pi-launcher": true, "Pi": true, "agy": true, "muse": true,
+	// cline's launcher names itself cline, and so does the compiled
+	// binary it runs (and that binary's hub daemon); "incline" is not it.
+	"cline": true, ".cline": true,
 }
 
 // agentSubstrings are harness names that identify their process wherever they
@@ -126,6 +129,8 @@ func (h Harness) OwnsProcess(name string) bool {
 		return base == "pi-launcher" || base == "Pi"
 	case "muse":
 		return strings.HasPrefix(base, "muse-bin-")
+	case "cline":
+		return base == ".cline"
 	}
 	if agentExact[h.Name] || agentExact[h.Launch.Binary] {
 		return false

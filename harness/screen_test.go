@@ -100,6 +100,8 @@ func TestScreenSignaturesOnRealCaptures(t *testing.T) {
 		// The tool's row keeps its spinner while the dialog waits.
 		{"cline", "permission-dialog", ComposerAbsent, "", true, "permission", false, false},
 		{"cline", "notice-dialog", ComposerAbsent, "", false, "notice", false, false},
+		{"cline", "onboarding", ComposerAbsent, "", false, "sign-in", false, false},
+		{"cline", "help", ComposerAbsent, "", false, "help", false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.h+"/"+c.file, func(t *testing.T) {

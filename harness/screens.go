@@ -187,6 +187,10 @@ var screens = map[string]ScreenSig{
 			// A notice (ClinePass, Cline Desktop) over the first screen,
 			// until cli-notices.json says it was shown.
 			{Name: "notice", Marks: []string{"Press Enter to open, any other key to close"}, Waits: WaitSetup, Answer: "Escape closes it"},
+			// /help draws its list over the transcript beside the composer.
+			{Name: "help", Marks: []string{"Show this help", "Esc/Enter to close"}},
+			// No provider configured (providers.json missing or not taken).
+			{Name: "sign-in", Marks: []string{"Connect a model provider to get started."}, Waits: WaitSignIn, Answer: "arrows and Enter pick a provider"},
 		},
 		// The launch prompt is drawn in the composer for a few seconds
 		// before the runtime takes it; its turn (busy, or an answer "* ")

@@ -339,9 +339,9 @@ var harnesses = []Harness{
 	},
 	{
 		// cline 3.0.65: one Escape cancels the turn and leaves the composer
-		// empty; node runs its launcher script, which runs the compiled
-		// .cline binary. No secondmate, for gemini's reason
-		// (docs/harnesses.md#cline).
+		// empty; its launcher and the compiled binary it runs are named
+		// cline or .cline (harness/process.go). No secondmate, for
+		// gemini's reason (docs/harnesses.md#cline).
 		Name: "cline", InterruptKey: KeyEscape, Repeat: 1, Rounds: 3, Ack: AckNone, ExitCommand: "/exit", Kinds: []Kind{KindShip, KindScout},
 		Launch: Launch{
 			// Without --tui a prompt argument runs headless; auto-approve
@@ -353,8 +353,7 @@ var harnesses = []Harness{
 			EffortFlag: "--thinking", EffortForm: "flag", EffortMap: identity("low", "medium", "high", "xhigh"),
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#cline",
 		},
-		ArgvScript: "cline",
-		Verified:   &Release{Package: "cline", Version: "3.0.65"},
+		Verified: &Release{Package: "cline", Version: "3.0.65"},
 	},
 	{
 		Name: "pi-signed", InterruptKey: KeyEscape, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,

@@ -36,6 +36,9 @@ func prepareCline(_ context.Context, r Run) (Prepared, error) {
 		"providers": map[string]any{"openai-compatible": map[string]any{
 			"settings": map[string]any{"provider": "openai-compatible", "apiKey": clineAPIKey,
 				"model": "fmctl-stub", "baseUrl": r.ModelURL + "/v1"},
+			// Without updatedAt the provider is not taken and the TUI
+			// opens its sign-in screen.
+			"updatedAt":   "2026-12-06T00:00:00.000Z",
 			"tokenSource": "manual",
 		}},
 	}
