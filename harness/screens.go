@@ -201,7 +201,12 @@ var screens = map[string]ScreenSig{
 		// before it, as claude's composer does.
 		Clear:       ClearSeq{Lead: []Key{KeyEnd}, Repeat: KeyCtrlU, PerLine: 2, Extra: 1},
 		PasteSettle: 150 * time.Millisecond,
-		Source:      "tests/captures/cline-3.0.65; tests/captures/notes-cline.md",
+		// An Enter pressed again while the first one's turn starts (the
+		// composer still drew the text) submitted the prompt a second
+		// time, and cline failed the turn ("SessionRuntime state is
+		// \"running\"", enter-again-while-busy).
+		OneEnter: true,
+		Source:   "tests/captures/cline-3.0.65; tests/captures/notes-cline.md",
 	},
 }
 
