@@ -48,11 +48,13 @@ test: vet
 # under tests/captures/<harness>-<version>/. AGENTS picks the versions:
 # pinned (tests/agents/npm, what CI runs), latest (the newest on the registry
 # today) or oldest (tests/agents/npm/oldest, the oldest fmctl claims).
+# AGENTS_HARNESSES=a,b drives only those (unset: every one).
 AGENTS ?= pinned
+AGENTS_HARNESSES ?=
 AGENTS_DIR ?= $(CURDIR)/.cache/agents$(if $(filter-out pinned,$(AGENTS)),-$(AGENTS))
 test-agents:
 	./scripts/agents-install.sh "$(AGENTS_DIR)" "$(AGENTS)"
-	FM_AGENTS_DIR="$(AGENTS_DIR)" FM_AGENTS_CHANNEL="$(AGENTS)" FM_AGENTS_REPORT="$(AGENTS_DIR)/report.md" FM_AGENTS_CAPTURES="$(CURDIR)/tests/captures" \
+	FM_AGENTS_DIR="$(AGENTS_DIR)" FM_AGENTS_CHANNEL="$(AGENTS)" FM_AGENTS_HARNESSES="$(AGENTS_HARNESSES)" FM_AGENTS_REPORT="$(AGENTS_DIR)/report.md" FM_AGENTS_CAPTURES="$(CURDIR)/tests/captures" \
 		$(GO) test -count=1 -timeout 35m -parallel 5 -v ./tests/agents/
 
 # Short runs of the fuzzers over their committed seed corpora.

@@ -80,8 +80,15 @@ type ControlVars struct {
 	Poll, SettleWait, ExitWait, LaunchWait time.Duration
 	// CancelWait bounds how long an interrupt watches the agent's own
 	// record for its turn to end, over every round of keys.
-	CancelWait  time.Duration
+	CancelWait time.Duration
+	// RecordPoll is how often read --record --follow reads the agent's
+	// own record again.
+	RecordPoll  time.Duration
 	ExitRetries int
+	// Watch and StatePoll pace the verbs that wait on a task (wait, read
+	// --follow, list --watch): the longest pause between two reads of the
+	// multiplexer, and the stat of the state files within it.
+	Watch, StatePoll time.Duration
 	// Wait is FM_CONTROL_WAIT as given: a bad value is refused by the wait
 	// verb, naming the variable, rather than silently replaced.
 	Wait string
@@ -160,7 +167,10 @@ var table = []Tunable{
 	{Name: "FM_CONTROL_EXIT_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long an exit command gets to stop the agent", field: func(t *Tunables) any { return &t.Control.ExitWait }},
 	{Name: "FM_CONTROL_EXIT_RETRIES", Unit: UnitCount, Default: "3", Doc: "Enter retries for the exit command", field: func(t *Tunables) any { return &t.Control.ExitRetries }},
 	{Name: "FM_CONTROL_LAUNCH_WAIT", Unit: UnitDuration, Default: "90s", Doc: "how long a relaunched agent gets to come up ready", field: func(t *Tunables) any { return &t.Control.LaunchWait }},
+	{Name: "FM_CONTROL_RECORD_POLL", Unit: UnitDuration, Default: "0.5s", Doc: "how often `read --record --follow` reads the agent's own record again: each read parses the whole record (opencode's through a sqlite3 call), and a conversation is read by a person", field: func(t *Tunables) any { return &t.Control.RecordPoll }},
 	{Name: "FM_CONTROL_WAIT", Unit: UnitDuration, Default: "30s", Doc: "fm-control wait's limit when --timeout is not given", field: func(t *Tunables) any { return &t.Control.Wait }},
+	{Name: "FM_WATCH_POLL", Unit: UnitDuration, Default: "2s", NonZero: true, Doc: "the longest wait, read --follow and list --watch go between two reads of the multiplexer while nothing changes (each read starts multiplexer clients, the most of an idle waiter's cost: docs/performance.md); what only the screen shows (a dialog with no hook) is seen within it; a change in the task's state files ends the pause at once; 0 keeps the default", field: func(t *Tunables) any { return &t.Control.Watch }},
+	{Name: "FM_STATE_POLL", Unit: UnitDuration, Default: "0.1s", NonZero: true, Doc: "how often those waiting verbs stat the task's state files (no process is started, but each wake-up costs), so an agent's own report ends their pause within it; 0 keeps the default", field: func(t *Tunables) any { return &t.Control.StatePoll }},
 	{Name: "FM_CONTROL_RELAUNCH_TX", Unit: UnitName, Doc: "the relaunch transaction an fm-spawn --relaunch belongs to, published in the new record", field: func(t *Tunables) any { return &t.Spawn.RelaunchTx }},
 
 	{Name: "FM_SPAWN_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long a spawned agent gets to come up ready", field: func(t *Tunables) any { return &t.Spawn.Wait }},

@@ -45,6 +45,7 @@ const (
 	srcClaudeCodex = "tests/captures/notes-claude-codex.md"
 	srcOthers      = "tests/captures/notes-opencode-pi-gemini.md"
 	srcQwen        = "tests/captures/notes-qwen.md"
+	srcCopilot     = "tests/captures/notes-copilot.md"
 	srcCline       = "tests/captures/notes-cline.md"
 	// srcInterrupt: the harness's interrupt key cancels a turn; the
 	// control table's own fact (docs/harnesses.md), not observed here.
@@ -89,6 +90,11 @@ var keyEffects = map[string][]KeyEffect{
 		{KeyEscape, EffectArmsRewind, EffectCancelsTurn, srcQwen},
 		{KeyCtrlC, EffectArmsExit, EffectUnknown, srcQwen},
 		{KeyEnter, EffectSubmits, EffectQueues, srcQwen},
+	},
+	"copilot": {
+		{KeyCtrlC, EffectArmsExit, EffectCancelsTurn, srcCopilot},
+		{KeyEscape, EffectUnknown, EffectArmsCancel, srcCopilot},
+		{KeyEnter, EffectSubmits, EffectQueues, srcCopilot},
 	},
 	"cline": {
 		{KeyEscape, EffectNone, EffectCancelsTurn, srcCline},

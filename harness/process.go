@@ -23,6 +23,9 @@ var shellNames = map[string]bool{
 // "pi" as a substring would claim "pip" or "pipewire".
 var agentExact = map[string]bool{
 	"pi": true, "pi-signed": true, "pi-launcher": true, "Pi": true, "agy": true, "muse": true,
+	// copilot's node loader runs its native binary as a child whose comm
+	// is "MainThread" and whose argv[0] ends in .../copilot.
+	"copilot": true,
 	// cline's launcher names itself cline, and so does the compiled
 	// binary it runs (and that binary's hub daemon); "incline" is not it.
 	"cline": true, ".cline": true,

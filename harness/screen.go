@@ -63,6 +63,13 @@ func (sig ScreenSig) Dialog(name string) (Dialog, bool) {
 	return Dialog{}, false
 }
 
+// WaitingAt is the dialog st shows that the agent waits at for an answer
+// (a permission prompt), as opposed to an overlay it merely draws.
+func (sig ScreenSig) WaitingAt(st ScreenState) (Dialog, bool) {
+	d, ok := sig.Dialog(st.Dialog)
+	return d, ok && d.Waits != ""
+}
+
 // ClearSeq is a harness's verified way to empty a composer that holds text.
 // It is pressed only when the composer provably holds text: several of these
 // keys are dangerous on an empty composer (claude's second Escape opens
@@ -127,6 +134,14 @@ type ScreenSig struct {
 	// real text (claude: the cancelled prompt, when the composer was
 	// empty; pi: a queued steer), so interrupt clears it.
 	Restores bool `json:"restores_prompt"`
+	// RestoresQueueOnly: what it puts back is only a text queued behind
+	// the turn (pi's steer), so with no queue drawn before the keys there
+	// is nothing to wait for.
+	RestoresQueueOnly bool `json:"restores_queue_only,omitempty"`
+	// DrawWait, where longer than fmctl's own budget, is how long the
+	// harness may take to draw typed text in its composer: text never
+	// seen drawn gets no Enter.
+	DrawWait time.Duration `json:"draw_wait_ms,omitempty"`
 	// PasteSettle separates a bracketed paste from its Enter: an Enter
 	// arriving in the paste's burst becomes a newline (gemini) or is lost
 	// (claude).
@@ -148,12 +163,15 @@ type ScreenSig struct {
 	// every queued text as one message, joined by blank lines, when the
 	// turn ends.
 	QueueHead string `json:"queue_head,omitempty"`
+	// QueueIndent is how deep the texts under QueueHead are indented
+	// (gemini four spaces, the default; qwen two, under its busy line).
+	QueueIndent string `json:"queue_indent,omitempty"`
 	// QueueRows start the row each text the harness took while a turn
 	// runs is drawn on, with no head above them (claude "  ❯ " indented
 	// above its composer, pi " Steering: "): such a text was taken but
 	// not submitted, and reaches the record only when the queue flushes.
 	QueueRows []string `json:"queue_rows,omitempty"`
-	Source    string `json:"source"`
+	Source    string   `json:"source"`
 
 	// CollapsedLines: the Collapsed placeholder counts the paste's lines
 	// past its first (claude: 30 lines drew "[Pasted text #1 +29 lines]"),
@@ -231,25 +249,60 @@ func (sig ScreenSig) Queued(lines []string, tail string) bool {
 			}
 		}
 	}
-	if sig.QueueHead == "" {
-		return false
+	for _, queued := range sig.headQueues(lines) {
+		if strings.Contains(queued, tail) {
+			return true
+		}
 	}
+	return false
+}
+
+// headQueues are the texts listed under each QueueHead on the screen: the
+// rows below it indented by QueueIndent (four spaces when unset), joined,
+// blank rows skipped (qwen draws one under its busy line), up to the first
+// row that is not (the busy line, the composer's frame).
+// A head with no such row lists nothing.
+func (sig ScreenSig) headQueues(lines []string) []string {
+	if sig.QueueHead == "" {
+		return nil
+	}
+	indent := sig.QueueIndent
+	if indent == "" {
+		indent = "    "
+	}
+	var queues []string
 	for i, l := range lines {
 		if !strings.Contains(l, sig.QueueHead) {
 			continue
 		}
 		var queued strings.Builder
 		for _, row := range lines[i+1:] {
-			if !strings.HasPrefix(row, "    ") {
+			if strings.TrimSpace(row) == "" {
+				continue
+			}
+			if !strings.HasPrefix(row, indent) {
 				break
 			}
 			queued.WriteString(strings.TrimSpace(row))
 		}
-		if strings.Contains(queued.String(), tail) {
-			return true
+		if queued.Len() > 0 {
+			queues = append(queues, queued.String())
 		}
 	}
-	return false
+	return queues
+}
+
+// ShowsQueue reports whether any row of the screen is one of the
+// harness's queue rows, or a text is listed under its queue head.
+func (sig ScreenSig) ShowsQueue(lines []string) bool {
+	for _, l := range lines {
+		for _, prefix := range sig.QueueRows {
+			if strings.HasPrefix(l, prefix) {
+				return true
+			}
+		}
+	}
+	return len(sig.headQueues(lines)) > 0
 }
 
 // HeldText is the held rows joined, for a message naming them.

@@ -86,6 +86,21 @@ func TestScreenSignaturesOnRealCaptures(t *testing.T) {
 		{"qwen", "basic/13-slash-help", ComposerAbsent, "", false, "help", false, false},
 		{"qwen", "interrupts/30-interrupt-streaming-3-interrupted", ComposerEmpty, "", false, "", true, true},
 		{"qwen", "permission/03-waiting-at-permission-dialog", ComposerAbsent, "", false, "permission", false, false},
+		{"copilot", "composer-empty", ComposerEmpty, "", false, "", true, true},
+		{"copilot", "composer-text", ComposerHolding, "hello one", false, "", true, true},
+		{"copilot", "composer-multiline", ComposerHolding, "line one", false, "", true, true},
+		{"copilot", "paste-collapsed", ComposerHolding, "[Paste #1 - 30 lines]", false, "", true, true},
+		{"copilot", "busy", ComposerEmpty, "", true, "", true, true},
+		{"copilot", "busy-after-one-escape", ComposerEmpty, "", true, "", true, true},
+		{"copilot", "busy-streaming", ComposerEmpty, "", true, "", true, true},
+		{"copilot", "busy-holding", ComposerHolding, "typed while busy", true, "", true, true},
+		{"copilot", "busy-exit", ComposerEmpty, "", true, "", true, true},
+		{"copilot", "after-double-escape", ComposerHolding, "please fmhang now", false, "", true, true},
+		{"copilot", "after-ctrlc-hang", ComposerEmpty, "", false, "", true, true},
+		{"copilot", "after-clear-multiline", ComposerEmpty, "", false, "", true, true},
+		{"copilot", "trust-dialog", ComposerAbsent, "", false, "trust", false, false},
+		{"copilot", "permission-dialog", ComposerAbsent, "", false, "permission", false, false},
+		{"copilot", "basic/13-slash-help", ComposerAbsent, "", false, "help", false, false},
 		// Before the first turn the composer is drawn centred under the
 		// logo, not read as the composer; the launch prompt's turn moves it
 		// to column 0.
@@ -141,6 +156,7 @@ func TestClearSequencesPerHarness(t *testing.T) {
 		{"pi", []string{"a", "b", "c"}, "C-c"},
 		{"gemini", []string{"hello"}, "Escape Escape"},
 		{"qwen", []string{"a", "b"}, "Escape Escape"},
+		{"copilot", []string{"a", "b"}, "C-c"},
 		{"cline", []string{"a", "b"}, "End C-u C-u C-u C-u C-u"},
 	}
 	for _, c := range cases {

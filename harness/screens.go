@@ -105,7 +105,11 @@ var screens = map[string]ScreenSig{
 		// C-c clears every row; only a quick second C-c exits, and one is sent.
 		Clear:    ClearSeq{Keys: []Key{KeyCtrlC}},
 		Restores: true,
-		Source:   "tests/captures/pi-0.73.1; tests/captures/notes-opencode-pi-gemini.md",
+		// Only a queued steer comes back; with none, pi's cancel leaves
+		// the composer as it was (the tier's latency table showed every
+		// interrupt waiting out the restore wait for nothing).
+		RestoresQueueOnly: true,
+		Source:            "tests/captures/pi-0.73.1; tests/captures/notes-opencode-pi-gemini.md",
 	},
 	"gemini": {
 		Release: "0.61.0", Layout: LayoutLastPrompt, Prompt: []string{" > ", " * "}, ContIndent: "   ",
@@ -163,13 +167,48 @@ var screens = map[string]ScreenSig{
 		// empties every row; on an empty composer two open Rewind, so it
 		// is pressed only over held text.
 		Clear: ClearSeq{Keys: []Key{KeyEscape, KeyEscape}, Gap: 150 * time.Millisecond},
-		// Texts queued while busy come back into the composer on cancel.
-		Restores: true,
+		// Texts queued while busy are listed under the busy line, indented
+		// by two spaces, above the composer's rule (busy-queued.txt), and
+		// submitted as the next turn when the turn ends; on a cancel they
+		// come back into the composer, and only they: the cancelled
+		// prompt does not (after-interrupt-restored.txt, notes-qwen.md).
+		QueueHead: "· esc to cancel)", QueueIndent: "  ",
+		Restores: true, RestoresQueueOnly: true,
 		// gemini-cli's input handling, inherited: see gemini.
 		PasteSettle: 150 * time.Millisecond,
 		TypedSettle: 150 * time.Millisecond,
 		OneEnter:    true,
 		Source:      "tests/captures/qwen-0.15.10; tests/captures/notes-qwen.md",
+	},
+	"copilot": {
+		// The composer is framed by two rules, its first row starting with
+		// "❯ " at column 0 (alone when empty); the transcript's prompts
+		// are indented by one space, and a status row is under it.
+		Release: "1.0.102", Layout: LayoutPromptAfterRule, Prompt: []string{"❯ "},
+		// Before the answer streams its Escape twice would edit the
+		// prompt, after it interrupt; one Escape arms either.
+		Busy: []string{"esc esc interrupt", "esc esc edit prompt", "esc again to "},
+		Dialogs: []Dialog{
+			{Name: "trust", Marks: []string{"Confirm folder trust", "Do you trust the files in this folder?"}, Waits: WaitTrust, Answer: "Enter picks the highlighted choice"},
+			// A tool call to approve ("Do you want to run this command?");
+			// its Escape aborts the whole turn.
+			{Name: "permission", Marks: []string{"Do you want to ", "No, and tell Copilot what to do differently"}, Waits: WaitPermission, Answer: "Enter allows once, Escape cancels the turn"},
+			// /help's full-screen list, drawn in place of the composer.
+			{Name: "help", Marks: []string{"↑/↓ scroll · esc close"}},
+		},
+		// A long paste is drawn as "[Paste #1 - 30 lines]".
+		Collapsed: []string{"[Paste #"},
+		// A /exit typed while busy is queued ("Queued (1)"), not run,
+		// and a cancel drops it.
+		IdleExit: true,
+		// Each text taken while busy is drawn under "Queued (N)" on a row
+		// " └ " starts, at column 1, where no transcript row starts.
+		QueueRows: []string{" └ "},
+		// Ctrl+C empties every row (a paste placeholder too) but arms an
+		// exit for a few seconds ("ctrl+c again to exit"); C-u leaves a
+		// multi-line text's first row, Escape nothing.
+		Clear:  ClearSeq{Keys: []Key{KeyCtrlC}},
+		Source: "tests/captures/copilot-1.0.102; tests/captures/notes-copilot.md",
 	},
 	"cline": {
 		// The composer is framed by two rules, its row starting with "❯ "

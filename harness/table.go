@@ -338,6 +338,31 @@ var harnesses = []Harness{
 		Verified:   &Release{Package: "@qwen-code/qwen-code", Version: "0.15.10"},
 	},
 	{
+		// copilot's Escape twice cancels only once an answer streams;
+		// before that it takes the prompt back out of the record into the
+		// composer ("esc esc edit prompt"), so Ctrl+C, which cancels in
+		// both and keeps the prompt recorded, is its interrupt. Ctrl+C at
+		// an idle composer arms an exit, so one round. No secondmate, for
+		// gemini's reason (docs/harnesses.md#copilot).
+		Name: "copilot", InterruptKey: KeyCtrlC, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/exit", Kinds: []Kind{KindShip, KindScout},
+		Launch: Launch{
+			// COPILOT_ALLOW_ALL=true trusts the worktree without its
+			// folder-trust dialog (and loads its hooks); --yolo approves
+			// every tool call. Ask is its default, manual approval (no flag
+			// names it), and shows the trust dialog for a folder not yet
+			// trusted.
+			Binary: "copilot",
+			Auto:   ModeLaunch{Env: []string{"COPILOT_ALLOW_ALL=true"}, Args: []string{"--yolo"}},
+			Ask:    &ModeLaunch{}, ModelFlag: "--model",
+			EffortFlag: "--reasoning-effort", EffortForm: "flag",
+			EffortMap:  identity("low", "medium", "high", "xhigh", "max"),
+			PromptFlag: "-i", PromptVia: PromptArgument, Source: "docs/harnesses.md#copilot",
+		},
+		Wiring:     []string{"wt/.github/hooks/fmctl-telemetry.json"},
+		ArgvScript: "copilot",
+		Verified:   &Release{Package: "@github/copilot", Version: "1.0.102"},
+	},
+	{
 		// cline 3.0.65: one Escape cancels the turn and leaves the composer
 		// empty; its launcher and the compiled binary it runs are named
 		// cline or .cline (harness/process.go). No secondmate, for

@@ -27,6 +27,9 @@ const (
 	// MechQwenHooks: command hooks merged into the worktree's
 	// .qwen/settings.json: claude's event names, gemini's hook form.
 	MechQwenHooks Mechanism = "qwen-hooks"
+	// MechCopilotHooks: a hooks file of fmctl's own in the worktree's
+	// .github/hooks/, which copilot loads for a trusted folder.
+	MechCopilotHooks Mechanism = "copilot-hooks"
 )
 
 // MergesSettings says the mechanism's file is a settings file the user may
@@ -135,6 +138,20 @@ var telemetry = map[string]Telemetry{
 			{Native: "Notification", Matcher: "idle_prompt", Event: "turn-finished"},
 			{Native: "Notification", Matcher: "permission_prompt", Event: "waiting", WaitingFor: WaitPermission},
 			{Native: "SessionEnd", Event: "session-end"},
+		},
+		Source: "docs/harnesses.md#telemetry",
+	},
+	"copilot": {
+		// 1.0.102 runs no hook when a turn is cancelled (Ctrl+C, or
+		// Escape at a permission dialog): its record's abort stands in.
+		// sessionStart fires with the first prompt, not at launch.
+		Mechanism: MechCopilotHooks, File: "wt/.github/hooks/fmctl-telemetry.json", ReportsPrompt: true,
+		Events: []EventMap{
+			{Native: "sessionStart", Event: "session-start"},
+			{Native: "userPromptSubmitted", Event: "prompt-submitted"},
+			{Native: "agentStop", Event: "turn-finished"},
+			{Native: "permissionRequest", Event: "waiting", WaitingFor: WaitPermission},
+			{Native: "sessionEnd", Event: "session-end"},
 		},
 		Source: "docs/harnesses.md#telemetry",
 	},

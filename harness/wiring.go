@@ -102,6 +102,21 @@ export default function (pi: any) {
 `, w.ID, jsReport(w), eventMapJS(t, "")))
 }
 
+// RenderCopilotHooks is the hooks file copilot loads from the worktree's
+// .github/hooks/: one command per mapped event, in its own schema (version
+// 1, "bash" and "timeoutSec"). The command is quiet: copilot reads a
+// hook's output as its answer (a permissionRequest hook's as a decision).
+func RenderCopilotHooks(t Telemetry, w WiringTarget) []byte {
+	hooks := map[string]any{}
+	for _, e := range t.Events {
+		hook := map[string]any{"type": "command", "bash": w.HookFor(e.Event).QuietShell(), "timeoutSec": hookTimeoutSeconds}
+		list, _ := hooks[e.Native].([]any)
+		hooks[e.Native] = append(list, hook)
+	}
+	data, _ := json.MarshalIndent(map[string]any{"version": 1, "hooks": hooks}, "", "  ")
+	return append(data, '\n')
+}
+
 // settingsHook is one fmctl command hook in the mechanism's own form.
 func (t Telemetry) settingsHook(w WiringTarget, event string) map[string]any {
 	hook := w.HookFor(event)

@@ -13,9 +13,10 @@ import (
 	"time"
 )
 
-// Send is one fm-send whose message the agent's own record did not show
-// before fm-send returned: kept so `fm-control wait --for submitted`
-// can tell later whether it arrived.
+// Send is one fm-send to an agent whose own record fmctl reads: kept so
+// `fm-control wait --for submitted` can tell later whether an unconfirmed
+// one arrived, and `fm-control read --record` names each message by its id
+// (the digest and the copies before it find it in the record).
 type Send struct {
 	MessageID string `json:"message"`
 	At        int64  `json:"at"`     // unix seconds of the send
@@ -25,10 +26,11 @@ type Send struct {
 	Verdict   string `json:"verdict"` // what fm-send reported: queued, unrecorded, ...
 }
 
-// maxSends bounds a task's send ledger: only recent sends are waited for.
-const maxSends = 64
+// maxSends bounds a task's send ledger: only recent sends are waited for,
+// and read --record names the messages of about a day's work.
+const maxSends = 256
 
-// SendsPath is the task's ledger of unconfirmed sends.
+// SendsPath is the task's ledger of sends.
 func (s Store) SendsPath(id string) string { return filepath.Join(s.Dir, id+".sends") }
 
 // NewMessageID names one fm-send in its outcome, so a caller can wait for

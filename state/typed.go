@@ -24,6 +24,11 @@ type Typed struct {
 	// Submitted: the composer was seen to let go of the text after its
 	// Enter. Text fmctl typed that was never let go of is its own leftover.
 	Submitted bool `json:"submitted,omitempty"`
+	// Undrawn: the composer was never seen to draw the text, so no Enter
+	// followed it. A slow agent may draw it later (kilo, loaded, more
+	// than 6 s after it was typed), and a text typed before then would be
+	// glued to it.
+	Undrawn bool `json:"undrawn,omitempty"`
 	// Interrupted is when fmctl last sent the interrupt keys after the
 	// text was typed (unix nanoseconds), 0 for never: an agent that
 	// restores a cancelled prompt puts exactly this text back.
@@ -77,6 +82,12 @@ type Own string
 const (
 	OwnRestored Own = "restored" // the agent put it back after an interrupt fmctl sent
 	OwnLeftover Own = "leftover" // the composer never let go of it
+	// OwnSubmitted: it was submitted, and the composer still draws it
+	// (gemini runs its prompt hooks, fmctl's among them, before it
+	// redraws the composer, after its record already holds the text).
+	// It is waited out, never cleared: a clear key pressed then would
+	// land on the turn it starts.
+	OwnSubmitted Own = "submitted"
 )
 
 // Owns says whether held text whose digest is digest is fmctl's own, and
@@ -90,5 +101,5 @@ func (t Typed) Owns(digest string) Own {
 	case !t.Submitted:
 		return OwnLeftover
 	}
-	return ""
+	return OwnSubmitted
 }

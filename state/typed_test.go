@@ -26,8 +26,9 @@ func TestTypedRecordTellsOwnTextFromADraft(t *testing.T) {
 	if !ok {
 		t.Fatal("the typed record does not read back")
 	}
-	if got := typed.Owns("d1"); got != "" {
-		t.Errorf("submitted text held again with no interrupt = %q, want a draft", got)
+	// Still drawn after its submit: fmctl's own, waited out, never cleared.
+	if got := typed.Owns("d1"); got != OwnSubmitted {
+		t.Errorf("submitted text held again with no interrupt = %q, want %q", got, OwnSubmitted)
 	}
 	if got := typed.Owns("other"); got != "" {
 		t.Errorf("other text = %q, want a draft", got)
@@ -36,7 +37,7 @@ func TestTypedRecordTellsOwnTextFromADraft(t *testing.T) {
 	if err := s.MarkInterrupted("t1", at.Add(-time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if typed, _ = s.ReadTyped("t1"); typed.Owns("d1") != "" {
+	if typed, _ = s.ReadTyped("t1"); typed.Owns("d1") != OwnSubmitted {
 		t.Error("an interrupt before the text counts as its restore")
 	}
 	if err := s.MarkInterrupted("t1", at.Add(time.Second)); err != nil {

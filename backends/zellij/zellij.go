@@ -304,12 +304,13 @@ func (z *Adapter) Capture(ctx context.Context, ep backends.Endpoint) (backends.S
 	if err != nil {
 		return backends.Screen{}, err
 	}
+	// Another task's pane that took the recorded id is not read at all.
+	if err := z.replaced(t); err != nil {
+		return backends.Screen{}, err
+	}
 	out, err := z.action(ctx, t.session, "dump-screen", "--pane-id", t.pane)
 	if err != nil {
 		return backends.Screen{}, fmt.Errorf("zellij dump-screen %s: %w", t, err)
-	}
-	if err := z.replaced(t); err != nil {
-		return backends.Screen{}, err
 	}
 	text := strings.TrimSuffix(string(out.Stdout), "\n")
 	if text == "" {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // claude (@anthropic-ai/claude-code 2.1.197) appends one JSONL transcript per
@@ -40,8 +41,10 @@ type claudeRecord struct {
 	Subtype     string `json:"subtype"`
 	SessionID   string `json:"sessionId"`
 	Cwd         string `json:"cwd"`
+	Timestamp   string `json:"timestamp"`
 	IsSidechain bool   `json:"isSidechain"`
 	IsMeta      bool   `json:"isMeta"`
+	IsAPIError  bool   `json:"isApiErrorMessage"`
 	Message     struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
@@ -54,6 +57,83 @@ const claudeInterrupted = "[Request interrupted by user"
 func (r claudeReader) UserMessages() ([]string, error) {
 	files, err := r.transcripts()
 	return promptsIn(files, err, claudePrompt)
+}
+
+// Entries: an assistant record's content holds the reply's text and its
+// tool_use parts; a user record holding tool_result parts is the tools'
+// output; "turn_duration" ends a turn, failed when the model's call failed
+// (claude records that as an assistant text with isApiErrorMessage);
+// "[Request interrupted by user" ends it cancelled. An Escape with an empty
+// composer records nothing, so such a turn has no end here.
+func (r claudeReader) Entries() ([]Entry, error) {
+	files, err := r.transcripts()
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, f := range files {
+		recs, err := readJSONLines[claudeRecord](f)
+		if err != nil {
+			return nil, err
+		}
+		failed, tools := "", map[string]string{}
+		for _, rec := range recs {
+			if rec.IsSidechain {
+				continue
+			}
+			at := stamp(rec.Timestamp)
+			if text, ok := claudePrompt(rec); ok {
+				out = append(out, Entry{Kind: EntryUser, Time: at, Text: text})
+				continue
+			}
+			switch {
+			case rec.Type == "system" && rec.Subtype == "turn_duration":
+				end := Entry{Kind: EntryTurnEnd, Time: at, End: Completed}
+				if failed != "" {
+					end.End, end.Text, failed = Failed, failed, ""
+				}
+				out = append(out, end)
+			case rec.Type == "user" && strings.HasPrefix(piText(rec.Message.Content), claudeInterrupted):
+				out = append(out, Entry{Kind: EntryTurnEnd, Time: at, End: Cancelled})
+			case rec.Type == "assistant" && rec.IsAPIError:
+				failed = piText(rec.Message.Content)
+			case rec.Type == "assistant" || rec.Type == "user" && !rec.IsMeta:
+				out = append(out, claudeParts(rec.Type == "assistant", rec.Message.Content, at, tools)...)
+			}
+		}
+	}
+	return out, nil
+}
+
+// claudeParts are the entries of one message's content list: the model's
+// text and tool calls, and tool results (named through tools, the calls
+// seen so far by id). Thinking is not shown, nor a user record's text that
+// is no prompt (the output of a command claude ran itself).
+func claudeParts(model bool, content json.RawMessage, at time.Time, tools map[string]string) []Entry {
+	var parts []struct {
+		Type, Text, ID, Name string
+		ToolUseID            string          `json:"tool_use_id"`
+		Input                json.RawMessage `json:"input"`
+		Content              json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(content, &parts) != nil {
+		return nil
+	}
+	var out []Entry
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			if model {
+				out = append(out, Entry{Kind: EntryReply, Time: at, Text: p.Text})
+			}
+		case "tool_use":
+			tools[p.ID] = p.Name
+			out = append(out, toolEntry(EntryToolCall, at, p.Name, toolText(p.Input)))
+		case "tool_result":
+			out = append(out, toolEntry(EntryToolResult, at, tools[p.ToolUseID], piText(p.Content)))
+		}
+	}
+	return out
 }
 
 // promptsIn reads each transcript in turn (claude's, qwen's: one JSONL file

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,12 +30,23 @@ func init() { readers["codex"] = func(w Where) Reader { return codexReader{w} } 
 type codexReader struct{ w Where }
 
 type codexLine struct {
-	Type    string `json:"type"`
-	Payload struct {
+	Type      string `json:"type"`
+	Timestamp string `json:"timestamp"`
+	Payload   struct {
 		Type   string `json:"type"`
 		Cwd    string `json:"cwd"`
 		TurnID string `json:"turn_id"`
-		Item   struct {
+		// response_item fields: a message's role and content, a tool
+		// call's name and input, a tool output's call id and output.
+		Role      string          `json:"role"`
+		Content   json.RawMessage `json:"content"`
+		Name      string          `json:"name"`
+		CallID    string          `json:"call_id"`
+		Arguments json.RawMessage `json:"arguments"`
+		Input     json.RawMessage `json:"input"`
+		Output    json.RawMessage `json:"output"`
+		Error     json.RawMessage `json:"error"` // task_complete's, when the turn failed
+		Item      struct {
 			Type    string `json:"type"`
 			Content []struct {
 				Type string `json:"type"`
@@ -45,29 +57,78 @@ type codexLine struct {
 }
 
 func (r codexReader) UserMessages() ([]string, error) {
+	return userTexts(r.Entries())
+}
+
+// Entries: the user's messages are event_msg UserMessage items; the reply
+// and the tools are response_items (an assistant "message", a function or
+// custom tool call and its output, tied by call_id); a turn ends with
+// task_complete (failed when it carries an error) or turn_aborted.
+func (r codexReader) Entries() ([]Entry, error) {
 	files, err := r.rollouts()
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out []Entry
 	for _, f := range files {
 		lines, err := readJSONLines[codexLine](f)
 		if err != nil {
 			return nil, err
 		}
+		tools := map[string]string{}
 		for _, l := range lines {
-			if l.Type == "event_msg" && l.Payload.Type == "item_completed" && l.Payload.Item.Type == "UserMessage" {
-				var b strings.Builder
-				for _, c := range l.Payload.Item.Content {
-					if c.Type == "text" {
-						b.WriteString(c.Text)
-					}
-				}
-				out = append(out, b.String())
+			if e, ok := l.entry(tools); ok {
+				out = append(out, e...)
 			}
 		}
 	}
 	return out, nil
+}
+
+func (l codexLine) entry(tools map[string]string) ([]Entry, bool) {
+	at, p := stamp(l.Timestamp), l.Payload
+	switch {
+	case l.Type == "event_msg" && p.Type == "item_completed" && p.Item.Type == "UserMessage":
+		var b strings.Builder
+		for _, c := range p.Item.Content {
+			if c.Type == "text" {
+				b.WriteString(c.Text)
+			}
+		}
+		return []Entry{{Kind: EntryUser, Time: at, Text: b.String()}}, true
+	case l.Type == "event_msg" && p.Type == "task_complete":
+		end := Entry{Kind: EntryTurnEnd, Time: at, End: Completed}
+		if opencodeTrue(p.Error) {
+			var e struct{ Message string }
+			json.Unmarshal(p.Error, &e)
+			end.End, end.Text = Failed, e.Message
+		}
+		return []Entry{end}, true
+	case l.Type == "event_msg" && p.Type == "turn_aborted":
+		return []Entry{{Kind: EntryTurnEnd, Time: at, End: Cancelled}}, true
+	case l.Type != "response_item":
+		return nil, false
+	case p.Type == "message" && p.Role == "assistant":
+		var parts []struct{ Type, Text string }
+		json.Unmarshal(p.Content, &parts)
+		var out []Entry
+		for _, c := range parts {
+			if c.Type == "output_text" {
+				out = append(out, Entry{Kind: EntryReply, Time: at, Text: c.Text})
+			}
+		}
+		return out, true
+	case p.Type == "function_call" || p.Type == "custom_tool_call" || p.Type == "local_shell_call":
+		tools[p.CallID] = p.Name
+		input := p.Arguments
+		if len(input) == 0 {
+			input = p.Input
+		}
+		return []Entry{toolEntry(EntryToolCall, at, p.Name, toolText(input))}, true
+	case p.Type == "function_call_output" || p.Type == "custom_tool_call_output":
+		return []Entry{toolEntry(EntryToolResult, at, tools[p.CallID], toolText(p.Output))}, true
+	}
+	return nil, false
 }
 
 func (r codexReader) TurnRunning() (bool, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -246,6 +247,54 @@ func (r geminiReader) lastSubmit(text string) (time.Time, bool, error) {
 // tool call the user cancelled.
 const geminiCancelled = "[Operation Cancelled]"
 
+// geminiParts are the entries of a message's parts (gemini's, and qwen's
+// that carry them): text (not the model's thoughts), function calls and
+// function responses.
+func geminiParts(raw json.RawMessage, at time.Time) []Entry {
+	var parts []struct {
+		Text         string `json:"text"`
+		Thought      bool   `json:"thought"`
+		FunctionCall *struct {
+			Name string          `json:"name"`
+			Args json.RawMessage `json:"args"`
+		} `json:"functionCall"`
+		FunctionResponse *geminiResponse `json:"functionResponse"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	var out []Entry
+	for _, p := range parts {
+		switch {
+		case p.FunctionCall != nil:
+			out = append(out, toolEntry(EntryToolCall, at, p.FunctionCall.Name, toolText(p.FunctionCall.Args)))
+		case p.FunctionResponse != nil:
+			out = append(out, p.FunctionResponse.entry(at))
+		case p.Text != "" && !p.Thought:
+			out = append(out, Entry{Kind: EntryReply, Time: at, Text: p.Text})
+		}
+	}
+	return out
+}
+
+// geminiResponse is a tool's function response: its output, or the error
+// it ended with.
+type geminiResponse struct {
+	Name     string `json:"name"`
+	Response struct {
+		Output json.RawMessage `json:"output"`
+		Error  string          `json:"error"`
+	} `json:"response"`
+}
+
+func (f geminiResponse) entry(at time.Time) Entry {
+	text := f.Response.Error
+	if text == "" {
+		text = toolText(f.Response.Output)
+	}
+	return toolEntry(EntryToolResult, at, f.Name, text)
+}
+
 // geminiCancelledResponses reports whether a user line's content is only
 // function responses of cancelled tool calls (gemini 0.61.0, after Escape
 // while a shell command ran).
@@ -287,26 +336,38 @@ func geminiCallsPending(raw json.RawMessage) bool {
 
 // newestChat is the chat recording of r's worktree with the latest start.
 func (r geminiReader) newestChat() (string, error) {
+	chats, err := r.chats()
+	if err != nil || len(chats) == 0 {
+		return "", err
+	}
+	return chats[len(chats)-1], nil
+}
+
+// chats lists the chat recordings of r's worktree, oldest start first.
+func (r geminiReader) chats() ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(r.w.Home, ".gemini", "tmp", "*", "chats", "*.jsonl"))
 	if err != nil {
-		return "", fmt.Errorf("list gemini chats: %w", err)
+		return nil, fmt.Errorf("list gemini chats: %w", err)
 	}
 	sum := sha256.Sum256([]byte(r.w.Worktree))
 	hash := hex.EncodeToString(sum[:])
-	newest, start := "", ""
+	start := map[string]string{}
+	var mine []string
 	for _, f := range files {
-		head, err := readJSONLines[geminiRecord](f)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // deleted at exit between the listing and the read
+		head, err := firstJSONLine[geminiRecord](f)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, io.EOF) {
+			continue // deleted at exit after the listing, or not written yet
 		}
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		if len(head) > 0 && head[0].ProjectHash == hash && head[0].StartTime >= start {
-			newest, start = f, head[0].StartTime
+		if head.ProjectHash == hash {
+			mine = append(mine, f)
+			start[f] = head.StartTime
 		}
 	}
-	return newest, nil
+	sort.SliceStable(mine, func(i, j int) bool { return start[mine[i]] < start[mine[j]] })
+	return mine, nil
 }
 
 // projectDir finds ~/.gemini/tmp/<dir> whose .project_root names the

@@ -49,6 +49,15 @@ type opencodeRow struct {
 	Synthetic json.RawMessage `json:"synthetic"`
 	Ignored   json.RawMessage `json:"ignored"`
 	MessageID string          `json:"mid"`
+	Created   int64           `json:"created"`
+	Finish    string          `json:"finish"`
+	ErrorName string          `json:"ename"`
+	ErrorText string          `json:"emsg"`
+	Tool      string          `json:"tool"`
+	Status    string          `json:"tstatus"`
+	Input     string          `json:"tinput"`
+	Output    string          `json:"toutput"`
+	ToolError string          `json:"terror"`
 }
 
 // opencodeQuery lists every part of every message of the sessions started by
@@ -60,7 +69,16 @@ const opencodeQuery = `SELECT s.directory AS dir, s.id AS sid, m.id AS mid,
  json_extract(p.data, '$.type') AS ptype,
  json_extract(p.data, '$.text') AS text,
  json_extract(p.data, '$.synthetic') AS synthetic,
- json_extract(p.data, '$.ignored') AS ignored
+ json_extract(p.data, '$.ignored') AS ignored,
+ json_extract(m.data, '$.time.created') AS created,
+ json_extract(m.data, '$.finish') AS finish,
+ json_extract(m.data, '$.error.name') AS ename,
+ json_extract(m.data, '$.error.data.message') AS emsg,
+ json_extract(p.data, '$.tool') AS tool,
+ json_extract(p.data, '$.state.status') AS tstatus,
+ json_extract(p.data, '$.state.input') AS tinput,
+ json_extract(p.data, '$.state.output') AS toutput,
+ json_extract(p.data, '$.state.error') AS terror
 FROM session s JOIN message m ON m.session_id = s.id
 LEFT JOIN part p ON p.message_id = m.id
 WHERE s.parent_id IS NULL
@@ -69,25 +87,79 @@ ORDER BY s.time_created, s.id, m.time_created, m.id, p.id`
 // UserMessages joins the text the user typed (not the synthetic parts
 // opencode adds for attached files) of each user message.
 func (r opencodeReader) UserMessages() ([]string, error) {
+	return userTexts(r.Entries())
+}
+
+// Entries: a user message is one entry; an assistant message's text parts
+// are the reply and each "tool" part a call with its result once its state
+// has one. An assistant message is one step of a turn: completed with
+// finish "tool-calls" the turn goes on; completed otherwise it ends,
+// cancelled with MessageAbortedError, failed with any other error.
+func (r opencodeReader) Entries() ([]Entry, error) {
 	rows, err := r.rows()
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	last := ""
-	for _, row := range rows {
-		if row.Role != "user" {
+	var out []Entry
+	for i, row := range rows {
+		at := millis(row.Created)
+		first := i == 0 || rows[i-1].MessageID != row.MessageID
+		if row.Role == "user" {
+			if first {
+				out = append(out, Entry{Kind: EntryUser, Time: at})
+			}
+			if row.PartType == "text" && !opencodeTrue(row.Synthetic) && !opencodeTrue(row.Ignored) {
+				out[len(out)-1].Text += row.Text
+			}
 			continue
 		}
-		if row.MessageID != last {
-			out = append(out, "")
-			last = row.MessageID
-		}
-		if row.PartType == "text" && !opencodeTrue(row.Synthetic) && !opencodeTrue(row.Ignored) {
-			out[len(out)-1] += row.Text
+		out = append(out, row.partEntries(at)...)
+		if last := i == len(rows)-1 || rows[i+1].MessageID != row.MessageID; last {
+			if end, ok := row.turnEnd(); ok {
+				out = append(out, end)
+			}
 		}
 	}
 	return out, nil
+}
+
+func (row opencodeRow) partEntries(at time.Time) []Entry {
+	switch {
+	case row.PartType == "text" && !opencodeTrue(row.Synthetic) && row.Text != "":
+		return []Entry{{Kind: EntryReply, Time: at, Text: row.Text}}
+	case row.PartType != "tool":
+		return nil
+	}
+	out := []Entry{toolEntry(EntryToolCall, at, row.Tool, row.Input)}
+	switch row.Status {
+	case "completed":
+		out = append(out, toolEntry(EntryToolResult, at, row.Tool, row.Output))
+	case "error":
+		out = append(out, toolEntry(EntryToolResult, at, row.Tool, row.ToolError))
+	}
+	return out
+}
+
+// opencodeAborted is the error opencode records on a cancelled turn.
+const opencodeAborted = "MessageAbortedError"
+
+// turnEnd is the end an assistant message's row records, if it ends the
+// turn.
+func (row opencodeRow) turnEnd() (Entry, bool) {
+	var done int64
+	if json.Unmarshal(row.Completed, &done) != nil || done == 0 {
+		return Entry{}, false
+	}
+	end := Entry{Kind: EntryTurnEnd, Time: millis(done), End: Completed}
+	switch {
+	case row.ErrorName == opencodeAborted:
+		end.End = Cancelled
+	case row.ErrorName != "":
+		end.End, end.Text = Failed, row.ErrorText
+	case row.Finish == "tool-calls":
+		return Entry{}, false
+	}
+	return end, true
 }
 
 // TurnRunning: the newest session's last assistant message has no

@@ -28,12 +28,15 @@ func init() { readers["pi"] = func(w Where) Reader { return piReader{w} } }
 type piReader struct{ w Where }
 
 type piLine struct {
-	Type    string `json:"type"`
-	Cwd     string `json:"cwd"`
-	Message struct {
-		Role       string          `json:"role"`
-		Content    json.RawMessage `json:"content"`
-		StopReason string          `json:"stopReason"`
+	Type      string `json:"type"`
+	Cwd       string `json:"cwd"`
+	Timestamp string `json:"timestamp"`
+	Message   struct {
+		Role         string          `json:"role"`
+		Content      json.RawMessage `json:"content"`
+		StopReason   string          `json:"stopReason"`
+		ErrorMessage string          `json:"errorMessage"`
+		ToolName     string          `json:"toolName"`
 	} `json:"message"`
 }
 
@@ -50,6 +53,51 @@ func (r piReader) UserMessages() ([]string, error) {
 	}
 	return out, nil
 }
+
+// Entries: an assistant message holds the reply's text parts and its
+// toolCall parts; a "toolResult" message is one tool's output; the
+// assistant's stopReason ends the turn ("stop", "error", "aborted"), except
+// "toolUse", after which the turn goes on with the tools' results.
+func (r piReader) Entries() ([]Entry, error) {
+	lines, err := r.lines()
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, l := range lines {
+		if l.Type != "message" {
+			continue
+		}
+		at, m := stamp(l.Timestamp), l.Message
+		switch m.Role {
+		case "user":
+			out = append(out, Entry{Kind: EntryUser, Time: at, Text: piText(m.Content)})
+		case "toolResult":
+			out = append(out, toolEntry(EntryToolResult, at, m.ToolName, piText(m.Content)))
+		case "assistant":
+			var parts []struct {
+				Type, Text, Name string
+				Arguments        json.RawMessage
+			}
+			json.Unmarshal(m.Content, &parts)
+			for _, p := range parts {
+				switch p.Type {
+				case "text":
+					out = append(out, Entry{Kind: EntryReply, Time: at, Text: p.Text})
+				case "toolCall":
+					out = append(out, toolEntry(EntryToolCall, at, p.Name, toolText(p.Arguments)))
+				}
+			}
+			if end, ok := piEnds[m.StopReason]; ok {
+				out = append(out, Entry{Kind: EntryTurnEnd, Time: at, End: end, Text: m.ErrorMessage})
+			}
+		}
+	}
+	return out, nil
+}
+
+// piEnds are the stop reasons that end a turn.
+var piEnds = map[string]Outcome{"stop": Completed, "length": Completed, "error": Failed, "aborted": Cancelled}
 
 // TurnRunning reads the last user, assistant or tool-result message of the
 // newest session. pi retries a connection error in place ("Retrying (1/3)")

@@ -53,6 +53,69 @@ func (r qwenReader) UserMessages() ([]string, error) {
 	})
 }
 
+// Entries: an "assistant" line's parts are the reply's text and its
+// functionCalls, and an answer calling no tool ends the turn; a
+// "tool_result" line is one call's functionResponse, and a cancelled one
+// ends the turn too; a request's final error ends it failed, or cancelled
+// when Escape aborted it.
+func (r qwenReader) Entries() ([]Entry, error) {
+	files, err := r.transcripts()
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, f := range files {
+		recs, err := readJSONLines[qwenRecord](f)
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range recs {
+			out = append(out, rec.entries()...)
+		}
+	}
+	return out, nil
+}
+
+// qwenAborted is the api_error type of a request Escape aborted.
+const qwenAborted = "APIUserAbortError"
+
+func (rec qwenRecord) entries() []Entry {
+	at := stamp(rec.Timestamp)
+	switch rec.Type {
+	case "user":
+		return []Entry{{Kind: EntryUser, Time: at, Text: geminiPromptText(rec.Message.Parts)}}
+	case "assistant":
+		out := geminiParts(rec.Message.Parts, at)
+		if !qwenCallsTools(rec.Message.Parts) {
+			out = append(out, Entry{Kind: EntryTurnEnd, Time: at, End: Completed})
+		}
+		return out
+	case "tool_result":
+		out := geminiParts(rec.Message.Parts, at)
+		if rec.cancelled() {
+			out = append(out, Entry{Kind: EntryTurnEnd, Time: at, End: Cancelled})
+		}
+		return out
+	case "system":
+		if !rec.apiError() {
+			return nil
+		}
+		var p struct {
+			UIEvent struct {
+				Message string `json:"error_message"`
+				Type    string `json:"error_type"`
+			} `json:"uiEvent"`
+		}
+		json.Unmarshal(rec.SystemPayload, &p)
+		end := Entry{Kind: EntryTurnEnd, Time: at, End: Failed, Text: p.UIEvent.Message}
+		if p.UIEvent.Type == qwenAborted {
+			end.End = Cancelled
+		}
+		return []Entry{end}
+	}
+	return nil
+}
+
 // TurnRunning reads the newest transcript's last message line: a prompt, a
 // tool's result sent back or an answer calling tools means the turn goes
 // on; a plain answer, a cancelled tool or a request's final error ends it.

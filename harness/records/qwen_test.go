@@ -30,19 +30,28 @@ func qwenHome(t *testing.T, files map[string]int, order ...string) string {
 	t.Helper()
 	home := t.TempDir()
 	dir := filepath.Join(home, ".qwen", "projects", "-work--cache-qwen-lab1-wt", "chats")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	layRecords(t, "qwen", files, order, func(name string) string { return filepath.Join(dir, name+".jsonl") })
+	return home
+}
+
+// layRecords writes each named testdata/<harness>/<name>.jsonl to where(name),
+// cut to its first files[name] lines (0 = whole), the later in order the
+// newer: a prefix of an append-only record is the record as it stood then.
+func layRecords(t *testing.T, harness string, files map[string]int, order []string, where func(name string) string) {
+	t.Helper()
 	at := time.Now().Add(-time.Hour)
 	for i, name := range order {
-		data, err := os.ReadFile(filepath.Join("testdata", "qwen", name+".jsonl"))
+		data, err := os.ReadFile(filepath.Join("testdata", harness, name+".jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n := files[name]; n > 0 {
 			data = bytes.Join(bytes.SplitAfter(data, []byte("\n"))[:n], nil)
 		}
-		p := filepath.Join(dir, name+".jsonl")
+		p := where(name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +60,6 @@ func qwenHome(t *testing.T, files map[string]int, order ...string) string {
 			t.Fatal(err)
 		}
 	}
-	return home
 }
 
 func TestQwenUserMessagesEachOnce(t *testing.T) {

@@ -94,6 +94,8 @@ func install(h harness.Harness, t Task, w harness.WiringTarget, dry bool) error 
 		data = harness.RenderOpencodePlugin(tel, w)
 	case harness.MechPiExtension:
 		data = harness.RenderPiExtension(tel, w)
+	case harness.MechCopilotHooks:
+		data = harness.RenderCopilotHooks(tel, w)
 	default:
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -48,6 +49,7 @@ var profiles = []profile{
 	{name: "pi", bin: "pi", pkg: "@mariozechner/pi-coding-agent"},
 	{name: "gemini", bin: "gemini", pkg: "@google/gemini-cli", relaunchTo: "qwen"},
 	{name: "qwen", bin: "qwen", pkg: "@qwen-code/qwen-code", relaunchTo: "gemini"},
+	{name: "copilot", bin: "copilot", pkg: "@github/copilot", relaunchTo: "claude"},
 	{name: "cline", bin: "cline", pkg: "cline", relaunchTo: "pi"},
 }
 
@@ -77,8 +79,9 @@ type lab struct {
 	capDir  string
 	steps   int
 	id      string
-	addr    string // how the fm binaries name the task: id, or <host>/id on a host
-	current string // the harness the task runs now
+	addr    string     // how the fm binaries name the task: id, or <host>/id on a host
+	current string     // the harness the task runs now
+	sent    []sentText // every fm-send of a text, in order
 }
 
 func randHex(n int) string {
@@ -288,9 +291,11 @@ func (l *lab) fm(bin string, args ...string) result {
 	cmd.Env = l.env
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	watch := l.watchCall(bin, args)
 	start := time.Now()
 	err := cmd.Run()
 	r := result{args: append([]string{bin}, args...), stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	watch.answer(start.Add(r.elapsed), r)
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -303,6 +308,9 @@ func (l *lab) fm(bin string, args ...string) result {
 		l.t.Fatalf("%s did not finish within 3 minutes", r)
 	}
 	l.t.Log(r)
+	if bin == "fm-send" && !slices.Contains(args, "--key") && len(args) > 0 {
+		l.sent = append(l.sent, sentText{text: args[len(args)-1], result: r, id: messageIDOf(r.stdout + r.stderr)})
+	}
 	return r
 }
 
@@ -487,11 +495,16 @@ func trimScreen(s string) string {
 
 // reader is the agent's own record for the harness the task runs now.
 func (l *lab) reader() records.Reader {
-	r, err := records.For(l.current, records.Where{Home: l.home, Worktree: l.wt, Query: sqlite.Query(backends.NewExecRunner(""))})
+	r, err := l.readerFor(l.current)
 	if err != nil {
 		l.t.Fatal(err)
 	}
 	return r
+}
+
+// readerFor is harness name's own record in this lab.
+func (l *lab) readerFor(name string) (records.Reader, error) {
+	return records.For(name, records.Where{Home: l.home, Worktree: l.wt, Query: sqlite.Query(backends.NewExecRunner(""))})
 }
 
 // messages is the user messages in the current agent's record; a record

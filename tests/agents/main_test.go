@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,10 +27,14 @@ var (
 	// agentsChannel is which versions are installed (FM_AGENTS_CHANNEL:
 	// pinned, latest or oldest; scripts/agents-install.sh).
 	agentsChannel string
-	fmBin         string // the built fm-send, fm-control and fm-spawn
-	tmuxBin       string
-	bashBin       string
-	theLedger     = newLedger()
+	// agentsOnly names the harnesses this run drives (FM_AGENTS_HARNESSES,
+	// comma-separated; unset, every one): CI runs the tier in two halves,
+	// chosen by the commit (.ci/run), when all of it would not fit.
+	agentsOnly []string
+	fmBin      string // the built fm-send, fm-control and fm-spawn
+	tmuxBin    string
+	bashBin    string
+	theLedger  = newLedger()
 )
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
@@ -41,6 +46,15 @@ func runMain(m *testing.M) int {
 	}
 	if agentsDir == "" {
 		return m.Run() // every test skips, naming make test-agents
+	}
+	if only := os.Getenv("FM_AGENTS_HARNESSES"); only != "" {
+		agentsOnly = strings.Split(only, ",")
+		for _, name := range agentsOnly {
+			if !slices.ContainsFunc(profiles, func(p profile) bool { return p.name == name }) {
+				fmt.Fprintf(os.Stderr, "agents: FM_AGENTS_HARNESSES names %q, which the tier has no profile for\n", name)
+				return 1
+			}
+		}
 	}
 	var err error
 	if tmuxBin, err = exec.LookPath("tmux"); err != nil {
@@ -77,8 +91,9 @@ func runMain(m *testing.M) int {
 	}
 	theLedger.print(os.Stdout)
 	theTally.print(os.Stdout)
+	theClock.print(os.Stdout)
 	if path := os.Getenv("FM_AGENTS_REPORT"); path != "" {
-		if err := os.WriteFile(path, []byte(theLedger.markdown()+theTally.markdown()), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(theLedger.markdown()+theTally.markdown()+theClock.markdown()), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "agents: report:", err)
 		}
 	}
@@ -91,6 +106,9 @@ func requireAgents(t *testing.T, p profile) {
 	t.Helper()
 	if agentsDir == "" {
 		t.Skip("FM_AGENTS_DIR is not set: the real-agent tier runs with `make test-agents`")
+	}
+	if len(agentsOnly) > 0 && !slices.Contains(agentsOnly, p.name) {
+		t.Skipf("%s is not in this run's FM_AGENTS_HARNESSES=%s", p.name, strings.Join(agentsOnly, ","))
 	}
 	if _, err := os.Stat(filepath.Join(agentsBin, p.bin)); err != nil {
 		t.Fatalf("%s is not installed in %s (%v); run scripts/agents-install.sh", p.bin, agentsBin, err)

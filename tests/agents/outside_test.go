@@ -18,13 +18,13 @@ import (
 // Every lab points HOME and NPM_CONFIG_PREFIX inside itself and turns
 // auto-update off; this proves they stayed there.
 type outside struct {
-	dirs  []string          // the folders watched
+	dirs  []string          // the folders watched, home last
+	home  string            // the real HOME, where only new entries count
 	names map[string]string // entry path -> its mtime, at the first read
 }
 
 // watchOutside reads the folders an agent CLI must not write to: the
-// global prefix's lib/node_modules and bin, and the real HOME's top level
-// (the last of dirs).
+// global prefix's lib/node_modules and bin, and the real HOME's top level.
 func watchOutside() (*outside, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -37,7 +37,7 @@ func watchOutside() (*outside, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &outside{dirs: []string{filepath.Join(prefix, "lib", "node_modules"), filepath.Join(prefix, "bin"), home}}
+	o := &outside{dirs: []string{filepath.Join(prefix, "lib", "node_modules"), filepath.Join(prefix, "bin"), home}, home: home}
 	o.names = o.read()
 	return o, nil
 }
@@ -52,7 +52,7 @@ func (o *outside) read() map[string]string {
 				continue
 			}
 			stamp := ""
-			if d != o.dirs[len(o.dirs)-1] {
+			if d != o.home {
 				// An update rewrites an installed package in place; in
 				// HOME only new entries count (the Go build cache and the
 				// shell touch the ones there).
@@ -91,7 +91,7 @@ func TestOutsideSeesWritesOutsideTheLab(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	o := &outside{dirs: []string{modules, home}}
+	o := &outside{dirs: []string{modules, home}, home: home}
 	o.names = o.read()
 	if c := o.changes(); len(c) != 0 {
 		t.Fatalf("nothing written, changes %v", c)

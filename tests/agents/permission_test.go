@@ -172,7 +172,14 @@ func (l *lab) requireDialog(s *scen, dir string) {
 // dialogUp reads the screen by the harness's signatures: the name of a
 // permission dialog on it.
 func (l *lab) dialogUp() (string, bool) {
-	h, _ := harness.Lookup(l.current)
+	name, up := l.dialogOn(l.current)
+	theClock.sawDialog(l, up)
+	return name, up
+}
+
+// dialogOn reads the screen by harness name's signatures.
+func (l *lab) dialogOn(name string) (string, bool) {
+	h, _ := harness.Lookup(name)
 	sig, ok := h.Screen()
 	if !ok {
 		return "", false

@@ -272,17 +272,23 @@ func (s *scen) interrupt() result {
 	return r
 }
 
-// recoverIdle returns a live agent to idle between scenarios with Escapes,
-// one at a time and only while a turn still runs (opencode's cancel takes
-// two; an Escape more on an idle, empty composer opens claude's Rewind and
-// gemini's /rewind): scaffolding, not a step under test. Each goes through
-// fm-send --key, so fmctl knows of the cancel and may clear the prompt an
-// agent puts back (claude, pi) at the next send; a raw Escape would leave
-// it a draft fm-send keeps. A key fm-send refuses goes raw.
+// recoverIdle returns a live agent to idle between scenarios with its
+// interrupt key (Escape but for copilot's C-c: one Escape there only arms,
+// and the arm lapses before the next), one press at a time and only while
+// a turn still runs (opencode's cancel takes two; an Escape more on an
+// idle, empty composer opens claude's Rewind and gemini's /rewind):
+// scaffolding, not a step under test. Each goes through fm-send --key, so
+// fmctl knows of the cancel and may clear the prompt an agent puts back
+// (claude, pi) at the next send; a raw key would leave it a draft fm-send
+// keeps. A key fm-send refuses goes raw.
 func recoverIdle(l *lab) {
+	key := string(harness.KeyEscape)
+	if h, ok := harness.Lookup(l.current); ok {
+		key = string(h.InterruptKey)
+	}
 	for i := 0; i < 3 && !l.settle(3*time.Second); i++ {
-		if r := l.fm("fm-send", l.addr, "--key", "Escape"); r.code != 0 {
-			l.rawKeys("Escape")
+		if r := l.fm("fm-send", l.addr, "--key", key); r.code != 0 {
+			l.rawKeys(key)
 		}
 	}
 }

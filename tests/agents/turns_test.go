@@ -19,9 +19,10 @@ func turnsGroup(t *testing.T, p profile) {
 	if l == nil {
 		return
 	}
+	replyPrompt := "say one word " + randHex(3)
 	l.scenario("reply", func(s *scen) {
-		nonce := randHex(3)
-		s.send("say one word " + nonce)
+		nonce := replyPrompt[len(replyPrompt)-6:]
+		s.send(replyPrompt)
 		if !poll(30*time.Second, func() bool { return replied(l, nonce) }) {
 			s.broken("the model's reply never came: %s", outcomes(l, nonce))
 		}
@@ -96,6 +97,8 @@ func turnsGroup(t *testing.T, p profile) {
 		s.waitBusy("stream until exit " + stubmodel.LongWord + "60 " + randHex(3))
 		s.exit("exit-streaming")
 	})
+	// The conversation as fmctl shows it from the record, the agent gone.
+	l.scenario("read-record", func(s *scen) { s.judgeRecordView(replyPrompt) })
 }
 
 // backoffGroup: a send into a turn that streams, an interrupt during the

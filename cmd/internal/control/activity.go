@@ -105,7 +105,7 @@ func screenSig(t *task.Target, obs backends.Observation) (harness.ScreenSig, boo
 
 func viewOf(sig harness.ScreenSig, st harness.ScreenState) screenView {
 	v := screenView{Read: true, Ready: st.Ready(), Busy: st.Busy}
-	if d, ok := sig.Dialog(st.Dialog); ok && d.Waits != "" {
+	if d, ok := sig.WaitingAt(st); ok {
 		v.Dialog = d
 	}
 	return v

@@ -24,7 +24,7 @@ func (c *Controller) Follow(ctx context.Context, id string, lines int) error {
 	if err != nil {
 		return err
 	}
-	pause := backends.Backoff{Max: waitMaxPause}
+	pause := c.idlePause(t.Store.AgentStatePath(id))
 	var prev []string
 	for first := true; ; first = false {
 		// The state is read before the text, so the text of the last
@@ -49,14 +49,14 @@ func (c *Controller) Follow(ctx context.Context, id string, lines int) error {
 				// The reader went away (a closed pipe): following is over.
 				return nil
 			}
-			pause = backends.Backoff{Max: waitMaxPause}
+			pause.Reset()
 		}
 		prev = cur
 		if obs.State == backends.StateDead || obs.State == backends.StateMissing {
 			c.print.Notice("task %s's agent is no longer running at %s (state: %s); stopped following", id, t.Endpoint.Target, obs.State)
 			return nil
 		}
-		if backends.Sleep(ctx, pause.Next()) != nil || cli.ReaderGone(c.print.Out) {
+		if pause.Sleep(ctx, c.tun.Control.Watch) != nil || cli.ReaderGone(c.print.Out) {
 			return nil
 		}
 	}

@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
@@ -40,6 +41,16 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
 	out.Put(fault.Fact{Key: "rounds", Text: strconv.Itoa(res.Rounds), Value: res.Rounds, JSONOnly: true})
 	if res.Cleared != "" {
 		out.AddQuoted("cleared", res.Cleared)
+	}
+	if len(res.Flushed) > 0 {
+		// The agent took its queue into a new turn after the cancel: a
+		// caller must not read exit 0 as an agent at rest.
+		activity := "idle"
+		if res.FlushedRunning {
+			activity = "busy"
+		}
+		out.Add("queue", "flushed").Add("activity", activity).
+			Put(fault.Fact{Key: "flushed", Text: strings.Join(res.Flushed, ","), Value: res.Flushed})
 	}
 	c.print.Outcome(out)
 	return nil

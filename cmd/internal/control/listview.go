@@ -7,7 +7,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"fmctl/backends"
 	"fmctl/cmd/internal/cli"
 )
 
@@ -65,10 +64,15 @@ const clearScreen = "\x1b[H\x1b[2J"
 // a long wait does, quickly again after a change. Nothing is locked or
 // written.
 func (c *Controller) Watch(ctx context.Context) error {
-	pause := backends.Backoff{Max: waitMaxPause}
 	var last []byte
+	var pause *idlePause
 	for first := true; ; first = false {
 		dir, rows, err := c.listRows(ctx)
+		if pause == nil {
+			// Every state write renames a file into the state directory,
+			// which changes the directory's own time.
+			pause = c.idlePause(dir)
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -94,9 +98,9 @@ func (c *Controller) Watch(ctx context.Context) error {
 				// The reader went away (a closed pipe): the watch is over.
 				return nil
 			}
-			pause = backends.Backoff{Max: waitMaxPause}
+			pause.Reset()
 		}
-		if backends.Sleep(ctx, pause.Next()) != nil || cli.ReaderGone(c.print.Out) {
+		if pause.Sleep(ctx, c.tun.Control.Watch) != nil || cli.ReaderGone(c.print.Out) {
 			return nil
 		}
 	}

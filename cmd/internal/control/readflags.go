@@ -25,6 +25,9 @@ type readInvocation struct {
 	Follow  bool // read --follow
 	// Audit: read prints the task's audit trail instead of its pane.
 	Audit bool
+	// Record: read prints the conversation from the agent's own record
+	// instead of its pane.
+	Record bool
 	// MessageID is wait --for submitted's message: an id fm-send printed.
 	MessageID string
 }
@@ -35,21 +38,22 @@ const (
 )
 
 // waitConditions are what `wait --for` accepts.
-// submitted waits for one fm-send's message (--message-id) to reach the
+// done waits for the newest turn to end completed, per the agent's own
+// record. submitted waits for one fm-send's message (--message-id) to reach the
 // agent's own record.
-var waitConditions = []string{"ready", "busy", "idle", "waiting", "dead", "submitted"}
+var waitConditions = []string{"ready", "busy", "idle", "waiting", "dead", "done", "submitted"}
 
 // readVerbFlags are each read-only verb's value flags and their help.
 var readVerbFlags = map[string][][2]string{
 	"wait": {{"for", "the `CONDITION` to wait for: " + strings.Join(waitConditions, ", ")}, {"timeout", "how long to wait, `D` (seconds or a Go duration; else FM_CONTROL_WAIT, else 30s)"}, {"message-id", "with --for submitted: the `ID` fm-send printed (message=...)"}},
-	"read": {{"lines", "print the pane's last `N` lines (default 50, at most 10000)"}},
+	"read": {{"lines", "print the last `N` lines, or --record entries (default 50, at most 10000)"}},
 }
 
 // streamFlags are the read-only verbs' switches that keep them printing
 // until stopped.
 var streamFlags = map[string][2]string{
 	"list": {"watch", "print the list again each time it changes, until interrupted (--json: one object a change)"},
-	"read": {"follow", "keep printing the pane's new lines until the agent is gone or interrupted"},
+	"read": {"follow", "keep printing new lines (or --record entries) until the agent is gone or interrupted"},
 }
 
 func readFlags(verb string) []ucli.Flag {
@@ -61,7 +65,8 @@ func readFlags(verb string) []ucli.Flag {
 		fs = append(fs, &ucli.BoolFlag{Name: f[0], Usage: f[1]})
 	}
 	if verb == "read" {
-		fs = append(fs, &ucli.BoolFlag{Name: "audit", Usage: "print the task's audit trail (state/<id>.audit) instead of its pane"})
+		fs = append(fs, &ucli.BoolFlag{Name: "audit", Usage: "print the task's audit trail (state/<id>.audit) instead of its pane"},
+			&ucli.BoolFlag{Name: "record", Usage: "print the conversation from the agent's own record instead of its pane"})
 	}
 	return fs
 }
@@ -96,7 +101,10 @@ func parseReadArgs(cmd *ucli.Command, tun config.Tunables) (readInvocation, erro
 	case "wait":
 		err = inv.waitFlags(values, tun.Control.Wait)
 	case "read":
-		inv.Audit = cmd.Bool("audit")
+		inv.Audit, inv.Record = cmd.Bool("audit"), cmd.Bool("record")
+		if inv.Audit && inv.Record {
+			return inv, fault.Usage("--audit and --record each print something else than the pane; give one")
+		}
 		if inv.Audit && len(values) > 0 {
 			return inv, fault.Usage("--audit prints the whole audit trail; it takes no --lines")
 		}

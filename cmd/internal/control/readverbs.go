@@ -12,8 +12,8 @@ import (
 
 var readSynopsis = map[string]string{
 	"list": "[--watch] [--json [FIELDS] | --jq EXPR]",
-	"wait": "<id> --for ready|busy|idle|waiting|dead [--timeout D] [--json]\nfm-control wait <id> --for submitted --message-id ID [--timeout D] [--json]",
-	"read": "<id> [--lines N] [--follow] [--audit] [--json [FIELDS] | --jq EXPR]",
+	"wait": "<id> --for ready|busy|idle|waiting|dead|done [--timeout D] [--json]\nfm-control wait <id> --for submitted --message-id ID [--timeout D] [--json]",
+	"read": "<id> [--lines N] [--follow] [--audit | --record] [--json [FIELDS] | --jq EXPR]",
 }
 
 var readExamples = map[string]string{
@@ -35,28 +35,28 @@ Examples:
 	"wait": `Polls, without a lock, until the condition holds. ready, busy, idle and
 waiting are read from the agent's own telemetry (idle includes ready); a
 freshly launched agent is waited for, one that never reported has no signal
-(exit 1 at once). submitted: --message-id names a message fm-send left
-unconfirmed (its message=), found once more in the agent's own record than
-before the send.
+(exit 1 at once). done: idle, and the agent's own record ends its newest
+turn completed (failed or cancelled: exit 1). submitted: the message
+--message-id names (fm-send's message=) is in the agent's own record.
 
 Examples:
    fm-control wait t1 --for dead --timeout 60
-   fm-control wait t1 --for idle --timeout 10m
+   fm-control wait t1 --for done --timeout 10m
    fm-control wait t1 --for submitted --message-id m20260101T120000-0a1b2c3d`,
-	"read": `Prints the pane's last N lines (default 50, at most 10000; tmux includes
-scrollback, herdr and zellij the visible screen) with every terminal control
-sequence and control character but newline and tab removed, so nothing an
-agent wrote acts on your terminal. Takes no lock and types nothing. --audit
-prints the task's audit trail (state/<id>.audit) instead.
+	"read": `Prints the pane's last N lines (default 50; tmux includes scrollback)
+with every control sequence removed. No lock, nothing typed. --audit prints
+the audit trail (state/<id>.audit). --follow prints each new line (a line
+redrawn in place only if it grew) until the agent is gone or SIGINT.
 
---follow then prints each new line once (a line redrawn in place, such as a
-spinner, only if it grew) until the agent is gone, SIGINT, SIGTERM or a
-closed stdout, exit 0; --json prints each batch as one read object.
+--record prints the conversation from the agent's own record instead, one
+entry a line: "<UTC time> user <message id fm-send gave it>: <text>", reply,
+tool-call/tool-result <tool> (cut to 400 bytes), turn-end completed|failed|
+cancelled; --json, one entry object a line; --follow, new entries.
 
 Examples:
    fm-control read t1 --follow
    fm-control read t1 --lines 200 --json | jq -r .text
-   fm-control read t1 --audit`,
+   fm-control read t1 --record --lines 20`,
 }
 
 // readCommands are the read-only verbs of the capability table: no lock,
@@ -102,6 +102,9 @@ func readCommand(d edge.Deps, v harness.Verb) *ucli.Command {
 					return ctl.Wait(ctx, inv.ID, inv.For, inv.Timeout)
 				case inv.Audit:
 					return ctl.ReadAudit(inv.ID)
+				case inv.Record:
+					defer cli.CatchSIGPIPE()()
+					return ctl.ReadRecord(ctx, inv.ID, inv.Lines, inv.Follow)
 				case inv.Follow:
 					defer cli.CatchSIGPIPE()()
 					return ctl.Follow(ctx, inv.ID, inv.Lines)

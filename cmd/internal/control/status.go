@@ -43,7 +43,18 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	if act.For != "" {
 		out.Add("waiting_for", act.For)
 	}
-	out.Add("evidence", act.Evidence).Put(fault.Int("events_refused", t.Store.RefusedEvents(id)))
+	out.Add("evidence", act.Evidence)
+	if obs.State == backends.StateAlive && act.Word != actBusy {
+		// The newest turn's outcome, from the record: an idle agent may
+		// have answered, given up after its retries, or been cancelled.
+		if turn := lastTurn(t, obs); turn.Ended && turn.Outcome != "" {
+			out.Add("turn", string(turn.Outcome))
+			if turn.Error != "" {
+				out.AddJSON("turn_error", turn.Error)
+			}
+		}
+	}
+	out.Put(fault.Int("events_refused", t.Store.RefusedEvents(id)))
 	j, err := state.ReadJournal(t.Store.Journal(id).Journal)
 	teardown, tornDown := teardownPhase(t.Store, id)
 	switch {

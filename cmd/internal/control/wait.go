@@ -10,18 +10,15 @@ import (
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
+	"fmctl/harness/records"
 	"fmctl/phrase"
 )
 
-// waitMaxPause caps the wait's backoff (which starts at backends.MinPoll,
-// so a condition about to hold is seen within milliseconds): a long wait
-// costs one multiplexer call four times a second.
-const waitMaxPause = 250 * time.Millisecond
-
 // waitView is one look at a task during a wait.
 type waitView struct {
-	obs backends.Observation
-	act agentActivity
+	obs  backends.Observation
+	act  agentActivity
+	turn turnView // read for --for done, once the agent is idle
 }
 
 // Wait polls task id until cond holds or limit passes, without a lock and
@@ -38,10 +35,14 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 		return fault.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so an agent-free endpoint cannot be proven; nothing to wait on", t.ID, t.BackendName).Coded(fault.ENoClassifier)
 	}
 	var v waitView
-	return c.poll(ctx, id, cond, limit, func(waited time.Duration) (bool, error) {
+	pause := c.idlePause(t.Store.AgentStatePath(id), t.Store.MetaPath(id))
+	return c.poll(ctx, id, cond, limit, pause, func(waited time.Duration) (bool, error) {
 		v = c.look(ctx, t)
 		if ctx.Err() != nil { // poll says interrupted
 			return false, nil
+		}
+		if cond == "done" && v.act.Word == actIdle {
+			v.turn = lastTurn(t, v.obs)
 		}
 		done, err := reached(t, cond, v)
 		if done {
@@ -54,14 +55,13 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 	})
 }
 
-// poll runs look (given the time waited so far) until it says done or
-// fails, or limit passes, when it returns timedOut's error. A signal ends
+// poll runs look (given the time waited so far), pausing between looks,
+// until it says done or fails, or limit passes, when it returns timedOut's error. A signal ends
 // it as the wait's interruption.
-func (c *Controller) poll(ctx context.Context, id, cond string, limit time.Duration, look func(time.Duration) (bool, error), timedOut func() error) error {
+func (c *Controller) poll(ctx context.Context, id, cond string, limit time.Duration, pause *idlePause, look func(time.Duration) (bool, error), timedOut func() error) error {
 	start := time.Now()
 	deadline := start.Add(limit)
 	defer c.print.Waiting(fmt.Sprintf("waiting for task %s to be %s", id, cond), deadline)()
-	pause := backends.Backoff{Max: waitMaxPause}
 	for {
 		done, err := look(time.Since(start))
 		// A signal cancels the read under way, which then reads unreadable:
@@ -76,7 +76,7 @@ func (c *Controller) poll(ctx context.Context, id, cond string, limit time.Durat
 		if left <= 0 {
 			return timedOut()
 		}
-		if err := backends.Sleep(ctx, min(pause.Next(), left)); err != nil {
+		if err := pause.Sleep(ctx, left); err != nil {
 			return waitInterrupted(id)
 		}
 	}
@@ -114,7 +114,39 @@ func reached(t *task.Target, cond string, v waitView) (bool, error) {
 	if cond == "ready" { // an agent that reported itself ready: no turn runs
 		want = actIdle
 	}
+	if cond == "done" {
+		return turnDone(t, v)
+	}
 	return v.act.Word == want, nil
+}
+
+// turnDone is --for done: the agent is idle and its own record ends its
+// newest turn completed. A turn the record ends failed or cancelled is no
+// more waiting can change: exit 1 naming it. An idle agent whose record
+// does not (yet) mark the end is waited on.
+func turnDone(t *task.Target, v waitView) (bool, error) {
+	if v.act.Word != actIdle || !v.turn.Ended {
+		return false, nil
+	}
+	switch v.turn.Outcome {
+	case records.Completed:
+		return true, nil
+	case records.Failed, records.Cancelled:
+		err := fault.Failed("task %s's newest turn ended %s, per its %s record%s", t.ID, v.turn.Outcome, t.RecordedHarness, failedWith(v.turn.Error)).Coded(fault.ETurnNotCompleted).
+			With("id", t.ID, "for", "done", "turn", string(v.turn.Outcome))
+		if v.turn.Outcome == records.Failed {
+			return false, err.Hint("its model call failed for good: fm-control read %s --record shows the error", t.ID)
+		}
+		return false, err.Hint("it was interrupted; to give it the work again: fm-send %s <text>", t.ID)
+	}
+	return false, nil
+}
+
+func failedWith(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	return " (" + phrase.Printable(oneLine(msg)) + ")"
 }
 
 // refuseWaitState is the verdict on an endpoint state that ends a wait at

@@ -30,7 +30,7 @@ func (c *Controller) WaitSubmitted(ctx context.Context, id, messageID string, li
 	if !ok {
 		return fault.Failed("task %s's send ledger (state/%s.sends) holds no message %s", t.ID, t.ID, messageID).Coded(fault.ENoSuchMessage).
 			With("id", t.ID, "for", cond, "message", messageID).
-			Hint("only a send that could not be confirmed is kept (submit=queued or submit=unrecorded), the newest 64; a confirmed one (exit 0) needs no wait").
+			Hint("only a send to an agent whose record fmctl reads is kept, the newest 256; a confirmed one (exit 0) needs no wait").
 			Hint("copy the message= fact from that fm-send's error line")
 	}
 	if send.Harness != t.RecordedHarness {
@@ -39,7 +39,10 @@ func (c *Controller) WaitSubmitted(ctx context.Context, id, messageID string, li
 			Hint("look at the agent's transcript to see whether it arrived before the relaunch")
 	}
 	proof := deliver.Unreadable
-	return c.poll(ctx, id, cond, limit, func(waited time.Duration) (bool, error) {
+	// A queued message is taken when a turn ends or starts, which the
+	// agent's own reports show first.
+	pause := c.idlePause(t.Store.AgentStatePath(t.ID), t.Store.MetaPath(t.ID))
+	return c.poll(ctx, id, cond, limit, pause, func(waited time.Duration) (bool, error) {
 		obs := t.Backend.AgentState(ctx, t.Endpoint)
 		if ctx.Err() != nil { // poll says interrupted
 			return false, nil

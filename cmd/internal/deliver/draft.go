@@ -35,5 +35,8 @@ func ComposerDigest(text string) string {
 // send to tell fmctl's own held text from a person's draft by: the text's
 // digest, and whether the composer was seen to let go of it.
 func (r Result) Typed(text string, at time.Time) state.Typed {
-	return state.Typed{At: at.UnixNano(), Digest: ComposerDigest(text), Submitted: r.Verdict == Submitted || r.Verdict == Queued}
+	if r.Replaced != "" {
+		text = r.Replaced
+	}
+	return state.Typed{At: at.UnixNano(), Digest: ComposerDigest(text), Submitted: r.Verdict == Submitted || r.Verdict == Queued, Undrawn: r.Undrawn}
 }

@@ -52,6 +52,27 @@ func StartWatch(r records.Reader, text string) (RecordWatch, error) {
 }
 
 func (w RecordWatch) holds(m string) bool {
+	if w.is(m) {
+		return true
+	}
+	// gemini submits the texts it queued behind a turn as one message,
+	// joined by blank lines: the text is then a run of its parts.
+	parts := strings.Split(recordedForm(m), queueJoin)
+	for i := range parts {
+		for j := i + 1; j <= len(parts) && len(parts) > 1; j++ {
+			if j-i < len(parts) && w.is(strings.Join(parts[i:j], queueJoin)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// queueJoin joins the texts gemini took into its queue when it submits
+// them as one message (its useMessageQueue).
+const queueJoin = "\n\n"
+
+func (w RecordWatch) is(m string) bool {
 	if w.Text != "" {
 		return recordedForm(m) == w.Text
 	}

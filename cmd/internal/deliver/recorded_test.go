@@ -23,6 +23,12 @@ func TestRecordWatchByTextAndByDigestAgree(t *testing.T) {
 		{"an earlier copy proves nothing", recordOf{"fix the build"}, recordOf{"fix the build"}, Unrecorded},
 		{"taken twice", nil, recordOf{"fix the build", "fix the build"}, Duplicated},
 		{"a longer message is not it", nil, recordOf{"fix the build now"}, Unrecorded},
+		// gemini's queue, submitted as one message joined by blank lines
+		{"first of a flushed queue", nil, recordOf{"fix the build\n\nthen the docs"}, Recorded},
+		{"last of a flushed queue", nil, recordOf{"lint it\n\nfix the build"}, Recorded},
+		{"middle of a flushed queue", nil, recordOf{"a\n\nfix the build\n\nb"}, Recorded},
+		{"a part's prefix is not it", nil, recordOf{"fix the build now\n\nb"}, Unrecorded},
+		{"one line of a part is not it", nil, recordOf{"fix the build\nand more\n\nb"}, Unrecorded},
 	} {
 		byText, err := StartWatch(tc.before, msg)
 		if err != nil {
@@ -35,6 +41,26 @@ func TestRecordWatchByTextAndByDigestAgree(t *testing.T) {
 		}
 		if got := byDigest.Check(); got != tc.want {
 			t.Errorf("%s: by digest %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A message with blank lines of its own is found whole, in or out of a
+// flushed queue, and never by one of its paragraphs.
+func TestRecordWatchFindsAMessageWithBlankLinesWhole(t *testing.T) {
+	const msg = "step one\n\nstep two"
+	for _, tc := range []struct {
+		rec  recordOf
+		want Proof
+	}{
+		{recordOf{"step one\n\nstep two"}, Recorded},
+		{recordOf{"queued first\n\nstep one\n\nstep two"}, Recorded},
+		{recordOf{"step one"}, Unrecorded},
+	} {
+		w, _ := StartWatch(recordOf{}, msg)
+		w.Reader = tc.rec
+		if got := w.Check(); got != tc.want {
+			t.Errorf("%q: %s, want %s", tc.rec, got, tc.want)
 		}
 	}
 }

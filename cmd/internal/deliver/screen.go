@@ -87,8 +87,7 @@ func WaitingDialog(ctx context.Context, b backends.Backend, ep backends.Endpoint
 	if err != nil {
 		return harness.Dialog{}, false
 	}
-	d, ok := sig.Dialog(st.Dialog)
-	return d, ok && d.Waits != ""
+	return sig.WaitingAt(st)
 }
 
 // WaitReady polls until the screen shows the harness ready (composer drawn,
@@ -179,7 +178,7 @@ func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, 
 	}
 	left, drawn := waitDrawn(ctx, b, ep, sig, tail, newlines, len(text), o)
 	if !drawn {
-		return Result{Verdict: Unproven}
+		return Result{Verdict: Unproven, Undrawn: true}
 	}
 	settle := settleBeforeEnter(b, sig, text)
 	if settle > 0 && backends.Sleep(ctx, settle) != nil {
@@ -198,7 +197,21 @@ func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, 
 	if res.Verdict == Submitted && sig.Queued(last.Lines, tail) {
 		res.Verdict = Queued
 	}
+	if res.Verdict == Unproven && o.Popup {
+		res.Replaced = popupReplacement(sig, last, text)
+	}
 	return res
+}
+
+// popupReplacement is the other slash command the composer holds after
+// Enter chose it from the completion popup the typed one opened, or "".
+func popupReplacement(sig harness.ScreenSig, last backends.Screen, text string) string {
+	st := sig.ReadScreen(last.Lines)
+	held := strings.TrimSpace(st.HeldText())
+	if st.Dialog != "" || st.Composer != harness.ComposerHolding || !strings.HasPrefix(held, "/") || ComposerDigest(held) == ComposerDigest(text) {
+		return ""
+	}
+	return held
 }
 
 // settleBeforeEnter is how long text drawn on b waits for its Enter: the
@@ -215,7 +228,7 @@ func settleBeforeEnter(b backends.Backend, sig harness.ScreenSig, text string) t
 // opencode (CI, two agents on two cores) drew an 84-byte text more than
 // 2 s after it was typed. It returns the budget left.
 func waitDrawn(ctx context.Context, b backends.Backend, ep backends.Endpoint, sig harness.ScreenSig, tail string, newlines, n int, o Options) (time.Duration, bool) {
-	limit := drawnBase + time.Duration(min(n, 512))*time.Millisecond/2 + sizeWait(n)
+	limit := max(drawnBase, sig.DrawWait) + time.Duration(min(n, 512))*time.Millisecond/2 + sizeWait(n)
 	if o.EchoWait > limit {
 		limit = o.EchoWait
 	}

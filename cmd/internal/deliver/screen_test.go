@@ -205,10 +205,19 @@ func TestQueueRowsAreNotASubmit(t *testing.T) {
 		{"pi", "busy-queued", tailOf("queued while busy"), true},
 		{"pi", "busy-queued", tailOf("please fmhang now"), false},
 		{"pi", "busy", tailOf("queued while busy"), false},
+		// qwen lists it under its busy line, two spaces in.
+		{"qwen", "busy-queued", tailOf("queued while busy"), true},
+		{"qwen", "busy-queued", tailOf("please fmhang busy"), false},
+		{"qwen", "busy", tailOf("please fmhang busy"), false},
+		{"qwen", "after-interrupt-restored", tailOf("queued while busy"), false},
 	} {
 		sig, s := realScreen(t, c.h, c.file)
 		if got := sig.Queued(s.Lines, c.tail); got != c.queued {
 			t.Errorf("%s/%s: Queued(%q) = %v, want %v", c.h, c.file, c.tail, got, c.queued)
+		}
+		// An interrupt waits for a queue to come back only where one is drawn.
+		if got := sig.ShowsQueue(s.Lines); got != c.queued && c.tail != tailOf("please fmhang busy") && c.tail != tailOf("please fmhang now") {
+			t.Errorf("%s/%s: ShowsQueue = %v, want %v", c.h, c.file, got, c.queued)
 		}
 	}
 }
@@ -236,4 +245,36 @@ func (q *queueingGemini) SendKey(ctx context.Context, ep backends.Endpoint, k ha
 
 func (q *queueingGemini) Capture(ctx context.Context, ep backends.Endpoint) (backends.Screen, error) {
 	return q.geminiFrame.Capture(ctx, ep)
+}
+
+// Enter on a slash command whose completion popup held another command
+// (kilo completes an unknown "/nosuchcmd" to one of its own) leaves that
+// one in the composer: fmctl's keys put it there, so it is recorded as
+// fmctl's own text for the next send to clear, never taken for a draft.
+func TestPopupReplacementIsFmctlsOwn(t *testing.T) {
+	sig, s := realScreen(t, "opencode", "composer-text")
+	replaced := make([]string, len(s.Lines))
+	for i, l := range s.Lines {
+		replaced[i] = strings.Replace(l, "hello one", "/kilo-config:skill", 1)
+	}
+	if got := popupReplacement(sig, backends.Screen{Lines: replaced}, "/nosuchcmd"); got != "/kilo-config:skill" {
+		t.Fatalf("popupReplacement = %q, want /kilo-config:skill", got)
+	}
+	for _, c := range []struct {
+		name  string
+		lines []string
+		typed string
+	}{
+		{"the typed command itself", replaced, "/kilo-config:skill"},
+		{"plain text held", s.Lines, "/nosuchcmd"},
+	} {
+		if got := popupReplacement(sig, backends.Screen{Lines: c.lines}, c.typed); got != "" {
+			t.Errorf("%s: popupReplacement = %q, want none", c.name, got)
+		}
+	}
+	res := Result{Verdict: Unproven, Replaced: "/kilo-config:skill"}
+	typed := res.Typed("/nosuchcmd", time.Now())
+	if typed.Owns(ComposerDigest("/kilo-config:skill")) == "" || typed.Submitted {
+		t.Errorf("Typed = %+v, want the replacement as fmctl's own, not submitted", typed)
+	}
 }

@@ -88,6 +88,10 @@ func TestALongMessageIsNotConfirmedBeforeItsTailIsDrawn(t *testing.T) {
 	if res.Verdict != Unproven || res.Enters != 0 {
 		t.Fatalf("a text never drawn whole: verdict %s after %d Enter, want unconfirmed with none", res.Verdict, res.Enters)
 	}
+	// The next send waits for a late draw of it before typing.
+	if typed := res.Typed(text, time.Now()); !typed.Undrawn || typed.Submitted {
+		t.Fatalf("typed record %+v, want undrawn and not submitted", typed)
+	}
 }
 
 // By signature, claude's collapsed placeholder proves a paste only when its

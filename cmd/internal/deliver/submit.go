@@ -61,6 +61,14 @@ type Result struct {
 	Verdict Verdict
 	Enters  int
 	Err     error // why, for SendFailed
+	// Replaced is the text a slash command's completion popup put in the
+	// composer in place of the typed one when Enter chose a completion
+	// (kilo completes an unknown "/nosuchcmd" to one of its own commands):
+	// fmctl's keys put it there, so the next send may clear it.
+	Replaced string
+	// Undrawn: the composer never drew the typed text, so no Enter was
+	// pressed.
+	Undrawn bool
 }
 
 // Submit types text once and presses Enter until the composer lets go of it.
@@ -81,7 +89,7 @@ func Submit(ctx context.Context, b backends.Backend, ep backends.Endpoint, text 
 	typed, seen, left := waitEcho(ctx, b, ep, before, changeProves, tail, len(text), o)
 	if !seen && needsTail(text) {
 		// Never drawn whole: an Enter now could submit a part of it.
-		return Result{Verdict: Unproven}
+		return Result{Verdict: Unproven, Undrawn: true}
 	}
 	return pressEnter(ctx, b, ep, text, o, left, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {
 		return Classify(before, typed, s, changeProves, tail)

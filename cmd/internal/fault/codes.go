@@ -52,6 +52,7 @@ const (
 	EBusy                 Code = "busy"
 	EComposerHeld         Code = "composer-held"
 	EDraftInComposer      Code = "draft-in-composer"
+	ETurnNotCompleted     Code = "turn-not-completed"
 	EAgentRetrying        Code = "agent-retrying"
 	EDeliveryFailed       Code = "delivery-failed"
 	ENotStopped           Code = "not-stopped"
@@ -78,6 +79,8 @@ const (
 	ENoRemoteBinaries     Code = "no-remote-binaries"
 	EDuplicated           Code = "duplicated"
 	ENoSuchMessage        Code = "no-such-message"
+	ENoRecordReader       Code = "no-record-reader"
+	ENoRecord             Code = "no-record"
 )
 
 // CodeRow is one error class: its code, the exit class it comes with, the
@@ -123,6 +126,7 @@ var Codes = []CodeRow{
 	{EBusy, ClassFailed, nil, "the agent is mid-turn and refuses the input"},
 	{EComposerHeld, ClassFailed, nil, "the composer holds text that could not be cleared; nothing was typed"},
 	{EAgentRetrying, ClassFailed, nil, "fm-send: the agent is waiting out a retry of its model call, when it throws away text submitted to it (pi); nothing was typed; `--when-ready` waits until it can take the text"},
+	{ETurnNotCompleted, ClassFailed, nil, "fm-control wait --for done: the agent's own record ends its newest turn failed (its model call gave up) or cancelled, not completed; the turn fact names which"},
 	{EDraftInComposer, ClassFailed, nil, "fm-send: the composer holds a person's draft (text fmctl did not type, nor the agent put back after an interrupt fmctl sent); it is kept, nothing was typed (the draft fact quotes it); `--discard-draft` sends over it"},
 	{EDeliveryFailed, ClassFailed, nil, "the backend failed to deliver text or a key"},
 	{ENotStopped, ClassFailed, nil, "fm-control exit: the agent did not stop within the wait"},
@@ -149,6 +153,8 @@ var Codes = []CodeRow{
 	{ENoRemoteBinaries, ClassFailed, nil, "the host has no fmctl binaries where `config/hosts.toml` says; nothing was sent; see `fm-control hosts install`"},
 	{EDuplicated, ClassUnconfirmed, nil, "fm-send, `fm-control wait --for submitted`: the agent's own record holds the message more than once since the send; do not send it again"},
 	{ENoSuchMessage, ClassFailed, nil, "`fm-control wait --for submitted`: the task's send ledger (`state/<id>.sends`) holds no such message id"},
+	{ENoRecordReader, ClassFailed, nil, "`fm-control read --record`: fmctl has no reader for the own record of the task's harness, or the task names none"},
+	{ENoRecord, ClassFailed, nil, "`fm-control read --record`: the agent's own record cannot be found or read where its harness keeps it"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or

@@ -232,15 +232,24 @@ func relay(d edge.Deps, addr config.Address, resp remote.Response) error {
 // qualify names the task in the host's outcome as the caller addressed
 // it: the outcome line's id word (`sent t1 ...` becomes `sent gpu1/t1
 // ...`) or its JSON "id", so a fleet's outputs never show two tasks t1.
-// Only the first line is the outcome; what follows (read's screen text)
-// is the agent's and passes as it is.
+// Only the first line of text is the outcome; what follows (read's screen
+// text, or its record's entries) is the agent's and passes as it is. Under
+// --json every line is an object (read --record's entries, a follow's
+// batches), each naming the task.
 func qualify(out string, addr config.Address) string {
 	first, rest, lines := strings.Cut(out, "\n")
 	bare, _ := json.Marshal(addr.ID)
 	full, _ := json.Marshal(addr.String())
 	if strings.HasPrefix(first, "{") {
-		first = strings.Replace(first, `"id":`+string(bare), `"id":`+string(full), 1)
-	} else if words := strings.SplitN(first, " ", 3); len(words) >= 2 && words[1] == addr.ID {
+		all := strings.Split(out, "\n")
+		for i, l := range all {
+			if strings.HasPrefix(l, "{") {
+				all[i] = strings.Replace(l, `"id":`+string(bare), `"id":`+string(full), 1)
+			}
+		}
+		return strings.Join(all, "\n")
+	}
+	if words := strings.SplitN(first, " ", 3); len(words) >= 2 && words[1] == addr.ID {
 		words[1] = addr.String()
 		first = strings.Join(words, " ")
 	}

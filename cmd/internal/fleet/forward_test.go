@@ -86,6 +86,11 @@ func TestQualifyNamesTheTaskWithItsHost(t *testing.T) {
 		{`{"outcome":"sent","id":"t1","bytes":5}` + "\n", `{"outcome":"sent","id":"gpu1/t1","bytes":5}` + "\n"},
 		// read's screen text below its outcome line is the agent's
 		{"read t1 lines=2\nsent t1 by hand\n", "read gpu1/t1 lines=2\nsent t1 by hand\n"},
+		// read --record --json: every entry names the task
+		{`{"outcome":"entry","id":"t1","kind":"user"}` + "\n" + `{"outcome":"entry","id":"t1","kind":"reply"}` + "\n",
+			`{"outcome":"entry","id":"gpu1/t1","kind":"user"}` + "\n" + `{"outcome":"entry","id":"gpu1/t1","kind":"reply"}` + "\n"},
+		// read --record's text is the agent's, whatever its words
+		{"2026-01-01T00:00:00Z user: t1 t1\n- reply: t1\n", "2026-01-01T00:00:00Z user: t1 t1\n- reply: t1\n"},
 		// another task's id, or none, is left as it is
 		{"sent t10 x=y\n", "sent t10 x=y\n"},
 		{"", ""},

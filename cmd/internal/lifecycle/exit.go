@@ -117,6 +117,14 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 	if res.Verdict == deliver.Pending {
 		e.Hint("its composer still holds %s (the submit was never confirmed): clear it before sending anything else", t.Harness.ExitCommand)
 	}
+	if final.State == backends.StateAlive && ctx.Err() == nil {
+		switch queued, withdrawn := withdrawQueuedExit(ctx, t); {
+		case withdrawn:
+			e.Hint("the agent queued %s behind a turn it was still ending, and it was taken back out of its queue, so it will not end the agent later", t.Harness.ExitCommand).With("exit_command", "withdrawn")
+		case queued:
+			e.Hint("the agent queued %s behind a turn it is still ending and it could not be taken back: it may end the agent when that turn is over", t.Harness.ExitCommand).With("exit_command", "queued")
+		}
+	}
 	return "", e.With("id", t.ID, "exit_result", "unconfirmed", "state", string(final.State), "interrupt", interruptNote)
 }
 
@@ -223,8 +231,8 @@ func screenHoldsTurn(ctx context.Context, t *task.Target) bool {
 	if err != nil {
 		return false
 	}
-	d, ok := sig.Dialog(st.Dialog)
-	return st.Busy || ok && d.Waits != ""
+	_, waits := sig.WaitingAt(st)
+	return st.Busy || waits
 }
 
 // turnRuns reads the multiplexer's own signal, where the backend has one:

@@ -23,6 +23,11 @@ type InterruptResult struct {
 	// Cleared is the cancelled prompt the agent put back into its
 	// composer, which the interrupt cleared ("" for none).
 	Cleared string
+	// Flushed are the ids of messages fm-send left queued that the agent
+	// submitted once the cancelled turn ended (its record holds them now),
+	// and FlushedRunning says the record shows that new turn running.
+	Flushed        []string
+	FlushedRunning bool
 }
 
 // keysDone is what one round of interrupt keys did.
@@ -126,7 +131,9 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 	}
 	restore, restoring := noRestore, false
 	if p.Before != nil {
-		restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true)
+		if !sig.RestoresQueueOnly || sig.ShowsQueue(p.Before.Lines) {
+			restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true)
+		}
 	}
 	switch {
 	case p.Refused != nil && p.Sent == 0:
@@ -239,6 +246,7 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 	// from the state it judged, where the backend gates a key itself (one
 	// multiplexer call still), else after a read of its own.
 	var turn turnBefore
+	var queue queued
 	if _, gated := t.Backend.(backends.GatedKeySender); gated && gate != nil {
 		first := true
 		gate = func(obs backends.Observation) error {
@@ -247,10 +255,12 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 			}
 			first = false
 			turn = c.readTurn(ctx, t, &obs)
+			queue = pendingQueue(t, turn.record)
 			return nil
 		}
 	} else {
 		turn = c.readTurn(ctx, t, nil)
+		queue = pendingQueue(t, turn.record)
 	}
 	since := time.Now()
 	done, err := c.deliverInterruptThenRead(ctx, t, true, gate, hold)
@@ -289,6 +299,13 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 	}
 	if res.Cancel == CancelUnconfirmed {
 		return res, withCleared(cancelUnproven(t, res), res.Cleared)
+	}
+	if ids, running := queue.flushed(ctx, flushWait); len(ids) > 0 {
+		res.Flushed, res.FlushedRunning = ids, running
+		if running {
+			// The new turn is the agent's: its report of it stands.
+			return res, nil
+		}
 	}
 	if verdict.Cancel == CancelConfirmed && verdict.Proof == ProofRecord {
 		settleCancelled(t, before, time.Now())

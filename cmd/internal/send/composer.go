@@ -13,6 +13,7 @@ import (
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/state"
 )
 
 // emptied is held composer text prepareComposer cleared before typing.
@@ -30,6 +31,12 @@ type emptied struct {
 // is fmctl's own (state.Typed) or discard is set; anything else is a
 // person's draft, refused and left as it is. It reports what it cleared.
 func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars, req Request) (*emptied, error) {
+	return prepareOnce(ctx, t, sig, v, req, false)
+}
+
+// prepareOnce is prepareComposer; letGo says the text fmctl last submitted
+// was already waited out once, so a composer still drawing it is refused.
+func prepareOnce(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars, req Request, letGo bool) (*emptied, error) {
 	poll, limit := v.Poll, v.ReadyWait
 	st, ready := deliver.WaitReady(ctx, t.Backend, t.Endpoint, sig, limit, poll)
 	facts := []string{"id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target}
@@ -55,11 +62,21 @@ func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 		// a back-off back since then is refused, not waited out again.
 		return nil, refuseRetrying(t, facts)
 	}
+	typed, typedOK := t.Store.ReadTyped(t.ID)
+	if !letGo && typedOK && typed.Undrawn && st.Composer == harness.ComposerEmpty {
+		if next, ok := awaitLateDraw(ctx, t, sig, time.Until(time.Unix(0, typed.At).Add(lateDrawWait)), poll); ok {
+			st = next
+		}
+	}
 	if st.Composer != harness.ComposerHolding {
 		return nil, nil
 	}
+	if !letGo && typedOK && typed.Owns(deliver.ComposerDigest(st.HeldText())) == state.OwnSubmitted {
+		awaitLetGo(ctx, t, sig, st, time.Until(time.Unix(0, typed.At).Add(letGoWait)), poll)
+		return prepareOnce(ctx, t, sig, v, req, true)
+	}
 	held := &emptied{text: st.HeldText()}
-	if typed, ok := t.Store.ReadTyped(t.ID); !ok || typed.Owns(deliver.ComposerDigest(held.text)) == "" {
+	if own := typed.Owns(deliver.ComposerDigest(held.text)); !typedOK || own == "" || own == state.OwnSubmitted {
 		if !req.DiscardDraft {
 			return nil, refuseDraft(t, req, held.text, facts)
 		}
@@ -71,6 +88,53 @@ func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 			Hint("look at the pane and clear that input (or submit it deliberately), then send again")
 	}
 	return held, nil
+}
+
+// letGoWait bounds, from its typing, how long the text fmctl last submitted
+// may still be drawn in the composer before it counts as held again:
+// gemini ran its BeforeAgent hooks for seconds under CI load before it
+// redrew its composer.
+const letGoWait = 5 * time.Second
+
+// awaitLetGo waits, up to limit, for the composer to stop drawing the
+// text fmctl last submitted, which the agent has taken but not yet redrawn
+// (state.OwnSubmitted). A composer still drawing it then is refused as a
+// draft would be: nothing proves whose copy it is, and a clear key could
+// land on the turn it started.
+func awaitLetGo(ctx context.Context, t *task.Target, sig harness.ScreenSig, st harness.ScreenState, limit, poll time.Duration) {
+	digest := deliver.ComposerDigest(st.HeldText())
+	deadline := time.Now().Add(limit)
+	for st.Composer == harness.ComposerHolding && deliver.ComposerDigest(st.HeldText()) == digest {
+		if time.Now().After(deadline) || backends.Sleep(ctx, poll) != nil {
+			return
+		}
+		if next, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig); err == nil {
+			st = next
+		}
+	}
+}
+
+// lateDrawWait bounds, from its typing, how long a text fmctl typed and
+// never saw drawn (so pressed no Enter for) may still appear in the
+// composer: a loaded kilo drew an 80-byte text more than 6 s after it was
+// typed, and text typed before it appears is glued to it. The send that
+// typed it waited out the record for 15 s, so this mostly costs nothing.
+const lateDrawWait = 30 * time.Second
+
+// awaitLateDraw waits, up to limit, for the composer to draw held text,
+// and returns the screen that shows it.
+func awaitLateDraw(ctx context.Context, t *task.Target, sig harness.ScreenSig, limit, poll time.Duration) (harness.ScreenState, bool) {
+	wait := backends.Backoff{Max: max(poll, 100*time.Millisecond)}
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if wait.Sleep(ctx) != nil {
+			break
+		}
+		if st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig); err == nil && st.Composer == harness.ComposerHolding {
+			return st, true
+		}
+	}
+	return harness.ScreenState{}, false
 }
 
 // dropSettle is how long the screen must show no DropsInput mark before

@@ -260,6 +260,14 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		return d.facts(fault.Unconfirmed("%s took the text into its queue behind the running turn, not as a submitted message", t.Harness.Name).
 			Hint("it submits everything queued as one message when the turn ends, so this text may reach it joined to others; do not resend it").
 			Hint("when (and whether) it reached the agent's record: fm-control wait %s --for submitted --message-id %s", t.ID, d.messageID), "queued")
+	}
+	if res.Replaced != "" {
+		return d.emptiedFacts(fault.Failed("%s's command popup put %q in the composer in place of the typed command when Enter chose it, so nothing was submitted", t.Harness.Name, deliver.Clip(res.Replaced, draftLineRunes)).Coded(fault.EDeliveryFailed).
+			With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "submit", "replaced", "replaced", res.Replaced).
+			Hint("%s may not know that command: its /help lists the ones it has", t.Harness.Name).
+			Hint("the next fm-send clears that text, which fmctl's keys put there"))
+	}
+	switch res.Verdict {
 	case deliver.Pending:
 		return d.facts(fault.Unconfirmed("text typed into %s, but it still sits in the composer after %d Enter", t.Endpoint.Target, res.Enters).
 			Hint("look at the pane, then send '--key Enter' only if the composer still holds the text; do not retype it"), "unconfirmed")
@@ -273,6 +281,7 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 	proof := d.watch.Await(ctx, s.Tunables.Send.RecordWait)
 	switch proof {
 	case deliver.Recorded:
+		d.ledger("sent")
 		out := cli.Outcome{Word: "sent", ID: t.ID}
 		out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
 			Put(fault.Int("bytes", len(text)), fault.Int("enters", res.Enters), fault.Bool("marked", t.Kind == harness.KindSecondmate)).
@@ -285,6 +294,7 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		s.Print.Outcome(out)
 		return nil
 	case deliver.Duplicated:
+		d.ledger("duplicated")
 		return d.facts(fault.Unconfirmed("%s's record holds this text more than once since the send: it reached the agent twice", t.RecordedHarness).Coded(fault.EDuplicated).
 			Hint("do not send it again; tell the agent to ignore the repeat if it matters"), "duplicated")
 	}
@@ -321,8 +331,10 @@ func (d delivery) emptiedFacts(e *fault.Error) *fault.Error {
 	return e.With("cleared", d.emptied.text)
 }
 
-// ledger keeps an unconfirmed send so wait --for submitted can find it
-// later; where the record cannot be read there is nothing to wait on.
+// ledger keeps a send whose record fmctl reads, so wait --for submitted
+// can find an unconfirmed one later and read --record names each message
+// it sent by its id; where the record cannot be read there is nothing to
+// find.
 func (d delivery) ledger(verdict string) {
 	if d.watch == nil {
 		return

@@ -38,6 +38,10 @@ type Request struct {
 	Held         bool      // held open as a busy turn (hang)
 	Side         bool      // a side request offering no tools (a title), not the turn
 	At           time.Time // when it arrived
+	// Done is when its answer ended: for a turn held open or streamed
+	// (outcome held or gone), the moment the client closed the connection,
+	// which is when the agent aborted its turn on the tier's clock.
+	Done time.Time
 }
 
 // Server is a running stub.
@@ -303,7 +307,7 @@ func (s *Server) record(r Request) int {
 
 func (s *Server) setOutcome(idx int, outcome string) {
 	s.mu.Lock()
-	s.reqs[idx].Outcome = outcome
+	s.reqs[idx].Outcome, s.reqs[idx].Done = outcome, time.Now()
 	s.mu.Unlock()
 }
 

@@ -578,6 +578,7 @@ func holdTheTurn(t *testing.T, s *Server, f fixture) {
 		if s.Held() != 1 {
 			t.Fatalf("%s: held %d, want 1", word, s.Held())
 		}
+		cancelled := time.Now()
 		cancel()
 		n := <-done
 		if word == "fmlong" && n < 3 {
@@ -589,6 +590,10 @@ func holdTheTurn(t *testing.T, s *Server, f fixture) {
 		}
 		if s.Held() != 0 {
 			t.Errorf("%s: still held after the client went away", word)
+		}
+		reqs := s.Requests()
+		if r := reqs[len(reqs)-1]; r.Done.Before(cancelled) {
+			t.Errorf("%s: Done %v is before the client went away at %v", word, r.Done, cancelled)
 		}
 	}
 }

@@ -89,6 +89,12 @@ func Control() int {
 			if len(args) < 3 {
 				return fmt.Errorf("faketmux record needs a text")
 			}
+			// It starts a turn, which hangs as a typed prompt's does; the
+			// turn is running before the prompt shows, so no reader sees
+			// the prompt taken and no turn for it.
+			if err := fakeframe.HangTurn(dir(), pane.Command, os.Getenv("HOME"), pane.Cwd); err != nil {
+				return err
+			}
 			return fakeframe.RecordPrompt(pane.Command, os.Getenv("HOME"), pane.Cwd, args[2])
 		default:
 			return fmt.Errorf("faketmux: unknown action %s", args[0])

@@ -1,0 +1,78 @@
+package lifecycle
+
+import (
+	"context"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/deliver"
+	"fmctl/cmd/internal/task"
+	"fmctl/harness/records"
+	"fmctl/state"
+)
+
+// flushWait bounds how long an interrupt that found queued messages waits
+// for the agent to flush them into a new turn once the cancelled turn
+// ended: gemini submits its whole queue as one message when its state
+// turns idle, a render after the cancel, and claude takes its queue the
+// same way; a flush later than this is left to wait --for submitted.
+const flushWait = 2 * time.Second
+
+// queued are the messages fm-send reported queued behind the running turn
+// (the agent drew them in its queue) that the agent's record did not hold
+// when the interrupt began. A cancel may flush them into a new turn, which
+// would leave a caller who believes the agent stopped looking at a busy one.
+type queued struct {
+	reader records.Reader
+	sends  []state.Send
+}
+
+// pendingQueue reads the task's send ledger for those messages; with no
+// record to prove them by, there are none to report.
+func pendingQueue(t *task.Target, r turnRecord) queued {
+	reader, ok := r.(records.Reader)
+	if !ok {
+		return queued{}
+	}
+	sends, err := t.Store.Sends(t.ID)
+	if err != nil {
+		return queued{}
+	}
+	q := queued{reader: reader}
+	for _, s := range sends {
+		if s.Verdict != string(deliver.Queued) || s.Harness != t.RecordedHarness {
+			continue
+		}
+		if (deliver.RecordWatch{Reader: reader, Digest: s.Digest, Before: s.Before}).Check() == deliver.Unrecorded {
+			q.sends = append(q.sends, s)
+		}
+	}
+	return q
+}
+
+// flushed watches, up to wait, for the queued messages to reach the
+// record, and returns the ids of those that did and whether the record
+// then shows a turn running.
+func (q queued) flushed(ctx context.Context, wait time.Duration) (ids []string, running bool) {
+	if len(q.sends) == 0 {
+		return nil, false
+	}
+	deadline := time.Now().Add(wait)
+	poll := backends.Backoff{Max: 100 * time.Millisecond}
+	for {
+		ids = ids[:0]
+		for _, s := range q.sends {
+			if (deliver.RecordWatch{Reader: q.reader, Digest: s.Digest, Before: s.Before}).Check() == deliver.Recorded {
+				ids = append(ids, s.MessageID)
+			}
+		}
+		if len(ids) == len(q.sends) || time.Now().After(deadline) || poll.Sleep(ctx) != nil {
+			break
+		}
+	}
+	if len(ids) == 0 {
+		return nil, false
+	}
+	running, _ = q.reader.TurnRunning()
+	return ids, running
+}

@@ -1,0 +1,46 @@
+package lifecycle
+
+import (
+	"context"
+	"time"
+
+	"fmctl/backends"
+	"fmctl/cmd/internal/press"
+	"fmctl/cmd/internal/task"
+	"fmctl/harness"
+)
+
+// withdrawWait bounds the wait for a withdrawn exit command's queue row to
+// go: the agent redraws on the key, well within it.
+const withdrawWait = 2 * time.Second
+
+// withdrawQueuedExit takes back an exit command the agent queued instead of
+// running (copilot, still finishing a cancelled turn after its screen and
+// record show it over): left queued, it would end the agent whenever that
+// turn is done, after fmctl said the agent stayed. One press of the
+// harness's interrupt key drops the queue; it reports whether the queue row
+// of the exit command is gone.
+func withdrawQueuedExit(ctx context.Context, t *task.Target) (queued, withdrawn bool) {
+	sig, ok := t.Harness.Screen()
+	if !ok || (len(sig.QueueRows) == 0 && sig.QueueHead == "") {
+		return false, false
+	}
+	shows := func() bool {
+		s, err := t.Backend.Capture(ctx, t.Endpoint)
+		return err == nil && sig.Queued(s.Lines, t.Harness.ExitCommand)
+	}
+	if !shows() {
+		return false, false
+	}
+	k := press.Keys{Backend: t.Backend, Endpoint: t.Endpoint, Gap: t.Harness.PressGap}
+	if p, _ := k.Sequence(ctx, []harness.Key{t.Harness.InterruptKey}, press.Opts{}); p.Err != nil {
+		return true, false
+	}
+	deadline := time.Now().Add(withdrawWait)
+	for shows() {
+		if time.Now().After(deadline) || backends.Sleep(ctx, 50*time.Millisecond) != nil {
+			return true, false
+		}
+	}
+	return true, true
+}

@@ -1,0 +1,169 @@
+package bench
+
+import (
+	"flag"
+	"fmctl/harness"
+	"fmctl/state"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var idleFor = flag.Duration("bench.idle", 60*time.Second, "how long each waiting verb is watched for its CPU use")
+
+// hookID is the task the hooks report for: a record of its own, so the
+// events the rows write never change what t1's rows read.
+const hookID = "t9"
+
+// BenchmarkHooks times what each wired hook holds its agent for: the exact
+// command the harness runs (claude, gemini and qwen run theirs through
+// sh -c, gemini's with its output discarded; codex's notify program,
+// opencode's plugin and pi's extension start it in exec form), against a
+// bare `fm-control --version` start in the same run. Every run must record
+// its event (exit 0, the agent-state file names it), or the row says so.
+func BenchmarkHooks(b *testing.B) {
+	key, err := hookRecord()
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := harness.WiringTarget{FMControl: filepath.Join(binDir, "fm-control"), Home: home, ID: hookID, Gen: benchGen}
+	rows := []string{
+		"| harness | native event | form | median | p95 | ratio to `fm-control --version` | recorded |",
+		"|---|---|---|---|---|---|---|",
+	}
+	version := timeRuns(*iters, func() error {
+		return exec.Command(w.FMControl, "--version").Run()
+	})
+	b.ResetTimer()
+	for _, h := range harness.Harnesses() {
+		t, ok := h.Telemetry()
+		if !ok {
+			continue
+		}
+		for _, e := range t.Events {
+			hook := w.HookFor(e.Event)
+			form, argv := "exec", hook.Argv
+			switch {
+			case t.Mechanism == harness.MechGeminiHooks || t.Mechanism == harness.MechQwenHooks:
+				form, argv = "sh -c, quiet", []string{"sh", "-c", hook.QuietShell()}
+			case t.Mechanism == harness.MechClaudeHooks:
+				form, argv = "sh -c", []string{"sh", "-c", hook.Shell}
+			}
+			recorded := 0
+			runs := timeRuns(*iters, func() error {
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.Env = append(os.Environ(), harness.EventKeyEnv+"="+key)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					return fmt.Errorf("%v: %s", err, out)
+				}
+				st, _ := os.ReadFile(filepath.Join(home, "state", hookID+".agent-state"))
+				if strings.Contains(string(st), e.Event) {
+					recorded++
+				}
+				return nil
+			})
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s ms | %s ms | %.2f× | %d/%d |", h.Name, e.Native, form,
+				ms(median(runs)), ms(p95(runs)), float64(median(runs))/float64(median(version)), recorded, len(runs)))
+		}
+	}
+	b.StopTimer()
+	rows = append(rows, fmt.Sprintf("| (unit) | | `fm-control --version` | %s ms | %s ms | 1.00× | |", ms(median(version)), ms(p95(version))))
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("\nhooks, load average %s\n%s\n", strings.TrimSpace(string(load)), strings.Join(rows, "\n"))
+}
+
+// hookRecord writes t9's record (t1's, under its own id and without a
+// pane: agent-event reads the record's generation, never the pane) and its
+// event key, and returns the key.
+func hookRecord() (string, error) {
+	meta := fmt.Sprintf("window=fmses:fm-%s\nendpoint_task_id=%s\nharness=claude\nkind=ship\nmodel=default\neffort=default\nspawn_gen=%s\n", hookID, hookID, benchGen)
+	if err := os.WriteFile(filepath.Join(home, "state", hookID+".meta"), []byte(meta), 0o644); err != nil {
+		return "", err
+	}
+	key, err := state.NewEventKey()
+	if err != nil {
+		return "", err
+	}
+	return key, state.Store{Dir: filepath.Join(home, "state")}.WriteEventKey(hookID, key)
+}
+
+// timeRuns runs f n times and returns each wall time; a failed run is
+// fatal to the row's meaning, so it ends the whole benchmark.
+func timeRuns(n int, f func() error) []time.Duration {
+	var out []time.Duration
+	for range n {
+		start := time.Now()
+		if err := f(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		out = append(out, time.Since(start))
+	}
+	return out
+}
+
+func p95(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[(len(s)*95+99)/100-1]
+}
+
+// BenchmarkIdle measures what a caller waiting on an idle task costs the
+// machine: `wait` for a dialog that never comes, `read --follow` and
+// `list --watch` on a pane that never changes, each watched for
+// -bench.idle, as CPU time (user + system, from the kernel's accounting of
+// the process) over wall time.
+func BenchmarkIdle(b *testing.B) {
+	claude.fresh(b)
+	rows := []string{
+		"| verb, on an idle task | watched | CPU time | share of one core |",
+		"|---|---|---|---|",
+	}
+	secs := fmt.Sprintf("%ds", int(idleFor.Seconds()))
+	verbs := []struct {
+		label string
+		args  []string
+		stop  bool // runs until interrupted, so it is sent SIGINT at the end
+	}{
+		{"`fm-control wait t1 --for waiting`", []string{"wait", "t1", "--for", "waiting", "--timeout", secs}, false},
+		{"`fm-control read t1 --follow`", []string{"read", "t1", "--follow"}, true},
+		{"`fm-control list --watch`", []string{"list", "--watch"}, true},
+	}
+	b.ResetTimer()
+	for _, v := range verbs {
+		cmd := exec.Command(filepath.Join(binDir, "fm-control"), v.args...)
+		cmd.Env = env("")
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		if v.stop {
+			time.Sleep(*idleFor)
+			_ = cmd.Process.Signal(syscall.SIGINT)
+		}
+		_ = cmd.Wait()
+		wall := time.Since(start)
+		ps := cmd.ProcessState
+		cpu := ps.UserTime() + ps.SystemTime()
+		rows = append(rows, fmt.Sprintf("| %s | %.0f s | %s ms | %.2f%% |", v.label, wall.Seconds(), ms(cpu), 100*float64(cpu)/float64(wall)))
+	}
+	// The unit: what one look at the task costs, as one status call.
+	var cpu time.Duration
+	const looks = 20
+	for range looks {
+		cmd := exec.Command(filepath.Join(binDir, "fm-control"), "status", "t1")
+		cmd.Env = env("")
+		_ = cmd.Run()
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	rows = append(rows, fmt.Sprintf("| (unit) one `fm-control status t1` | | %s ms | |", ms(cpu/looks)))
+	b.StopTimer()
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("\nidle callers, load average %s\n%s\n", strings.TrimSpace(string(load)), strings.Join(rows, "\n"))
+}
