@@ -192,12 +192,24 @@ type Harness struct {
 	// pane_current_command are "node"). Only such an argv attributes it, so
 	// no other node process counts as an agent.
 	ArgvScript string `json:"argv_script,omitempty"`
+	// Daemon is a process the agent starts that outlives it by design,
+	// shared by every agent of the harness under the same HOME (cline's
+	// hub runs the later TUIs' sessions): exit never kills it, and says it
+	// is left when the task's agent started it.
+	Daemon *Daemon `json:"daemon,omitempty"`
 	// SkillPrefix opens the harness's skill popup as "/" opens every
 	// harness's command popup (codex's $skill); see OpensPopup.
 	SkillPrefix string `json:"skill_prefix,omitempty"`
 	// Verified is the releases of the CLI the real-agent tier (tests/agents)
 	// ran every scenario against; nil where no real CLI could be run here.
 	Verified *Release `json:"verified,omitempty"`
+}
+
+// Daemon names a process the harness starts that outlives its agent.
+type Daemon struct {
+	Name   string `json:"name"`   // what fmctl calls it in its output
+	Arg    string `json:"arg"`    // an argument only its command line carries
+	Source string `json:"source"` // where this was observed
 }
 
 // Release is the published versions of a harness's CLI the real-agent tier
@@ -378,6 +390,7 @@ var harnesses = []Harness{
 			EffortFlag: "--thinking", EffortForm: "flag", EffortMap: identity("low", "medium", "high", "xhigh"),
 			PromptVia: PromptArgument, Source: "docs/harnesses.md#cline",
 		},
+		Daemon:   &Daemon{Name: "hub", Arg: "--cline-hub-daemon", Source: "tests/captures/notes-cline.md (the hub daemon)"},
 		Verified: &Release{Package: "cline", Version: "3.0.65"},
 	},
 	{

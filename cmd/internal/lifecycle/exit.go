@@ -36,7 +36,25 @@ func RequireClassifier(t *task.Target, verb string) error {
 // inputHeld says the caller (relaunch) already holds the task's input lock,
 // which it keeps past the stop until the new agent is up; otherwise stop takes
 // it here, before reading the state, so the read and the keys are one step.
-func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHeld bool) (ExitResult, error) {
+func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHeld bool) (Stopped, error) {
+	var daemons []Leftover
+	res, err := c.stopOnce(ctx, t, allowMissing, inputHeld, func(pid int) { daemons = agentDaemons(ctx, t, pid) })
+	if err != nil || len(daemons) == 0 {
+		return Stopped{Result: res}, err
+	}
+	return Stopped{Result: res, Left: daemonsLeft(ctx, t, daemons)}, nil
+}
+
+// Stopped is what a stop did: how the agent ended up stopped, and the
+// harness's daemon it had started that outlived it by design.
+type Stopped struct {
+	Result ExitResult
+	Left   []Leftover
+}
+
+// stopOnce stops the agent; seen is given the live agent's pid before
+// anything is typed, while its process tree still shows what it started.
+func (c *Verbs) stopOnce(ctx context.Context, t *task.Target, allowMissing, inputHeld bool, seen func(pid int)) (ExitResult, error) {
 	if err := CheckKeys(t); err != nil {
 		return "", err
 	}
@@ -63,6 +81,7 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 	default:
 		return "", RefuseState(t, "exit", obs)
 	}
+	seen(obs.AgentPID)
 
 	first, err := c.interruptFirst(ctx, t, obs)
 	if err != nil {
