@@ -122,8 +122,11 @@ Examples:
 
 func lifecycleCommand(d edge.Deps, v harness.Verb) *ucli.Command {
 	synopsis := verbSynopsis
-	if v.Name == "relaunch" {
+	switch v.Name {
+	case "relaunch":
 		synopsis = relaunchSynopsis
+	case "interrupt":
+		synopsis = "<id> [--drop-queue] [--json]"
 	}
 	cmd := &ucli.Command{
 		Name:        v.Name,
@@ -135,20 +138,24 @@ func lifecycleCommand(d edge.Deps, v harness.Verb) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			var opts RelaunchOptions
+			var opts VerbOptions
 			if v.Name == "relaunch" {
-				if opts, err = relaunchOptions(cmd); err != nil {
+				if opts.Relaunch, err = relaunchOptions(cmd); err != nil {
 					return err
 				}
 			}
+			opts.DropQueue = v.Name == "interrupt" && cmd.Bool("drop-queue")
 			p := d.Printer(cmd.Bool("json"))
 			return task.NewAuthority("fm-control", d.Tunables, p.Warn).Guard(v.Name, id, func() error {
 				return NewController(d.Env, d.Tunables, d.Runner, p).Lifecycle(ctx, v.Name, id, opts)
 			})
 		},
 	}
-	if v.Name == "relaunch" {
+	switch v.Name {
+	case "relaunch":
 		cmd.Flags = relaunchFlags()
+	case "interrupt":
+		cmd.Flags = []ucli.Flag{&ucli.BoolFlag{Name: "drop-queue", Usage: "cancel too the turn the agent takes its queued messages into after the cancel"}}
 	}
 	return cli.TaskCommand(cmd, edge.Tasks(d.Tunables.Home), nil)
 }
