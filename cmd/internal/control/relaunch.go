@@ -181,7 +181,7 @@ func (x *relaunchTx) replace(ctx context.Context) (launch.Result, error) {
 	if err != nil {
 		return launch.Result{}, x.fail(ctx, state.PhaseStopping, err, outcomeFacts{})
 	}
-	exitLine := state.Entry{Key: "exit_result", Value: string(res)}
+	exitLine := state.Entry{Key: "exit_result", Value: string(res.Result)}
 	if err := x.enter(state.PhaseExited, exitLine); err != nil {
 		return launch.Result{}, x.fail(ctx, state.PhaseExited, err, outcomeFacts{})
 	}

@@ -81,6 +81,7 @@ const (
 	ENoSuchMessage        Code = "no-such-message"
 	ENoRecordReader       Code = "no-record-reader"
 	ENoRecord             Code = "no-record"
+	EQueueNotDropped      Code = "queue-not-dropped"
 )
 
 // CodeRow is one error class: its code, the exit class it comes with, the
@@ -155,6 +156,7 @@ var Codes = []CodeRow{
 	{ENoSuchMessage, ClassFailed, nil, "`fm-control wait --for submitted`: the task's send ledger (`state/<id>.sends`) holds no such message id"},
 	{ENoRecordReader, ClassFailed, nil, "`fm-control read --record`: fmctl has no reader for the own record of the task's harness, or the task names none"},
 	{ENoRecord, ClassFailed, nil, "`fm-control read --record`: the agent's own record cannot be found or read where its harness keeps it"},
+	{EQueueNotDropped, ClassUnconfirmed, nil, "`fm-control interrupt --drop-queue`: the turn was cancelled, but nothing proves the messages fm-send left queued were dropped (the turn the agent took them into still runs per its record, they are still drawn in its queue, or no record of the agent can be read); the agent may be busy with them"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or
