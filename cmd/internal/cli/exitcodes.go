@@ -31,7 +31,7 @@ var exitCodes = []ExitCode{
 	{CodeDone, "done", "it happened: the verb proved its postcondition (fm-send: the agent's own record holds the message, submit=confirmed proof=record; fm-control interrupt: cancel=confirmed, or cancel=no-turn: no turn ran)"},
 	{CodeFailed, fault.ClassFailed.String(), "refused or failed; nothing may be assumed done (the error line says what, and what to do next)"},
 	{CodeUsage, fault.ClassUsage.String(), "the command line is wrong (an unknown verb or flag, a value outside a flag's set, a missing argument or required flag, an empty message; a bare fm-spawn, fm-control or fm-teardown prints its help here); nothing was done"},
-	{CodeUnconfirmed, fault.ClassUnconfirmed.String(), "it was done but not proven (fm-send: typed and Enter sent, but the agent's record does not show it once, submit=queued, unconfirmed, unrecorded or duplicated, or a key whose call timed out; fm-control interrupt: cancel=unconfirmed; fm-control exit: a turn may still run in the harness's daemon); look before retrying"},
+	{CodeUnconfirmed, fault.ClassUnconfirmed.String(), "it was done but not proven (fm-send: typed and Enter sent, but the agent's record does not show it once, submit=queued, unconfirmed, unrecorded or duplicated, or a key whose call timed out; fm-control interrupt: cancel=unconfirmed, or --drop-queue's queue-not-dropped; fm-control exit: a turn may still run in the harness's daemon); look before retrying"},
 	{CodeTimeout, fault.ClassTimeout.String(), "fm-control wait: the timeout passed before the condition held"},
 }
 

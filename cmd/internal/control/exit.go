@@ -30,6 +30,11 @@ func (c *Controller) runExit(ctx context.Context, t *task.Target) error {
 	if left := res.LeftValue(); left != "" {
 		out.Add("left", left)
 	}
+	if len(res.Untaken) > 0 {
+		// Messages fm-send left queued that the agent never took: they
+		// went with it, and a replacement must be sent them again.
+		out.Put(fault.IDs("untaken", res.Untaken))
+	}
 	c.print.Outcome(out)
 	if note := res.LeftNotice(t); note != "" {
 		c.print.Notice("%s", note)

@@ -93,6 +93,21 @@ func (w RecordWatch) count() (int, error) {
 	return n, nil
 }
 
+// Newest is the newest message the record holds this one in: the message
+// itself, or the one gemini joined its queue into.
+func (w RecordWatch) Newest() (string, bool) {
+	msgs, err := w.Reader.UserMessages()
+	if err != nil {
+		return "", false
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if w.holds(msgs[i]) {
+			return msgs[i], true
+		}
+	}
+	return "", false
+}
+
 // Check reads the record once.
 func (w RecordWatch) Check() Proof {
 	n, err := w.count()

@@ -20,6 +20,17 @@ const (
 	ExitAlreadyMissing ExitResult = "already-stopped-missing" // relaunch only: the endpoint is gone too
 )
 
+// Stopped is what a stop did: how the agent ended up stopped, and which
+// of the messages fm-send had left queued behind its turn (submit=queued)
+// its record never took, read once the agent was gone.
+type Stopped struct {
+	Result  ExitResult
+	Untaken []string
+	// Left is the harness's daemon the agent had started, which outlived
+	// it by design (cline's hub).
+	Left []Leftover
+}
+
 // RequireClassifier refuses a verb whose postcondition needs a
 // recovery-grade classifier on a backend that has none.
 func RequireClassifier(t *task.Target, verb string) error {
@@ -37,53 +48,49 @@ func RequireClassifier(t *task.Target, verb string) error {
 // which it keeps past the stop until the new agent is up; otherwise stop takes
 // it here, before reading the state, so the read and the keys are one step.
 func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHeld bool) (Stopped, error) {
-	var daemons []Leftover
-	res, err := c.stopOnce(ctx, t, allowMissing, inputHeld, func(pid int) { daemons = agentDaemons(ctx, t, pid) })
-	if err != nil || len(daemons) == 0 {
-		return Stopped{Result: res}, err
-	}
-	return Stopped{Result: res, Left: daemonsLeft(ctx, t, daemons)}, nil
-}
-
-// Stopped is what a stop did: how the agent ended up stopped, and the
-// harness's daemon it had started that outlived it by design.
-type Stopped struct {
-	Result ExitResult
-	Left   []Leftover
-}
-
-// stopOnce stops the agent; seen is given the live agent's pid before
-// anything is typed, while its process tree still shows what it started.
-func (c *Verbs) stopOnce(ctx context.Context, t *task.Target, allowMissing, inputHeld bool, seen func(pid int)) (ExitResult, error) {
 	if err := CheckKeys(t); err != nil {
-		return "", err
+		return Stopped{}, err
 	}
 	if !inputHeld {
 		lock, err := c.LockDelivery(t)
 		if err != nil {
-			return "", err
+			return Stopped{}, err
 		}
 		defer lock.Release()
 	}
 	obs := t.Backend.AgentState(ctx, t.Endpoint)
 	switch obs.State {
 	case backends.StateDead:
-		return ExitAlreadyStopped, nil
+		return Stopped{Result: ExitAlreadyStopped}, nil
 	case backends.StateMissing:
 		if allowMissing {
-			return ExitAlreadyMissing, nil
+			return Stopped{Result: ExitAlreadyMissing}, nil
 		}
-		return "", RefuseState(t, "exit", obs)
+		return Stopped{}, RefuseState(t, "exit", obs)
 	case backends.StateAlive:
 		if err := t.Gate(obs, "fm-control"); err != nil {
-			return "", err
+			return Stopped{}, err
 		}
 	default:
-		return "", RefuseState(t, "exit", obs)
+		return Stopped{}, RefuseState(t, "exit", obs)
 	}
-	seen(obs.AgentPID)
+	// The record is opened while the agent's process is there to find it
+	// by; it is read for the queue again once the process is gone.
+	turn := c.readTurn(ctx, t, &obs)
+	queue := pendingQueue(t, turn.record)
+	// Read before the exit, while the agent's process tree still shows
+	// the daemon it started.
+	daemons := agentDaemons(ctx, t, obs.AgentPID)
+	res, err := c.stopAlive(ctx, t, obs, turn, allowMissing)
+	if err == nil && res == ExitStopped {
+		return Stopped{Result: res, Untaken: queue.untaken(), Left: daemonsLeft(ctx, t, daemons)}, nil
+	}
+	return Stopped{Result: res}, err
+}
 
-	first, err := c.interruptFirst(ctx, t, obs)
+// stopAlive stops an agent read alive (obs, its record before as turn).
+func (c *Verbs) stopAlive(ctx context.Context, t *task.Target, obs backends.Observation, turn turnBefore, allowMissing bool) (ExitResult, error) {
+	first, err := c.interruptFirst(ctx, t, obs, turn)
 	if err != nil {
 		return "", err
 	}
@@ -159,8 +166,7 @@ type interrupted struct {
 // interrupt verb's proof and repeats, and proves it still there to exit. A
 // turn the record still shows running is left to the exit command, which
 // ends it with the agent; the note says so.
-func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends.Observation) (interrupted, error) {
-	turn := c.readTurn(ctx, t, &obs)
+func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends.Observation, turn turnBefore) (interrupted, error) {
 	if !turn.running && !busyNow(t, obs) && !busyBeforeExit(t) && !screenHoldsTurn(ctx, t) {
 		return interrupted{note: "not-needed"}, nil
 	}

@@ -28,6 +28,17 @@ type InterruptResult struct {
 	// and FlushedRunning says the record shows that new turn running.
 	Flushed        []string
 	FlushedRunning bool
+	// Queue is what became of those messages (QueueFlushed, QueueDropped,
+	// QueueNone; "" when none was taken and dropping was not asked).
+	Queue string
+	// Dropped are the flushed messages whose turn a second cancel ended
+	// (--drop-queue), DroppedTo where their text is now (DroppedToRecord,
+	// DroppedToComposer), and Untaken the queued messages the record never
+	// held after the cancel: the agent dropped them from its queue (or put
+	// them back, and the interrupt cleared them: Cleared).
+	Dropped   []string
+	DroppedTo string
+	Untaken   []string
 }
 
 // keysDone is what one round of interrupt keys did.
@@ -235,7 +246,11 @@ const restoreWait = 1500 * time.Millisecond
 // record shows it running, then prove the agent is still there. A turn the
 // record still shows running after every round is exit 3, and so is one
 // nothing proved over (nor proved never there).
-func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backends.Observation) error, hold *state.Lock) (InterruptResult, error) {
+//
+// With dropQueue set, a turn the agent took its queued messages into once
+// the cancelled one ended is cancelled too (dropQueue), so the agent is
+// left idle, or the verb exits 3.
+func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backends.Observation) error, hold *state.Lock, dropQueue bool) (InterruptResult, error) {
 	before, _ := Activity(t)
 	reported := before.State == state.ActivityBusy || before.State == state.ActivityWaiting
 	repeatGate := gate
@@ -301,11 +316,16 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 		return res, withCleared(cancelUnproven(t, res), res.Cleared)
 	}
 	if ids, running := queue.flushed(ctx, flushWait); len(ids) > 0 {
-		res.Flushed, res.FlushedRunning = ids, running
-		if running {
-			// The new turn is the agent's: its report of it stands.
-			return res, nil
+		res.Queue, res.Flushed, res.FlushedRunning = QueueFlushed, ids, running
+	}
+	if dropQueue {
+		if res, err = c.dropQueue(ctx, t, queue, res, hold); err != nil {
+			return res, err
 		}
+	}
+	if res.FlushedRunning {
+		// The new turn is the agent's: its report of it stands.
+		return res, nil
 	}
 	if verdict.Cancel == CancelConfirmed && verdict.Proof == ProofRecord {
 		settleCancelled(t, before, time.Now())

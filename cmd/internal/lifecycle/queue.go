@@ -25,29 +25,50 @@ const flushWait = 2 * time.Second
 type queued struct {
 	reader records.Reader
 	sends  []state.Send
+	// blind: the ledger holds queued messages, but no record of the agent
+	// can be read to tell whether it took them.
+	blind bool
 }
 
 // pendingQueue reads the task's send ledger for those messages; with no
-// record to prove them by, there are none to report.
+// record to prove them by, there are none to report (blind says whether
+// the ledger held any).
 func pendingQueue(t *task.Target, r turnRecord) queued {
-	reader, ok := r.(records.Reader)
-	if !ok {
-		return queued{}
-	}
 	sends, err := t.Store.Sends(t.ID)
 	if err != nil {
 		return queued{}
 	}
+	reader, ok := r.(records.Reader)
 	q := queued{reader: reader}
 	for _, s := range sends {
 		if s.Verdict != string(deliver.Queued) || s.Harness != t.RecordedHarness {
 			continue
 		}
-		if (deliver.RecordWatch{Reader: reader, Digest: s.Digest, Before: s.Before}).Check() == deliver.Unrecorded {
+		if !ok {
+			q.blind = true
+			continue
+		}
+		if q.watch(s).Check() == deliver.Unrecorded {
 			q.sends = append(q.sends, s)
 		}
 	}
 	return q
+}
+
+func (q queued) watch(s state.Send) deliver.RecordWatch {
+	return deliver.RecordWatch{Reader: q.reader, Digest: s.Digest, Before: s.Before}
+}
+
+// untaken are the ids of the queued messages the record still does not
+// hold, read now: after an agent's exit, the messages it never took.
+func (q queued) untaken() []string {
+	var ids []string
+	for _, s := range q.sends {
+		if q.watch(s).Check() == deliver.Unrecorded {
+			ids = append(ids, s.MessageID)
+		}
+	}
+	return ids
 }
 
 // flushed watches, up to wait, for the queued messages to reach the
@@ -62,7 +83,7 @@ func (q queued) flushed(ctx context.Context, wait time.Duration) (ids []string, 
 	for {
 		ids = ids[:0]
 		for _, s := range q.sends {
-			if (deliver.RecordWatch{Reader: q.reader, Digest: s.Digest, Before: s.Before}).Check() == deliver.Recorded {
+			if q.watch(s).Check() == deliver.Recorded {
 				ids = append(ids, s.MessageID)
 			}
 		}
