@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
+
+	"fmctl/harness"
 )
 
 // How long an agent's own record may lag behind fmctl's exit: the CLIs
@@ -320,11 +323,26 @@ func (s *scen) gone(r result) {
 	switch {
 	case !stopped:
 		s.mark(False, "exit 0 (%s), but the pane still runs %v", oneLine(r.stdout), l.agentProcesses())
+	case !daemonsAsSaid(l, r.stdout):
+		s.mark(False, "exit 0 (%s), but left= names no running daemon of %s", oneLine(r.stdout), l.current)
 	case !released:
 		s.mark(False, "exit 0 (%s), but a turn is still running at the model (%d held request)", oneLine(r.stdout), l.stub.Held())
 	default:
 		s.mark(Backed, "exit 0, no agent process left and no turn running")
 	}
+}
+
+// daemonsAsSaid checks an outcome's left= claim: each pid it names runs,
+// and its command line carries the harness's daemon argument.
+func daemonsAsSaid(l *lab, stdout string) bool {
+	h, _ := harness.Lookup(l.current)
+	for _, pid := range leftPids(stdout) {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || h.Daemon == nil || !slices.Contains(strings.Split(string(cmdline), "\x00"), h.Daemon.Arg) {
+			return false
+		}
+	}
+	return true
 }
 
 // markerPath is a file a shell would create if it ran a message as a command.

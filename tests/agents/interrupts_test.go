@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -238,6 +239,9 @@ func (s *scen) relaunchFrom(k turnKind) {
 		s.missed("the task was not relaunched")
 		return
 	}
+	// A daemon fmctl says the old agent left running by design (cline's
+	// hub, left=hub:<pid>) is no part of the agent it claims stopped.
+	old = slices.DeleteFunc(old, func(pid int) bool { return slices.Contains(leftPids(r.stdout), pid) })
 	if !poll(5*time.Second, func() bool { return !anyAlive(old) }) {
 		s.mark(False, "exit 0 (%s), but the old agent's processes %v still run", oneLine(r.stdout), alive(old))
 		return
@@ -316,6 +320,19 @@ func alive(pids []int) []int {
 }
 
 func anyAlive(pids []int) bool { return len(alive(pids)) > 0 }
+
+// leftPids are the pids of an outcome's left=<name>:<pid>,... fact.
+func leftPids(stdout string) []int {
+	var pids []int
+	for _, l := range strings.Split(field(stdout, "left"), ",") {
+		if _, pid, ok := strings.Cut(l, ":"); ok {
+			if n, err := strconv.Atoi(pid); err == nil {
+				pids = append(pids, n)
+			}
+		}
+	}
+	return pids
+}
 
 // interruptTally counts, per harness, every interrupt the tier judged.
 type interruptTally struct {
