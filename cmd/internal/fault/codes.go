@@ -81,6 +81,7 @@ const (
 	ENoSuchMessage        Code = "no-such-message"
 	ENoRecordReader       Code = "no-record-reader"
 	ENoRecord             Code = "no-record"
+	EAgentStalled         Code = "agent-stalled"
 )
 
 // CodeRow is one error class: its code, the exit class it comes with, the
@@ -155,6 +156,7 @@ var Codes = []CodeRow{
 	{ENoSuchMessage, ClassFailed, nil, "`fm-control wait --for submitted`: the task's send ledger (`state/<id>.sends`) holds no such message id"},
 	{ENoRecordReader, ClassFailed, nil, "`fm-control read --record`: fmctl has no reader for the own record of the task's harness, or the task names none"},
 	{ENoRecord, ClassFailed, nil, "`fm-control read --record`: the agent's own record cannot be found or read where its harness keeps it"},
+	{EAgentStalled, ClassStalled, nil, "fm-control wait: the agent is busy and showed no progress (its own record unwritten, no report from it) for `FM_STALL_AFTER`, so the condition may never hold; the stalled_for_s fact says how long"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or
@@ -171,6 +173,8 @@ func CodeOf(err error) Code {
 		return EUnconfirmed
 	case ClassTimeout:
 		return ETimeout
+	case ClassStalled:
+		return EAgentStalled
 	}
 	return ERefused
 }
