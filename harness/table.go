@@ -547,7 +547,7 @@ var verbs = []Verb{
 		Postcondition: "nothing is locked or written; a record that cannot be read is listed with its error"},
 	{Name: "wait",
 		Purpose:       "wait until a task's agent is ready, busy, idle, waiting or dead, or a message fm-send left unconfirmed is submitted (read-only)",
-		Postcondition: "exit 0 only once the condition was observed and, for all but dead, the task's own agent was alive; submitted only once the agent's own record holds the message exactly once more than before its send (twice is exit 3); a stopped (suspended), unreadable, unattributed, drifted or gone endpoint ends the wait at once with exit 1; exit 4 when the timeout passed first; nothing is locked or written"},
+		Postcondition: "exit 0 only once the condition was observed and, for all but dead, the task's own agent was alive; submitted only once the agent's own record holds the message exactly once more than before its send (twice is exit 3); a stopped (suspended), unreadable, unattributed, drifted or gone endpoint ends the wait at once with exit 1; exit 4 when the timeout passed first, exit 5 when a busy agent stalled (FM_STALL_AFTER) first; nothing is locked or written"},
 	{Name: "read",
 		Purpose:       "print a pane's recent text with every terminal control sequence stripped (read-only)",
 		Postcondition: "the text printed holds no control character but newline and tab; nothing is locked, written or typed"},

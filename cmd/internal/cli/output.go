@@ -33,7 +33,7 @@ var OutputFields = map[string][]string{
 	"fm-control-rebind":       {"outcome", "id", "backend", "endpoint", "was", "pane", "state", "worktree", "detail"},
 	"fm-control-recover":      {"outcome", "id", "phase", "result", "rollback", "agent", "harness", "ready", "spawn", "window", "journal", "endpoint", "worktree", "branch", "archive"},
 	"fm-control-relaunch":     {"outcome", "id", "harness", "from", "model", "effort", "backend", "endpoint", "worktree", "ready", "phase", "left"},
-	"fm-control-status":       {"outcome", "id", "harness", "recorded_harness", "kind", "backend", "endpoint", "worktree", "model", "effort", "permissions", "state", "server", "classifier", "agent_status", "activity", "waiting_for", "evidence", "turn", "turn_error", "events_refused", "journal", "rollback", "detail"},
+	"fm-control-status":       {"outcome", "id", "harness", "recorded_harness", "kind", "backend", "endpoint", "worktree", "model", "effort", "permissions", "state", "server", "classifier", "agent_status", "activity", "waiting_for", "evidence", "attention", "stalled_for_s", "turn", "turn_error", "events_refused", "journal", "rollback", "detail"},
 	"fm-teardown":             {"outcome", "id", "harness", "kind", "agent", "endpoint", "worktree", "branch", "archive", "discarded"},
 	"fm-control-wait":         {"outcome", "id", "for", "message", "proof", "state", "activity", "waiting_for", "evidence", "waited_ms"},
 }

@@ -82,6 +82,7 @@ const (
 	ENoRecordReader       Code = "no-record-reader"
 	ENoRecord             Code = "no-record"
 	EQueueNotDropped      Code = "queue-not-dropped"
+	EAgentStalled         Code = "agent-stalled"
 )
 
 // CodeRow is one error class: its code, the exit class it comes with, the
@@ -157,6 +158,7 @@ var Codes = []CodeRow{
 	{ENoRecordReader, ClassFailed, nil, "`fm-control read --record`: fmctl has no reader for the own record of the task's harness, or the task names none"},
 	{ENoRecord, ClassFailed, nil, "`fm-control read --record`: the agent's own record cannot be found or read where its harness keeps it"},
 	{EQueueNotDropped, ClassUnconfirmed, nil, "`fm-control interrupt --drop-queue`: the turn was cancelled, but nothing proves the messages fm-send left queued were dropped (the turn the agent took them into still runs per its record, they are still drawn in its queue, or no record of the agent can be read); the agent may be busy with them"},
+	{EAgentStalled, ClassStalled, nil, "fm-control wait: the agent is busy and showed no progress (its own record unwritten, no report from it) for `FM_STALL_AFTER`, so the condition may never hold; the stalled_for_s fact says how long"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or
@@ -173,6 +175,8 @@ func CodeOf(err error) Code {
 		return EUnconfirmed
 	case ClassTimeout:
 		return ETimeout
+	case ClassStalled:
+		return EAgentStalled
 	}
 	return ERefused
 }
