@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 )
 
@@ -39,12 +40,19 @@ type clineSession struct {
 
 type clineMessages struct {
 	Messages []struct {
-		Role    string `json:"role"`
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
+		Role    string         `json:"role"`
+		TS      int64          `json:"ts"` // Unix milliseconds
+		Content []clineContent `json:"content"`
 	} `json:"messages"`
+}
+
+// clineContent is one part of a message: text, a tool_use or a tool_result.
+type clineContent struct {
+	Type    string          `json:"type"`
+	Text    string          `json:"text"`
+	Name    string          `json:"name"`    // tool_use, tool_result
+	Input   json.RawMessage `json:"input"`   // tool_use
+	Content json.RawMessage `json:"content"` // tool_result
 }
 
 // clineUserInput is cline's wrapper around a prompt; its mode is the
@@ -79,6 +87,60 @@ func (r clineReader) UserMessages() ([]string, error) {
 					out = append(out, c.Text)
 				}
 			}
+		}
+	}
+	return out, nil
+}
+
+// Entries reads every session's conversation. cline marks no turn's end:
+// a reply with no tool call after it is a completed turn, and a prompt
+// that the next prompt follows with no reply between (cline writes a
+// prompt only when its turn ends) was cancelled; so was the newest one
+// once its session says no turn runs.
+func (r clineReader) Entries() ([]Entry, error) {
+	sessions, err := r.sessions()
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, s := range sessions {
+		var m clineMessages
+		if err := readJSONFile(filepath.Join(s.dir, s.SessionID+".messages.json"), &m); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, err
+		}
+		answered := true // no prompt is waiting for its turn's end
+		for _, msg := range m.Messages {
+			at := millis(msg.TS)
+			for _, c := range msg.Content {
+				switch {
+				case msg.Role == "user" && c.Type == "text":
+					if !answered {
+						out = append(out, Entry{Kind: EntryTurnEnd, Time: at, End: Cancelled})
+					}
+					text := c.Text
+					if sub := clineUserInput.FindStringSubmatch(text); sub != nil {
+						text = sub[1]
+					}
+					out = append(out, Entry{Kind: EntryUser, Time: at, Text: text})
+					answered = false
+				case c.Type == "text" && c.Text != "":
+					out = append(out, Entry{Kind: EntryReply, Time: at, Text: c.Text})
+				case c.Type == "tool_use":
+					out = append(out, toolEntry(EntryToolCall, at, c.Name, toolText(c.Input)))
+				case c.Type == "tool_result":
+					out = append(out, toolEntry(EntryToolResult, at, c.Name, toolText(c.Content)))
+				}
+			}
+			if msg.Role == "assistant" && !slices.ContainsFunc(msg.Content, func(c clineContent) bool { return c.Type == "tool_use" }) {
+				out = append(out, Entry{Kind: EntryTurnEnd, Time: at, End: Completed})
+				answered = true
+			}
+		}
+		if !answered && s.Status != "running" && s.Status != "pending" {
+			out = append(out, Entry{Kind: EntryTurnEnd, End: Cancelled})
 		}
 	}
 	return out, nil

@@ -73,3 +73,17 @@ func (r opencodeReader) LastWrite() (time.Time, error) {
 	}
 	return lastWrite(dbs, nil)
 }
+
+// LastWrite: cline rewrites a session's <id>.json when its status changes
+// (a turn's start, a permission dialog, its end) and writes
+// <id>.messages.json when a turn ends; whether it writes either while a
+// long turn streams was not observed, so a stall of a cline with no
+// telemetry rests on these alone.
+func (r clineReader) LastWrite() (time.Time, error) {
+	sessions, err := r.sessions()
+	var files []string
+	for _, s := range sessions {
+		files = append(files, filepath.Join(s.dir, s.SessionID+".json"), filepath.Join(s.dir, s.SessionID+".messages.json"))
+	}
+	return lastWrite(files, err)
+}
