@@ -40,6 +40,11 @@ type profile struct {
 	slowStart bool
 	// remote: the remote group runs it on a host over ssh.
 	remote bool
+	// streamSecs is how long the turn a send is made into while it
+	// streams runs (8 s when 0): cline writes a prompt to its record only
+	// when its turn ends, so the send that starts the turn is judged at
+	// that end, and the turn must outlast the send's record wait.
+	streamSecs int
 }
 
 var profiles = []profile{
@@ -50,7 +55,7 @@ var profiles = []profile{
 	{name: "gemini", bin: "gemini", pkg: "@google/gemini-cli", relaunchTo: "qwen"},
 	{name: "qwen", bin: "qwen", pkg: "@qwen-code/qwen-code", relaunchTo: "gemini"},
 	{name: "copilot", bin: "copilot", pkg: "@github/copilot", relaunchTo: "claude"},
-	{name: "cline", bin: "cline", pkg: "cline", relaunchTo: "pi"},
+	{name: "cline", bin: "cline", pkg: "cline", relaunchTo: "pi", streamSecs: 35},
 }
 
 func lookupProfile(name string) profile {

@@ -1,6 +1,8 @@
 package agents
 
 import (
+	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,11 +113,12 @@ func backoffGroup(t *testing.T, p profile) {
 	if l == nil {
 		return
 	}
+	secs := cmp.Or(p.streamSecs, 8)
 	l.scenario("send-while-streaming", func(s *scen) {
-		s.waitBusy("stream a long answer " + stubmodel.LongWord + "8 " + randHex(3))
-		// The long turn streams for 8 s; a message the agent queues behind
-		// it lands in the record once the turn ends.
-		s.sendWithin("sent while the answer streams "+randHex(3), recordLag+10*time.Second)
+		s.waitBusy(fmt.Sprintf("stream a long answer %s%d %s", stubmodel.LongWord, secs, randHex(3)))
+		// A message the agent queues behind the streaming turn lands in
+		// the record once the turn ends.
+		s.sendWithin("sent while the answer streams "+randHex(3), recordLag+time.Duration(secs+2)*time.Second)
 	})
 	l.settle(40 * time.Second)
 	l.scenario("interrupt-backoff", func(s *scen) {
