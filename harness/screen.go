@@ -292,6 +292,10 @@ func (sig ScreenSig) headQueues(lines []string) []string {
 	return queues
 }
 
+// HasQueue reports whether the harness draws a queue fmctl can read: a
+// screen read for one is wasted on a harness with neither mark.
+func (sig ScreenSig) HasQueue() bool { return len(sig.QueueRows) > 0 || sig.QueueHead != "" }
+
 // ShowsQueue reports whether any row of the screen is one of the
 // harness's queue rows, or a text is listed under its queue head.
 func (sig ScreenSig) ShowsQueue(lines []string) bool {

@@ -129,7 +129,7 @@ func droppedTo(ctx context.Context, t *task.Target, q queued, dropped []string, 
 // texts taken behind a turn (claude's queued rows, gemini's Queued head).
 func queueDrawn(ctx context.Context, t *task.Target) bool {
 	sig, ok := t.Harness.Screen()
-	if !ok || len(sig.QueueRows) == 0 && sig.QueueHead == "" {
+	if !ok || !sig.HasQueue() {
 		return false
 	}
 	s, err := t.Backend.Capture(ctx, t.Endpoint)
