@@ -190,7 +190,9 @@ func (h Harness) Telemetry() (Telemetry, bool) {
 
 // Hook is what one wired event runs: the fixed entry point with the task's
 // home, id, event and generation. Argv is the exec form; Shell is the same
-// command quoted for a shell (claude hooks run theirs through one).
+// command for the harnesses that run theirs through a shell (claude, codex,
+// gemini, qwen, copilot): `exec` lets the shell become fm-control rather
+// than wait for it, so a hook costs the agent one process start.
 type Hook struct {
 	Argv  []string
 	Shell string
@@ -209,26 +211,37 @@ type WiringTarget struct {
 	Gen       string // the record's spawn_gen this incarnation runs under
 }
 
-// HookFor builds the entry-point call for one agent-event.
+// HookFor builds the entry-point call for one agent-event. The home rides
+// as flags (--home, --state-dir) rather than through `env`, which would
+// be a second process start on every prompt; the id, event, --gen and gen
+// stay last, where the JS wirings splice in the event.
 func (w WiringTarget) HookFor(event string) Hook {
-	argv := []string{"env", "FM_HOME=" + w.Home}
+	argv := []string{w.FMControl, "agent-event", "--home", w.Home}
 	if w.StateDir != "" {
-		argv = append(argv, "FM_STATE_OVERRIDE="+w.StateDir)
+		argv = append(argv, "--state-dir", w.StateDir)
 	}
-	argv = append(argv, w.FMControl, "agent-event", w.ID, event, "--gen", w.Gen)
+	argv = append(argv, w.ID, event, "--gen", w.Gen)
+	return Hook{Argv: argv, Shell: "exec " + shellWords(argv) + " " + TelemetryMarker}
+}
+
+func shellWords(argv []string) string {
 	words := make([]string, len(argv))
 	for i, a := range argv {
 		words[i] = QuoteIfNeeded(a)
 	}
-	return Hook{Argv: argv, Shell: strings.Join(words, " ") + " " + TelemetryMarker}
+	return strings.Join(words, " ")
 }
 
-// QuietShell is Shell with its output discarded and its failure swallowed:
-// gemini shows a hook's output as a message and reads any exit status but
-// 0 and 1 (a missing fm-control is 127) as a deny, which on BeforeAgent
-// would block the user's prompt.
+// QuietShell is the command with its output discarded and its status
+// always 0 or 1: gemini shows a hook's output as a message and reads any
+// exit status but 0 and 1 (a missing fm-control is 127, a usage error 2) as
+// a deny, which on BeforeAgent would block the user's prompt. The shell
+// checks the program is there and then becomes it (`exec`), and --quiet
+// makes agent-event itself exit 0 on anything it refuses, so the hook
+// costs the agent one process start, as Shell does.
 func (h Hook) QuietShell() string {
-	return strings.TrimSuffix(h.Shell, TelemetryMarker) + ">/dev/null 2>&1 || true " + TelemetryMarker
+	argv := append([]string{h.Argv[0], h.Argv[1], "--quiet"}, h.Argv[2:]...)
+	return "[ -x " + QuoteIfNeeded(argv[0]) + " ] && exec " + shellWords(argv) + " >/dev/null 2>&1; exit 0 " + TelemetryMarker
 }
 
 // TelemetryArgs are the launch-line additions the mechanism needs: pi's
