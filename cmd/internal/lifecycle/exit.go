@@ -96,6 +96,7 @@ func (c *Verbs) stopAlive(ctx context.Context, t *task.Target, obs backends.Obse
 	o := deliver.DefaultOptions()
 	o.Retries = c.waits.ExitRetries
 	o.Popup = true
+	o.EndsAgent = true
 	if err := c.prepareExitComposer(ctx, t, &o); err != nil {
 		return "", err
 	}
