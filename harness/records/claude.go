@@ -105,6 +105,18 @@ func (r claudeReader) Entries() ([]Entry, error) {
 	return out, nil
 }
 
+// CancelledSince: a "[Request interrupted by user" record stamped at or
+// after at (claude's stamps are whole milliseconds). claude writes it when
+// Escape cuts a turn that had drawn an answer, or one with a draft or a
+// queued message waiting; a turn it takes back into the composer instead
+// leaves no mark.
+func (r claudeReader) CancelledSince(at time.Time) (bool, error) {
+	recs, err := newestRecords[claudeRecord](r.transcripts())
+	return markedSince(recs, err, at, func(rec claudeRecord) (string, bool) {
+		return rec.Timestamp, !rec.IsSidechain && rec.Type == "user" && strings.HasPrefix(piText(rec.Message.Content), claudeInterrupted)
+	})
+}
+
 // claudeParts are the entries of one message's content list: the model's
 // text and tool calls, and tool results (named through tools, the calls
 // seen so far by id). Thinking is not shown, nor a user record's text that

@@ -171,20 +171,9 @@ func copilotLastAnswerCalls(evs []copilotEvent) bool {
 // whole milliseconds).
 func (r copilotReader) CancelledSince(at time.Time) (bool, error) {
 	evs, err := newestRecords[copilotEvent](r.sessions())
-	if err != nil {
-		return false, err
-	}
-	at = at.Truncate(time.Millisecond)
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].Type != "abort" {
-			continue
-		}
-		stamp, err := time.Parse(time.RFC3339Nano, evs[i].Timestamp)
-		if err == nil && !stamp.Before(at) {
-			return true, nil
-		}
-	}
-	return false, nil
+	return markedSince(evs, err, at, func(ev copilotEvent) (string, bool) {
+		return ev.Timestamp, ev.Type == "abort"
+	})
 }
 
 // sessions lists the event files of the sessions started in this worktree,

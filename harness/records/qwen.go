@@ -146,21 +146,9 @@ func (r qwenReader) TurnRunning() (bool, error) {
 // at or after at (qwen's stamps are whole milliseconds).
 func (r qwenReader) CancelledSince(at time.Time) (bool, error) {
 	recs, err := newestRecords[qwenRecord](r.transcripts())
-	if err != nil {
-		return false, err
-	}
-	at = at.Truncate(time.Millisecond)
-	for i := len(recs) - 1; i >= 0; i-- {
-		rec := recs[i]
-		stamp, err := time.Parse(time.RFC3339Nano, rec.Timestamp)
-		if err != nil || stamp.Before(at) {
-			continue
-		}
-		if rec.cancelled() || rec.apiError() {
-			return true, nil
-		}
-	}
-	return false, nil
+	return markedSince(recs, err, at, func(rec qwenRecord) (string, bool) {
+		return rec.Timestamp, rec.cancelled() || rec.apiError()
+	})
 }
 
 // cancelled reports a tool_result line of a call Escape cancelled.

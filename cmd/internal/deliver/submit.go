@@ -189,17 +189,27 @@ func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, t
 // readAfterEnter is one look at what an Enter did: the composer's state,
 // or Cleared once an agent the text ends is gone.
 func readAfterEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, endsAgent bool, classify func(backends.Screen) ComposerState) (ComposerState, bool) {
-	if sc, ok := b.(backends.StateCapturer); ok && endsAgent {
-		obs, s, err := sc.AgentStateAndCapture(ctx, ep)
-		if obs.State == backends.StateDead {
-			return Cleared, true
-		}
+	if !endsAgent {
+		s, err := b.Capture(ctx, ep)
 		return classify(s), err == nil
 	}
-	s, err := b.Capture(ctx, ep)
-	if err == nil && endsAgent && b.AgentState(ctx, ep).State == backends.StateDead {
+	if sc, ok := b.(backends.StateCapturer); ok {
+		obs, s, err := sc.AgentStateAndCapture(ctx, ep)
+		switch {
+		case obs.State == backends.StateDead:
+			return Cleared, true
+		case err == nil:
+			return classify(s), true
+		}
+		// The screen was not read with the state (no pane id recorded):
+		// it is read on its own.
+		s, err = b.Capture(ctx, ep)
+		return classify(s), err == nil
+	}
+	if b.AgentState(ctx, ep).State == backends.StateDead {
 		return Cleared, true
 	}
+	s, err := b.Capture(ctx, ep)
 	return classify(s), err == nil
 }
 

@@ -292,7 +292,7 @@ func (c *Verbs) repeatInterrupt(t *task.Target, gate func(backends.Observation) 
 		if err != nil {
 			return err
 		}
-		done, err := c.deliverInterruptThenRead(ctx, t, false, each, hold)
+		done, err := c.deliverInterruptThenRead(ctx, t, false, each, hold, nil)
 		if done.cleared != "" {
 			*cleared = done.cleared
 		}
