@@ -132,7 +132,7 @@ func recordAgentEvent(vars config.HomeVars, a agentEventArgs, args []string, now
 	// need not), never a state.
 	prev, _ := store.ReadAgentState(a.id, a.gen)
 	st := prev.Next(activity, a.gen, a.event, rec.Harness(), now)
-	if err := state.WriteAtomic(store.AgentStatePath(a.id), st.Bytes()); err != nil {
+	if err := state.WriteReport(store.AgentStatePath(a.id), st.Bytes()); err != nil {
 		return fault.Failed("task %s's agent state could not be written: %v", a.id, err)
 	}
 	return nil
