@@ -166,7 +166,7 @@ func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends
 		return interrupted{note: "not-needed"}, nil
 	}
 	since := time.Now()
-	ack, err := c.deliverInterrupt(ctx, t, turn.record)
+	ack, err := c.deliverInterrupt(ctx, t, func() turnRecord { return turn.record })
 	if err != nil {
 		return interrupted{}, err
 	}

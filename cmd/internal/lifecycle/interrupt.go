@@ -101,7 +101,7 @@ func gerund(verb string) string {
 // deliverInterrupt sends the harness's interrupt key (repeat times, each its
 // own input event) and its composer clear, and reads any cancel
 // acknowledgement. It does not judge the agent's state afterwards.
-func (c *Verbs) deliverInterrupt(ctx context.Context, t *task.Target, rec turnRecord) (string, error) {
+func (c *Verbs) deliverInterrupt(ctx context.Context, t *task.Target, rec func() turnRecord) (string, error) {
 	done, err := c.deliverInterruptThenRead(ctx, t, false, nil, nil, rec)
 	return done.ack, err
 }
@@ -120,9 +120,10 @@ func (c *Verbs) deliverInterrupt(ctx context.Context, t *task.Target, rec turnRe
 // pane back must not read the next one. With hold set (the input lock of a
 // verb that types nothing after the keys), a gap the last key needs is
 // recorded in it for the next input instead of slept through. rec, when
-// set, is the agent's record, read before the keys: a cancel it marks ends
-// the wait for a restored prompt (restoreStep).
-func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, read bool, gate func(backends.Observation) error, hold *state.Lock, rec turnRecord) (keysDone, error) {
+// set, gives the agent's record, opened before the keys (inside the gate,
+// where the backend gates the first key): a cancel it marks ends the wait
+// for a restored prompt (restoreStep).
+func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, read bool, gate func(backends.Observation) error, hold *state.Lock, rec func() turnRecord) (keysDone, error) {
 	h := t.Harness
 	// The composer a restored prompt is judged against is read with the
 	// first key (in its gated call where there is one).
@@ -233,11 +234,15 @@ func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.Scr
 
 // recordedCancel is the check restoreStep makes of a record that marks a
 // cancel by itself (records.CancelMarker), or nil for one that cannot.
-func recordedCancel(rec turnRecord, since time.Time) func() bool {
-	if _, ok := rec.(records.CancelMarker); !ok {
+func recordedCancel(rec func() turnRecord, since time.Time) func() bool {
+	if rec == nil {
 		return nil
 	}
-	return func() bool { return markedCancel(rec, since) }
+	r := rec()
+	if _, ok := r.(records.CancelMarker); !ok {
+		return nil
+	}
+	return func() bool { return markedCancel(r, since) }
 }
 
 // restoreRecordPoll spaces the record reads of the wait for a restored
@@ -305,7 +310,7 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 		queue = pendingQueue(t, turn.record)
 	}
 	since := time.Now()
-	done, err := c.deliverInterruptThenRead(ctx, t, true, gate, hold, turn.record)
+	done, err := c.deliverInterruptThenRead(ctx, t, true, gate, hold, func() turnRecord { return turn.record })
 	if err != nil {
 		return InterruptResult{}, err
 	}
