@@ -284,10 +284,16 @@ func shorten(args []string) []string {
 // fm runs one product binary against this lab.
 func (l *lab) fm(bin string, args ...string) result {
 	l.t.Helper()
+	return l.fmWith(nil, bin, args...)
+}
+
+// fmWith is fm with env added to the lab's (a tunable one call sets).
+func (l *lab) fmWith(env []string, bin string, args ...string) result {
+	l.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(fmBin, bin), args...)
-	cmd.Env = l.env
+	cmd.Env = append(append([]string(nil), l.env...), env...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	watch := l.watchCall(bin, args)

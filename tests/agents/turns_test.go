@@ -93,6 +93,7 @@ func turnsGroup(t *testing.T, p profile) {
 		}
 	})
 	recoverIdle(l)
+	stallScenario(l)
 	l.scenario("exit-streaming", func(s *scen) {
 		s.waitBusy("stream until exit " + stubmodel.LongWord + "60 " + randHex(3))
 		s.exit("exit-streaming")
