@@ -124,8 +124,7 @@ func (t *Adapter) History(ctx context.Context, ep backends.Endpoint, lines int) 
 // captureCallBytes bounds the words of one batched capture: tmux's client
 // sends its command line in one message of at most 16 KiB, header
 // included, and refuses a longer one ("command too long"), which would
-// leave every screen to a call of its own (about 110 bytes a pane: some
-// 145 panes a call).
+// leave every screen to a call of its own.
 const captureCallBytes = 16000
 
 // captureCalls bounds the batched captures in flight at once.
