@@ -39,7 +39,6 @@ const tmuxCommandBytes = 16364
 // every one of the 500 panes.
 func BenchmarkList500(b *testing.B) {
 	fx := newListFleet(b, listTasks)
-	defer exec.Command("tmux", "-L", fx.sock, "kill-server").Run()
 	trace, r, err := tracedAt(fx.home, fx.sock, nil, "fm-control", "list")
 	if err != nil {
 		b.Fatal(err)
@@ -123,6 +122,7 @@ func newListFleet(b *testing.B, n int) *listFleet {
 	}
 	// As fm-spawn's pane: a shell that runs the agent as its child.
 	cmd := "bash --norc --noprofile -c 'cat " + screen + "; " + agent + " 100000; exec bash'"
+	b.Cleanup(func() { _ = exec.Command("tmux", "-L", fx.sock, "kill-server").Run() })
 	for i := range n {
 		id := fmt.Sprintf("l%03d", i)
 		args := []string{"-L", fx.sock, "-f", "/dev/null", "new-window", "-d", "-P", "-F", "#{pane_id} #{window_id} #{pane_pid}", "-t", "=fmses:"}
