@@ -45,6 +45,7 @@ func TestRealAgents(t *testing.T) {
 			t.Run("interrupts", func(t *testing.T) { interruptsGroup(t, p) })
 			t.Run("relaunch-kinds", func(t *testing.T) { relaunchKindsGroup(t, p) })
 			t.Run("permission", func(t *testing.T) { permissionGroup(t, p) })
+			t.Run("outage", func(t *testing.T) { outageGroup(t, p) })
 			if p.remote {
 				t.Run("remote", func(t *testing.T) { remoteGroup(t, p) })
 			}
@@ -212,6 +213,10 @@ func busyGroup(t *testing.T, p profile) {
 		s.key("Escape")
 	})
 	recoverIdle(l)
+	for _, f := range failures {
+		l.scenario("failing-"+f.name, func(s *scen) { s.failingTurn(failureKind(f)) })
+		recoverIdle(l)
+	}
 	l.scenario("exit-right-after-interrupt", func(s *scen) {
 		if !l.agentAlive() {
 			s.broken("no agent left to make busy")
@@ -286,6 +291,7 @@ func recoverIdle(l *lab) {
 	if h, ok := harness.Lookup(l.current); ok {
 		key = string(h.InterruptKey)
 	}
+	l.awaitUp()
 	for i := 0; i < 3 && !l.settle(3*time.Second); i++ {
 		if r := l.fm("fm-send", l.addr, "--key", key); r.code != 0 {
 			l.rawKeys(key)
@@ -363,6 +369,16 @@ func relaunchGroup(t *testing.T, p profile) {
 			s.mark(Backed, "exit 0 (%s); %s's record holds the launch prompt", field(r.stdout, "ready"), to.name)
 		}
 	})
+}
+
+// profileIndex is p's place in profiles, to rotate what each harness meets.
+func profileIndex(p profile) int {
+	for i, q := range profiles {
+		if q.name == p.name {
+			return i
+		}
+	}
+	return 0
 }
 
 func inOrder(msgs, sent []string) bool {
