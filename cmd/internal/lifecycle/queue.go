@@ -40,8 +40,10 @@ func pendingQueue(t *task.Target, r turnRecord) queued {
 	}
 	reader, ok := r.(records.Reader)
 	q := queued{reader: reader}
+	gen := t.Task.Record.SpawnGen()
 	for _, s := range sends {
-		if s.Verdict != string(deliver.Queued) || s.Harness != t.RecordedHarness {
+		// One queued to an agent before this one (a relaunch) went with it.
+		if s.Verdict != string(deliver.Queued) || s.Harness != t.RecordedHarness || (s.Gen != "" && s.Gen != gen) {
 			continue
 		}
 		if !ok {

@@ -342,7 +342,7 @@ func (d delivery) ledger(verdict string) {
 	// Failing to keep it loses only the later wait, which then says the
 	// message id is unknown; the send itself stands.
 	_ = d.t.Store.AddSend(d.t.ID, state.Send{MessageID: d.messageID, At: d.at.Unix(), Digest: d.watch.Digest,
-		Before: d.watch.Before, Harness: d.t.RecordedHarness, Verdict: verdict})
+		Before: d.watch.Before, Harness: d.t.RecordedHarness, Verdict: verdict, Gen: d.t.Task.Record.SpawnGen()})
 }
 
 // refuseHeld refuses a message while the composer provably holds other
