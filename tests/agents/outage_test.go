@@ -175,6 +175,7 @@ func (o *outage) queueThenInterrupt(s *scen, drop bool) {
 		o.send(s, text)
 		texts = append(texts, text)
 	}
+	retrying := l.retrying()
 	args := []string{"interrupt", l.addr}
 	if drop {
 		args = append(args, "--drop-queue")
@@ -201,6 +202,8 @@ func (o *outage) queueThenInterrupt(s *scen, drop bool) {
 		s.mark(False, "exit 0 (%s), but the record shows the turn it took the queued texts into running", out)
 	case r.code == 0 && !ended && !taken && cancel == "confirmed":
 		s.mark(False, "cancel=confirmed (%s), but the record shows the cancelled turn running", out)
+	case r.code == 0 && cancel == "no-turn" && retrying:
+		s.mark(False, "cancel=no-turn (%s), but the CLI was retrying its turn", out)
 	default:
 		false_ = false
 		if r.code == 0 {
