@@ -80,7 +80,7 @@ func (l *lab) scenario(name string, body func(s *scen)) Verdict {
 	}
 	o := outcome{harness: l.p.name, scenario: name, verdict: s.verdict, notes: s.notes, ineffective: s.ineffective}
 	if s.verdict == False || s.verdict == Broken {
-		if gap, ok := knownGaps[l.p.name+"/"+name]; ok {
+		if gap, ok := knownGap(l.p.name, name); ok {
 			o.known = gap
 		} else {
 			l.t.Errorf("%s/%s: %s\n  %s\nscreen:\n%s", l.p.name, name, s.verdict, strings.Join(s.notes, "\n  "), l.screen(false))
