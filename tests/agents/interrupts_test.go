@@ -91,7 +91,9 @@ func failureKind(f failure) turnKind {
 	return turnKind{name: f.name, quiet: quiet, start: func(s *scen, nonce string) {
 		l := s.l
 		s.send("a failing model " + f.word + " " + nonce)
-		if !poll(30*time.Second, func() bool { return hadOutcome(l, nonce, f.outcome) }) {
+		// opencode under load sends its request tens of seconds after it
+		// recorded the prompt.
+		if !poll(60*time.Second, func() bool { return hadOutcome(l, nonce, f.outcome) }) {
 			s.broken("the model's %s never went out: %s", f.name, outcomes(l, nonce))
 		}
 		time.Sleep(300 * time.Millisecond) // the CLI reads the failure and starts its wait

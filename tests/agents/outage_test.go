@@ -123,6 +123,9 @@ func (o *outage) inOutage(s *scen) {
 	o.nonces = append(o.nonces, nonce)
 	s.note("the CLI had given its turn up; a new turn goes into the outage")
 	o.send(s, "back into the outage "+nonce)
+	// The step meets the turn once it runs, not the moments after the
+	// submit before the CLI reports it (issue 22's wait gap, its own case).
+	poll(10*time.Second, func() bool { return l.status()["activity"] == "busy" })
 }
 
 // retrying reports whether the agent is in a turn: its record shows one
