@@ -50,7 +50,10 @@ func pendingQueue(t *task.Target, r turnRecord) queued {
 	gen := t.Task.Record.SpawnGen()
 	for _, s := range sends {
 		// One queued to an agent before this one (a relaunch) went with it.
-		if s.Verdict != string(deliver.Queued) || s.Harness != t.RecordedHarness || (s.Gen != "" && s.Gen != gen) {
+		// An unrecorded send (let go of, never seen in the record) may
+		// sit in a queue the screen did not show (pi's steer drawn late).
+		queuedOrUnseen := s.Verdict == string(deliver.Queued) || s.Verdict == string(deliver.Unrecorded)
+		if !queuedOrUnseen || s.Harness != t.RecordedHarness || (s.Gen != "" && s.Gen != gen) {
 			continue
 		}
 		if !ok {
