@@ -88,6 +88,9 @@ func outageGroup(t *testing.T, p profile) {
 		s.note("the wait returned %v after the outage ended", time.Since(l.stub.DownUntil()).Round(time.Second))
 		s.judgeTurnAfter(l.briefPath(), since)
 	})
+	// A CLI that gave its turns up is idle before the outage ends: the
+	// checks of what comes after wait for the API to be back.
+	l.awaitUp()
 	l.scenario("outage-stopped-stay-stopped", o.stayedStopped)
 	l.scenario("outage-send-after", func(s *scen) { s.send("after the outage " + randHex(3)) })
 	l.settle(30 * time.Second)
