@@ -163,6 +163,11 @@ type ScreenSig struct {
 	// every queued text as one message, joined by blank lines, when the
 	// turn ends.
 	QueueHead string `json:"queue_head,omitempty"`
+	// QueueFolded marks the row under QueueHead that stands for the
+	// queued texts it does not draw (gemini lists three, then "... (+N
+	// more)"): a text the composer let go of while the list is folded went
+	// into the queue, out of sight.
+	QueueFolded string `json:"queue_folded,omitempty"`
 	// QueueIndent is how deep the texts under QueueHead are indented
 	// (gemini four spaces, the default; qwen two, under its busy line).
 	QueueIndent string `json:"queue_indent,omitempty"`
@@ -250,7 +255,7 @@ func (sig ScreenSig) Queued(lines []string, tail string) bool {
 		}
 	}
 	for _, queued := range sig.headQueues(lines) {
-		if strings.Contains(queued, tail) {
+		if strings.Contains(queued, tail) || (sig.QueueFolded != "" && strings.Contains(queued, sig.QueueFolded)) {
 			return true
 		}
 	}

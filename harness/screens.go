@@ -139,6 +139,9 @@ var screens = map[string]ScreenSig{
 		TypedSettle: 150 * time.Millisecond,
 		OneEnter:    true,
 		QueueHead:   "Queued (press ↑ to edit):",
+		// Past three queued texts it draws "... (+N more)" in their place
+		// (tests/captures/gemini-0.61.0/queue-folded, the tier's outage).
+		QueueFolded: "... (+",
 		Source:      "tests/captures/gemini-0.61.0; tests/captures/notes-opencode-pi-gemini.md; tests/captures/notes-real-turns.md",
 	},
 	"qwen": {

@@ -90,14 +90,24 @@ func (l *ledger) print(w io.Writer) {
 			fmt.Fprintf(w, "real-agent tier: ineffective %s/%s: %s\n", o.harness, o.scenario, strings.Join(o.notes, "; "))
 		}
 	}
-	l.printMatrix(w, rows)
+	l.printMatrix(w, "", rows)
+	// The outage world's own line per harness (issue 38's table).
+	var outage []outcome
+	for _, o := range rows {
+		if strings.HasPrefix(o.scenario, "outage-") {
+			outage = append(outage, o)
+		}
+	}
+	if len(outage) > 0 {
+		l.printMatrix(w, "outage ", outage)
+	}
 	fmt.Fprintf(w, "real-agent tier: %d backed, %d honest, %d false, %d broken, %d ineffective\n",
 		counts[Backed], counts[Honest], counts[False], counts[Broken], ineffective)
 }
 
 // printMatrix writes one line per harness: its verdicts and ineffective
-// outcomes, counted over every scenario it ran.
-func (l *ledger) printMatrix(w io.Writer, rows []outcome) {
+// outcomes, counted over rows, each line headed by title.
+func (l *ledger) printMatrix(w io.Writer, title string, rows []outcome) {
 	type tally struct{ backed, honest, false_, broken, ineffective int }
 	per := map[string]*tally{}
 	var names []string
@@ -122,10 +132,10 @@ func (l *ledger) printMatrix(w io.Writer, rows []outcome) {
 			t.ineffective++
 		}
 	}
-	fmt.Fprintf(w, "real-agent tier: %-9s %6s %6s %6s %6s %11s\n", "harness", "backed", "honest", "FALSE", "broken", "ineffective")
+	fmt.Fprintf(w, "real-agent tier: %s%-9s %6s %6s %6s %6s %11s\n", title, "harness", "backed", "honest", "FALSE", "broken", "ineffective")
 	for _, n := range names {
 		t := per[n]
-		fmt.Fprintf(w, "real-agent tier: %-9s %6d %6d %6d %6d %11d\n", n, t.backed, t.honest, t.false_, t.broken, t.ineffective)
+		fmt.Fprintf(w, "real-agent tier: %s%-9s %6d %6d %6d %6d %11d\n", title, n, t.backed, t.honest, t.false_, t.broken, t.ineffective)
 	}
 }
 

@@ -197,18 +197,14 @@ func (l *lab) toolDir() string {
 }
 
 // replied reports whether the stub answered a prompt holding nonce in words.
-func replied(l *lab, nonce string) bool {
-	for _, r := range l.stub.CallsFor(nonce) {
-		if r.Outcome == "reply" {
-			return true
-		}
-	}
-	return false
-}
+func replied(l *lab, nonce string) bool { return hadOutcome(l, nonce, "reply") }
 
-func madeToolCall(l *lab, nonce string) bool {
+func madeToolCall(l *lab, nonce string) bool { return hadOutcome(l, nonce, "tool-call") }
+
+// hadOutcome reports whether the stub answered a call for nonce as outcome.
+func hadOutcome(l *lab, nonce, outcome string) bool {
 	for _, r := range l.stub.CallsFor(nonce) {
-		if r.Outcome == "tool-call" {
+		if r.Outcome == outcome {
 			return true
 		}
 	}

@@ -108,6 +108,13 @@ func (w RecordWatch) Newest() (string, bool) {
 	return "", false
 }
 
+// Joined reports whether the newest message holding this one is not it
+// alone: the agent submitted it joined to other texts it had queued.
+func (w RecordWatch) Joined() bool {
+	m, ok := w.Newest()
+	return ok && !w.is(m)
+}
+
 // Check reads the record once.
 func (w RecordWatch) Check() Proof {
 	n, err := w.count()

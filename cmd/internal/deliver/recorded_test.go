@@ -17,18 +17,19 @@ func TestRecordWatchByTextAndByDigestAgree(t *testing.T) {
 		before recordOf
 		after  recordOf
 		want   Proof
+		joined bool // held only inside a message joined to others
 	}{
-		{"taken once", recordOf{"hi"}, recordOf{"hi", "fix the build"}, Recorded},
-		{"composer trimmed the blanks", nil, recordOf{"fix the build  \n"}, Recorded},
-		{"an earlier copy proves nothing", recordOf{"fix the build"}, recordOf{"fix the build"}, Unrecorded},
-		{"taken twice", nil, recordOf{"fix the build", "fix the build"}, Duplicated},
-		{"a longer message is not it", nil, recordOf{"fix the build now"}, Unrecorded},
+		{"taken once", recordOf{"hi"}, recordOf{"hi", "fix the build"}, Recorded, false},
+		{"composer trimmed the blanks", nil, recordOf{"fix the build  \n"}, Recorded, false},
+		{"an earlier copy proves nothing", recordOf{"fix the build"}, recordOf{"fix the build"}, Unrecorded, false},
+		{"taken twice", nil, recordOf{"fix the build", "fix the build"}, Duplicated, false},
+		{"a longer message is not it", nil, recordOf{"fix the build now"}, Unrecorded, false},
 		// gemini's queue, submitted as one message joined by blank lines
-		{"first of a flushed queue", nil, recordOf{"fix the build\n\nthen the docs"}, Recorded},
-		{"last of a flushed queue", nil, recordOf{"lint it\n\nfix the build"}, Recorded},
-		{"middle of a flushed queue", nil, recordOf{"a\n\nfix the build\n\nb"}, Recorded},
-		{"a part's prefix is not it", nil, recordOf{"fix the build now\n\nb"}, Unrecorded},
-		{"one line of a part is not it", nil, recordOf{"fix the build\nand more\n\nb"}, Unrecorded},
+		{"first of a flushed queue", nil, recordOf{"fix the build\n\nthen the docs"}, Recorded, true},
+		{"last of a flushed queue", nil, recordOf{"lint it\n\nfix the build"}, Recorded, true},
+		{"middle of a flushed queue", nil, recordOf{"a\n\nfix the build\n\nb"}, Recorded, true},
+		{"a part's prefix is not it", nil, recordOf{"fix the build now\n\nb"}, Unrecorded, false},
+		{"one line of a part is not it", nil, recordOf{"fix the build\nand more\n\nb"}, Unrecorded, false},
 	} {
 		byText, err := StartWatch(tc.before, msg)
 		if err != nil {
@@ -41,6 +42,10 @@ func TestRecordWatchByTextAndByDigestAgree(t *testing.T) {
 		}
 		if got := byDigest.Check(); got != tc.want {
 			t.Errorf("%s: by digest %s, want %s", tc.name, got, tc.want)
+		}
+		// fm-send confirms only a message taken as itself.
+		if got := byText.Joined(); got != tc.joined {
+			t.Errorf("%s: Joined = %v, want %v", tc.name, got, tc.joined)
 		}
 	}
 }

@@ -136,6 +136,19 @@ func queueDrawn(ctx context.Context, t *task.Target) bool {
 	return err == nil && sig.ShowsQueue(s.Lines)
 }
 
+// flushUnderWay reports whether the screen shows the agent busy again
+// after the cancel with no queue drawn: it took its queue into a new turn
+// its record does not show yet. A harness that draws no queue, or a screen
+// that cannot be read, shows nothing.
+func flushUnderWay(ctx context.Context, t *task.Target) bool {
+	sig, ok := t.Harness.Screen()
+	if !ok || !sig.HasQueue() {
+		return false
+	}
+	s, err := t.Backend.Capture(ctx, t.Endpoint)
+	return err == nil && sig.ReadScreen(s.Lines).Busy && !sig.ShowsQueue(s.Lines)
+}
+
 // queueNotDropped is --drop-queue's exit-3 refusal: the cancel was proved,
 // but not that the agent is left idle with its queue gone.
 func queueNotDropped(t *task.Target, res InterruptResult, why string) error {

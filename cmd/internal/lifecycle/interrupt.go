@@ -347,7 +347,7 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 	if res.Cancel == CancelUnconfirmed {
 		return res, withCleared(cancelUnproven(t, res), res.Cleared)
 	}
-	if ids, running := queue.flushed(ctx, flushWait); len(ids) > 0 {
+	if ids, running := queue.flushed(ctx, flushWait, func() bool { return flushUnderWay(ctx, t) }); len(ids) > 0 {
 		res.Queue, res.Flushed, res.FlushedRunning = QueueFlushed, ids, running
 	}
 	if dropQueue {
