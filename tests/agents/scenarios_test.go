@@ -2,6 +2,7 @@ package agents
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -48,15 +49,11 @@ func knownGap(h, name string) (string, bool) {
 
 // TestRealAgents runs every scenario group against every real harness.
 func TestRealAgents(t *testing.T) {
-	// Two lanes: a slow starter (opencode, about 40-60 s for every spawn)
-	// takes about as long as the other four together, so it runs in a lane
-	// of its own from the start instead of after whichever two the
-	// scheduler resumed first. go test's -parallel must let all five wait.
-	lanes := map[bool]chan struct{}{true: make(chan struct{}, 1), false: make(chan struct{}, 1)}
+	lanes := harnessLanes(profiles)
 	for _, p := range profiles {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
-			lane := lanes[p.slowStart]
+			lane := lanes[p.name]
 			lane <- struct{}{}
 			defer func() { <-lane }()
 			requireAgents(t, p)
@@ -94,6 +91,33 @@ func TestRealAgents(t *testing.T) {
 			outageGroup(t, p)
 		})
 	}
+}
+
+// harnessLanes puts the harnesses of this run into two lanes, each run
+// one after another, so at most two CLIs (and an outage group) load the
+// 2-core machine at once. A slow starter (opencode, about 40-60 s for
+// every spawn) takes about as long as the other four together, so it has a
+// lane of its own from the start instead of after whichever two the
+// scheduler resumed first; a run without one (CI's other half: gemini,
+// qwen, copilot) deals its harnesses to the two lanes in turn, rather than
+// leaving one lane empty. go test's -parallel must let them all wait.
+func harnessLanes(all []profile) map[string]chan struct{} {
+	lane := [2]chan struct{}{make(chan struct{}, 1), make(chan struct{}, 1)}
+	runs := func(p profile) bool { return len(agentsOnly) == 0 || slices.Contains(agentsOnly, p.name) }
+	slow := slices.ContainsFunc(all, func(p profile) bool { return p.slowStart && runs(p) })
+	out, next := map[string]chan struct{}{}, 0
+	for _, p := range all {
+		switch {
+		case slow && p.slowStart:
+			out[p.name] = lane[0]
+		case slow || !runs(p):
+			out[p.name] = lane[1] // a harness this run skips passes its lane at once
+		default:
+			out[p.name] = lane[next%2]
+			next++
+		}
+	}
+	return out
 }
 
 // spawned starts the lab's task and judges fm-spawn's readiness claim: the
