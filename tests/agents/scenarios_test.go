@@ -26,6 +26,8 @@ var knownGaps = map[string]string{
 	"pi/interrupt-overload":        piRetryNoTurn,
 	"pi/interrupt-5xx":             piRetryNoTurn,
 	"pi/interrupt-cut":             piRetryNoTurn,
+	"pi/outage-queue-interrupt":    piRetryNoTurn,
+	"pi/outage-queue-drop":         piRetryNoTurn,
 	"gemini/send-during-backoff":   "gemini queues a message sent while it retries its API and submits it only when that turn ends, glued to other queued texts; fm-send confirms from the emptied composer (issue 22: queued, confirmed from the record)",
 }
 
