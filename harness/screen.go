@@ -138,6 +138,12 @@ type ScreenSig struct {
 	// the turn (pi's steer), so with no queue drawn before the keys there
 	// is nothing to wait for.
 	RestoresQueueOnly bool `json:"restores_queue_only,omitempty"`
+	// RestoreOrMark: the harness either puts the cancelled prompt back or
+	// marks the cancel in its record, never both (claude:
+	// tests/captures/notes-claude-codex.md), so a cancel its record marks
+	// ends the wait for a restore. qwen marks a cancel and still puts its
+	// queue back.
+	RestoreOrMark bool `json:"restore_or_mark,omitempty"`
 	// DrawWait, where longer than fmctl's own budget, is how long the
 	// harness may take to draw typed text in its composer: text never
 	// seen drawn gets no Enter.

@@ -148,7 +148,11 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 	restore, restoring := noRestore, false
 	if p.Before != nil {
 		if !sig.RestoresQueueOnly || sig.ShowsQueue(p.Before.Lines) {
-			restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true, recordedCancel(rec, since))
+			var marked func() bool
+			if sig.RestoreOrMark {
+				marked = recordedCancel(rec, since)
+			}
+			restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true, marked)
 		}
 	}
 	switch {
@@ -202,9 +206,9 @@ func noRestore() (string, error) { return "", nil }
 // briefly for the restored text and clears it with the harness's verified
 // clear, so the next message is not glued onto it, and returns what it
 // cleared. A draft the composer already held is left alone. marked, when
-// set, reports a cancel the agent's record marks: claude either puts the
-// prompt back or records "[Request interrupted by user]", never both
-// (tests/captures/notes-claude-codex.md), so a marked cancel ends the wait.
+// set, reports a cancel the agent's record marks, for a harness that either
+// puts the prompt back or marks the cancel, never both (the table's
+// RestoreOrMark: claude), so a marked cancel ends the wait.
 func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, known bool, marked func() bool) (step func() (string, error), restoring bool) {
 	if !known || !before.Busy || before.Composer != harness.ComposerEmpty {
 		return noRestore, false
