@@ -248,6 +248,16 @@ func relaunchKindsGroup(t *testing.T, p profile) {
 			recoverIdle(l)
 			continue
 		}
+		if !l.agentAlive() {
+			// A refused relaunch (judged above) left a shell: the next
+			// kind needs an agent, or the group ends here rather than
+			// break every kind after it.
+			if r := l.fm("fm-spawn", l.addr, "--relaunch"); r.code != 0 || !l.agentAlive() {
+				return
+			}
+			l.settleLaunch()
+			continue
+		}
 		// Not settleLaunch: claude's record holds every session's launch
 		// prompt. The new agent's launch turn is over once the model had
 		// its call and the record shows no turn.
