@@ -65,6 +65,8 @@ func (s *scen) broken(format string, args ...any) {
 func (l *lab) scenario(name string, body func(s *scen)) Verdict {
 	l.t.Helper()
 	s := &scen{l: l, name: name}
+	l.running = name
+	defer func() { l.running = "" }()
 	func() {
 		defer func() {
 			if r := recover(); r != nil {

@@ -133,7 +133,7 @@ func startToolRunning(s *scen, nonce string) {
 	l := s.l
 	dir := filepath.Join(l.wt, "fmtool-"+nonce)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		l.t.Fatal(err)
+		l.fatalf("%v", err)
 	}
 	s.send("a slow tool " + stubmodel.ToolWord + "40 " + dir + " " + nonce)
 	if !poll(30*time.Second, func() bool { return madeToolCall(l, nonce) }) {

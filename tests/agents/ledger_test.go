@@ -34,8 +34,45 @@ type outcome struct {
 
 // ledger collects every scenario's outcome for the closing table.
 type ledger struct {
-	mu   sync.Mutex
-	rows []outcome
+	mu      sync.Mutex
+	rows    []outcome
+	aborted []string // groups that failed outside a scenario's verdict
+}
+
+// abort records that test (a group) failed with msg, or with no message when
+// only its end saw it failed, while scenario was running ("" between them).
+// A group named twice keeps its first line, the one with the cause.
+func (l *ledger) abort(test, scenario, msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, a := range l.aborted {
+		if strings.HasPrefix(a, test+" ") {
+			return
+		}
+	}
+	line := test + " failed"
+	if scenario != "" {
+		line += " during scenario " + scenario
+	}
+	if msg != "" {
+		line += ": " + oneLine(msg)
+	}
+	l.aborted = append(l.aborted, line)
+}
+
+// printFailures repeats, last of all, what failed: a CI log keeps only its
+// head and tail, and the tail must name the failure.
+func (l *ledger) printFailures(w io.Writer) {
+	for _, o := range l.sorted() {
+		if (o.verdict == False || o.verdict == Broken) && o.known == "" {
+			fmt.Fprintf(w, "real-agent tier: %s %s/%s: %s\n", o.verdict, o.harness, o.scenario, strings.Join(o.notes, "; "))
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, a := range l.aborted {
+		fmt.Fprintf(w, "real-agent tier: FAILED %s\n", a)
+	}
 }
 
 func newLedger() *ledger { return &ledger{} }
@@ -75,13 +112,6 @@ func (l *ledger) print(w io.Writer) {
 			fmt.Fprintf(w, "  %-9s %-28s   %s\n", "", "", n)
 		}
 		counts[o.verdict]++
-	}
-	// A CI log keeps only its head and tail: the failures go last, again,
-	// so a cut log still names them.
-	for _, o := range rows {
-		if o.verdict == False || o.verdict == Broken {
-			fmt.Fprintf(w, "real-agent tier: %s %s/%s: %s\n", o.verdict, o.harness, o.scenario, strings.Join(o.notes, "; "))
-		}
 	}
 	ineffective := 0
 	for _, o := range rows {
@@ -153,6 +183,11 @@ func (l *ledger) markdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.harness, o.scenario, v,
 			strings.ReplaceAll(strings.Join(o.notes, "; "), "|", `\|`))
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, a := range l.aborted {
+		fmt.Fprintf(&b, "\nFAILED %s\n", a)
 	}
 	return b.String()
 }

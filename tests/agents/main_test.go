@@ -92,6 +92,7 @@ func runMain(m *testing.M) int {
 	theLedger.print(os.Stdout)
 	theTally.print(os.Stdout)
 	theClock.print(os.Stdout)
+	theLedger.printFailures(os.Stdout)
 	if path := os.Getenv("FM_AGENTS_REPORT"); path != "" {
 		if err := os.WriteFile(path, []byte(theLedger.markdown()+theTally.markdown()+theClock.markdown()), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "agents: report:", err)

@@ -191,7 +191,7 @@ func spawnedLab(t *testing.T, p profile, group string) *lab {
 func (l *lab) toolDir() string {
 	dir := filepath.Join(l.wt, "fmtool-"+randHex(3))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		l.t.Fatal(err)
+		l.fatalf("%v", err)
 	}
 	return dir
 }
