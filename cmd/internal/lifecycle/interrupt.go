@@ -348,6 +348,9 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 	if verdict.Running {
 		return res, withCleared(stillRunning(t, verdict, c.waits.Cancel), res.Cleared)
 	}
+	if verdict.Retry != "" {
+		return res, withCleared(retryUnrecorded(t, verdict), res.Cleared)
+	}
 	if res.Cancel == CancelUnconfirmed {
 		return res, withCleared(cancelUnproven(t, res), res.Cleared)
 	}
