@@ -12,7 +12,7 @@ import (
 func TestLedgerFailuresLast(t *testing.T) {
 	l := newLedger()
 	l.add(outcome{harness: "pi", scenario: "reply", verdict: Backed, notes: []string{"fine"}})
-	l.add(outcome{harness: "pi", scenario: "outage-queue-drop", verdict: False, notes: []string{"gap"}, known: "piRetryNoTurn"})
+	l.add(outcome{harness: "pi", scenario: "outage-queue-drop", verdict: False, notes: []string{"gap"}, known: "a gap"})
 	l.add(outcome{harness: "gemini", scenario: "hang-stalled", verdict: Broken, notes: []string{"a", "b"}})
 	l.abort("TestRealAgents/gemini/turns", "tool-calls", "fm-send did not finish\nwithin 3 minutes")
 	l.abort("TestRealAgents/gemini/turns", "", "")

@@ -134,7 +134,9 @@ func (o *outage) inOutage(s *scen) {
 // retrying reports whether the agent is in a turn: its record shows one
 // running, or, for a CLI whose record reads a turn over while it waits out
 // a retry (pi records the failed attempt first), its screen draws the
-// retry the capability table names (DropsInput).
+// retry the capability table names (DropsInput), or its busy mark: the
+// attempt itself (pi draws "Working..." then, and records it only when it
+// fails again).
 func (l *lab) retrying() bool {
 	if l.turnRunning() {
 		return true
@@ -144,7 +146,11 @@ func (l *lab) retrying() bool {
 		return false
 	}
 	sig, ok := h.Screen()
-	return ok && len(sig.DropsInput) > 0 && sig.ReadScreen(strings.Split(l.screen(false), "\n")).Dropping
+	if !ok || len(sig.DropsInput) == 0 {
+		return false
+	}
+	st := sig.ReadScreen(strings.Split(l.screen(false), "\n"))
+	return st.Dropping || st.Busy
 }
 
 // send sends text into the outage and judges it: exit 0 by the record

@@ -18,22 +18,8 @@ import (
 // in the closing table; any false claim not listed here fails the run.
 var knownGaps = map[string]string{
 	"claude/wait-idle-after-reply": "claude's previous Stop hook still reads idle until the new turn's UserPromptSubmit lands, and wait trusts it (issue 22: wait reads the record)",
-	"pi/failing-overload":          piRetryNoTurn,
-	"pi/failing-5xx":               piRetryNoTurn,
-	"pi/failing-cut":               piRetryNoTurn,
-	"pi/failing-down":              piRetryNoTurn,
-	"pi/interrupt-backoff":         piRetryNoTurn,
-	"pi/interrupt-overload":        piRetryNoTurn,
-	"pi/interrupt-5xx":             piRetryNoTurn,
-	"pi/interrupt-cut":             piRetryNoTurn,
-	"pi/outage-queue-interrupt":    piRetryNoTurn,
-	"pi/outage-queue-drop":         piRetryNoTurn,
 	"gemini/send-during-backoff":   "gemini queues a message sent while it retries its API and submits it only when that turn ends, glued to other queued texts; fm-send confirms from the emptied composer (issue 22: queued, confirmed from the record)",
 }
-
-// piRetryNoTurn: pi records a failed attempt before it waits out the
-// retry, so its record reads no turn then, and interrupt takes its word.
-const piRetryNoTurn = "pi's record reads its turn over while pi waits out a retry, and interrupt takes the record's word: cancel=no-turn proof=record while its screen draws \"Retrying (\" (issue 38)"
 
 // knownGap is the known gap scenario name of harness h falls under: its
 // own entry, or that of the kind it is a round of (interrupt-cut-3 under

@@ -127,9 +127,10 @@ type turnBefore struct {
 	record  turnRecord // nil: fmctl cannot read this harness's record, or could not now
 	running bool       // the record showed a turn running
 	// retrying: the record showed no turn, and the agent's screen showed
-	// its retry back-off (a DropsInput mark, pi's "Retrying ("): pi
-	// records a failed attempt, then waits out the retry with nothing in
-	// its record, so its record's "no turn" is not the agent's whole word.
+	// its retry back-off (a DropsInput mark, pi's "Retrying (", or its busy
+	// mark): pi records a failed attempt, then waits out the retry and
+	// makes the next attempt with nothing in its record, so its record's
+	// "no turn" is not the agent's whole word.
 	retrying bool
 }
 
@@ -158,14 +159,15 @@ func (c *Verbs) readTurn(ctx context.Context, t *task.Target, obs *backends.Obse
 
 // retryDrawn reads the agent's screen for its retry back-off, only for a
 // harness whose table row names one (DropsInput): one capture more for
-// those, none for the rest.
+// those, none for the rest. The back-off is its loader, or its busy mark:
+// the attempt itself, which pi records only once it ends.
 func retryDrawn(ctx context.Context, t *task.Target) bool {
 	sig, ok := t.Harness.Screen()
 	if !ok || len(sig.DropsInput) == 0 {
 		return false
 	}
 	st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
-	return err == nil && st.Dropping
+	return err == nil && (st.Dropping || st.Busy)
 }
 
 // openAgentRecord is the product's record seam: the reader for the task's

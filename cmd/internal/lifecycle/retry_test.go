@@ -40,11 +40,13 @@ func readCapture(t *testing.T, name string) []string {
 // pi writes a failed attempt to its session file, then waits out the retry
 // with nothing recorded: an interrupt of it is never no-turn on the
 // record's word, and says what the screen shows of the retry after the
-// keys (tests/captures/pi-0.73.1: its loader, and its idle composer).
+// keys (tests/captures/pi-0.73.1: its loader, its working line, and its
+// idle composer).
 func TestAnUnrecordedRetryIsNeverNoTurn(t *testing.T) {
 	pi, _ := harness.Lookup("pi")
 	retrying := readCapture(t, "pi-0.73.1/retrying-backoff.txt")
 	idle := readCapture(t, "pi-0.73.1/composer-empty.txt")
+	working := readCapture(t, "pi-0.73.1/busy.txt")
 	for _, c := range []struct {
 		name    string
 		screens [][]string
@@ -53,6 +55,7 @@ func TestAnUnrecordedRetryIsNeverNoTurn(t *testing.T) {
 	}{
 		{"the keys end the retry", [][]string{retrying, idle}, turnBefore{retrying: true}, RetryGone},
 		{"the retry still drawn", [][]string{retrying}, turnBefore{retrying: true}, RetryDrawn},
+		{"an attempt under way, which pi records only at its end", [][]string{working, idle}, turnBefore{retrying: true}, RetryGone},
 		{"no retry drawn", [][]string{idle}, turnBefore{}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
