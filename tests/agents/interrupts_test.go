@@ -90,10 +90,15 @@ func failureKind(f failure) turnKind {
 	}
 	return turnKind{name: f.name, quiet: quiet, start: func(s *scen, nonce string) {
 		l := s.l
+		// A turn still running takes the prompt into its queue, and the
+		// failing request goes out only after it (opencode, loaded).
+		if !l.settle(30 * time.Second) {
+			s.note("a turn still ran 30 s before the failing turn was sent")
+		}
 		s.send("a failing model " + f.word + " " + nonce)
 		// opencode under load sends its request tens of seconds after it
-		// recorded the prompt.
-		if !poll(60*time.Second, func() bool { return hadOutcome(l, nonce, f.outcome) }) {
+		// recorded the prompt (once more than 60 s, in CI's even half).
+		if !poll(120*time.Second, func() bool { return hadOutcome(l, nonce, f.outcome) }) {
 			s.broken("the model's %s never went out: %s", f.name, outcomes(l, nonce))
 		}
 		time.Sleep(300 * time.Millisecond) // the CLI reads the failure and starts its wait
