@@ -339,7 +339,7 @@ func (s *scen) interrupt() result {
 
 // recoverIdle returns a live agent to idle between scenarios with its
 // interrupt key (Escape but for copilot's C-c: one Escape there only arms,
-// and the arm lapses before the next), one press at a time and only while
+// and the arm lapses before the next), one round at a time and only while
 // a turn still runs (opencode's cancel takes two; an Escape more on an
 // idle, empty composer opens claude's Rewind and gemini's /rewind):
 // scaffolding, not a step under test. Each goes through fm-send --key, so
@@ -347,14 +347,19 @@ func (s *scen) interrupt() result {
 // (claude, pi) at the next send; a raw key would leave it a draft fm-send
 // keeps. A key fm-send refuses goes raw.
 func recoverIdle(l *lab) {
-	key := string(harness.KeyEscape)
+	key, repeat := string(harness.KeyEscape), 1
 	if h, ok := harness.Lookup(l.current); ok {
-		key = string(h.InterruptKey)
+		key, repeat = string(h.InterruptKey), max(h.Repeat, 1)
 	}
 	l.awaitUp()
 	for i := 0; i < 3 && !l.settle(3*time.Second); i++ {
-		if r := l.fm("fm-send", l.addr, "--key", key); r.code != 0 {
-			l.rawKeys(key)
+		// A harness that cancels on a repeated key (opencode's Escape
+		// twice) gets them back to back: one press a settle apart only
+		// arms it again and again, and its turn ran on.
+		for range repeat {
+			if r := l.fm("fm-send", l.addr, "--key", key); r.code != 0 {
+				l.rawKeys(key)
+			}
 		}
 	}
 }
