@@ -287,6 +287,15 @@ func inputLine(rows []string, line string) (string, int) {
 
 // beganWith reports whether the input line before the clear (its bottom
 // rows, joined, spanning at most span rows) started with prompt.
+func beganWith(rows []string, prompt string, span int) bool {
+	for n := 1; n <= len(rows) && n <= span; n++ {
+		if strings.HasPrefix(strings.Join(rows[len(rows)-n:], ""), prompt) {
+			return true
+		}
+	}
+	return false
+}
+
 // promptBegun reports whether one of the rows the launch line spans, as
 // read before it was typed, is the beginning of prompt, the text the input
 // line now shows before the launch line: the shell had drawn its prompt,
@@ -295,15 +304,6 @@ func inputLine(rows []string, line string) (string, int) {
 func promptBegun(rows []string, prompt string, span int) bool {
 	for n := 1; n <= len(rows) && n <= span; n++ {
 		if row := strings.TrimRight(rows[len(rows)-n], " "); row != "" && strings.HasPrefix(prompt, row) {
-			return true
-		}
-	}
-	return false
-}
-
-func beganWith(rows []string, prompt string, span int) bool {
-	for n := 1; n <= len(rows) && n <= span; n++ {
-		if strings.HasPrefix(strings.Join(rows[len(rows)-n:], ""), prompt) {
 			return true
 		}
 	}
