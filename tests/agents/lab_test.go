@@ -132,7 +132,7 @@ func newLab(t *testing.T, p profile, group string, also ...profile) *lab {
 			theLedger.abort(t.Name(), l.running, "")
 		}
 	})
-	for _, d := range []string{l.home, l.wt, filepath.Join(l.fmHome, "state"), filepath.Join(l.fmHome, "data"), filepath.Join(l.fmHome, "config")} {
+	for _, d := range []string{l.home, l.wt, filepath.Join(dir, "tmp"), filepath.Join(l.fmHome, "state"), filepath.Join(l.fmHome, "data"), filepath.Join(l.fmHome, "config")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -155,6 +155,9 @@ func newLab(t *testing.T, p profile, group string, also ...profile) *lab {
 		// A CLI that updates itself with npm (qwen did, globally) installs
 		// into the lab; outside_test.go proves nothing reached the real one.
 		"NPM_CONFIG_PREFIX=" + filepath.Join(l.home, ".npm-global"),
+		// gemini writes its client-error reports and Bun-built CLIs their
+		// native library (13 MB a start) to the temporary folder.
+		"TMPDIR=" + filepath.Join(dir, "tmp"),
 	}
 	for _, q := range append([]profile{p}, also...) {
 		v, err := installedVersion(q.pkg)
