@@ -47,10 +47,26 @@ func watchOutside() (*outside, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &outside{dirs: []string{filepath.Join(prefix, "lib", "node_modules"), filepath.Join(prefix, "bin"), home, os.TempDir()},
-		newOnly: map[string][]string{home: nil, os.TempDir(): tierTemp}}
+	tmp := os.TempDir()
+	o := &outside{dirs: []string{filepath.Join(prefix, "lib", "node_modules"), filepath.Join(prefix, "bin"), home, tmp},
+		newOnly: map[string][]string{home: nil, tmp: append(slices.Clone(tierTemp), outputsIn(tmp)...)}}
 	o.names = o.read()
 	return o, nil
+}
+
+// outputsIn names the entries of dir that the tier's report and captures
+// (FM_AGENTS_REPORT, FM_AGENTS_CAPTURES) are written under, which are its
+// own.
+func outputsIn(dir string) []string {
+	var out []string
+	for _, v := range []string{"FM_AGENTS_REPORT", "FM_AGENTS_CAPTURES"} {
+		rel, err := filepath.Rel(dir, os.Getenv(v))
+		if os.Getenv(v) == "" || err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		out = append(out, strings.Split(rel, string(filepath.Separator))[0])
+	}
+	return out
 }
 
 func (o *outside) read() map[string]string {
