@@ -96,6 +96,28 @@ func TestClaudeRecords(t *testing.T) {
 	}
 }
 
+// claude writes a queue-operation "enqueue" with the text as it takes it
+// during a turn, and the user record only when it sends it.
+func TestClaudeEnqueuedMessages(t *testing.T) {
+	for _, tc := range []struct {
+		snapshot string
+		want     []string
+	}{
+		{"midturn", nil},
+		{"queued", []string{"queued while busy"}},
+		{"interrupted-queued-sent", []string{"queued while busy"}},
+	} {
+		r, err := For("claude", Where{Home: claudeHome(t, tc.snapshot), Worktree: claudeWorktree})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.(Enqueuer).EnqueuedMessages()
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: EnqueuedMessages() = %q, %v, want %q", tc.snapshot, got, err, tc.want)
+		}
+	}
+}
+
 // A transcript being appended to may end in half a line.
 func TestClaudePartialLastLine(t *testing.T) {
 	home := claudeHome(t, "midturn")

@@ -31,6 +31,16 @@ type CancelMarker interface {
 	CancelledSince(at time.Time) (bool, error)
 }
 
+// Enqueuer is a Reader whose record says when the agent took a text into
+// its queue behind a running turn, before it sends it: claude writes a
+// queue-operation "enqueue" with the text as it takes it, and the user
+// record only when the text is sent.
+type Enqueuer interface {
+	// EnqueuedMessages lists every text the agent took into its queue, in
+	// order, each time it did, whether sent since or not.
+	EnqueuedMessages() ([]string, error)
+}
+
 // markedSince reports whether any of recs is a cancel mark stamped at or
 // after at; mark gives a record's stamp (RFC 3339) and whether it is one.
 // The CLIs' stamps are whole milliseconds, so at is cut to the millisecond.

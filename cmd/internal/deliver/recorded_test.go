@@ -69,3 +69,42 @@ func TestRecordWatchFindsAMessageWithBlankLinesWhole(t *testing.T) {
 		}
 	}
 }
+
+// queueOf is a record holding user messages and the texts the agent took
+// into its queue (claude's queue-operation enqueue records).
+type queueOf struct {
+	recordOf
+	queued []string
+}
+
+func (r queueOf) EnqueuedMessages() ([]string, error) { return r.queued, nil }
+
+// A text the record shows taken into the agent's queue, and not yet sent,
+// is enqueued; once sent it is recorded; an earlier enqueue of the same
+// text proves nothing of this one.
+func TestRecordWatchSeesTheAgentsQueue(t *testing.T) {
+	const msg = "run the linter"
+	for _, tc := range []struct {
+		name          string
+		before, after queueOf
+		want          Proof
+	}{
+		{"taken into the queue", queueOf{}, queueOf{queued: []string{msg}}, Enqueued},
+		{"sent since", queueOf{}, queueOf{recordOf{msg}, []string{msg}}, Recorded},
+		{"an earlier enqueue proves nothing", queueOf{queued: []string{msg}}, queueOf{queued: []string{msg}}, Unrecorded},
+		{"another text queued", queueOf{}, queueOf{queued: []string{"run the tests"}}, Unrecorded},
+	} {
+		w, err := StartWatch(tc.before, msg)
+		if err != nil || w.Queue == nil {
+			t.Fatalf("%s: StartWatch = %+v, %v: want a watch of the queue", tc.name, w, err)
+		}
+		w.Reader, w.Queue = tc.after, tc.after
+		if got := w.Check(); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	// A record without a queue of its own never says enqueued.
+	if w, _ := StartWatch(recordOf{}, msg); w.Queue != nil {
+		t.Error("a record that keeps no queue is watched for one")
+	}
+}

@@ -299,6 +299,13 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		}
 		s.Print.Outcome(out)
 		return nil
+	case proof == deliver.Enqueued:
+		// claude's record says it took the text into its queue: no wait
+		// for a turn that may run for minutes.
+		d.ledger("queued")
+		return d.facts(fault.Unconfirmed("%s took the text into its queue behind the running turn, its record says, not as a submitted message", t.Harness.Name).
+			Hint("it sends the text when the turn ends or is interrupted; do not resend it").
+			Hint("when (and whether) it reached the agent's record: fm-control wait %s --for submitted --message-id %s", t.ID, d.messageID), "queued")
 	case proof == deliver.Duplicated:
 		d.ledger("duplicated")
 		return d.facts(fault.Unconfirmed("%s's record holds this text more than once since the send: it reached the agent twice", t.RecordedHarness).Coded(fault.EDuplicated).
