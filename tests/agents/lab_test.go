@@ -48,8 +48,8 @@ var profiles = []profile{
 	{name: "opencode", bin: "opencode", pkg: "opencode-ai", relaunchTo: "pi", slowStart: true},
 	{name: "pi", bin: "pi", pkg: "@mariozechner/pi-coding-agent"},
 	{name: "gemini", bin: "gemini", pkg: "@google/gemini-cli", relaunchTo: "qwen"},
-	{name: "qwen", bin: "qwen", pkg: "@qwen-code/qwen-code", relaunchTo: "gemini"},
-	{name: "copilot", bin: "copilot", pkg: "@github/copilot", relaunchTo: "claude"},
+	{name: "qwen", bin: "qwen", pkg: "@qwen-code/qwen-code", relaunchTo: "gemini", remote: true},
+	{name: "copilot", bin: "copilot", pkg: "@github/copilot", relaunchTo: "claude", remote: true},
 }
 
 func lookupProfile(name string) profile {
@@ -149,8 +149,14 @@ func newLab(t *testing.T, p profile, group string, also ...profile) *lab {
 		// older run lingers under a number this run did not reach.
 		os.RemoveAll(filepath.Join(l.capDir, group))
 	}
+	path := agentsBin + ":" + fmBin + ":" + filepath.Dir(tmuxBin) + ":/usr/local/bin:/usr/bin:/bin"
+	if node := os.Getenv("FM_AGENTS_NODE_DIR"); node != "" {
+		// A newer Node than the machine's, for a CLI that needs one
+		// (qwen-code 0.24 wants Node 22): the CLIs' `env node` finds it.
+		path = node + ":" + path
+	}
 	paneEnv := []string{
-		"PATH=" + agentsBin + ":" + fmBin + ":" + filepath.Dir(tmuxBin) + ":/usr/local/bin:/usr/bin:/bin",
+		"PATH=" + path,
 		"HOME=" + l.home, "TERM=xterm-256color", "LANG=C.UTF-8", "HISTFILE=/dev/null", "PS1=$ ",
 		// A CLI that updates itself with npm (qwen did, globally) installs
 		// into the lab; outside_test.go proves nothing reached the real one.
