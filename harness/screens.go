@@ -33,6 +33,9 @@ var screens = map[string]ScreenSig{
 		Collapsed: []string{"[Pasted text #"},
 		Clear:     ClearSeq{Lead: []Key{KeyEnd}, Repeat: KeyCtrlU, PerLine: 2, Extra: 1},
 		Restores:  true,
+		// A turn that drew nothing is put back; one that streamed, ran
+		// a tool or had a draft or queue waiting is marked instead.
+		RestoreOrMark: true,
 		// After a paste an immediate Enter was lost 7 times in 41 (none
 		// with 150 ms between), and through fm-send right after launch
 		// 3 of 12 pastes failed without it, 0 of 24 with it; after typed
@@ -139,6 +142,9 @@ var screens = map[string]ScreenSig{
 		TypedSettle: 150 * time.Millisecond,
 		OneEnter:    true,
 		QueueHead:   "Queued (press ↑ to edit):",
+		// Past three queued texts it draws "... (+N more)" in their place
+		// (tests/captures/gemini-0.61.0/queue-folded, the tier's outage).
+		QueueFolded: "... (+",
 		Source:      "tests/captures/gemini-0.61.0; tests/captures/notes-opencode-pi-gemini.md; tests/captures/notes-real-turns.md",
 	},
 	"qwen": {

@@ -24,6 +24,11 @@ type Send struct {
 	Before    int    `json:"before"` // exact copies the record held before the send
 	Harness   string `json:"harness"`
 	Verdict   string `json:"verdict"` // what fm-send reported: queued, unrecorded, ...
+	// Gen is the record's spawn_gen at the send: the agent it went to. A
+	// message queued to an agent goes with it when it is stopped, and is
+	// no message a relaunched one left queued ("" in a ledger written
+	// before it was kept).
+	Gen string `json:"gen,omitempty"`
 }
 
 // maxSends bounds a task's send ledger: only recent sends are waited for,

@@ -45,7 +45,11 @@ type claudeRecord struct {
 	IsSidechain bool   `json:"isSidechain"`
 	IsMeta      bool   `json:"isMeta"`
 	IsAPIError  bool   `json:"isApiErrorMessage"`
-	Message     struct {
+	// A queue-operation's operation ("enqueue", "dequeue") and an
+	// enqueued text; other records' content is not read here.
+	Operation string          `json:"operation"`
+	Content   json.RawMessage `json:"content"`
+	Message   struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
@@ -105,6 +109,18 @@ func (r claudeReader) Entries() ([]Entry, error) {
 	return out, nil
 }
 
+// CancelledSince: a "[Request interrupted by user" record stamped at or
+// after at (claude's stamps are whole milliseconds). claude writes it when
+// Escape cuts a turn that had drawn an answer, or one with a draft or a
+// queued message waiting; a turn it takes back into the composer instead
+// leaves no mark.
+func (r claudeReader) CancelledSince(at time.Time) (bool, error) {
+	recs, err := newestRecords[claudeRecord](r.transcripts())
+	return markedSince(recs, err, at, func(rec claudeRecord) (string, bool) {
+		return rec.Timestamp, !rec.IsSidechain && rec.Type == "user" && strings.HasPrefix(piText(rec.Message.Content), claudeInterrupted)
+	})
+}
+
 // claudeParts are the entries of one message's content list: the model's
 // text and tool calls, and tool results (named through tools, the calls
 // seen so far by id). Thinking is not shown, nor a user record's text that
@@ -155,6 +171,19 @@ func promptsIn[T any](files []string, err error, prompt func(T) (string, bool)) 
 		}
 	}
 	return out, nil
+}
+
+// EnqueuedMessages: each queue-operation "enqueue" record's text (2.1.197
+// and 2.1.332 write one as they take a text typed during a turn).
+func (r claudeReader) EnqueuedMessages() ([]string, error) {
+	files, err := r.transcripts()
+	return promptsIn(files, err, func(rec claudeRecord) (string, bool) {
+		var s string
+		if rec.Type != "queue-operation" || rec.Operation != "enqueue" || json.Unmarshal(rec.Content, &s) != nil {
+			return "", false
+		}
+		return s, true
+	})
 }
 
 // TurnRunning needs both of claude's records: the transcript alone cannot

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The testdata are real claude-code 2.1.197 records of one session, driven by
@@ -95,6 +96,28 @@ func TestClaudeRecords(t *testing.T) {
 	}
 }
 
+// claude writes a queue-operation "enqueue" with the text as it takes it
+// during a turn, and the user record only when it sends it.
+func TestClaudeEnqueuedMessages(t *testing.T) {
+	for _, tc := range []struct {
+		snapshot string
+		want     []string
+	}{
+		{"midturn", nil},
+		{"queued", []string{"queued while busy"}},
+		{"interrupted-queued-sent", []string{"queued while busy"}},
+	} {
+		r, err := For("claude", Where{Home: claudeHome(t, tc.snapshot), Worktree: claudeWorktree})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.(Enqueuer).EnqueuedMessages()
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: EnqueuedMessages() = %q, %v, want %q", tc.snapshot, got, err, tc.want)
+		}
+	}
+}
+
 // A transcript being appended to may end in half a line.
 func TestClaudePartialLastLine(t *testing.T) {
 	home := claudeHome(t, "midturn")
@@ -141,5 +164,31 @@ func TestClaudeLongWorktree(t *testing.T) {
 	other := long[:len(long)-2] + "xx"
 	if msgs, _ := readRecord(t, "claude", Where{Home: home, Worktree: other}); len(msgs) != 0 {
 		t.Errorf("worktree %s read another worktree's transcript: %q", other, msgs)
+	}
+}
+
+// claude marks the cancel of a turn with a queued message waiting (its
+// "[Request interrupted by user]" at 20:24:40.263); the Escape that took a
+// prompt back into the composer (rewound) marks nothing new after it.
+func TestClaudeCancelledSince(t *testing.T) {
+	for _, c := range []struct {
+		snapshot, at string
+		want         bool
+	}{
+		{"interrupted-queued-sent", "2026-12-02T20:24:40.263Z", true},
+		{"interrupted-queued-sent", "2026-12-02T20:24:39Z", true},
+		{"interrupted-queued-sent", "2026-12-02T20:24:41Z", false},
+		{"midturn", "2026-12-02T00:00:00Z", false},
+		{"rewound", "2026-12-02T20:24:41Z", false},
+	} {
+		r, _ := For("claude", Where{Home: claudeHome(t, c.snapshot), Worktree: claudeWorktree})
+		cm, ok := r.(CancelMarker)
+		if !ok {
+			t.Fatal("the claude reader marks no cancels")
+		}
+		at, _ := time.Parse(time.RFC3339Nano, c.at)
+		if got, err := cm.CancelledSince(at); err != nil || got != c.want {
+			t.Errorf("%s: CancelledSince(%s) = %v %v, want %v", c.snapshot, c.at, got, err, c.want)
+		}
 	}
 }

@@ -31,6 +31,36 @@ type CancelMarker interface {
 	CancelledSince(at time.Time) (bool, error)
 }
 
+// Enqueuer is a Reader whose record says when the agent took a text into
+// its queue behind a running turn, before it sends it: claude writes a
+// queue-operation "enqueue" with the text as it takes it, and the user
+// record only when the text is sent.
+type Enqueuer interface {
+	// EnqueuedMessages lists every text the agent took into its queue, in
+	// order, each time it did, whether sent since or not.
+	EnqueuedMessages() ([]string, error)
+}
+
+// markedSince reports whether any of recs is a cancel mark stamped at or
+// after at; mark gives a record's stamp (RFC 3339) and whether it is one.
+// The CLIs' stamps are whole milliseconds, so at is cut to the millisecond.
+func markedSince[T any](recs []T, err error, at time.Time, mark func(T) (string, bool)) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	at = at.Truncate(time.Millisecond)
+	for i := len(recs) - 1; i >= 0; i-- {
+		s, ok := mark(recs[i])
+		if !ok {
+			continue
+		}
+		if stamp, err := time.Parse(time.RFC3339Nano, s); err == nil && !stamp.Before(at) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // Where locates one agent's records.
 type Where struct {
 	Home     string // the private HOME the agent ran with

@@ -34,6 +34,7 @@ const (
 	evBusyState = "busy-state"   // the legacy state/<id>.busy-state file said busy
 	evEndpoint  = "endpoint"     // the backend's reading of the endpoint (no agent, or not one to believe)
 	evLaunch    = "launch"       // the record's spawn_gen is younger than the launch wait
+	evRecord    = "record"       // the agent's record ended the turn a busy report began, and no hook said so
 	evNone      = "none"         // nothing: an unwired harness, an unknown CLI, a report that never came
 )
 
@@ -136,6 +137,9 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 	if a, ok := lifecycle.Activity(t); ok {
 		switch a.State {
 		case state.ActivityBusy:
+			if !scr.Busy && endedUnreported(t, obs, a.At) {
+				return agentActivity{Word: actIdle, Evidence: evRecord}
+			}
 			return agentActivity{Word: actBusy, Evidence: evTelemetry}
 		case state.ActivityWaiting:
 			if gone, ok := waitGone(t, scr); ok {
@@ -176,6 +180,22 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 		}
 	}
 	return agentActivity{Word: actUnknown, Evidence: evNone}
+}
+
+// endedUnreported reads, for a harness whose hooks leave some turn ends
+// unreported, whether the agent's record ended its newest turn after the
+// busy report at: copilot runs no agentStop for a turn whose model calls
+// failed for good, nor a hook for a cancel, and claude none for a cancel,
+// so that report would stand until the next prompt and `wait --for idle`
+// would time out on an idle agent. Only a harness that may leave an end
+// unreported pays for the record's read.
+func endedUnreported(t *task.Target, obs backends.Observation, at time.Time) bool {
+	tel, ok := t.Harness.Telemetry()
+	if !ok || (tel.ReportsFailure && tel.ReportsInterrupt) {
+		return false
+	}
+	turn := lastTurn(t, obs)
+	return turn.Ended && !turn.At.IsZero() && turn.At.After(at)
 }
 
 // waitGone reads a waiting report against the screen: where every dialog

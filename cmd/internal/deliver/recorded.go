@@ -19,6 +19,9 @@ const (
 	Duplicated Proof = "duplicated" // more than one more: the message reached the agent twice
 	Unrecorded Proof = "unrecorded" // the record was read and does not hold it (yet)
 	Unreadable Proof = "unreadable" // the record could not be read
+	// Enqueued: not recorded as sent, but the record shows the agent took
+	// it into its queue behind the running turn (records.Enqueuer).
+	Enqueued Proof = "enqueued"
 )
 
 // RecordWatch watches an agent's own record for one message: the count of
@@ -32,6 +35,11 @@ type RecordWatch struct {
 	// digest hashes every recorded message on every poll.
 	Text   string
 	Before int // exact copies recorded before the send
+	// Queue reads what the agent took into its queue, where its record
+	// says (nil elsewhere); QueuedBefore is its count of exact copies
+	// before the send.
+	Queue        records.Enqueuer
+	QueuedBefore int
 }
 
 // MessageDigest identifies a message as an agent records it: agents keep
@@ -48,6 +56,11 @@ func StartWatch(r records.Reader, text string) (RecordWatch, error) {
 	w := RecordWatch{Reader: r, Digest: MessageDigest(text), Text: recordedForm(text)}
 	n, err := w.count()
 	w.Before = n
+	if q, ok := r.(records.Enqueuer); ok && err == nil {
+		if w.QueuedBefore, err = w.countIn(q.EnqueuedMessages); err == nil {
+			w.Queue = q
+		}
+	}
 	return w, err
 }
 
@@ -79,8 +92,11 @@ func (w RecordWatch) is(m string) bool {
 	return MessageDigest(m) == w.Digest
 }
 
-func (w RecordWatch) count() (int, error) {
-	msgs, err := w.Reader.UserMessages()
+func (w RecordWatch) count() (int, error) { return w.countIn(w.Reader.UserMessages) }
+
+// countIn counts the messages list gives that hold this one.
+func (w RecordWatch) countIn(list func() ([]string, error)) (int, error) {
+	msgs, err := list()
 	if err != nil {
 		return 0, err
 	}
@@ -108,6 +124,13 @@ func (w RecordWatch) Newest() (string, bool) {
 	return "", false
 }
 
+// Joined reports whether the newest message holding this one is not it
+// alone: the agent submitted it joined to other texts it had queued.
+func (w RecordWatch) Joined() bool {
+	m, ok := w.Newest()
+	return ok && !w.is(m)
+}
+
 // Check reads the record once.
 func (w RecordWatch) Check() Proof {
 	n, err := w.count()
@@ -118,22 +141,26 @@ func (w RecordWatch) Check() Proof {
 		return Recorded
 	case n > w.Before+1:
 		return Duplicated
-	default:
-		return Unrecorded
+	case w.Queue != nil:
+		if q, err := w.countIn(w.Queue.EnqueuedMessages); err == nil && q > w.QueuedBefore {
+			return Enqueued
+		}
 	}
+	return Unrecorded
 }
 
-// Await polls the record until it holds the message or wait passes. Agents
-// write their record as they take the message (claude, codex, opencode,
-// gemini at submit; pi as its request starts), so a poll backed off to
-// 200 ms costs little against the turn it starts.
+// Await polls the record until it holds the message, or shows it taken
+// into the agent's queue, or wait passes. Agents write their record as they
+// take the message (claude, codex, opencode, gemini at submit; pi as its
+// request starts; claude's queue as it takes a text during a turn), so a
+// poll backed off to 200 ms costs little against the turn it starts.
 func (w RecordWatch) Await(ctx context.Context, wait time.Duration) Proof {
 	deadline := time.Now().Add(wait)
 	poll := backends.Backoff{Max: 200 * time.Millisecond}
 	proof := Unrecorded
 	for {
 		proof = w.Check()
-		if proof == Recorded || proof == Duplicated {
+		if proof == Recorded || proof == Duplicated || proof == Enqueued {
 			return proof
 		}
 		if !pollUntil(ctx, &poll, deadline) {

@@ -17,18 +17,19 @@ func TestRecordWatchByTextAndByDigestAgree(t *testing.T) {
 		before recordOf
 		after  recordOf
 		want   Proof
+		joined bool // held only inside a message joined to others
 	}{
-		{"taken once", recordOf{"hi"}, recordOf{"hi", "fix the build"}, Recorded},
-		{"composer trimmed the blanks", nil, recordOf{"fix the build  \n"}, Recorded},
-		{"an earlier copy proves nothing", recordOf{"fix the build"}, recordOf{"fix the build"}, Unrecorded},
-		{"taken twice", nil, recordOf{"fix the build", "fix the build"}, Duplicated},
-		{"a longer message is not it", nil, recordOf{"fix the build now"}, Unrecorded},
+		{"taken once", recordOf{"hi"}, recordOf{"hi", "fix the build"}, Recorded, false},
+		{"composer trimmed the blanks", nil, recordOf{"fix the build  \n"}, Recorded, false},
+		{"an earlier copy proves nothing", recordOf{"fix the build"}, recordOf{"fix the build"}, Unrecorded, false},
+		{"taken twice", nil, recordOf{"fix the build", "fix the build"}, Duplicated, false},
+		{"a longer message is not it", nil, recordOf{"fix the build now"}, Unrecorded, false},
 		// gemini's queue, submitted as one message joined by blank lines
-		{"first of a flushed queue", nil, recordOf{"fix the build\n\nthen the docs"}, Recorded},
-		{"last of a flushed queue", nil, recordOf{"lint it\n\nfix the build"}, Recorded},
-		{"middle of a flushed queue", nil, recordOf{"a\n\nfix the build\n\nb"}, Recorded},
-		{"a part's prefix is not it", nil, recordOf{"fix the build now\n\nb"}, Unrecorded},
-		{"one line of a part is not it", nil, recordOf{"fix the build\nand more\n\nb"}, Unrecorded},
+		{"first of a flushed queue", nil, recordOf{"fix the build\n\nthen the docs"}, Recorded, true},
+		{"last of a flushed queue", nil, recordOf{"lint it\n\nfix the build"}, Recorded, true},
+		{"middle of a flushed queue", nil, recordOf{"a\n\nfix the build\n\nb"}, Recorded, true},
+		{"a part's prefix is not it", nil, recordOf{"fix the build now\n\nb"}, Unrecorded, false},
+		{"one line of a part is not it", nil, recordOf{"fix the build\nand more\n\nb"}, Unrecorded, false},
 	} {
 		byText, err := StartWatch(tc.before, msg)
 		if err != nil {
@@ -41,6 +42,10 @@ func TestRecordWatchByTextAndByDigestAgree(t *testing.T) {
 		}
 		if got := byDigest.Check(); got != tc.want {
 			t.Errorf("%s: by digest %s, want %s", tc.name, got, tc.want)
+		}
+		// fm-send confirms only a message taken as itself.
+		if got := byText.Joined(); got != tc.joined {
+			t.Errorf("%s: Joined = %v, want %v", tc.name, got, tc.joined)
 		}
 	}
 }
@@ -62,5 +67,44 @@ func TestRecordWatchFindsAMessageWithBlankLinesWhole(t *testing.T) {
 		if got := w.Check(); got != tc.want {
 			t.Errorf("%q: %s, want %s", tc.rec, got, tc.want)
 		}
+	}
+}
+
+// queueOf is a record holding user messages and the texts the agent took
+// into its queue (claude's queue-operation enqueue records).
+type queueOf struct {
+	recordOf
+	queued []string
+}
+
+func (r queueOf) EnqueuedMessages() ([]string, error) { return r.queued, nil }
+
+// A text the record shows taken into the agent's queue, and not yet sent,
+// is enqueued; once sent it is recorded; an earlier enqueue of the same
+// text proves nothing of this one.
+func TestRecordWatchSeesTheAgentsQueue(t *testing.T) {
+	const msg = "run the linter"
+	for _, tc := range []struct {
+		name          string
+		before, after queueOf
+		want          Proof
+	}{
+		{"taken into the queue", queueOf{}, queueOf{queued: []string{msg}}, Enqueued},
+		{"sent since", queueOf{}, queueOf{recordOf{msg}, []string{msg}}, Recorded},
+		{"an earlier enqueue proves nothing", queueOf{queued: []string{msg}}, queueOf{queued: []string{msg}}, Unrecorded},
+		{"another text queued", queueOf{}, queueOf{queued: []string{"run the tests"}}, Unrecorded},
+	} {
+		w, err := StartWatch(tc.before, msg)
+		if err != nil || w.Queue == nil {
+			t.Fatalf("%s: StartWatch = %+v, %v: want a watch of the queue", tc.name, w, err)
+		}
+		w.Reader, w.Queue = tc.after, tc.after
+		if got := w.Check(); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	// A record without a queue of its own never says enqueued.
+	if w, _ := StartWatch(recordOf{}, msg); w.Queue != nil {
+		t.Error("a record that keeps no queue is watched for one")
 	}
 }

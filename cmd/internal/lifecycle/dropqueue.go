@@ -129,11 +129,24 @@ func droppedTo(ctx context.Context, t *task.Target, q queued, dropped []string, 
 // texts taken behind a turn (claude's queued rows, gemini's Queued head).
 func queueDrawn(ctx context.Context, t *task.Target) bool {
 	sig, ok := t.Harness.Screen()
-	if !ok || len(sig.QueueRows) == 0 && sig.QueueHead == "" {
+	if !ok || !sig.HasQueue() {
 		return false
 	}
 	s, err := t.Backend.Capture(ctx, t.Endpoint)
 	return err == nil && sig.ShowsQueue(s.Lines)
+}
+
+// flushUnderWay reports whether the screen shows the agent busy again
+// after the cancel with no queue drawn: it took its queue into a new turn
+// its record does not show yet. A harness that draws no queue, or a screen
+// that cannot be read, shows nothing.
+func flushUnderWay(ctx context.Context, t *task.Target) bool {
+	sig, ok := t.Harness.Screen()
+	if !ok || !sig.HasQueue() {
+		return false
+	}
+	s, err := t.Backend.Capture(ctx, t.Endpoint)
+	return err == nil && sig.ReadScreen(s.Lines).Busy && !sig.ShowsQueue(s.Lines)
 }
 
 // queueNotDropped is --drop-queue's exit-3 refusal: the cancel was proved,

@@ -102,6 +102,7 @@ func (c *Verbs) stopAlive(ctx context.Context, t *task.Target, obs backends.Obse
 	o := deliver.DefaultOptions()
 	o.Retries = c.waits.ExitRetries
 	o.Popup = true
+	o.EndsAgent = true
 	if err := c.prepareExitComposer(ctx, t, &o); err != nil {
 		return "", err
 	}
@@ -171,7 +172,7 @@ func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends
 		return interrupted{note: "not-needed"}, nil
 	}
 	since := time.Now()
-	ack, err := c.deliverInterrupt(ctx, t)
+	ack, err := c.deliverInterrupt(ctx, t, func() turnRecord { return turn.record })
 	if err != nil {
 		return interrupted{}, err
 	}

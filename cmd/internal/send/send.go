@@ -279,8 +279,14 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 			Hint("look at the pane or the agent's transcript before sending it again"), "unconfirmed")
 	}
 	proof := d.watch.Await(ctx, s.Tunables.Send.RecordWait)
-	switch proof {
-	case deliver.Recorded:
+	switch {
+	case proof == deliver.Recorded && d.watch.Joined():
+		// The queue of a turn that ended as the text was typed took it
+		// (qwen, in the tier's outage world): one message with others.
+		d.ledger("queued")
+		return d.facts(fault.Unconfirmed("%s took the text into its queue and submitted it joined to the other texts queued there, as one message", t.Harness.Name).
+			Hint("do not resend it: the agent has it, with the texts before it"), "queued")
+	case proof == deliver.Recorded:
 		d.ledger("sent")
 		out := cli.Outcome{Word: "sent", ID: t.ID}
 		out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
@@ -293,7 +299,14 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		}
 		s.Print.Outcome(out)
 		return nil
-	case deliver.Duplicated:
+	case proof == deliver.Enqueued:
+		// claude's record says it took the text into its queue: no wait
+		// for a turn that may run for minutes.
+		d.ledger("queued")
+		return d.facts(fault.Unconfirmed("%s took the text into its queue behind the running turn, its record says, not as a submitted message", t.Harness.Name).
+			Hint("it sends the text when the turn ends or is interrupted; do not resend it").
+			Hint("when (and whether) it reached the agent's record: fm-control wait %s --for submitted --message-id %s", t.ID, d.messageID), "queued")
+	case proof == deliver.Duplicated:
 		d.ledger("duplicated")
 		return d.facts(fault.Unconfirmed("%s's record holds this text more than once since the send: it reached the agent twice", t.RecordedHarness).Coded(fault.EDuplicated).
 			Hint("do not send it again; tell the agent to ignore the repeat if it matters"), "duplicated")
@@ -342,7 +355,7 @@ func (d delivery) ledger(verdict string) {
 	// Failing to keep it loses only the later wait, which then says the
 	// message id is unknown; the send itself stands.
 	_ = d.t.Store.AddSend(d.t.ID, state.Send{MessageID: d.messageID, At: d.at.Unix(), Digest: d.watch.Digest,
-		Before: d.watch.Before, Harness: d.t.RecordedHarness, Verdict: verdict})
+		Before: d.watch.Before, Harness: d.t.RecordedHarness, Verdict: verdict, Gen: d.t.Task.Record.SpawnGen()})
 }
 
 // refuseHeld refuses a message while the composer provably holds other

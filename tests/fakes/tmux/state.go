@@ -159,7 +159,13 @@ func submit(p *Pane) {
 	// unrecorded: the agent took the line but its record does not show it
 	// yet; `faketmux record` writes it there later.
 	if !flag("unrecorded") {
-		fakeframe.RecordPrompt(p.Command, os.Getenv("HOME"), p.Cwd, line)
+		recorded := line
+		// joined: the agent submits the line joined to the texts it had
+		// queued (the file holds them), as one message.
+		if queued, err := os.ReadFile(path("joined")); err == nil {
+			recorded = strings.TrimRight(string(queued), "\n") + "\n\n" + line
+		}
+		fakeframe.RecordPrompt(p.Command, os.Getenv("HOME"), p.Cwd, recorded)
 		if !strings.HasPrefix(strings.TrimSpace(line), "/") {
 			fakeframe.HangTurn(dir(), p.Command, os.Getenv("HOME"), p.Cwd)
 		}
