@@ -160,6 +160,25 @@ func (r clineReader) TurnRunning() (bool, error) {
 	return false, nil
 }
 
+// Activity reads the newest session's status: "running" is busy,
+// "pending" waits at a permission dialog, "idle" follows a reply or a
+// cancel; "completed" (the TUI exited) says none.
+func (r clineReader) Activity() (string, error) {
+	sessions, err := r.sessions()
+	if err != nil || len(sessions) == 0 {
+		return "", err
+	}
+	switch sessions[len(sessions)-1].Status {
+	case "running":
+		return "busy", nil
+	case "pending":
+		return "waiting", nil
+	case "idle":
+		return "idle", nil
+	}
+	return "", nil
+}
+
 // sessions lists the sessions whose cwd is r.w.Worktree, oldest first.
 func (r clineReader) sessions() ([]clineSession, error) {
 	files, err := filepath.Glob(filepath.Join(r.w.Home, ".cline", "data", "sessions", "*", "*.json"))

@@ -93,3 +93,28 @@ func TestClineOtherWorktreeAndNoSession(t *testing.T) {
 		t.Errorf("empty HOME: %q running=%v", msgs, running)
 	}
 }
+
+// cline wires no hooks; its newest session's status is its own word for
+// what it does: running is busy, idle idle, and a status that names no
+// activity (the exited session's) says nothing.
+func TestClineActivity(t *testing.T) {
+	for _, c := range []struct {
+		sessions []string
+		want     string
+	}{
+		{[]string{"busy"}, "busy"},
+		{[]string{"tool"}, "idle"},
+		{[]string{"interrupted"}, ""},
+		{[]string{"interrupted", "tool", "busy"}, "busy"},
+		{nil, ""},
+	} {
+		r, err := For("cline", Where{Home: clineHome(t, c.sessions...), Worktree: clineWorktree})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.(SessionStatus).Activity()
+		if err != nil || got != c.want {
+			t.Errorf("%v: Activity() = %q, %v, want %q", c.sessions, got, err, c.want)
+		}
+	}
+}

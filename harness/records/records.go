@@ -31,6 +31,16 @@ type CancelMarker interface {
 	CancelledSince(at time.Time) (bool, error)
 }
 
+// SessionStatus is a Reader whose record keeps the session's state as the
+// agent runs it, for a harness that wires no hooks: cline's <id>.json
+// status.
+type SessionStatus interface {
+	// Activity is the newest session's state in the activity vocabulary
+	// ("busy", "waiting", "idle"), or "" where it says none of them (the
+	// session over, or none yet).
+	Activity() (string, error)
+}
+
 // Enqueuer is a Reader whose record says when the agent took a text into
 // its queue behind a running turn, before it sends it: claude writes a
 // queue-operation "enqueue" with the text as it takes it, and the user

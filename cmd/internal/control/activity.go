@@ -11,6 +11,7 @@ import (
 	"fmctl/cmd/internal/lifecycle"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
+	"fmctl/harness/records"
 	"fmctl/state"
 )
 
@@ -34,7 +35,7 @@ const (
 	evBusyState = "busy-state"   // the legacy state/<id>.busy-state file said busy
 	evEndpoint  = "endpoint"     // the backend's reading of the endpoint (no agent, or not one to believe)
 	evLaunch    = "launch"       // the record's spawn_gen is younger than the launch wait
-	evRecord    = "record"       // the agent's record ended the turn a busy report began, and no hook said so
+	evRecord    = "record"       // the agent's own record: its session status where no hook reports (cline), or a turn end no hook reported
 	evNone      = "none"         // nothing: an unwired harness, an unknown CLI, a report that never came
 )
 
@@ -159,6 +160,9 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 		// was over, the process says otherwise; neither is idle.
 		return agentActivity{Word: actUnknown, Evidence: evTelemetry}
 	}
+	if act, ok := sessionActivity(t, obs); ok {
+		return act
+	}
 	// herdr's classifier knows the agent it names; its word stands in for
 	// a report the agent did not make.
 	switch obs.Turn {
@@ -196,6 +200,35 @@ func endedUnreported(t *task.Target, obs backends.Observation, at time.Time) boo
 	}
 	turn := lastTurn(t, obs)
 	return turn.Ended && !turn.At.IsZero() && turn.At.After(at)
+}
+
+// sessionActivity reads, for a harness that wires no hooks but keeps its
+// session's state in its record (cline's status: running, pending, idle),
+// that state as the agent's own word. A session over, or none yet, says
+// nothing.
+func sessionActivity(t *task.Target, obs backends.Observation) (agentActivity, bool) {
+	if _, wired := t.Harness.Telemetry(); wired {
+		return agentActivity{}, false
+	}
+	r, ok := t.AgentRecord(obs)
+	if !ok {
+		return agentActivity{}, false
+	}
+	ss, ok := r.(records.SessionStatus)
+	if !ok {
+		return agentActivity{}, false
+	}
+	switch word, err := ss.Activity(); {
+	case err != nil:
+		return agentActivity{}, false
+	case word == actBusy, word == actIdle:
+		return agentActivity{Word: word, Evidence: evRecord}, true
+	case word == actWaiting:
+		// A dialog its screen signatures name was read before this; the
+		// status does not say which one it waits at.
+		return agentActivity{Word: actWaiting, Evidence: evRecord, For: waitingUnknown}, true
+	}
+	return agentActivity{}, false
 }
 
 // waitGone reads a waiting report against the screen: where every dialog
