@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // cline (3.0.65) keeps each TUI session in
@@ -25,7 +26,11 @@ import (
 //     permission dialog waits, "idle" after a reply or a cancel, and
 //     "completed" once the TUI exits;
 //   - a text typed while busy is queued by the TUI and recorded only when
-//     it is sent as its own turn.
+//     it is sent as its own turn;
+//   - a turn whose model calls failed for good ends in an assistant
+//     message cline marks displayRole "error", holding the error;
+//   - its log (~/.cline/data/logs/cline.log) stamps each prompt as cline
+//     takes it (Submissions), long before the prompt reaches messages.json.
 func init() { readers["cline"] = func(w Where) Reader { return clineReader{w} } }
 
 type clineReader struct{ w Where }
@@ -43,6 +48,11 @@ type clineMessages struct {
 		Role    string         `json:"role"`
 		TS      int64          `json:"ts"` // Unix milliseconds
 		Content []clineContent `json:"content"`
+		// DisplayRole "error" marks the message cline writes in place of
+		// a reply when the turn's model calls failed for good.
+		Metadata struct {
+			DisplayRole string `json:"displayRole"`
+		} `json:"metadata"`
 	} `json:"messages"`
 }
 
@@ -114,6 +124,11 @@ func (r clineReader) Entries() ([]Entry, error) {
 		answered := true // no prompt is waiting for its turn's end
 		for _, msg := range m.Messages {
 			at := millis(msg.TS)
+			if msg.Role == "assistant" && msg.Metadata.DisplayRole == "error" {
+				out = append(out, Entry{Kind: EntryTurnEnd, Time: at, End: Failed, Text: clineText(msg.Content)})
+				answered = true
+				continue
+			}
 			for _, c := range msg.Content {
 				switch {
 				case msg.Role == "user" && c.Type == "text":
@@ -146,6 +161,17 @@ func (r clineReader) Entries() ([]Entry, error) {
 	return out, nil
 }
 
+// clineText joins a message's text parts.
+func clineText(parts []clineContent) string {
+	var texts []string
+	for _, c := range parts {
+		if c.Type == "text" {
+			texts = append(texts, c.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
 // TurnRunning reads the newest session's status: a turn runs from its
 // submit ("running") through any permission dialog ("pending").
 func (r clineReader) TurnRunning() (bool, error) {
@@ -173,7 +199,7 @@ func (r clineReader) Activity() (string, error) {
 		return "busy", nil
 	case "pending":
 		return "waiting", nil
-	case "idle":
+	case "idle", "failed": // "failed": its newest turn failed for good
 		return "idle", nil
 	}
 	return "", nil

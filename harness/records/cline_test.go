@@ -1,9 +1,11 @@
 package records
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -105,6 +107,8 @@ func TestClineActivity(t *testing.T) {
 		{[]string{"busy"}, "busy"},
 		{[]string{"tool"}, "idle"},
 		{[]string{"interrupted"}, ""},
+		// A session whose newest turn failed says "failed": over, idle.
+		{[]string{"failed"}, "idle"},
 		{[]string{"interrupted", "tool", "busy"}, "busy"},
 		{nil, ""},
 	} {
@@ -116,5 +120,79 @@ func TestClineActivity(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("%v: Activity() = %q, %v, want %q", c.sessions, got, err, c.want)
 		}
+	}
+}
+
+// testdata/cline/failed is a real session of the tier's turns group: its
+// newest turn was rate-limited for good, and cline wrote the error as an
+// assistant message marked displayRole "error"; that turn failed, it did
+// not complete.
+func TestClineFailedTurn(t *testing.T) {
+	r, err := For("cline", Where{Home: clineHome(t, "failed"), Worktree: clineWorktree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := r.(interface{ Entries() ([]Entry, error) }).Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ends []Outcome
+	for _, e := range entries {
+		if e.Kind == EntryTurnEnd {
+			ends = append(ends, e.End)
+		}
+		if e.Kind == EntryReply && strings.Contains(e.Text, "rate-limit") {
+			t.Errorf("the error was read as the model's reply: %q", e.Text)
+		}
+	}
+	want := []Outcome{Completed, Completed, Completed, Failed, Completed, Completed, Failed}
+	if !reflect.DeepEqual(ends, want) {
+		t.Errorf("turn ends = %v, want %v", ends, want)
+	}
+	if last := entries[len(entries)-1]; last.End != Failed || last.Text != "fmctl stub model: rate-limit" {
+		t.Errorf("the last entry = %+v, want the failed end with cline's error", last)
+	}
+}
+
+// testdata/cline/logs/cline.log holds the session.input_sent lines (and
+// some others) of the failed session's log, and two of another session's:
+// each prompt cline took as it took it, by length, with the one typed
+// during a streaming turn logged queued and then again as it was sent.
+func TestClineSubmissions(t *testing.T) {
+	home := clineHome(t, "failed")
+	dir := filepath.Join(home, ".cline", "data", "logs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "cline", "logs", "cline.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cline.log"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := For("cline", Where{Home: home, Worktree: clineWorktree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := r.(SubmitLogger).Submissions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range subs {
+		got = append(got, fmt.Sprintf("%d%s", s.Length, map[bool]string{true: "q"}[s.Queued]))
+	}
+	want := []string{"95", "36", "36q", "36", "37", "33", "31", "39"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Submissions = %v, want %v", got, want)
+	}
+	if subs[0].Time.IsZero() {
+		t.Error("a submission lost its time")
+	}
+	// No log yet (a session that has not logged): no submissions, no error.
+	r, _ = For("cline", Where{Home: clineHome(t, "failed"), Worktree: clineWorktree})
+	if subs, err := r.(SubmitLogger).Submissions(); err != nil || len(subs) != 0 {
+		t.Errorf("without a log: %v, %v", subs, err)
 	}
 }

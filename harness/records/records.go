@@ -41,6 +41,21 @@ type SessionStatus interface {
 	Activity() (string, error)
 }
 
+// SubmitLogger is a Reader whose agent logs each prompt as it takes it,
+// by its length alone, long before the prompt itself reaches its record:
+// cline writes a prompt to messages.json only when its turn ends.
+type SubmitLogger interface {
+	// Submissions lists each prompt the agent took, in order.
+	Submissions() ([]Submission, error)
+}
+
+// Submission is one prompt an agent logged taking.
+type Submission struct {
+	Length int  // in UTF-16 code units, as the agent (JavaScript) counts
+	Queued bool // held behind the running turn; logged again when sent
+	Time   time.Time
+}
+
 // Enqueuer is a Reader whose record says when the agent took a text into
 // its queue behind a running turn, before it sends it: claude writes a
 // queue-operation "enqueue" with the text as it takes it, and the user

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"fmctl/harness"
+	"fmctl/harness/records"
 )
 
 // How long an agent's own record may lag behind fmctl's exit: the CLIs
@@ -220,6 +222,11 @@ func (s *scen) judgeWaitSubmitted(r result, text, messageID string, lag time.Dur
 		s.mark(False, "exit 3 (submit=%s), then wait --for submitted exit %d, and the record holds %d exact copies, altered %s", submit, w.code, exact, clip(altered))
 	case w.code == 0 && exact == 1:
 		s.mark(Honest, "exit 3 (submit=%s); wait --for submitted exit 0 in %s, record holds %s once", submit, w.elapsed.Round(time.Millisecond), clip(text))
+	case w.code == 0 && exact == 0 && field(w.stdout, "proof") == "log":
+		// The agent's log took it (cline); its record gets the text when
+		// that turn ends, judged at the lab's close.
+		s.mark(Honest, "exit 3 (submit=%s); wait --for submitted exit 0 proof=log in %s", submit, w.elapsed.Round(time.Millisecond))
+		l.logged = append(l.logged, loggedSend{harness: l.current, scenario: s.name, text: text})
 	case w.code == 0:
 		s.mark(False, "exit 3 (submit=%s); wait --for submitted exit 0, but the record holds it %d times", submit, exact)
 	default:
@@ -237,6 +244,10 @@ func (s *scen) judgeDelivery(r result, text string, lag time.Duration) {
 		var exact int
 		var altered string
 		poll(lag, func() bool { exact, altered = count(l.messages(), text); return exact > 0 })
+		if exact == 0 && altered == "" && field(r.stdout, "proof") == "log" {
+			s.judgeLoggedSend(r, text)
+			return
+		}
 		switch {
 		case exact == 1 && altered == "":
 			s.mark(Backed, "exit 0, record holds %s once", clip(text))
@@ -355,3 +366,61 @@ func daemonsAsSaid(l *lab, stdout string) bool {
 func (l *lab) markerPath() string { return l.dir + "/shell-ran-" + randHex(4) }
 
 func exists(path string) bool { _, err := os.Stat(path); return err == nil }
+
+// judgeLoggedSend judges an exit 0 proved by the agent's log of a prompt of
+// the text's length (cline logs session.input_sent as it takes a prompt,
+// and writes the prompt to its record only when the turn ends): the log
+// must show a prompt of that length taken during the call, and the model
+// stub a request whose newest prompt carries the text, unless the model is
+// down. Whether the record then gets the text exactly once is judged when
+// the lab closes (judgeLogged).
+func (s *scen) judgeLoggedSend(r result, text string) {
+	l := s.l
+	logger, ok := l.reader().(records.SubmitLogger)
+	if !ok {
+		s.mark(False, "exit 0 proof=log, but %s logs no prompts", l.current)
+		return
+	}
+	since := time.Now().Add(-r.elapsed - time.Second)
+	length := len(utf16.Encode([]rune(strings.TrimRight(text, " \t\r\n"))))
+	taken := func() bool {
+		subs, err := logger.Submissions()
+		if err != nil {
+			return false
+		}
+		for _, sub := range subs {
+			if sub.Length == length && !sub.Queued && !sub.Time.Before(since) {
+				return true
+			}
+		}
+		return false
+	}
+	asked := func() bool { return len(l.stub.CallsFor(text)) > 0 || l.stub.DownUntil().After(time.Now()) }
+	switch {
+	case !taken():
+		s.mark(False, "exit 0 proof=log (%s), but %s's log shows no prompt of %d units taken since the call", oneLine(r.stdout), l.current, length)
+	case !poll(recordLag, asked):
+		s.mark(False, "exit 0 proof=log, but the model was never asked with %s", clip(text))
+	default:
+		s.mark(Backed, "exit 0 proof=log: %s's log took a prompt of %d units and the model was asked with %s; its record is judged at the lab's close", l.current, length, clip(text))
+		l.logged = append(l.logged, loggedSend{harness: l.current, scenario: s.name, text: text})
+	}
+}
+
+// judgeLogged judges, the lab's scenarios over, that each send confirmed
+// by proof=log reached its agent's record exactly once, as cline writes a
+// prompt when its turn ends (answered, failed or cancelled).
+func (l *lab) judgeLogged(s *scen) {
+	l.settle(15 * time.Second)
+	var missing []string
+	for _, ls := range l.logged {
+		if exact, altered := count(l.messagesOf(ls.harness), ls.text); exact != 1 || altered != "" {
+			missing = append(missing, fmt.Sprintf("%s: %s held %d times, altered %s", ls.scenario, clip(ls.text), exact, clip(altered)))
+		}
+	}
+	if len(missing) > 0 {
+		s.mark(False, "sends confirmed by the log that the record did not get once: %s", strings.Join(missing, "; "))
+		return
+	}
+	s.mark(Backed, "each of the %d sends confirmed by the log reached the record once", len(l.logged))
+}

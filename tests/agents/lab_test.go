@@ -88,7 +88,15 @@ type lab struct {
 	current string     // the harness the task runs now
 	running string     // the scenario running now, named when the group aborts
 	sent    []sentText // every fm-send of a text, in order
+	// logged are the sends fm-send confirmed by the agent's log alone
+	// (proof=log: cline's record gets the text when the turn ends); the
+	// lab judges at its close that the record got each exactly once.
+	logged []loggedSend
 }
+
+// loggedSend is a send confirmed by proof=log, with its harness and the
+// scenario that judged it.
+type loggedSend struct{ harness, scenario, text string }
 
 // fatalf ends the lab's group on a failure of the lab itself (a tool that
 // could not run, a call that never returned), named in the ledger's closing
@@ -217,6 +225,9 @@ func (l *lab) startServer(env []string) {
 // close kills this lab's server and every process left with its HOME, then
 // removes the lab unless the test failed.
 func (l *lab) close() {
+	if len(l.logged) > 0 {
+		l.scenario("logged-sends-recorded", l.judgeLogged)
+	}
 	exec.Command(tmuxBin, "-L", l.sock, "kill-server").Run()
 	killHomeProcesses(l.home)
 	if l.stub != nil {

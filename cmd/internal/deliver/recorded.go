@@ -9,6 +9,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/harness/records"
+	"fmctl/state"
 )
 
 // Proof is what the agent's own record says of one sent message.
@@ -20,9 +21,24 @@ const (
 	Unrecorded Proof = "unrecorded" // the record was read and does not hold it (yet)
 	Unreadable Proof = "unreadable" // the record could not be read
 	// Enqueued: not recorded as sent, but the record shows the agent took
-	// it into its queue behind the running turn (records.Enqueuer).
+	// it into its queue behind the running turn (records.Enqueuer, or a
+	// queued submission in records.SubmitLogger's log).
 	Enqueued Proof = "enqueued"
+	// Logged: the text is not in the record yet, but the agent's log says
+	// it took one more prompt of exactly this length since the send, and
+	// started a turn with it (records.SubmitLogger: cline, whose record
+	// gets the text only when that turn ends).
+	Logged Proof = "logged"
 )
+
+// Source names where a submit this proof confirms was read: the record
+// holding the text, or the agent's log of a prompt of its length taken.
+func (p Proof) Source() string {
+	if p == Logged {
+		return "log"
+	}
+	return "record"
+}
 
 // RecordWatch watches an agent's own record for one message: the count of
 // exact copies before the send is the baseline, so an identical message
@@ -40,6 +56,12 @@ type RecordWatch struct {
 	// before the send.
 	Queue        records.Enqueuer
 	QueuedBefore int
+	// Log reads the prompts the agent logs by length as it takes them
+	// (nil elsewhere); LogBefore is its tally for this message's length
+	// before the send.
+	Log       records.SubmitLogger
+	Length    int
+	LogBefore state.LogTally
 }
 
 // MessageDigest identifies a message as an agent records it: agents keep
@@ -61,7 +83,76 @@ func StartWatch(r records.Reader, text string) (RecordWatch, error) {
 			w.Queue = q
 		}
 	}
+	if l, ok := r.(records.SubmitLogger); ok && err == nil {
+		w.Length = utf16Len(w.Text)
+		if w.LogBefore, err = tallyLog(l, w.Length); err == nil {
+			w.Log = l
+		}
+	}
 	return w, err
+}
+
+// SentWatch is the watch for a message the send ledger kept: its digest,
+// its copies before, and what the agent's log held of its length.
+func SentWatch(r records.Reader, s state.Send) RecordWatch {
+	w := RecordWatch{Reader: r, Digest: s.Digest, Before: s.Before}
+	if l, ok := r.(records.SubmitLogger); ok && s.Length > 0 {
+		w.Log, w.Length, w.LogBefore = l, s.Length, s.LogBefore
+	}
+	return w
+}
+
+// utf16Len is text's length as JavaScript counts it, which is how cline
+// logs a prompt's.
+func utf16Len(text string) int {
+	n := 0
+	for _, r := range text {
+		n++
+		if r >= 0x10000 {
+			n++ // a surrogate pair
+		}
+	}
+	return n
+}
+
+// tallyLog counts the logged submissions of prompts of length n. A
+// submission the agent queued is logged again when it is sent: such a
+// send consumes a queued one (first in, first out) and is no new prompt.
+func tallyLog(l records.SubmitLogger, n int) (state.LogTally, error) {
+	subs, err := l.Submissions()
+	if err != nil {
+		return state.LogTally{}, err
+	}
+	var t state.LogTally
+	for _, s := range subs {
+		switch {
+		case s.Length != n:
+		case s.Queued:
+			t.Queued++
+		case t.Sent < t.Queued:
+			t.Sent++
+		default:
+			t.Fresh++
+		}
+	}
+	return t, nil
+}
+
+// logProof reads the agent's log once: a new prompt of this length that
+// started a turn, or this one sent from the queue after every queued
+// prompt of its length before it, is Logged; one more queued, Enqueued.
+func (w RecordWatch) logProof() Proof {
+	t, err := tallyLog(w.Log, w.Length)
+	b := w.LogBefore
+	switch {
+	case err != nil:
+		return Unreadable
+	case t.Fresh > b.Fresh, t.Sent > b.Queued: // each queued before it sent, and it too
+		return Logged
+	case t.Queued > b.Queued:
+		return Enqueued
+	}
+	return Unrecorded
 }
 
 func (w RecordWatch) holds(m string) bool {
@@ -145,6 +236,8 @@ func (w RecordWatch) Check() Proof {
 		if q, err := w.countIn(w.Queue.EnqueuedMessages); err == nil && q > w.QueuedBefore {
 			return Enqueued
 		}
+	case w.Log != nil && w.Length > 0:
+		return w.logProof()
 	}
 	return Unrecorded
 }
@@ -160,7 +253,7 @@ func (w RecordWatch) Await(ctx context.Context, wait time.Duration) Proof {
 	proof := Unrecorded
 	for {
 		proof = w.Check()
-		if proof == Recorded || proof == Duplicated || proof == Enqueued {
+		if proof == Recorded || proof == Duplicated || proof == Enqueued || proof == Logged {
 			return proof
 		}
 		if !pollUntil(ctx, &poll, deadline) {

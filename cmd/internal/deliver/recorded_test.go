@@ -1,6 +1,10 @@
 package deliver
 
-import "testing"
+import (
+	"testing"
+
+	"fmctl/harness/records"
+)
 
 // recordOf is a record holding the given user messages.
 type recordOf []string
@@ -106,5 +110,64 @@ func TestRecordWatchSeesTheAgentsQueue(t *testing.T) {
 	// A record without a queue of its own never says enqueued.
 	if w, _ := StartWatch(recordOf{}, msg); w.Queue != nil {
 		t.Error("a record that keeps no queue is watched for one")
+	}
+}
+
+// logOf is a record whose agent logs each prompt it takes by length
+// (cline's session.input_sent): i immediate, q queued, of the message's
+// length unless named otherwise.
+type logOf struct {
+	recordOf
+	subs []records.Submission
+}
+
+func (r logOf) Submissions() ([]records.Submission, error) { return r.subs, nil }
+
+func subs(n int, kinds string) []records.Submission {
+	var out []records.Submission
+	for _, k := range kinds {
+		out = append(out, records.Submission{Length: n, Queued: k == 'q'})
+	}
+	return out
+}
+
+// A new prompt of the message's length logged since the send is logged
+// (confirmed by the log); one logged queued is enqueued until it is sent
+// after every one of its length queued before it; another length, or an
+// earlier queued prompt of the same length sent, proves nothing of it.
+func TestRecordWatchReadsTheAgentsSubmitLog(t *testing.T) {
+	const msg = "run the linter é" // 16 runes, 16 UTF-16 units
+	n := 16
+	for _, tc := range []struct {
+		name          string
+		before, after []records.Submission
+		want          Proof
+	}{
+		{"taken at once", nil, subs(n, "i"), Logged},
+		{"another length", nil, subs(n+1, "i"), Unrecorded},
+		{"queued", subs(n, "i"), subs(n, "iq"), Enqueued},
+		{"queued, then sent", subs(n, "i"), subs(n, "iqi"), Logged},
+		{"an earlier queued one sent", subs(n, "q"), subs(n, "qqi"), Enqueued},
+		{"both sent", subs(n, "q"), subs(n, "qqii"), Logged},
+		{"an earlier one sent, nothing since", subs(n, "q"), subs(n, "qi"), Unrecorded},
+	} {
+		w, err := StartWatch(logOf{subs: tc.before}, msg)
+		if err != nil || w.Log == nil || w.Length != n {
+			t.Fatalf("%s: StartWatch = %+v, %v: want a watch of the log", tc.name, w, err)
+		}
+		w.Reader, w.Log = logOf{subs: tc.after}, logOf{subs: tc.after}
+		if got := w.Check(); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	// The text itself in the record wins over the log.
+	w, _ := StartWatch(logOf{}, msg)
+	w.Reader = logOf{recordOf{msg}, subs(n, "i")}
+	if got := w.Check(); got != Recorded {
+		t.Errorf("recorded text: %s", got)
+	}
+	// A pair of UTF-16 units counts as two, as cline counts.
+	if got := utf16Len("a🙂"); got != 3 {
+		t.Errorf("utf16Len = %d, want 3", got)
 	}
 }

@@ -68,7 +68,7 @@ func pendingQueue(t *task.Target, r turnRecord) queued {
 }
 
 func (q queued) watch(s state.Send) deliver.RecordWatch {
-	return deliver.RecordWatch{Reader: q.reader, Digest: s.Digest, Before: s.Before}
+	return deliver.SentWatch(q.reader, s)
 }
 
 // untaken are the ids of the queued messages the record still does not

@@ -286,12 +286,15 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		d.ledger("queued")
 		return d.facts(fault.Unconfirmed("%s took the text into its queue and submitted it joined to the other texts queued there, as one message", t.Harness.Name).
 			Hint("do not resend it: the agent has it, with the texts before it"), "queued")
-	case proof == deliver.Recorded:
+	case proof == deliver.Recorded, proof == deliver.Logged:
+		// Logged: cline's log says it took a prompt of exactly this length
+		// as a turn of its own since the Enter; its record gets the text
+		// when that turn ends.
 		d.ledger("sent")
 		out := cli.Outcome{Word: "sent", ID: t.ID}
 		out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
 			Put(fault.Int("bytes", len(text)), fault.Int("enters", res.Enters), fault.Bool("marked", t.Kind == harness.KindSecondmate)).
-			Add("submit", "confirmed").Add("proof", "record").Add("message", d.messageID)
+			Add("submit", "confirmed").Add("proof", proof.Source()).Add("message", d.messageID)
 		if cleared != nil && cleared.draft {
 			out.AddQuoted("discarded", cleared.text)
 		} else if cleared != nil {
@@ -300,8 +303,8 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		s.Print.Outcome(out)
 		return nil
 	case proof == deliver.Enqueued:
-		// claude's record says it took the text into its queue: no wait
-		// for a turn that may run for minutes.
+		// claude's record (or cline's log) says it took the text into its
+		// queue: no wait for a turn that may run for minutes.
 		d.ledger("queued")
 		return d.facts(fault.Unconfirmed("%s took the text into its queue behind the running turn, its record says, not as a submitted message", t.Harness.Name).
 			Hint("it sends the text when the turn ends or is interrupted; do not resend it").
@@ -355,7 +358,8 @@ func (d delivery) ledger(verdict string) {
 	// Failing to keep it loses only the later wait, which then says the
 	// message id is unknown; the send itself stands.
 	_ = d.t.Store.AddSend(d.t.ID, state.Send{MessageID: d.messageID, At: d.at.Unix(), Digest: d.watch.Digest,
-		Before: d.watch.Before, Harness: d.t.RecordedHarness, Verdict: verdict, Gen: d.t.Task.Record.SpawnGen()})
+		Before: d.watch.Before, Harness: d.t.RecordedHarness, Verdict: verdict, Gen: d.t.Task.Record.SpawnGen(),
+		Length: d.watch.Length, LogBefore: d.watch.LogBefore})
 }
 
 // refuseHeld refuses a message while the composer provably holds other

@@ -1,0 +1,77 @@
+package records
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// cline logs each prompt its session takes, at once, as a
+// "session.input_sent" telemetry event in ~/.cline/data/logs/cline.log
+// (pino JSON lines; 3.0.65's runTurn, read from its binary and seen in
+// every tier lab): the session's id, the prompt's length as JavaScript
+// counts it (UTF-16 units), and its delivery: "immediate" when it starts a
+// turn, "queue" when the TUI holds it behind the running one (it is logged
+// again as "immediate" when it is sent). The text itself reaches
+// messages.json only when the turn ends, so this is the record's word at
+// the submit. fm-spawn names the log's switches in the launch (harness row
+// cline), so a user's CLINE_LOG_LEVEL cannot silence it.
+const clineLogName = "cline.log"
+
+// clineLogEvent is the part of one log line the reader needs.
+type clineLogEvent struct {
+	Time       string `json:"time"`
+	Event      string `json:"event"`
+	Properties struct {
+		SessionID    string `json:"sessionId"`
+		PromptLength int    `json:"promptLength"`
+		Delivery     string `json:"delivery"`
+	} `json:"properties"`
+}
+
+// Submissions lists the prompts cline's log says this worktree's sessions
+// took, oldest first. A missing log holds none.
+func (r clineReader) Submissions() ([]Submission, error) {
+	sessions, err := r.sessions()
+	if err != nil {
+		return nil, err
+	}
+	mine := map[string]bool{}
+	for _, s := range sessions {
+		mine[s.SessionID] = true
+	}
+	path := filepath.Join(r.w.Home, ".cline", "data", "logs", clineLogName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read cline's log: %w", err)
+	}
+	marker := []byte(`"session.input_sent"`)
+	var out []Submission
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !bytes.Contains(line, marker) {
+			continue // most lines are other events; decode only these
+		}
+		var ev clineLogEvent
+		if json.Unmarshal(line, &ev) != nil || ev.Event != "session.input_sent" || !mine[ev.Properties.SessionID] {
+			continue // a line cut by a concurrent write, or another session's
+		}
+		at, _ := time.Parse(time.RFC3339Nano, ev.Time)
+		out = append(out, Submission{Length: ev.Properties.PromptLength, Queued: ev.Properties.Delivery == "queue", Time: at})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read cline's log: %w", err)
+	}
+	return out, nil
+}
