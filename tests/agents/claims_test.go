@@ -160,6 +160,7 @@ func (s *scen) sendWhenReady(text string, wait, lag time.Duration) result {
 func (s *scen) judgeBusyInBackoff(nonce string) {
 	l := s.l
 	l.capture(s.name + "-retrying")
+	before := l.retrying()
 	st := l.fm("fm-control", "status", l.addr, "--json")
 	var got struct {
 		Activity string `json:"activity"`
@@ -168,6 +169,10 @@ func (s *scen) judgeBusyInBackoff(nonce string) {
 	w := l.fm("fm-control", "wait", l.addr, "--for", "idle", "--timeout", "2s")
 	retrying := len(l.stub.CallsFor(nonce))
 	switch {
+	case !before && got.Activity == "idle":
+		// A CLI that gives up on a rate limit within seconds (cline) has
+		// ended its turn by now, as its record shows: idle is the truth.
+		s.mark(Backed, "the CLI gave the turn up (%d attempts): the record shows no turn, status said activity=idle", retrying)
 	case got.Activity == "idle":
 		s.mark(False, "status said activity=idle while the CLI retried (%d attempts)", retrying)
 	case w.code == 0:
