@@ -37,6 +37,10 @@ type clineReader struct{ w Where }
 
 type clineSession struct {
 	SessionID string `json:"session_id"`
+	// Prompt is the prompt the session was started with (the launch
+	// prompt), written as cline creates the session, long before the turn
+	// it starts ends and messages.json is written.
+	Prompt    string `json:"prompt"`
 	Cwd       string `json:"cwd"`
 	StartedAt string `json:"started_at"`
 	Status    string `json:"status"`
@@ -69,6 +73,14 @@ type clineContent struct {
 // TUI's act or plan mode.
 var clineUserInput = regexp.MustCompile(`(?s)^<user_input mode="[a-z]+">(.*)</user_input>$`)
 
+// clineUnwrap is a prompt as typed, out of cline's wrapper.
+func clineUnwrap(text string) string {
+	if sub := clineUserInput.FindStringSubmatch(text); sub != nil {
+		return sub[1]
+	}
+	return text
+}
+
 func (r clineReader) UserMessages() ([]string, error) {
 	sessions, err := r.sessions()
 	if err != nil {
@@ -78,10 +90,15 @@ func (r clineReader) UserMessages() ([]string, error) {
 	for _, s := range sessions {
 		var m clineMessages
 		if err := readJSONFile(filepath.Join(s.dir, s.SessionID+".messages.json"), &m); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // no turn has ended in this session yet
+			if !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
 			}
-			return nil, err
+			// No turn has ended in this session yet: its first prompt
+			// is in the session file alone.
+			if s.Prompt != "" {
+				out = append(out, clineUnwrap(s.Prompt))
+			}
+			continue
 		}
 		for _, msg := range m.Messages {
 			if msg.Role != "user" {
@@ -91,11 +108,7 @@ func (r clineReader) UserMessages() ([]string, error) {
 				if c.Type != "text" {
 					continue
 				}
-				if sub := clineUserInput.FindStringSubmatch(c.Text); sub != nil {
-					out = append(out, sub[1])
-				} else {
-					out = append(out, c.Text)
-				}
+				out = append(out, clineUnwrap(c.Text))
 			}
 		}
 	}
@@ -135,11 +148,7 @@ func (r clineReader) Entries() ([]Entry, error) {
 					if !answered {
 						out = append(out, Entry{Kind: EntryTurnEnd, Time: at, End: Cancelled})
 					}
-					text := c.Text
-					if sub := clineUserInput.FindStringSubmatch(text); sub != nil {
-						text = sub[1]
-					}
-					out = append(out, Entry{Kind: EntryUser, Time: at, Text: text})
+					out = append(out, Entry{Kind: EntryUser, Time: at, Text: clineUnwrap(c.Text)})
 					answered = false
 				case c.Type == "text" && c.Text != "":
 					out = append(out, Entry{Kind: EntryReply, Time: at, Text: c.Text})

@@ -196,3 +196,22 @@ func TestClineSubmissions(t *testing.T) {
 		t.Errorf("without a log: %v, %v", subs, err)
 	}
 }
+
+// A session whose first turn has not ended has no messages.json yet: its
+// launch prompt is in the session file alone, written as cline created the
+// session (a relaunch into an outage, whose launch turn never ends).
+func TestClineLaunchPromptBeforeTheFirstTurnEnds(t *testing.T) {
+	home := clineHome(t, "failed")
+	files, _ := filepath.Glob(filepath.Join(home, ".cline", "data", "sessions", "*", "*.messages.json"))
+	if len(files) != 1 {
+		t.Fatalf("messages files: %v", files)
+	}
+	if err := os.Remove(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := readRecord(t, "cline", Where{Home: home, Worktree: clineWorktree})
+	want := []string{"Read the brief at /tmp/fmagents-lab/fmhome/data/t1/brief.md and follow it exactly."}
+	if !reflect.DeepEqual(msgs, want) {
+		t.Errorf("UserMessages = %q, want %q", msgs, want)
+	}
+}
