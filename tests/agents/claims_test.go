@@ -168,15 +168,17 @@ func (s *scen) judgeBusyInBackoff(nonce string) {
 	_ = json.Unmarshal([]byte(st.stdout), &got)
 	w := l.fm("fm-control", "wait", l.addr, "--for", "idle", "--timeout", "2s")
 	retrying := len(l.stub.CallsFor(nonce))
+	// A CLI that gives up on a rate limit within seconds (cline, 6
+	// attempts in 5 s) ends its turn as these run: only a turn its record
+	// shows running before them and still after makes idle false.
+	running := before && !poll(1500*time.Millisecond, func() bool { return !l.retrying() })
 	switch {
-	case !before && got.Activity == "idle":
-		// A CLI that gives up on a rate limit within seconds (cline) has
-		// ended its turn by now, as its record shows: idle is the truth.
-		s.mark(Backed, "the CLI gave the turn up (%d attempts): the record shows no turn, status said activity=idle", retrying)
-	case got.Activity == "idle":
+	case got.Activity == "idle" && running:
 		s.mark(False, "status said activity=idle while the CLI retried (%d attempts)", retrying)
-	case w.code == 0:
+	case w.code == 0 && running:
 		s.mark(False, "wait --for idle exit 0 (%s) while the CLI retried (%d attempts)", oneLine(w.stdout), retrying)
+	case !running && (got.Activity == "idle" || w.code == 0):
+		s.mark(Backed, "the CLI gave the turn up (%d attempts): the record shows no turn, status said activity=%s, wait --for idle exit %d", retrying, got.Activity, w.code)
 	case got.Activity == "busy":
 		s.mark(Backed, "in its back-off (%d attempts) status said activity=busy and wait --for idle exit %d", retrying, w.code)
 	default:
