@@ -384,12 +384,11 @@ var harnesses = []Harness{
 			// Without --tui a prompt argument runs headless; auto-approve
 			// is named outright in both modes, whatever the user's
 			// settings say.
-			// The session runs in the TUI's own process, not in the hub
-			// (whose sessions log nothing of a prompt at its submit), and
-			// its log is on at info, where cline stamps each prompt it
-			// takes (records.SubmitLogger); CLINE_LOG_PATH empty is its
-			// default, ~/.cline/data/logs/cline.log.
-			Env:    []string{"CLINE_SESSION_BACKEND_MODE=local", "CLINE_LOG_ENABLED=true", "CLINE_LOG_LEVEL=info", "CLINE_LOG_PATH="},
+			// Its log on at info, where a session the TUI runs itself
+			// stamps each prompt it takes (records.SubmitLogger; one the
+			// hub runs is read from the hub's event log); CLINE_LOG_PATH
+			// empty is its default, ~/.cline/data/logs/cline.log.
+			Env:    []string{"CLINE_LOG_ENABLED=true", "CLINE_LOG_LEVEL=info", "CLINE_LOG_PATH="},
 			Binary: "cline", Args: []string{"--tui"},
 			Auto: ModeLaunch{Args: []string{"--auto-approve", "true"}},
 			Ask:  &ModeLaunch{Args: []string{"--auto-approve", "false"}}, ModelFlag: "--model",

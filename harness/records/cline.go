@@ -83,33 +83,36 @@ func clineUnwrap(text string) string {
 
 func (r clineReader) UserMessages() ([]string, error) {
 	sessions, err := r.sessions()
+	if err != nil || len(sessions) == 0 {
+		return nil, err
+	}
+	hub, err := r.hubPrompts()
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, s := range sessions {
+		// The conversation at the newest turn's end, or at the newest
+		// run's start (a hub-hosted session), whichever holds more; a
+		// session with neither yet holds the prompt it was created with.
 		var m clineMessages
-		if err := readJSONFile(filepath.Join(s.dir, s.SessionID+".messages.json"), &m); err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				return nil, err
-			}
-			// No turn has ended in this session yet: its first prompt
-			// is in the session file alone.
-			if s.Prompt != "" {
-				out = append(out, clineUnwrap(s.Prompt))
-			}
-			continue
+		err := readJSONFile(filepath.Join(s.dir, s.SessionID+".messages.json"), &m)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
 		}
+		var ended []string
 		for _, msg := range m.Messages {
-			if msg.Role != "user" {
-				continue
+			if msg.Role == "user" {
+				ended = append(ended, clinePrompts(msg.Content)...)
 			}
-			for _, c := range msg.Content {
-				if c.Type != "text" {
-					continue
-				}
-				out = append(out, clineUnwrap(c.Text))
-			}
+		}
+		switch started := hub[s.SessionID]; {
+		case len(started) > len(ended):
+			out = append(out, started...)
+		case len(ended) > 0:
+			out = append(out, ended...)
+		case s.Prompt != "":
+			out = append(out, clineUnwrap(s.Prompt))
 		}
 	}
 	return out, nil

@@ -1,8 +1,10 @@
 package records
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -213,5 +215,56 @@ func TestClineLaunchPromptBeforeTheFirstTurnEnds(t *testing.T) {
 	want := []string{"Read the brief at /tmp/fmagents-lab/fmhome/data/t1/brief.md and follow it exactly."}
 	if !reflect.DeepEqual(msgs, want) {
 		t.Errorf("UserMessages = %q, want %q", msgs, want)
+	}
+}
+
+// testdata/cline/hub is a session a second TUI ran on the hub its HOME's
+// first TUI started (by hand, tests/captures/notes-cline.md): "second one"
+// answered, then "third one sent later" answered; hub-events.sql holds the
+// hub's event log of it, its run starts and the beforeRun snapshots. The
+// hub writes messages.json only when a turn ends: during the second turn
+// it held only "second one", and the newest snapshot is what shows the
+// prompt at its submit.
+func TestClineHubHostedSession(t *testing.T) {
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		t.Skip("the sqlite3 CLI is not installed (apt-get install sqlite3); .ci/run installs it")
+	}
+	home := clineHome(t, "hub")
+	sql, err := os.ReadFile(filepath.Join("testdata", "cline", "hub-events.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(home, ".cline", "data", "db")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	load := exec.Command("sqlite3", filepath.Join(dir, clineHubEvents))
+	load.Stdin = strings.NewReader(string(sql))
+	if out, err := load.CombinedOutput(); err != nil {
+		t.Fatalf("load hub events: %v\n%s", err, out)
+	}
+	// The second turn running: messages.json as the first turn's end left it.
+	msgsPath := filepath.Join(home, ".cline", "data", "sessions", "1796578191416_ea84u", "1796578191416_ea84u.messages.json")
+	var m map[string]any
+	data, _ := os.ReadFile(msgsPath)
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["messages"] = m["messages"].([]any)[:2]
+	data, _ = json.Marshal(m)
+	if err := os.WriteFile(msgsPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := Where{Home: home, Worktree: clineWorktree, Query: execSQLite}
+	msgs, _ := readRecord(t, "cline", w)
+	want := []string{"second one", "third one sent later"}
+	if !reflect.DeepEqual(msgs, want) {
+		t.Errorf("UserMessages = %q, want %q", msgs, want)
+	}
+	// No SQLite reader, and a hub log to read: an error, never a record
+	// that seems to lack the prompt.
+	r, _ := For("cline", Where{Home: home, Worktree: clineWorktree})
+	if _, err := r.UserMessages(); err == nil {
+		t.Error("a hub log read without a SQLite reader gave no error")
 	}
 }

@@ -20,8 +20,10 @@ import (
 // turn, "queue" when the TUI holds it behind the running one (it is logged
 // again as "immediate" when it is sent). The text itself reaches
 // messages.json only when the turn ends, so this is the record's word at
-// the submit. fm-spawn names the log's switches in the launch (harness row
-// cline), so a user's CLINE_LOG_LEVEL cannot silence it.
+// the submit. Only a session the TUI runs itself logs so (the first TUI of
+// a HOME, which starts the hub; clinehub.go reads the others). fm-spawn
+// names the log's switches in the launch (harness row cline), so a user's
+// CLINE_LOG_LEVEL cannot silence it.
 const clineLogName = "cline.log"
 
 // clineLogEvent is the part of one log line the reader needs.
