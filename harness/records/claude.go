@@ -173,6 +173,47 @@ func promptsIn[T any](files []string, err error, prompt func(T) (string, bool)) 
 	return out, nil
 }
 
+// Commands: each slash command claude took, from its system records: a
+// local_command's "<command-name>/help</command-name>" with its
+// "<command-args>", and an informational "Unknown command: /nosuchcmd".
+func (r claudeReader) Commands() ([]string, error) {
+	files, err := r.transcripts()
+	return promptsIn(files, err, claudeCommand)
+}
+
+// claudeCommand reads the slash command a record says claude took.
+func claudeCommand(rec claudeRecord) (string, bool) {
+	var s string
+	if rec.Type != "system" || json.Unmarshal(rec.Content, &s) != nil {
+		return "", false
+	}
+	switch rec.Subtype {
+	case "informational":
+		name, ok := strings.CutPrefix(s, "Unknown command: ")
+		return name, ok && strings.HasPrefix(name, "/")
+	case "local_command":
+		name, ok := between(s, "<command-name>", "</command-name>")
+		if !ok || !strings.HasPrefix(name, "/") {
+			return "", false
+		}
+		if args, _ := between(s, "<command-args>", "</command-args>"); args != "" {
+			name += " " + args
+		}
+		return name, true
+	}
+	return "", false
+}
+
+// between is the text of s between the first open and the close after it.
+func between(s, open, close string) (string, bool) {
+	_, rest, ok := strings.Cut(s, open)
+	if !ok {
+		return "", false
+	}
+	in, _, ok := strings.Cut(rest, close)
+	return in, ok
+}
+
 // EnqueuedMessages: each queue-operation "enqueue" record's text (2.1.197
 // and 2.1.332 write one as they take a text typed during a turn).
 func (r claudeReader) EnqueuedMessages() ([]string, error) {

@@ -31,6 +31,16 @@ type CancelMarker interface {
 	CancelledSince(at time.Time) (bool, error)
 }
 
+// CommandRecorder is a Reader whose record keeps the slash commands the
+// agent ran (or refused) itself, which are no user messages: claude writes
+// "/help" as a local_command record and "/nosuchcmd" as an informational
+// "Unknown command" one.
+type CommandRecorder interface {
+	// Commands lists each slash command the agent took, in order, as typed
+	// ("/name" and its arguments, if any).
+	Commands() ([]string, error)
+}
+
 // Enqueuer is a Reader whose record says when the agent took a text into
 // its queue behind a running turn, before it sends it: claude writes a
 // queue-operation "enqueue" with the text as it takes it, and the user

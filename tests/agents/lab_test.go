@@ -549,6 +549,20 @@ func (l *lab) messages() []string {
 	return m
 }
 
+// commands is the slash commands the agent's record keeps apart from its
+// user messages (claude's), none where it keeps none.
+func (l *lab) commands() []string {
+	c, ok := l.reader().(records.CommandRecorder)
+	if !ok {
+		return nil
+	}
+	m, err := c.Commands()
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
 func (l *lab) turnRunning() bool {
 	running, err := l.reader().TurnRunning()
 	return err == nil && running

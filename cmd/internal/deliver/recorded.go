@@ -92,7 +92,32 @@ func (w RecordWatch) is(m string) bool {
 	return MessageDigest(m) == w.Digest
 }
 
-func (w RecordWatch) count() (int, error) { return w.countIn(w.Reader.UserMessages) }
+func (w RecordWatch) count() (int, error) {
+	n, err := w.countIn(w.Reader.UserMessages)
+	c, ok := w.commands()
+	if err != nil || !ok {
+		return n, err
+	}
+	m, err := w.countIn(c.Commands)
+	return n + m, err
+}
+
+// commands is where the record keeps the slash commands the agent took
+// itself, apart from its user messages (claude's /help), when this message
+// may be one: they count as its copies. A watch holding only the digest
+// (wait --for submitted) cannot tell, and a command never matches a digest
+// of text that is not one, so it always counts them.
+func (w RecordWatch) commands() (records.CommandRecorder, bool) {
+	c, ok := w.Reader.(records.CommandRecorder)
+	return c, ok && (w.Text == "" || IsSlashCommand(w.Text))
+}
+
+// IsSlashCommand reports whether text is one line that begins with "/":
+// what a CLI runs as its own command rather than sends to the model.
+func IsSlashCommand(text string) bool {
+	t := recordedForm(text)
+	return strings.HasPrefix(t, "/") && !strings.Contains(t, "\n")
+}
 
 // countIn counts the messages list gives that hold this one.
 func (w RecordWatch) countIn(list func() ([]string, error)) (int, error) {
