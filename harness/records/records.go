@@ -51,6 +51,20 @@ type Enqueuer interface {
 	EnqueuedMessages() ([]string, error)
 }
 
+// Sheet is what a record watch reads of a record on every poll: the user
+// messages, the slash commands the agent ran itself, and the texts it took
+// into its queue (the last two empty where the record keeps none).
+type Sheet struct {
+	Messages, Commands, Enqueued []string
+}
+
+// SheetReader is a Reader that reads its Sheet in one pass over its
+// record, where the three lists would each parse the same files: claude's
+// transcript, polled every 200 ms while fm-send waits.
+type SheetReader interface {
+	Sheet() (Sheet, error)
+}
+
 // markedSince reports whether any of recs is a cancel mark stamped at or
 // after at; mark gives a record's stamp (RFC 3339) and whether it is one.
 // The CLIs' stamps are whole milliseconds, so at is cut to the millisecond.

@@ -148,3 +148,51 @@ func checkByTextAndDigest(t *testing.T, name, msg string, before, after records.
 	}
 	return byText
 }
+
+// sheetOf is a record read in one pass: its lists must never be read one
+// by one.
+type sheetOf struct {
+	t     *testing.T
+	sheet records.Sheet
+	reads *int
+}
+
+func (r sheetOf) Sheet() (records.Sheet, error) { *r.reads++; return r.sheet, nil }
+func (r sheetOf) UserMessages() ([]string, error) {
+	r.t.Error("UserMessages read apart from the sheet")
+	return r.sheet.Messages, nil
+}
+func (r sheetOf) TurnRunning() (bool, error) { return false, nil }
+func (r sheetOf) Commands() ([]string, error) {
+	r.t.Error("Commands read apart from the sheet")
+	return r.sheet.Commands, nil
+}
+func (r sheetOf) EnqueuedMessages() ([]string, error) {
+	r.t.Error("EnqueuedMessages read apart from the sheet")
+	return r.sheet.Enqueued, nil
+}
+
+// A reader with a sheet (claude) is read once per check, for messages,
+// commands and queue together, and counts as before.
+func TestRecordWatchReadsASheetOnce(t *testing.T) {
+	reads := 0
+	w, err := StartWatch(sheetOf{t, records.Sheet{Enqueued: []string{"/help"}}, &reads}, "/help")
+	if err != nil || reads != 1 {
+		t.Fatalf("StartWatch: %v, %d reads", err, reads)
+	}
+	for _, tc := range []struct {
+		sheet records.Sheet
+		want  Proof
+	}{
+		{records.Sheet{Enqueued: []string{"/help"}}, Unrecorded},
+		{records.Sheet{Enqueued: []string{"/help", "/help"}}, Enqueued},
+		{records.Sheet{Commands: []string{"/help"}}, Recorded},
+		{records.Sheet{Messages: []string{"/help"}, Commands: []string{"/help"}}, Duplicated},
+	} {
+		reads = 0
+		w.Reader = sheetOf{t, tc.sheet, &reads}
+		if got := w.Check(); got != tc.want || reads != 1 {
+			t.Errorf("%+v: %s in %d reads, want %s in one", tc.sheet, got, reads, tc.want)
+		}
+	}
+}
