@@ -196,16 +196,31 @@ func (w RecordWatch) Check() Proof {
 // request starts; claude's queue as it takes a text during a turn), so a
 // poll backed off to 200 ms costs little against the turn it starts.
 func (w RecordWatch) Await(ctx context.Context, wait time.Duration) Proof {
+	proof, _ := w.AwaitOr(ctx, wait, nil)
+	return proof
+}
+
+// AwaitOr is Await that also ends, with stopped set, once stop (when
+// given) says nothing more will reach the record for now: a slash command
+// that opened a dialog, which claude records only when the dialog closes
+// and cline never.
+func (w RecordWatch) AwaitOr(ctx context.Context, wait time.Duration, stop func() bool) (proof Proof, stopped bool) {
 	deadline := time.Now().Add(wait)
 	poll := backends.Backoff{Max: 200 * time.Millisecond}
-	proof := Unrecorded
 	for {
 		proof = w.Check()
 		if proof == Recorded || proof == Duplicated || proof == Enqueued {
-			return proof
+			return proof, false
+		}
+		if stop != nil && stop() {
+			return proof, true
 		}
 		if !pollUntil(ctx, &poll, deadline) {
-			return proof
+			return proof, false
 		}
 	}
 }
+
+// IsSlashCommand reports whether text is one line that begins with "/":
+// what a CLI runs as its own command rather than sends to the model.
+func IsSlashCommand(text string) bool { return isSlashCommand(text) }
