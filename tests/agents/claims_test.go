@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"fmctl/harness"
 )
 
 // How long an agent's own record may lag behind fmctl's exit: the CLIs
@@ -278,10 +280,22 @@ func (s *scen) judgeDelivery(r result, text string, lag time.Duration) {
 // message or as a command it ran or refused itself (claude's). Another
 // exit is left to the send that follows it.
 func (s *scen) judgeCommand(r result, cmd string) {
+	l := s.l
+	if r.code == 3 && strings.Contains(r.stderr, "opened its") {
+		// submit=dialog: the command's own dialog is up, which the
+		// agent's signatures must read on its screen now.
+		h, _ := harness.Lookup(l.current)
+		sig, _ := h.Screen()
+		if d := sig.ReadScreen(strings.Split(l.screen(false), "\n")).Dialog; d != "" {
+			s.mark(Honest, "exit 3 in %v: %s opened its %s dialog for %s", r.elapsed.Round(time.Millisecond), l.current, d, cmd)
+		} else {
+			s.mark(False, "exit 3 (%s), but no dialog is drawn", oneLine(r.stderr))
+		}
+		return
+	}
 	if r.code != 0 {
 		return
 	}
-	l := s.l
 	var n int
 	poll(recordLag, func() bool {
 		n, _ = count(append(l.messages(), l.commands()...), cmd)
