@@ -1,6 +1,7 @@
 package records
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -114,6 +115,33 @@ func TestClaudeEnqueuedMessages(t *testing.T) {
 		got, err := r.(Enqueuer).EnqueuedMessages()
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: EnqueuedMessages() = %q, %v, want %q", tc.snapshot, got, err, tc.want)
+		}
+	}
+}
+
+// claude keeps the slash commands it ran or refused as system records, not
+// user messages: "/nosuchcmd" (informational "Unknown command") and
+// "/help" (local_command), typed by hand in the midturn snapshot's session.
+func TestClaudeCommands(t *testing.T) {
+	r, err := For("claude", Where{Home: claudeHome(t, "midturn"), Worktree: claudeWorktree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.(CommandRecorder).Commands()
+	if want := []string{"/nosuchcmd", "/help"}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Commands() = %q, %v, want %q", got, err, want)
+	}
+	for _, c := range []struct {
+		content, want string
+		ok            bool
+	}{
+		{"<command-name>/model</command-name>\n <command-message>model</command-message>\n <command-args>opus</command-args>", "/model opus", true},
+		{"<local-command-stdout>Help dialog dismissed</local-command-stdout>", "", false},
+	} {
+		raw, _ := json.Marshal(c.content)
+		got, ok := claudeCommand(claudeRecord{Type: "system", Subtype: "local_command", Content: raw})
+		if got != c.want || ok != c.ok {
+			t.Errorf("claudeCommand(%q) = %q %v, want %q %v", c.content, got, ok, c.want, c.ok)
 		}
 	}
 }

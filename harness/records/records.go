@@ -56,6 +56,16 @@ type Submission struct {
 	Time   time.Time
 }
 
+// CommandRecorder is a Reader whose record keeps the slash commands the
+// agent ran (or refused) itself, which are no user messages: claude writes
+// "/help" as a local_command record and "/nosuchcmd" as an informational
+// "Unknown command" one.
+type CommandRecorder interface {
+	// Commands lists each slash command the agent took, in order, as typed
+	// ("/name" and its arguments, if any).
+	Commands() ([]string, error)
+}
+
 // Enqueuer is a Reader whose record says when the agent took a text into
 // its queue behind a running turn, before it sends it: claude writes a
 // queue-operation "enqueue" with the text as it takes it, and the user
@@ -64,6 +74,20 @@ type Enqueuer interface {
 	// EnqueuedMessages lists every text the agent took into its queue, in
 	// order, each time it did, whether sent since or not.
 	EnqueuedMessages() ([]string, error)
+}
+
+// Sheet is what a record watch reads of a record on every poll: the user
+// messages, the slash commands the agent ran itself, and the texts it took
+// into its queue (the last two empty where the record keeps none).
+type Sheet struct {
+	Messages, Commands, Enqueued []string
+}
+
+// SheetReader is a Reader that reads its Sheet in one pass over its
+// record, where the three lists would each parse the same files: claude's
+// transcript, polled every 200 ms while fm-send waits.
+type SheetReader interface {
+	Sheet() (Sheet, error)
 }
 
 // markedSince reports whether any of recs is a cancel mark stamped at or

@@ -294,6 +294,42 @@ func (s *scen) judgeDelivery(r result, text string, lag time.Duration) {
 	}
 }
 
+// judgeCommand judges a slash command's send, sent once in its lab: exit 0
+// claims the agent took it, which its record must show once, as a user
+// message or as a command it ran or refused itself (claude's). Another
+// exit is left to the send that follows it.
+func (s *scen) judgeCommand(r result, cmd string) {
+	l := s.l
+	if r.code == 3 && strings.Contains(r.stderr, "opened its") {
+		// submit=dialog: the command's own dialog is up, which the
+		// agent's signatures must read on its screen now.
+		h, _ := harness.Lookup(l.current)
+		sig, _ := h.Screen()
+		if d := sig.ReadScreen(strings.Split(l.screen(false), "\n")).Dialog; d != "" {
+			s.mark(Honest, "exit 3 in %v: %s opened its %s dialog for %s", r.elapsed.Round(time.Millisecond), l.current, d, cmd)
+		} else {
+			s.mark(False, "exit 3 (%s), but no dialog is drawn", oneLine(r.stderr))
+		}
+		return
+	}
+	if r.code != 0 {
+		return
+	}
+	var n int
+	poll(recordLag, func() bool {
+		n, _ = count(append(l.messages(), l.commands()...), cmd)
+		return n > 0
+	})
+	switch n {
+	case 1:
+		s.mark(Backed, "exit 0, the record holds %s once", cmd)
+	case 0:
+		s.mark(False, "exit 0 (%s), but the record never took %s", oneLine(r.stdout), cmd)
+	default:
+		s.mark(False, "exit 0, but the record holds %s %d times", cmd, n)
+	}
+}
+
 func clipAll(msgs []string) string {
 	out := make([]string, len(msgs))
 	for i, m := range msgs {

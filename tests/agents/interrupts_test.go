@@ -273,6 +273,19 @@ func relaunchKindsGroup(t *testing.T, p profile) {
 			gaveUp := k.name == "down" && time.Since(l.stub.DownUntil()) > 20*time.Second
 			return (len(l.stub.CallsFor(l.briefPath())) > launches || gaveUp) && l.settle(0)
 		})
+		// opencode relaunched into an outage once stopped in its own start
+		// (its log's "init" never went on) and never drew its composer;
+		// the relaunch said ready=starting, and every later kind would
+		// meet an agent that cannot take a message. The next kind gets a
+		// new agent instead.
+		if !poll(60*time.Second, l.composerReady) {
+			l.t.Logf("after relaunch-%s no composer was drawn in 60 s; the agent is stopped and launched again:\n%s", k.name, trimScreen(l.screen(false)))
+			l.fm("fm-control", "exit", l.addr)
+			if r := l.fm("fm-spawn", l.addr, "--relaunch"); r.code != 0 || !l.agentAlive() {
+				return
+			}
+			l.settleLaunch()
+		}
 	}
 	l.scenario("exit-tool-running", func(s *scen) {
 		nonce := randHex(3)

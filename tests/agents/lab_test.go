@@ -566,6 +566,29 @@ func (l *lab) messages() []string {
 	return m
 }
 
+// composerReady reads the pane by the harness's verified signature: its
+// composer drawn, with no dialog over it (a harness without one is not
+// read, and passes).
+func (l *lab) composerReady() bool {
+	h, _ := harness.Lookup(l.current)
+	sig, ok := h.Screen()
+	return !ok || sig.ReadScreen(strings.Split(l.screen(false), "\n")).Ready()
+}
+
+// commands is the slash commands the agent's record keeps apart from its
+// user messages (claude's), none where it keeps none.
+func (l *lab) commands() []string {
+	c, ok := l.reader().(records.CommandRecorder)
+	if !ok {
+		return nil
+	}
+	m, err := c.Commands()
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
 func (l *lab) turnRunning() bool {
 	running, err := l.reader().TurnRunning()
 	return err == nil && running

@@ -177,6 +177,7 @@ func basicGroup(t *testing.T, p profile) {
 		r := l.fm("fm-send", l.addr, "/nosuchcmd")
 		l.capture("slash-rejected")
 		s.note("/nosuchcmd: %s", oneLine(r.stdout+r.stderr))
+		s.judgeCommand(r, "/nosuchcmd")
 		s.send("after a rejected command " + randHex(3))
 	})
 	l.settle(20 * time.Second)
@@ -184,6 +185,7 @@ func basicGroup(t *testing.T, p profile) {
 		r := l.fm("fm-send", l.addr, "/help")
 		l.capture("slash-help")
 		s.note("/help: %s", oneLine(r.stdout+r.stderr))
+		s.judgeCommand(r, "/help")
 		s.send("after help " + randHex(3))
 	})
 	// A dialog /help left open is closed by the test, not by fmctl, and

@@ -46,6 +46,19 @@ type agentActivity struct {
 	// For is what a waiting agent waits for (harness.WaitPermission, ...),
 	// "unknown" where its report names no dialog; "" unless waiting.
 	For string
+	// turn is the newest turn where reading the activity already read it
+	// from the record (a busy report the record's turn end outranks), so
+	// status and wait do not read the record twice.
+	turn *turnView
+}
+
+// lastTurn is the newest turn as the record tells it: the one read for the
+// activity, or a fresh read.
+func (a agentActivity) lastTurn(t *task.Target, obs backends.Observation) turnView {
+	if a.turn != nil {
+		return *a.turn
+	}
+	return lastTurn(t, obs)
 }
 
 // waitingUnknown is For when the agent reported waiting and its screen
@@ -138,8 +151,8 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 	if a, ok := lifecycle.Activity(t); ok {
 		switch a.State {
 		case state.ActivityBusy:
-			if !scr.Busy && endedUnreported(t, obs, a.At) {
-				return agentActivity{Word: actIdle, Evidence: evRecord}
+			if turn, ended := endedUnreported(t, obs, a.At, scr); ended {
+				return agentActivity{Word: actIdle, Evidence: evRecord, turn: &turn}
 			}
 			return agentActivity{Word: actBusy, Evidence: evTelemetry}
 		case state.ActivityWaiting:
@@ -191,15 +204,16 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 // busy report at: copilot runs no agentStop for a turn whose model calls
 // failed for good, nor a hook for a cancel, and claude none for a cancel,
 // so that report would stand until the next prompt and `wait --for idle`
-// would time out on an idle agent. Only a harness that may leave an end
-// unreported pays for the record's read.
-func endedUnreported(t *task.Target, obs backends.Observation, at time.Time) bool {
+// would time out on an idle agent. A busy mark drawn now keeps the report
+// standing; only a harness that may leave an end unreported pays for the
+// record's read, and the turn read is returned for the caller to keep.
+func endedUnreported(t *task.Target, obs backends.Observation, at time.Time, scr screenView) (turnView, bool) {
 	tel, ok := t.Harness.Telemetry()
-	if !ok || (tel.ReportsFailure && tel.ReportsInterrupt) {
-		return false
+	if scr.Busy || !ok || (tel.ReportsFailure && tel.ReportsInterrupt) {
+		return turnView{}, false
 	}
 	turn := lastTurn(t, obs)
-	return turn.Ended && !turn.At.IsZero() && turn.At.After(at)
+	return turn, turn.Ended && !turn.At.IsZero() && turn.At.After(at)
 }
 
 // sessionActivity reads, for a harness that wires no hooks but keeps its

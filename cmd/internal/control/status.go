@@ -49,7 +49,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	if obs.State == backends.StateAlive && act.Word != actBusy {
 		// The newest turn's outcome, from the record: an idle agent may
 		// have answered, given up after its retries, or been cancelled.
-		if turn := lastTurn(t, obs); turn.Ended && turn.Outcome != "" {
+		if turn := act.lastTurn(t, obs); turn.Ended && turn.Outcome != "" {
 			out.Add("turn", string(turn.Outcome))
 			if turn.Error != "" {
 				out.AddJSON("turn_error", turn.Error)

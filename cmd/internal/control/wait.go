@@ -43,7 +43,7 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 			return false, nil
 		}
 		if cond == "done" && v.act.Word == actIdle {
-			v.turn = lastTurn(t, v.obs)
+			v.turn = v.act.lastTurn(t, v.obs)
 		}
 		done, err := reached(t, cond, v)
 		if done {

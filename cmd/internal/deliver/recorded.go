@@ -76,20 +76,46 @@ func recordedForm(text string) string { return strings.TrimRight(text, " \t\r\n"
 // StartWatch reads the baseline before the message is typed.
 func StartWatch(r records.Reader, text string) (RecordWatch, error) {
 	w := RecordWatch{Reader: r, Digest: MessageDigest(text), Text: recordedForm(text)}
-	n, err := w.count()
-	w.Before = n
-	if q, ok := r.(records.Enqueuer); ok && err == nil {
-		if w.QueuedBefore, err = w.countIn(q.EnqueuedMessages); err == nil {
-			w.Queue = q
-		}
+	if q, ok := r.(records.Enqueuer); ok {
+		w.Queue = q
 	}
-	if l, ok := r.(records.SubmitLogger); ok && err == nil {
+	sh, err := w.read()
+	if err != nil {
+		w.Queue = nil
+		return w, err
+	}
+	w.Before = w.count(sh)
+	w.QueuedBefore = w.countIn(sh.Enqueued)
+	if l, ok := r.(records.SubmitLogger); ok {
 		w.Length = utf16Len(w.Text)
-		if w.LogBefore, err = tallyLog(l, w.Length); err == nil {
-			w.Log = l
+		if w.LogBefore, err = tallyLog(l, w.Length); err != nil {
+			return w, err
+		}
+		w.Log = l
+	}
+	return w, nil
+}
+
+// read reads the record once for what the watch counts: in one pass where
+// the reader can (records.SheetReader), else list by list.
+func (w RecordWatch) read() (records.Sheet, error) {
+	if s, ok := w.Reader.(records.SheetReader); ok {
+		return s.Sheet()
+	}
+	var sh records.Sheet
+	var err error
+	if sh.Messages, err = w.Reader.UserMessages(); err != nil {
+		return sh, err
+	}
+	if c, ok := w.Reader.(records.CommandRecorder); ok && w.mayBeCommand() {
+		if sh.Commands, err = c.Commands(); err != nil {
+			return sh, err
 		}
 	}
-	return w, err
+	if w.Queue != nil {
+		sh.Enqueued, err = w.Queue.EnqueuedMessages()
+	}
+	return sh, err
 }
 
 // SentWatch is the watch for a message the send ledger kept: its digest,
@@ -183,21 +209,38 @@ func (w RecordWatch) is(m string) bool {
 	return MessageDigest(m) == w.Digest
 }
 
-func (w RecordWatch) count() (int, error) { return w.countIn(w.Reader.UserMessages) }
-
-// countIn counts the messages list gives that hold this one.
-func (w RecordWatch) countIn(list func() ([]string, error)) (int, error) {
-	msgs, err := list()
-	if err != nil {
-		return 0, err
+// count is the copies of this message the record holds: its user
+// messages, and the slash commands the agent took itself where this message
+// may be one (claude's /help).
+func (w RecordWatch) count(sh records.Sheet) int {
+	n := w.countIn(sh.Messages)
+	if w.mayBeCommand() {
+		n += w.countIn(sh.Commands)
 	}
+	return n
+}
+
+// mayBeCommand: a watch holding only the digest (wait --for submitted)
+// cannot tell, and a command never matches a digest of text that is not
+// one, so it always counts them.
+func (w RecordWatch) mayBeCommand() bool { return w.Text == "" || isSlashCommand(w.Text) }
+
+// isSlashCommand reports whether text is one line that begins with "/":
+// what a CLI runs as its own command rather than sends to the model.
+func isSlashCommand(text string) bool {
+	t := recordedForm(text)
+	return strings.HasPrefix(t, "/") && !strings.Contains(t, "\n")
+}
+
+// countIn counts the messages of msgs that hold this one.
+func (w RecordWatch) countIn(msgs []string) int {
 	n := 0
 	for _, m := range msgs {
 		if w.holds(m) {
 			n++
 		}
 	}
-	return n, nil
+	return n
 }
 
 // Newest is the newest message the record holds this one in: the message
@@ -224,18 +267,17 @@ func (w RecordWatch) Joined() bool {
 
 // Check reads the record once.
 func (w RecordWatch) Check() Proof {
-	n, err := w.count()
-	switch {
-	case err != nil:
+	sh, err := w.read()
+	if err != nil {
 		return Unreadable
+	}
+	switch n := w.count(sh); {
 	case n == w.Before+1:
 		return Recorded
 	case n > w.Before+1:
 		return Duplicated
-	case w.Queue != nil:
-		if q, err := w.countIn(w.Queue.EnqueuedMessages); err == nil && q > w.QueuedBefore {
-			return Enqueued
-		}
+	case w.Queue != nil && w.countIn(sh.Enqueued) > w.QueuedBefore:
+		return Enqueued
 	case w.Log != nil && w.Length > 0:
 		return w.logProof()
 	}
@@ -248,16 +290,31 @@ func (w RecordWatch) Check() Proof {
 // request starts; claude's queue as it takes a text during a turn), so a
 // poll backed off to 200 ms costs little against the turn it starts.
 func (w RecordWatch) Await(ctx context.Context, wait time.Duration) Proof {
+	proof, _ := w.AwaitOr(ctx, wait, nil)
+	return proof
+}
+
+// AwaitOr is Await that also ends, with stopped set, once stop (when
+// given) says nothing more will reach the record for now: a slash command
+// that opened a dialog, which claude records only when the dialog closes
+// and cline never.
+func (w RecordWatch) AwaitOr(ctx context.Context, wait time.Duration, stop func() bool) (proof Proof, stopped bool) {
 	deadline := time.Now().Add(wait)
 	poll := backends.Backoff{Max: 200 * time.Millisecond}
-	proof := Unrecorded
 	for {
 		proof = w.Check()
 		if proof == Recorded || proof == Duplicated || proof == Enqueued || proof == Logged {
-			return proof
+			return proof, false
+		}
+		if stop != nil && stop() {
+			return proof, true
 		}
 		if !pollUntil(ctx, &poll, deadline) {
-			return proof
+			return proof, false
 		}
 	}
 }
+
+// IsSlashCommand reports whether text is one line that begins with "/":
+// what a CLI runs as its own command rather than sends to the model.
+func IsSlashCommand(text string) bool { return isSlashCommand(text) }

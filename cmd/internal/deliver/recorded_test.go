@@ -35,18 +35,7 @@ func TestRecordWatchByTextAndByDigestAgree(t *testing.T) {
 		{"a part's prefix is not it", nil, recordOf{"fix the build now\n\nb"}, Unrecorded, false},
 		{"one line of a part is not it", nil, recordOf{"fix the build\nand more\n\nb"}, Unrecorded, false},
 	} {
-		byText, err := StartWatch(tc.before, msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		byDigest := RecordWatch{Digest: byText.Digest, Before: byText.Before}
-		byText.Reader, byDigest.Reader = tc.after, tc.after
-		if got := byText.Check(); got != tc.want {
-			t.Errorf("%s: by text %s, want %s", tc.name, got, tc.want)
-		}
-		if got := byDigest.Check(); got != tc.want {
-			t.Errorf("%s: by digest %s, want %s", tc.name, got, tc.want)
-		}
+		byText := checkByTextAndDigest(t, tc.name, msg, tc.before, tc.after, tc.want)
 		// fm-send confirms only a message taken as itself.
 		if got := byText.Joined(); got != tc.joined {
 			t.Errorf("%s: Joined = %v, want %v", tc.name, got, tc.joined)
@@ -169,5 +158,100 @@ func TestRecordWatchReadsTheAgentsSubmitLog(t *testing.T) {
 	// A pair of UTF-16 units counts as two, as cline counts.
 	if got := utf16Len("a🙂"); got != 3 {
 		t.Errorf("utf16Len = %d, want 3", got)
+	}
+}
+
+// commandsOf is a record that keeps the slash commands the agent took
+// apart from its user messages (claude's).
+type commandsOf struct {
+	recordOf
+	commands []string
+}
+
+func (r commandsOf) Commands() ([]string, error) { return r.commands, nil }
+
+// A slash command the agent took is proved by its record's commands, by
+// the text and by the ledger's digest alike; a text that is no command is
+// never proved by one.
+func TestRecordWatchCountsTheAgentsCommands(t *testing.T) {
+	for _, tc := range []struct {
+		name, msg     string
+		before, after commandsOf
+		want          Proof
+	}{
+		{"the command ran", "/help", commandsOf{}, commandsOf{commands: []string{"/help"}}, Recorded},
+		{"an earlier run proves nothing", "/help", commandsOf{commands: []string{"/help"}}, commandsOf{commands: []string{"/help"}}, Unrecorded},
+		{"ran twice", "/help", commandsOf{}, commandsOf{commands: []string{"/help", "/help"}}, Duplicated},
+		{"a message is not the command of its name", "help", commandsOf{}, commandsOf{commands: []string{"/help"}}, Unrecorded},
+	} {
+		checkByTextAndDigest(t, tc.name, tc.msg, tc.before, tc.after, tc.want)
+	}
+}
+
+// checkByTextAndDigest watches msg from the record before, as fm-send (by
+// its text) and wait --for submitted (by the ledger's digest) do, and
+// checks both read the record after as want; it returns the watch by text.
+func checkByTextAndDigest(t *testing.T, name, msg string, before, after records.Reader, want Proof) RecordWatch {
+	t.Helper()
+	byText, err := StartWatch(before, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byDigest := RecordWatch{Digest: byText.Digest, Before: byText.Before}
+	byText.Reader, byDigest.Reader = after, after
+	if got := byText.Check(); got != want {
+		t.Errorf("%s: by text %s, want %s", name, got, want)
+	}
+	if got := byDigest.Check(); got != want {
+		t.Errorf("%s: by digest %s, want %s", name, got, want)
+	}
+	return byText
+}
+
+// sheetOf is a record read in one pass: its lists must never be read one
+// by one.
+type sheetOf struct {
+	t     *testing.T
+	sheet records.Sheet
+	reads *int
+}
+
+func (r sheetOf) Sheet() (records.Sheet, error) { *r.reads++; return r.sheet, nil }
+func (r sheetOf) UserMessages() ([]string, error) {
+	r.t.Error("UserMessages read apart from the sheet")
+	return r.sheet.Messages, nil
+}
+func (r sheetOf) TurnRunning() (bool, error) { return false, nil }
+func (r sheetOf) Commands() ([]string, error) {
+	r.t.Error("Commands read apart from the sheet")
+	return r.sheet.Commands, nil
+}
+func (r sheetOf) EnqueuedMessages() ([]string, error) {
+	r.t.Error("EnqueuedMessages read apart from the sheet")
+	return r.sheet.Enqueued, nil
+}
+
+// A reader with a sheet (claude) is read once per check, for messages,
+// commands and queue together, and counts as before.
+func TestRecordWatchReadsASheetOnce(t *testing.T) {
+	reads := 0
+	w, err := StartWatch(sheetOf{t, records.Sheet{Enqueued: []string{"/help"}}, &reads}, "/help")
+	if err != nil || reads != 1 {
+		t.Fatalf("StartWatch: %v, %d reads", err, reads)
+	}
+	for _, tc := range []struct {
+		sheet records.Sheet
+		want  Proof
+	}{
+		{records.Sheet{Enqueued: []string{"/help"}}, Unrecorded},
+		{records.Sheet{Enqueued: []string{"/help", "/help"}}, Enqueued},
+		{records.Sheet{Commands: []string{"/help"}}, Recorded},
+		{records.Sheet{Messages: []string{"/help"}, Commands: []string{"/help"}}, Duplicated},
+	} {
+		reads = 0
+		w.Reader = sheetOf{t, tc.sheet, &reads}
+		if got := w.Check(); got != tc.want || reads != 1 {
+			t.Errorf("%+v: %s in %d reads, want %s in one", tc.sheet, got, reads, tc.want)
+		}
 	}
 }

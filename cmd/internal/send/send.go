@@ -278,8 +278,17 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		return d.facts(fault.Unconfirmed("text delivered to %s (composer: %s after %d Enter), but fmctl cannot read %s's own record, so the submit is unconfirmed", t.Endpoint.Target, res.Verdict, res.Enters, t.RecordedHarness).
 			Hint("look at the pane or the agent's transcript before sending it again"), "unconfirmed")
 	}
-	proof := d.watch.Await(ctx, s.Tunables.Send.RecordWait)
+	stop, opened := dialogWatch(ctx, t, text, o.Screen)
+	proof, stopped := d.watch.AwaitOr(ctx, s.Tunables.Send.RecordWait, stop)
 	switch {
+	case stopped:
+		// The command opened a dialog of the agent's own: nothing reaches
+		// its record while the dialog is up (claude writes /help's entry
+		// when it closes), so the record wait would only block the caller.
+		d.ledger("unrecorded")
+		return d.facts(fault.Unconfirmed("%s opened its %s dialog for %s, which its record does not show while the dialog is up", t.Harness.Name, *opened, deliver.Clip(text, draftLineRunes)).
+			With("dialog", *opened).
+			Hint("close it with fm-send %s --key Escape before sending text; the next fm-send refuses while it is up", t.ID), "dialog")
 	case proof == deliver.Recorded && d.watch.Joined():
 		// The queue of a turn that ended as the text was typed took it
 		// (qwen, in the tier's outage world): one message with others.
@@ -317,6 +326,25 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 	d.ledger("unrecorded")
 	return d.facts(fault.Unconfirmed("text delivered to %s (composer: %s after %d Enter), but %s's own record has not shown it within %v", t.Endpoint.Target, res.Verdict, res.Enters, t.RecordedHarness, s.Tunables.Send.RecordWait).
 		Hint("do not resend it before this says it never arrived: fm-control wait %s --for submitted --message-id %s", t.ID, d.messageID), "unrecorded")
+}
+
+// dialogWatch watches the screen, for a slash command to a harness with
+// screen signatures, for a dialog the command opened; opened names it once
+// one is drawn. Any other text gets no watch: a dialog it meets is the
+// agent's (a permission prompt of the turn it started), not its answer.
+func dialogWatch(ctx context.Context, t *task.Target, text string, sig *harness.ScreenSig) (stop func() bool, opened *string) {
+	opened = new(string)
+	if sig == nil || !deliver.IsSlashCommand(text) {
+		return nil, opened
+	}
+	return func() bool {
+		st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, *sig)
+		if err != nil {
+			return false
+		}
+		*opened = st.Dialog
+		return st.Dialog != ""
+	}, opened
 }
 
 // delivery is one text send, from its baseline to its verdict.

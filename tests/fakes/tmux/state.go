@@ -148,6 +148,12 @@ func submit(p *Pane) {
 	line := p.Composer
 	p.Composer = ""
 	p.Transcript = append(p.Transcript, "you: "+strings.ReplaceAll(line, "\n", "⏎"))
+	// submit-screen: what the agent draws once it takes the line (claude's
+	// help dialog for /help) replaces every capture from now on.
+	if screen, err := os.ReadFile(path("submit-screen")); err == nil {
+		os.WriteFile(path("pane"), screen, 0o644)
+		os.Remove(path("submit-screen"))
+	}
 	if isShell(p.Command) {
 		runShellLine(p, line)
 		return
