@@ -48,16 +48,39 @@ type clineSession struct {
 }
 
 type clineMessages struct {
-	Messages []struct {
-		Role    string         `json:"role"`
-		TS      int64          `json:"ts"` // Unix milliseconds
-		Content []clineContent `json:"content"`
-		// DisplayRole "error" marks the message cline writes in place of
-		// a reply when the turn's model calls failed for good.
-		Metadata struct {
-			DisplayRole string `json:"displayRole"`
-		} `json:"metadata"`
-	} `json:"messages"`
+	Messages []clineMessage `json:"messages"`
+}
+
+// clineMessage is one message of a conversation. A session cline starts
+// in place of one whose run failed to start carries the old one's
+// messages over under their ids, so a message id seen in an older session
+// is that message again, not a new one.
+type clineMessage struct {
+	ID      string         `json:"id"`
+	Role    string         `json:"role"`
+	TS      int64          `json:"ts"` // Unix milliseconds
+	Content []clineContent `json:"content"`
+	// DisplayRole "error" marks the message cline writes in place of a
+	// reply when the turn's model calls failed for good.
+	Metadata struct {
+		DisplayRole string `json:"displayRole"`
+	} `json:"metadata"`
+}
+
+// fresh drops the messages an older session held (seen, by id), and
+// marks these seen.
+func fresh(msgs []clineMessage, seen map[string]bool) []clineMessage {
+	var out []clineMessage
+	for _, m := range msgs {
+		if m.ID != "" && seen[m.ID] {
+			continue
+		}
+		if m.ID != "" {
+			seen[m.ID] = true
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // clineContent is one part of a message: text, a tool_use or a tool_result.
@@ -91,28 +114,28 @@ func (r clineReader) UserMessages() ([]string, error) {
 		return nil, err
 	}
 	var out []string
+	seen := map[string]bool{}
 	for _, s := range sessions {
 		// The conversation at the newest turn's end, or at the newest
-		// run's start (a hub-hosted session), whichever holds more; a
+		// run's start (a hub-hosted session), whichever is longer; a
 		// session with neither yet holds the prompt it was created with.
 		var m clineMessages
 		err := readJSONFile(filepath.Join(s.dir, s.SessionID+".messages.json"), &m)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		var ended []string
-		for _, msg := range m.Messages {
-			if msg.Role == "user" {
-				ended = append(ended, clinePrompts(msg.Content)...)
-			}
+		msgs := m.Messages
+		if started := hub[s.SessionID]; len(started) > len(msgs) {
+			msgs = started
 		}
-		switch started := hub[s.SessionID]; {
-		case len(started) > len(ended):
-			out = append(out, started...)
-		case len(ended) > 0:
-			out = append(out, ended...)
-		case s.Prompt != "":
+		if len(msgs) == 0 && s.Prompt != "" {
 			out = append(out, clineUnwrap(s.Prompt))
+			continue
+		}
+		for _, msg := range fresh(msgs, seen) {
+			if msg.Role == "user" {
+				out = append(out, clinePrompts(msg.Content)...)
+			}
 		}
 	}
 	return out, nil
@@ -129,6 +152,7 @@ func (r clineReader) Entries() ([]Entry, error) {
 		return nil, err
 	}
 	var out []Entry
+	seen := map[string]bool{}
 	for _, s := range sessions {
 		var m clineMessages
 		if err := readJSONFile(filepath.Join(s.dir, s.SessionID+".messages.json"), &m); err != nil {
@@ -138,7 +162,7 @@ func (r clineReader) Entries() ([]Entry, error) {
 			return nil, err
 		}
 		answered := true // no prompt is waiting for its turn's end
-		for _, msg := range m.Messages {
+		for _, msg := range fresh(m.Messages, seen) {
 			at := millis(msg.TS)
 			if msg.Role == "assistant" && msg.Metadata.DisplayRole == "error" {
 				out = append(out, Entry{Kind: EntryTurnEnd, Time: at, End: Failed, Text: clineText(msg.Content)})

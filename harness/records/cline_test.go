@@ -156,12 +156,16 @@ func TestClineFailedTurn(t *testing.T) {
 	}
 }
 
-// testdata/cline/logs/cline.log holds the session.input_sent lines (and
-// some others) of the failed session's log, and two of another session's:
-// each prompt cline took as it took it, by length, with the one typed
-// during a streaming turn logged queued and then again as it was sent.
+// testdata/cline/race is a real session pair of the tier's basic group,
+// and logs/cline.log its log's submissions and runs' starts: "first
+// message right after spawn" (38) was queued behind the launch turn; as it
+// was taken off the queue (logged immediate) the next send's "message 1
+// of five" (24) was logged immediate too, one run started, and cline ran
+// the queued one and dropped message 1 for good (no record, no model call).
+// It then started a new session carrying the old one's messages over, in
+// which messages 2 to 5 and the rest were taken one by one.
 func TestClineSubmissions(t *testing.T) {
-	home := clineHome(t, "failed")
+	home := clineHome(t, "race")
 	dir := filepath.Join(home, ".cline", "data", "logs")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -183,9 +187,12 @@ func TestClineSubmissions(t *testing.T) {
 	}
 	var got []string
 	for _, s := range subs {
-		got = append(got, fmt.Sprintf("%d%s", s.Length, map[bool]string{true: "q"}[s.Queued]))
+		mark := map[bool]string{true: "q"}[s.Queued] + map[bool]string{true: "s"}[s.Started]
+		got = append(got, fmt.Sprintf("%d%s", s.Length, mark))
 	}
-	want := []string{"95", "36", "36q", "36", "37", "33", "31", "39"}
+	// s: its run started; the two immediate prompts with one start between
+	// them have none.
+	want := []string{"95s", "38q", "38", "24", "24s", "24s", "24s", "24s", "35s", "4096s", "20480s", "10s", "31s"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Submissions = %v, want %v", got, want)
 	}
@@ -193,9 +200,27 @@ func TestClineSubmissions(t *testing.T) {
 		t.Error("a submission lost its time")
 	}
 	// No log yet (a session that has not logged): no submissions, no error.
-	r, _ = For("cline", Where{Home: clineHome(t, "failed"), Worktree: clineWorktree})
+	r, _ = For("cline", Where{Home: clineHome(t, "race"), Worktree: clineWorktree})
 	if subs, err := r.(SubmitLogger).Submissions(); err != nil || len(subs) != 0 {
 		t.Errorf("without a log: %v, %v", subs, err)
+	}
+}
+
+// The session cline started after the dropped prompt carries the old one's
+// messages over under the same ids: each is one message, read once.
+func TestClineCarriedOverMessagesReadOnce(t *testing.T) {
+	msgs, _ := readRecord(t, "cline", Where{Home: clineHome(t, "race"), Worktree: clineWorktree})
+	counts := map[string]int{}
+	for _, m := range msgs {
+		counts[m]++
+	}
+	for m, n := range counts {
+		if n > 1 {
+			t.Errorf("%q read %d times", m, n)
+		}
+	}
+	if counts["first message right after spawn 3b86c7"] != 1 || counts["message 1 of five cd1760"] != 0 || counts["message 2 of five f99a92"] != 1 {
+		t.Errorf("UserMessages = %q", msgs)
 	}
 }
 

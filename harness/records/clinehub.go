@@ -36,9 +36,10 @@ WHERE event = 'capability.requested'
   WHERE f.session_id = e.session_id AND f.event = 'capability.requested'
   AND json_extract(f.envelope_json, '$.payload.capabilityName') = 'hook.beforeRun')`
 
-// hubPrompts reads the prompts of each session's newest run start from the
-// hub's event log, by session id; a HOME whose hub never ran has none.
-func (r clineReader) hubPrompts() (map[string][]string, error) {
+// hubPrompts reads the conversation of each session's newest run start
+// from the hub's event log, by session id; a HOME whose hub never ran has
+// none.
+func (r clineReader) hubPrompts() (map[string][]clineMessage, error) {
 	db := filepath.Join(r.w.Home, ".cline", "data", "db", clineHubEvents)
 	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -62,24 +63,15 @@ func (r clineReader) hubPrompts() (map[string][]string, error) {
 	if err := json.Unmarshal(out, &rows); err != nil {
 		return nil, fmt.Errorf("decode cline's hub events %s: %w", db, err)
 	}
-	prompts := map[string][]string{}
+	convs := map[string][]clineMessage{}
 	for _, row := range rows {
-		var msgs []struct {
-			Role    string         `json:"role"`
-			Content []clineContent `json:"content"`
-		}
+		var msgs []clineMessage
 		if json.Unmarshal([]byte(row.Msgs), &msgs) != nil {
-			continue // a snapshot cut short: the older lists stand
+			continue // a snapshot cut short: messages.json stands
 		}
-		var texts []string
-		for _, m := range msgs {
-			if m.Role == "user" {
-				texts = append(texts, clinePrompts(m.Content)...)
-			}
-		}
-		prompts[row.SID] = texts
+		convs[row.SID] = msgs
 	}
-	return prompts, nil
+	return convs, nil
 }
 
 // clinePrompts are a user message's prompts: its text parts, unwrapped (a

@@ -29,6 +29,7 @@ const clineLogName = "cline.log"
 // clineLogEvent is the part of one log line the reader needs.
 type clineLogEvent struct {
 	Time       string `json:"time"`
+	Pid        int    `json:"pid"`
 	Event      string `json:"event"`
 	Properties struct {
 		SessionID    string `json:"sessionId"`
@@ -39,6 +40,15 @@ type clineLogEvent struct {
 
 // Submissions lists the prompts cline's log says this worktree's sessions
 // took, oldest first. A missing log holds none.
+//
+// cline logs the submission before it starts the run, and a run that
+// cannot start drops the prompt for good: a prompt submitted as a queued
+// one was being taken off the queue was logged "immediate" and never run,
+// nor written to any record (the tier's five-sends, by the log's
+// agent.run-started lines, which name no session). So an immediate
+// prompt counts as Started only where the process's next line of the two
+// is the run's start and its line before is no immediate prompt still
+// waiting for one: the run then is this prompt's.
 func (r clineReader) Submissions() ([]Submission, error) {
 	sessions, err := r.sessions()
 	if err != nil {
@@ -56,24 +66,49 @@ func (r clineReader) Submissions() ([]Submission, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read cline's log: %w", err)
 	}
-	marker := []byte(`"session.input_sent"`)
+	input, start := []byte(`"session.input_sent"`), []byte(`"agent.run-started"`)
 	var out []Submission
+	// waiting is, per process, the index in out of its newest immediate
+	// prompt that has no run's start after it yet (-1: none; absent:
+	// another session's process, whose lines are not followed).
+	waiting := map[int]int{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
 		line := sc.Bytes()
-		if !bytes.Contains(line, marker) {
+		if !bytes.Contains(line, input) && !bytes.Contains(line, start) {
 			continue // most lines are other events; decode only these
 		}
 		var ev clineLogEvent
-		if json.Unmarshal(line, &ev) != nil || ev.Event != "session.input_sent" || !mine[ev.Properties.SessionID] {
-			continue // a line cut by a concurrent write, or another session's
+		if json.Unmarshal(line, &ev) != nil {
+			continue // a line cut by a concurrent write
 		}
-		at, _ := time.Parse(time.RFC3339Nano, ev.Time)
-		out = append(out, Submission{Length: ev.Properties.PromptLength, Queued: ev.Properties.Delivery == "queue", Time: at})
+		switch prev, followed := waiting[ev.Pid]; {
+		case ev.Event == "agent.run-started" && followed && prev >= 0:
+			out[prev].Started = true
+			waiting[ev.Pid] = -1
+		case ev.Event == "session.input_sent" && mine[ev.Properties.SessionID]:
+			at, _ := time.Parse(time.RFC3339Nano, ev.Time)
+			sub := Submission{Length: ev.Properties.PromptLength, Queued: ev.Properties.Delivery == "queue", Time: at}
+			if followed && prev >= 0 && !sub.Queued {
+				// Two immediate prompts with no run's start between: the
+				// next start cannot tell whose it is, so neither counts.
+				out[prev].ambiguous = true
+				sub.ambiguous = true
+			}
+			out = append(out, sub)
+			if !sub.Queued {
+				waiting[ev.Pid] = len(out) - 1
+			} else if !followed {
+				waiting[ev.Pid] = -1
+			}
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read cline's log: %w", err)
+	}
+	for i := range out {
+		out[i].Started = out[i].Started && !out[i].ambiguous
 	}
 	return out, nil
 }

@@ -53,7 +53,11 @@ type SubmitLogger interface {
 type Submission struct {
 	Length int  // in UTF-16 code units, as the agent (JavaScript) counts
 	Queued bool // held behind the running turn; logged again when sent
-	Time   time.Time
+	// Started: the log shows the run this prompt started, which it could
+	// not have dropped (an immediate prompt only).
+	Started   bool
+	Time      time.Time
+	ambiguous bool // a run's start the log cannot give to one prompt
 }
 
 // CommandRecorder is a Reader whose record keeps the slash commands the

@@ -31,6 +31,13 @@ const (
 	Logged Proof = "logged"
 )
 
+// Taken: the agent took the message as sent, by its record or its log.
+func (p Proof) Taken() bool { return p == Recorded || p == Logged }
+
+// Held: not taken as sent yet, though it may be (unrecorded so far, or
+// waiting in the agent's queue, which its record or log shows).
+func (p Proof) Held() bool { return p == Unrecorded || p == Enqueued }
+
 // Source names where a submit this proof confirms was read: the record
 // holding the text, or the agent's log of a prompt of its length taken.
 func (p Proof) Source() string {
@@ -144,6 +151,8 @@ func utf16Len(text string) int {
 // tallyLog counts the logged submissions of prompts of length n. A
 // submission the agent queued is logged again when it is sent: such a
 // send consumes a queued one (first in, first out) and is no new prompt.
+// Only a prompt whose run the log shows started counts as taken: cline
+// logs a prompt before it starts its run, and drops one whose run cannot.
 func tallyLog(l records.SubmitLogger, n int) (state.LogTally, error) {
 	subs, err := l.Submissions()
 	if err != nil {
@@ -155,6 +164,7 @@ func tallyLog(l records.SubmitLogger, n int) (state.LogTally, error) {
 		case s.Length != n:
 		case s.Queued:
 			t.Queued++
+		case !s.Started:
 		case t.Sent < t.Queued:
 			t.Sent++
 		default:

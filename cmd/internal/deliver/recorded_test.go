@@ -115,7 +115,7 @@ func (r logOf) Submissions() ([]records.Submission, error) { return r.subs, nil 
 func subs(n int, kinds string) []records.Submission {
 	var out []records.Submission
 	for _, k := range kinds {
-		out = append(out, records.Submission{Length: n, Queued: k == 'q'})
+		out = append(out, records.Submission{Length: n, Queued: k == 'q', Started: k == 'i'})
 	}
 	return out
 }
@@ -139,6 +139,8 @@ func TestRecordWatchReadsTheAgentsSubmitLog(t *testing.T) {
 		{"an earlier queued one sent", subs(n, "q"), subs(n, "qqi"), Enqueued},
 		{"both sent", subs(n, "q"), subs(n, "qqii"), Logged},
 		{"an earlier one sent, nothing since", subs(n, "q"), subs(n, "qi"), Unrecorded},
+		// d: logged immediate, but no run of its own started (dropped)
+		{"taken, its run never started", nil, subs(n, "d"), Unrecorded},
 	} {
 		w, err := StartWatch(logOf{subs: tc.before}, msg)
 		if err != nil || w.Log == nil || w.Length != n {

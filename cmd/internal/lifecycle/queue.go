@@ -60,7 +60,7 @@ func pendingQueue(t *task.Target, r turnRecord) queued {
 			q.blind = true
 			continue
 		}
-		if q.watch(s).Check() == deliver.Unrecorded {
+		if q.watch(s).Check().Held() {
 			q.sends = append(q.sends, s)
 		}
 	}
@@ -76,7 +76,7 @@ func (q queued) watch(s state.Send) deliver.RecordWatch {
 func (q queued) untaken() []string {
 	var ids []string
 	for _, s := range q.sends {
-		if q.watch(s).Check() == deliver.Unrecorded {
+		if q.watch(s).Check().Held() {
 			ids = append(ids, s.MessageID)
 		}
 	}
@@ -98,7 +98,7 @@ func (q queued) flushed(ctx context.Context, wait time.Duration, underWay func()
 	for {
 		ids = ids[:0]
 		for _, s := range q.sends {
-			if q.watch(s).Check() == deliver.Recorded {
+			if q.watch(s).Check().Taken() {
 				ids = append(ids, s.MessageID)
 			}
 		}
