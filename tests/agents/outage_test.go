@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fmctl/harness"
+	"fmctl/harness/records"
 	"fmctl/tests/agents/stubmodel"
 )
 
@@ -195,6 +196,7 @@ func (o *outage) queueThenInterrupt(s *scen, drop bool) {
 	if drop {
 		args = append(args, "--drop-queue")
 	}
+	called := time.Now()
 	r := l.fm("fm-control", args...)
 	l.capture(s.name + "-interrupted")
 	o.noteNamed(r)
@@ -205,6 +207,10 @@ func (o *outage) queueThenInterrupt(s *scen, drop bool) {
 			taken = true
 		}
 	}
+	// cline flushes its queue oldest first (the outage's earlier sends
+	// before these) and records a prompt only when its turn ends: its log
+	// shows the queued prompt it started a run with after the cancel.
+	taken = taken || l.queuedRunStartedSince(called)
 	cancel, queue, activity := field(r.stdout, "cancel"), field(r.stdout, "queue"), field(r.stdout, "activity")
 	out := oneLine(r.stdout + r.stderr)
 	false_ := true
@@ -430,4 +436,27 @@ func (s *scen) judgeTurnAfter(nonce string, since time.Time) {
 	default:
 		s.mark(Backed, "after the turn status said activity=%s turn=%q, wait --for done exit %d (%s); the model answered it=%v", st["activity"], st["turn"], w.code, oneLine(w.stderr), answered)
 	}
+}
+
+// queuedRunStartedSince reports whether the agent's log (a SubmitLogger:
+// cline) shows a prompt it had queued sent, its run started, since at.
+func (l *lab) queuedRunStartedSince(at time.Time) bool {
+	logger, ok := l.reader().(records.SubmitLogger)
+	if !ok {
+		return false
+	}
+	subs, err := logger.Submissions()
+	if err != nil {
+		return false
+	}
+	queued := map[int]bool{}
+	for _, sub := range subs {
+		switch {
+		case sub.Queued:
+			queued[sub.Length] = true
+		case sub.Started && queued[sub.Length] && !sub.Time.Before(at):
+			return true
+		}
+	}
+	return false
 }
