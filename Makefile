@@ -64,8 +64,10 @@ fuzz:
 # Medians, ratios to one bare tmux call, processes started and peak RSS per operation,
 # at 1 and 500 windows and 10 B / 64 KB / 1 MB messages, on a private tmux server;
 # and what a <host>/<id> adds to a verb, through a private sshd on loopback.
+# -p 1: the two packages' benchmarks one after the other, or each would
+# time the other's load.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 30m ./tests/bench/ ./tests/remotessh/
+	$(GO) test -p 1 -run '^$$' -bench . -benchtime 1x -count 1 -timeout 30m ./tests/bench/ ./tests/remotessh/
 
 # Regenerates the capability table and the exit-code table embedded in README.md.
 readme-table:

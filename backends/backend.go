@@ -211,6 +211,13 @@ type HistoryReader interface {
 	History(ctx context.Context, ep Endpoint, lines int) ([]string, error)
 }
 
+// StateHistoryReader is an optional Backend ability: the agent state and
+// the endpoint's last lines (History's) in one multiplexer call, for each
+// look of `read --follow`. The lines are only an answer where err is nil.
+type StateHistoryReader interface {
+	AgentStateAndHistory(ctx context.Context, ep Endpoint, lines int) (Observation, []string, error)
+}
+
 // LastLines splits text into lines and keeps the last n, trailing blank
 // lines dropped first (a screen's unused rows are not the agent's output).
 func LastLines(text string, n int) []string {

@@ -89,6 +89,9 @@ type ControlVars struct {
 	// --follow, list --watch): the longest pause between two reads of the
 	// multiplexer, and the stat of the state files within it.
 	Watch, StatePoll time.Duration
+	// StallAfter is how long a busy agent may show no progress before
+	// status, list and wait call it stalled; 0 never does.
+	StallAfter time.Duration
 	// Wait is FM_CONTROL_WAIT as given: a bad value is refused by the wait
 	// verb, naming the variable, rather than silently replaced.
 	Wait string
@@ -171,6 +174,7 @@ var table = []Tunable{
 	{Name: "FM_CONTROL_WAIT", Unit: UnitDuration, Default: "30s", Doc: "fm-control wait's limit when --timeout is not given", field: func(t *Tunables) any { return &t.Control.Wait }},
 	{Name: "FM_WATCH_POLL", Unit: UnitDuration, Default: "2s", NonZero: true, Doc: "the longest wait, read --follow and list --watch go between two reads of the multiplexer while nothing changes (each read starts multiplexer clients, the most of an idle waiter's cost: docs/performance.md); what only the screen shows (a dialog with no hook) is seen within it; a change in the task's state files ends the pause at once; 0 keeps the default", field: func(t *Tunables) any { return &t.Control.Watch }},
 	{Name: "FM_STATE_POLL", Unit: UnitDuration, Default: "0.1s", NonZero: true, Doc: "how often those waiting verbs stat the task's state files (no process is started, but each wake-up costs), so an agent's own report ends their pause within it; 0 keeps the default", field: func(t *Tunables) any { return &t.Control.StatePoll }},
+	{Name: "FM_STALL_AFTER", Unit: UnitDuration, Default: "600s", Doc: "how long a busy agent may show no progress (its own record unwritten, no report from it) before status, list and wait call it stalled (attention=stalled; wait exits 5): the longest quiet of a healthy turn, a long tool call or a model thinking, with margin, so a hung turn or a retry back-off that never ends surfaces; 0 never calls an agent stalled", field: func(t *Tunables) any { return &t.Control.StallAfter }},
 	{Name: "FM_CONTROL_RELAUNCH_TX", Unit: UnitName, Doc: "the relaunch transaction an fm-spawn --relaunch belongs to, published in the new record", field: func(t *Tunables) any { return &t.Spawn.RelaunchTx }},
 
 	{Name: "FM_SPAWN_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long a spawned agent gets to come up ready", field: func(t *Tunables) any { return &t.Spawn.Wait }},

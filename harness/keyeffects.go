@@ -47,6 +47,7 @@ const (
 	srcKilo        = "tests/captures/notes-kilo.md"
 	srcQwen        = "tests/captures/notes-qwen.md"
 	srcCopilot     = "tests/captures/notes-copilot.md"
+	srcCline       = "tests/captures/notes-cline.md"
 	// srcInterrupt: the harness's interrupt key cancels a turn; the
 	// control table's own fact (docs/harnesses.md), not observed here.
 	srcInterrupt = "docs/harnesses.md (the harness's interrupt key)"
@@ -103,6 +104,11 @@ var keyEffects = map[string][]KeyEffect{
 		{KeyCtrlC, EffectArmsExit, EffectCancelsTurn, srcCopilot},
 		{KeyEscape, EffectUnknown, EffectArmsCancel, srcCopilot},
 		{KeyEnter, EffectSubmits, EffectQueues, srcCopilot},
+	},
+	"cline": {
+		{KeyEscape, EffectNone, EffectCancelsTurn, srcCline},
+		{KeyEnter, EffectSubmits, EffectQueues, srcCline},
+		{KeyCtrlU, EffectClearsLine, EffectUnknown, srcCline},
 	},
 	"pi-signed": {{KeyEscape, EffectUnknown, EffectCancelsTurn, srcInterrupt}},
 	"grok":      {{KeyCtrlC, EffectUnknown, EffectCancelsTurn, srcInterrupt}},

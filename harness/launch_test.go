@@ -46,6 +46,7 @@ func TestLaunchLineFlagsPerHarness(t *testing.T) {
 		{"gemini", "GEMINI_CLI_TRUST_WORKSPACE='true' gemini --approval-mode=yolo --model 'm1' -i " + prompt},
 		{"qwen", "qwen --approval-mode=yolo --model 'm1' -i " + prompt},
 		{"copilot", "COPILOT_ALLOW_ALL='true' copilot --yolo --model 'm1' --reasoning-effort 'high' -i " + prompt},
+		{"cline", "CLINE_LOG_ENABLED='true' CLINE_LOG_LEVEL='info' CLINE_LOG_PATH='' cline --tui --auto-approve true --model 'm1' --thinking 'high' " + prompt},
 		{"pi-signed", "FM_PI_HARNESS='pi-signed' pi-signed --model 'm1' --thinking 'high' " + prompt},
 		{"grok", "grok --always-approve --model 'm1' --reasoning-effort 'high' " + prompt},
 		{"kimi", "kimi --auto --model 'm1'"},

@@ -29,6 +29,9 @@ var agentExact = map[string]bool{
 	// copilot's node loader runs its native binary as a child whose comm
 	// is "MainThread" and whose argv[0] ends in .../copilot.
 	"copilot": true,
+	// cline's launcher names itself cline, and so does the compiled
+	// binary it runs (and that binary's hub daemon); "incline" is not it.
+	"cline": true, ".cline": true,
 }
 
 // agentSubstrings are harness names that identify their process wherever they
@@ -134,6 +137,8 @@ func (h Harness) OwnsProcess(name string) bool {
 		return strings.HasPrefix(base, "muse-bin-")
 	case "kilo":
 		return base == ".kilo" || base == "kilocode"
+	case "cline":
+		return base == ".cline"
 	}
 	if agentExact[h.Name] || agentExact[h.Launch.Binary] {
 		return false

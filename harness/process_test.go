@@ -183,6 +183,15 @@ func TestArgvScriptHarnessIsAttributedByArgvOnly(t *testing.T) {
 	if !qwen.OwnsProcess("qwen") || qwen.OwnsProcess("gemini") || gemini.OwnsProcess("qwen") {
 		t.Error("qwen and gemini must each own only their own argv script")
 	}
+	cline, _ := harness.Lookup("cline")
+	for name, want := range map[string]bool{"cline": true, ".cline": true, "incline": false, "node": false} {
+		if cline.OwnsProcess(name) != want {
+			t.Errorf("cline owns %q: %v, want %v", name, !want, want)
+		}
+	}
+	if got := harness.AgentName("node", []string{"node", "/w/node_modules/cline/bin/cline", "--tui"}); got != "cline" {
+		t.Errorf("cline's launcher under node is %q, want cline", got)
+	}
 	claude, _ := harness.Lookup("claude")
 	if claude.OwnsProcess("gemini") {
 		t.Error("claude must not own gemini's process")

@@ -138,6 +138,12 @@ type ScreenSig struct {
 	// the turn (pi's steer), so with no queue drawn before the keys there
 	// is nothing to wait for.
 	RestoresQueueOnly bool `json:"restores_queue_only,omitempty"`
+	// RestoreOrMark: the harness either puts the cancelled prompt back or
+	// marks the cancel in its record, never both (claude:
+	// tests/captures/notes-claude-codex.md), so a cancel its record marks
+	// ends the wait for a restore. qwen marks a cancel and still puts its
+	// queue back.
+	RestoreOrMark bool `json:"restore_or_mark,omitempty"`
 	// DrawWait, where longer than fmctl's own budget, is how long the
 	// harness may take to draw typed text in its composer: text never
 	// seen drawn gets no Enter.
@@ -163,6 +169,11 @@ type ScreenSig struct {
 	// every queued text as one message, joined by blank lines, when the
 	// turn ends.
 	QueueHead string `json:"queue_head,omitempty"`
+	// QueueFolded marks the row under QueueHead that stands for the
+	// queued texts it does not draw (gemini lists three, then "... (+N
+	// more)"): a text the composer let go of while the list is folded went
+	// into the queue, out of sight.
+	QueueFolded string `json:"queue_folded,omitempty"`
 	// QueueIndent is how deep the texts under QueueHead are indented
 	// (gemini four spaces, the default; qwen two, under its busy line).
 	QueueIndent string `json:"queue_indent,omitempty"`
@@ -250,7 +261,7 @@ func (sig ScreenSig) Queued(lines []string, tail string) bool {
 		}
 	}
 	for _, queued := range sig.headQueues(lines) {
-		if strings.Contains(queued, tail) {
+		if strings.Contains(queued, tail) || (sig.QueueFolded != "" && strings.Contains(queued, sig.QueueFolded)) {
 			return true
 		}
 	}
@@ -291,6 +302,10 @@ func (sig ScreenSig) headQueues(lines []string) []string {
 	}
 	return queues
 }
+
+// HasQueue reports whether the harness draws a queue fmctl can read: a
+// screen read for one is wasted on a harness with neither mark.
+func (sig ScreenSig) HasQueue() bool { return len(sig.QueueRows) > 0 || sig.QueueHead != "" }
 
 // ShowsQueue reports whether any row of the screen is one of the
 // harness's queue rows, or a text is listed under its queue head.

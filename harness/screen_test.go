@@ -110,6 +110,22 @@ func TestScreenSignaturesOnRealCaptures(t *testing.T) {
 		{"copilot", "trust-dialog", ComposerAbsent, "", false, "trust", false, false},
 		{"copilot", "permission-dialog", ComposerAbsent, "", false, "permission", false, false},
 		{"copilot", "basic/13-slash-help", ComposerAbsent, "", false, "help", false, false},
+		// Before the first turn the composer is drawn centred under the
+		// logo, not read as the composer; the launch prompt's turn moves it
+		// to column 0.
+		{"cline", "composer-empty", ComposerAbsent, "", false, "", false, false},
+		{"cline", "composer-text", ComposerAbsent, "", false, "", false, false},
+		{"cline", "composer-multiline", ComposerHolding, "line one", false, "", true, true},
+		{"cline", "busy", ComposerEmpty, "", true, "", true, true},
+		{"cline", "busy-hang", ComposerEmpty, "", true, "", true, true},
+		{"cline", "busy-queued", ComposerEmpty, "", true, "", true, true},
+		{"cline", "after-interrupt", ComposerEmpty, "", false, "", true, false}, // the answer's "* " scrolled off
+		{"cline", "after-interrupt-queued", ComposerEmpty, "", false, "", true, true},
+		// The tool's row keeps its spinner while the dialog waits.
+		{"cline", "permission-dialog", ComposerAbsent, "", true, "permission", false, false},
+		{"cline", "notice-dialog", ComposerAbsent, "", false, "notice", false, false},
+		{"cline", "onboarding", ComposerAbsent, "", false, "sign-in", false, false},
+		{"cline", "help", ComposerAbsent, "", false, "help", false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.h+"/"+c.file, func(t *testing.T) {
@@ -152,6 +168,7 @@ func TestClearSequencesPerHarness(t *testing.T) {
 		{"gemini", []string{"hello"}, "Escape Escape"},
 		{"qwen", []string{"a", "b"}, "Escape Escape"},
 		{"copilot", []string{"a", "b"}, "C-c"},
+		{"cline", []string{"a", "b"}, "End C-u C-u C-u C-u C-u"},
 	}
 	for _, c := range cases {
 		if got := keys(screens[c.h].Clear.Presses(c.held)); got != c.want {

@@ -33,6 +33,9 @@ var screens = map[string]ScreenSig{
 		Collapsed: []string{"[Pasted text #"},
 		Clear:     ClearSeq{Lead: []Key{KeyEnd}, Repeat: KeyCtrlU, PerLine: 2, Extra: 1},
 		Restores:  true,
+		// A turn that drew nothing is put back; one that streamed, ran
+		// a tool or had a draft or queue waiting is marked instead.
+		RestoreOrMark: true,
 		// After a paste an immediate Enter was lost 7 times in 41 (none
 		// with 150 ms between), and through fm-send right after launch
 		// 3 of 12 pastes failed without it, 0 of 24 with it; after typed
@@ -139,6 +142,9 @@ var screens = map[string]ScreenSig{
 		TypedSettle: 150 * time.Millisecond,
 		OneEnter:    true,
 		QueueHead:   "Queued (press ↑ to edit):",
+		// Past three queued texts it draws "... (+N more)" in their place
+		// (tests/captures/gemini-0.61.0/queue-folded, the tier's outage).
+		QueueFolded: "... (+",
 		Source:      "tests/captures/gemini-0.61.0; tests/captures/notes-opencode-pi-gemini.md; tests/captures/notes-real-turns.md",
 	},
 	"qwen": {
@@ -210,6 +216,43 @@ var screens = map[string]ScreenSig{
 		Clear:  ClearSeq{Keys: []Key{KeyCtrlC}},
 		Source: "tests/captures/copilot-1.0.102; tests/captures/notes-copilot.md",
 	},
+	"cline": {
+		// The composer is framed by two rules, its row starting with "❯ "
+		// at column 0; the transcript's prompts are indented (" ❯ ").
+		Release: "3.0.65", Layout: LayoutPromptAfterRule, Prompt: []string{"❯ "},
+		// "What can I do for you?" under the logo before the first turn.
+		Placeholders: []string{"Ask anything...", "What can I do for you?"},
+		// Waiting for the model: "⠦ Thinking... (esc to cancel)"; while
+		// text streams or a tool runs only the spinner leads its row. The
+		// frames are the dots spinner (⠦ ⠸ ⠙ ⠼ were captured).
+		Busy: clineBusy,
+		Dialogs: []Dialog{
+			// A tool call to approve (--auto-approve false).
+			{Name: "permission", Marks: []string{"Cline needs permission", "[y] Approve"}, Waits: WaitPermission, Answer: "y approves, n or Escape denies"},
+			// A notice (ClinePass, Cline Desktop) over the first screen,
+			// until cli-notices.json says it was shown.
+			{Name: "notice", Marks: []string{"Press Enter to open, any other key to close"}, Waits: WaitSetup, Answer: "Escape closes it"},
+			// /help draws its list over the transcript beside the composer.
+			{Name: "help", Marks: []string{"Show this help", "Esc/Enter to close"}},
+			// No provider configured (providers.json missing or not taken).
+			{Name: "sign-in", Marks: []string{"Connect a model provider to get started."}, Waits: WaitSignIn, Answer: "arrows and Enter pick a provider"},
+		},
+		// The launch prompt is drawn in the composer for a few seconds
+		// before the runtime takes it; its turn (busy, or an answer "* ")
+		// proves it was taken.
+		TurnSeen:  append([]string{"^* "}, clineBusy...),
+		QueueHead: "Queued messages:",
+		// End first: C-u deletes back to the line start, then the newline
+		// before it, as claude's composer does.
+		Clear:       ClearSeq{Lead: []Key{KeyEnd}, Repeat: KeyCtrlU, PerLine: 2, Extra: 1},
+		PasteSettle: 150 * time.Millisecond,
+		// An Enter pressed again while the first one's turn starts (the
+		// composer still drew the text) submitted the prompt a second
+		// time, and cline failed the turn ("SessionRuntime state is
+		// \"running\"", enter-again-while-busy).
+		OneEnter: true,
+		Source:   "tests/captures/cline-3.0.65; tests/captures/notes-cline.md",
+	},
 }
 
 // kilo 7.7.7 draws opencode's TUI under another name: the same bar-block
@@ -246,3 +289,5 @@ func (h Harness) Screen() (ScreenSig, bool) {
 	s, ok := screens[h.Name]
 	return s, ok
 }
+
+var clineBusy = []string{"(esc to cancel)", "^⠋ ", "^⠙ ", "^⠹ ", "^⠸ ", "^⠼ ", "^⠴ ", "^⠦ ", "^⠧ ", "^⠇ ", "^⠏ "}

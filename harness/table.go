@@ -192,12 +192,24 @@ type Harness struct {
 	// pane_current_command are "node"). Only such an argv attributes it, so
 	// no other node process counts as an agent.
 	ArgvScript string `json:"argv_script,omitempty"`
+	// Daemon is a process the agent starts that outlives it by design,
+	// shared by every agent of the harness under the same HOME (cline's
+	// hub runs the later TUIs' sessions): exit never kills it, and says it
+	// is left when the task's agent started it.
+	Daemon *Daemon `json:"daemon,omitempty"`
 	// SkillPrefix opens the harness's skill popup as "/" opens every
 	// harness's command popup (codex's $skill); see OpensPopup.
 	SkillPrefix string `json:"skill_prefix,omitempty"`
 	// Verified is the releases of the CLI the real-agent tier (tests/agents)
 	// ran every scenario against; nil where no real CLI could be run here.
 	Verified *Release `json:"verified,omitempty"`
+}
+
+// Daemon names a process the harness starts that outlives its agent.
+type Daemon struct {
+	Name   string `json:"name"`   // what fmctl calls it in its output
+	Arg    string `json:"arg"`    // an argument only its command line carries
+	Source string `json:"source"` // where this was observed
 }
 
 // Release is the published versions of a harness's CLI the real-agent tier
@@ -379,6 +391,30 @@ var harnesses = []Harness{
 		Verified:   &Release{Package: "@github/copilot", Version: "1.0.102"},
 	},
 	{
+		// cline 3.0.65: one Escape cancels the turn and leaves the composer
+		// empty; its launcher and the compiled binary it runs are named
+		// cline or .cline (harness/process.go). No secondmate, for
+		// gemini's reason (docs/harnesses.md#cline).
+		Name: "cline", InterruptKey: KeyEscape, Repeat: 1, Rounds: 3, Ack: AckNone, ExitCommand: "/exit", Kinds: []Kind{KindShip, KindScout},
+		Launch: Launch{
+			// Without --tui a prompt argument runs headless; auto-approve
+			// is named outright in both modes, whatever the user's
+			// settings say.
+			// Its log on at info, where a session the TUI runs itself
+			// stamps each prompt it takes (records.SubmitLogger; one the
+			// hub runs is read from the hub's event log); CLINE_LOG_PATH
+			// empty is its default, ~/.cline/data/logs/cline.log.
+			Env:    []string{"CLINE_LOG_ENABLED=true", "CLINE_LOG_LEVEL=info", "CLINE_LOG_PATH="},
+			Binary: "cline", Args: []string{"--tui"},
+			Auto: ModeLaunch{Args: []string{"--auto-approve", "true"}},
+			Ask:  &ModeLaunch{Args: []string{"--auto-approve", "false"}}, ModelFlag: "--model",
+			EffortFlag: "--thinking", EffortForm: "flag", EffortMap: identity("low", "medium", "high", "xhigh"),
+			PromptVia: PromptArgument, Source: "docs/harnesses.md#cline",
+		},
+		Daemon:   &Daemon{Name: "hub", Arg: "--cline-hub-daemon", Source: "tests/captures/notes-cline.md (the hub daemon)"},
+		Verified: &Release{Package: "cline", Version: "3.0.65"},
+	},
+	{
 		Name: "pi-signed", InterruptKey: KeyEscape, Repeat: 1, Rounds: 1, Ack: AckNone, ExitCommand: "/quit", Kinds: allKinds,
 		Launch: Launch{
 			Env: []string{"FM_PI_HARNESS=pi-signed"}, Binary: "pi-signed",
@@ -517,7 +553,7 @@ type Verb struct {
 var verbs = []Verb{
 	{Name: "interrupt", Lifecycle: true,
 		Purpose:       "cancel the agent's running turn and leave it running",
-		Postcondition: "the endpoint exists and, where the backend classifies agents, the agent is still alive; cancel=confirmed only from the agent's own record showing the turn end (proof=record; the keys go again while it still shows the turn, up to the harness's rounds, and a turn still running after FM_CONTROL_CANCEL_WAIT is exit 3), an adapter-owned acknowledgement (proof=ack) or the agent's own turn-end report after the keys (proof=telemetry); cancel=no-turn where the agent's own word (its record, its idle report, muse's log) is that no turn ran; cancel=unconfirmed, nothing proved either, is exit 3"},
+		Postcondition: "the endpoint exists and, where the backend classifies agents, the agent is still alive; cancel=confirmed only from the agent's own record showing the turn end (proof=record; the keys go again while it still shows the turn, up to the harness's rounds, and a turn still running after FM_CONTROL_CANCEL_WAIT is exit 3), an adapter-owned acknowledgement (proof=ack) or the agent's own turn-end report after the keys (proof=telemetry); cancel=no-turn where the agent's own word (its record, its idle report, muse's log) is that no turn ran, never while its screen draws a retry back-off its record does not hold (pi: exit 3 with retry=gone|drawn); cancel=unconfirmed, nothing proved either, is exit 3"},
 	{Name: "exit", Lifecycle: true, NeedsVerified: true,
 		Purpose:       "stop the agent, keeping its endpoint, worktree and every uncommitted change",
 		Postcondition: "the backend's recovery-grade classifier reports the agent gone (and, for a harness whose turn outlives its exit command, the agent reported the turn over); already-stopped is success"},
@@ -532,7 +568,7 @@ var verbs = []Verb{
 		Postcondition: "nothing is locked or written; a record that cannot be read is listed with its error"},
 	{Name: "wait",
 		Purpose:       "wait until a task's agent is ready, busy, idle, waiting or dead, or a message fm-send left unconfirmed is submitted (read-only)",
-		Postcondition: "exit 0 only once the condition was observed and, for all but dead, the task's own agent was alive; submitted only once the agent's own record holds the message exactly once more than before its send (twice is exit 3); a stopped (suspended), unreadable, unattributed, drifted or gone endpoint ends the wait at once with exit 1; exit 4 when the timeout passed first; nothing is locked or written"},
+		Postcondition: "exit 0 only once the condition was observed and, for all but dead, the task's own agent was alive; submitted only once the agent's own record holds the message exactly once more than before its send (twice is exit 3); a stopped (suspended), unreadable, unattributed, drifted or gone endpoint ends the wait at once with exit 1; exit 4 when the timeout passed first, exit 5 when a busy agent stalled (FM_STALL_AFTER) first; nothing is locked or written"},
 	{Name: "read",
 		Purpose:       "print a pane's recent text with every terminal control sequence stripped (read-only)",
 		Postcondition: "the text printed holds no control character but newline and tab; nothing is locked, written or typed"},

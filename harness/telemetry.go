@@ -53,8 +53,12 @@ type Telemetry struct {
 	// ReportsInterrupt says a turn cancelled by the interrupt key is
 	// reported ended (seen on the real CLI); without it no report of the
 	// cancel is waited for.
-	ReportsInterrupt bool   `json:"reports_interrupt"`
-	Source           string `json:"source"`
+	ReportsInterrupt bool `json:"reports_interrupt"`
+	// ReportsFailure says a turn whose model calls failed for good (the
+	// CLI gave up retrying) is reported ended (seen in the tier's outage
+	// group); without it the record's failed end decides a busy report.
+	ReportsFailure bool   `json:"reports_failure"`
+	Source         string `json:"source"`
 }
 
 // EventMap is one native event and the agent-event it reports.
@@ -89,7 +93,7 @@ func (t Telemetry) WaitingFor() string {
 var telemetry = map[string]Telemetry{
 	"claude": {
 		// 2.1.197 runs no Stop hook for a turn the user interrupts.
-		Mechanism: MechClaudeHooks, File: "wt/.claude/settings.local.json", ReportsPrompt: true,
+		Mechanism: MechClaudeHooks, File: "wt/.claude/settings.local.json", ReportsPrompt: true, ReportsFailure: true,
 		Events: []EventMap{
 			{Native: "SessionStart", Event: "session-start"},
 			{Native: "UserPromptSubmit", Event: "prompt-submitted"},
@@ -101,7 +105,7 @@ var telemetry = map[string]Telemetry{
 		Source: "docs/harnesses.md#telemetry",
 	},
 	"opencode": {
-		Mechanism: MechOpencodePlugin, File: "wt/.opencode/plugins/fm-busy-state.js", ReportsPrompt: true, ReportsInterrupt: true,
+		Mechanism: MechOpencodePlugin, File: "wt/.opencode/plugins/fm-busy-state.js", ReportsPrompt: true, ReportsInterrupt: true, ReportsFailure: true,
 		Events: []EventMap{
 			{Native: "plugin-init", Event: "session-start"},
 			{Native: "session.status busy", Event: "prompt-submitted"},
@@ -114,7 +118,7 @@ var telemetry = map[string]Telemetry{
 	"gemini": {
 		// No Notification matcher: 0.61 fires it only for a tool
 		// confirmation (ToolPermission) and matches no context against it.
-		Mechanism: MechGeminiHooks, File: "wt/.gemini/settings.json", ReportsPrompt: true, ReportsInterrupt: true,
+		Mechanism: MechGeminiHooks, File: "wt/.gemini/settings.json", ReportsPrompt: true, ReportsInterrupt: true, ReportsFailure: true,
 		Events: []EventMap{
 			{Native: "SessionStart", Event: "session-start"},
 			{Native: "BeforeAgent", Event: "prompt-submitted"},
@@ -129,7 +133,7 @@ var telemetry = map[string]Telemetry{
 		// Notification "idle_prompt" fires each time the composer goes
 		// idle, a cancel included. UserPromptSubmit also fires, with an
 		// empty prompt, before each request that sends tool results back.
-		Mechanism: MechQwenHooks, File: "wt/.qwen/settings.json", ReportsPrompt: true, ReportsInterrupt: true,
+		Mechanism: MechQwenHooks, File: "wt/.qwen/settings.json", ReportsPrompt: true, ReportsInterrupt: true, ReportsFailure: true,
 		Events: []EventMap{
 			{Native: "SessionStart", Event: "session-start"},
 			{Native: "UserPromptSubmit", Event: "prompt-submitted"},
@@ -144,7 +148,9 @@ var telemetry = map[string]Telemetry{
 	"copilot": {
 		// 1.0.102 runs no hook when a turn is cancelled (Ctrl+C, or
 		// Escape at a permission dialog): its record's abort stands in.
-		// sessionStart fires with the first prompt, not at launch.
+		// sessionStart fires with the first prompt, not at launch. Nor
+		// does agentStop fire for a turn whose model calls failed for
+		// good: its record's session.error stands in.
 		Mechanism: MechCopilotHooks, File: "wt/.github/hooks/fmctl-telemetry.json", ReportsPrompt: true,
 		Events: []EventMap{
 			{Native: "sessionStart", Event: "session-start"},
@@ -158,7 +164,7 @@ var telemetry = map[string]Telemetry{
 	"pi":        piTelemetry,
 	"pi-signed": piTelemetry,
 	"codex": {
-		Mechanism: MechCodexHooks, ReportsPrompt: true, ReportsInterrupt: true,
+		Mechanism: MechCodexHooks, ReportsPrompt: true, ReportsInterrupt: true, ReportsFailure: true,
 		Events: []EventMap{
 			{Native: "SessionStart", Event: "session-start"},
 			{Native: "UserPromptSubmit", Event: "prompt-submitted"},
@@ -172,7 +178,7 @@ var telemetry = map[string]Telemetry{
 }
 
 var piTelemetry = Telemetry{
-	Mechanism: MechPiExtension, File: "state/<id>.pi-ext.ts", ReportsPrompt: true, ReportsInterrupt: true,
+	Mechanism: MechPiExtension, File: "state/<id>.pi-ext.ts", ReportsPrompt: true, ReportsInterrupt: true, ReportsFailure: true,
 	Events: []EventMap{
 		{Native: "session_start", Event: "session-start"},
 		{Native: "agent_start", Event: "prompt-submitted"},
@@ -200,7 +206,9 @@ func (h Harness) Telemetry() (Telemetry, bool) {
 
 // Hook is what one wired event runs: the fixed entry point with the task's
 // home, id, event and generation. Argv is the exec form; Shell is the same
-// command quoted for a shell (claude hooks run theirs through one).
+// command for the harnesses that run theirs through a shell (claude, codex,
+// gemini, qwen, copilot): `exec` lets the shell become fm-control rather
+// than wait for it, so a hook costs the agent one process start.
 type Hook struct {
 	Argv  []string
 	Shell string
@@ -219,26 +227,37 @@ type WiringTarget struct {
 	Gen       string // the record's spawn_gen this incarnation runs under
 }
 
-// HookFor builds the entry-point call for one agent-event.
+// HookFor builds the entry-point call for one agent-event. The home rides
+// as flags (--home, --state-dir) rather than through `env`, which would
+// be a second process start on every prompt; the id, event, --gen and gen
+// stay last, where the JS wirings splice in the event.
 func (w WiringTarget) HookFor(event string) Hook {
-	argv := []string{"env", "FM_HOME=" + w.Home}
+	argv := []string{w.FMControl, "agent-event", "--home", w.Home}
 	if w.StateDir != "" {
-		argv = append(argv, "FM_STATE_OVERRIDE="+w.StateDir)
+		argv = append(argv, "--state-dir", w.StateDir)
 	}
-	argv = append(argv, w.FMControl, "agent-event", w.ID, event, "--gen", w.Gen)
+	argv = append(argv, w.ID, event, "--gen", w.Gen)
+	return Hook{Argv: argv, Shell: "exec " + shellWords(argv) + " " + TelemetryMarker}
+}
+
+func shellWords(argv []string) string {
 	words := make([]string, len(argv))
 	for i, a := range argv {
 		words[i] = QuoteIfNeeded(a)
 	}
-	return Hook{Argv: argv, Shell: strings.Join(words, " ") + " " + TelemetryMarker}
+	return strings.Join(words, " ")
 }
 
-// QuietShell is Shell with its output discarded and its failure swallowed:
-// gemini shows a hook's output as a message and reads any exit status but
-// 0 and 1 (a missing fm-control is 127) as a deny, which on BeforeAgent
-// would block the user's prompt.
+// QuietShell is the command with its output discarded and its status
+// always 0 or 1: gemini shows a hook's output as a message and reads any
+// exit status but 0 and 1 (a missing fm-control is 127, a usage error 2) as
+// a deny, which on BeforeAgent would block the user's prompt. The shell
+// checks the program is there and then becomes it (`exec`), and --quiet
+// makes agent-event itself exit 0 on anything it refuses, so the hook
+// costs the agent one process start, as Shell does.
 func (h Hook) QuietShell() string {
-	return strings.TrimSuffix(h.Shell, TelemetryMarker) + ">/dev/null 2>&1 || true " + TelemetryMarker
+	argv := append([]string{h.Argv[0], h.Argv[1], "--quiet"}, h.Argv[2:]...)
+	return "[ -x " + QuoteIfNeeded(argv[0]) + " ] && exec " + shellWords(argv) + " >/dev/null 2>&1; exit 0 " + TelemetryMarker
 }
 
 // TelemetryArgs are the launch-line additions the mechanism needs: pi's

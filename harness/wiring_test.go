@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,7 +53,7 @@ func TestMergeClaudeSettingsKeepsTheUsersContentAndIsIdempotent(t *testing.T) {
 	if len(stop) != 2 || stop[0].Hooks[0].Command != "echo mine" {
 		t.Fatalf("Stop hooks = %+v, want the user's first and fmctl's after", stop)
 	}
-	want := `env FM_HOME=/h '/opt/fm bin/fm-control' agent-event t1 turn-finished --gen s1.2 ` + TelemetryMarker
+	want := `exec '/opt/fm bin/fm-control' agent-event --home /h t1 turn-finished --gen s1.2 ` + TelemetryMarker
 	if got := stop[1].Hooks[0].Command; got != want {
 		t.Fatalf("Stop command = %q, want %q", got, want)
 	}
@@ -119,7 +120,7 @@ func TestScriptRenderersCarryEveryMappedEvent(t *testing.T) {
 				t.Errorf("%s: %s -> %s missing:\n%s", name, e.Native, e.Event, out)
 			}
 		}
-		if !strings.Contains(out, `const FM_CMD = ["env","FM_HOME=/h","/opt/fm bin/fm-control","agent-event","t1"];`) ||
+		if !strings.Contains(out, `const FM_CMD = ["/opt/fm bin/fm-control","agent-event","--home","/h","t1"];`) ||
 			!strings.Contains(out, `const FM_GEN = "s1.2";`) || !strings.Contains(out, "timeout: 2000") {
 			t.Errorf("%s: entry point, gen or timeout wrong:\n%s", name, out)
 		}
@@ -155,7 +156,7 @@ func TestTelemetryArgs(t *testing.T) {
 		}
 		hooks[strings.TrimPrefix(k, "hooks.")] = cmd
 	}
-	want := []string{"env", "FM_HOME=/h", "/opt/fm bin/fm-control", "agent-event", "t1", "turn-finished", "--gen", "s1.2", "--notify-payload"}
+	want := []string{"/opt/fm bin/fm-control", "agent-event", "--home", "/h", "t1", "turn-finished", "--gen", "s1.2", "--notify-payload"}
 	if !reflect.DeepEqual(notify, want) {
 		t.Fatalf("notify argv = %q, want %q", notify, want)
 	}
@@ -175,7 +176,7 @@ func TestTelemetryArgs(t *testing.T) {
 	}
 	withState := testTarget
 	withState.StateDir = "/s"
-	if got := withState.HookFor("waiting").Argv[2]; got != "FM_STATE_OVERRIDE=/s" {
+	if got := withState.HookFor("waiting").Argv[4:6]; !slices.Equal(got, []string{"--state-dir", "/s"}) {
 		t.Fatalf("state override not carried: %q", withState.HookFor("waiting").Argv)
 	}
 }
@@ -216,7 +217,7 @@ func TestMergeGeminiSettingsUsesGeminisHookForm(t *testing.T) {
 	hook := got[0].Hooks[0]
 	// gemini's timeout is milliseconds; its deny on exit status 2 or 127
 	// must never reach the user's prompt, so the command always exits 0.
-	want := `env FM_HOME=/h '/opt/fm bin/fm-control' agent-event t1 prompt-submitted --gen s1.2 >/dev/null 2>&1 || true ` + TelemetryMarker
+	want := `[ -x '/opt/fm bin/fm-control' ] && exec '/opt/fm bin/fm-control' agent-event --quiet --home /h t1 prompt-submitted --gen s1.2 >/dev/null 2>&1; exit 0 ` + TelemetryMarker
 	if hook.Command != want || hook.Timeout != 5000 || hook.Name != "fmctl-telemetry" {
 		t.Fatalf("BeforeAgent hook = %+v, want command %q, timeout 5000", hook, want)
 	}

@@ -16,7 +16,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:?usage: agents-install.sh CACHE_DIR [pinned|latest|oldest]}
 channel=${2:-pinned}
 npmdir="$root/tests/agents/npm"
-bins=(claude codex opencode pi gemini qwen copilot kilo)
+bins=(claude codex opencode pi gemini qwen copilot cline kilo)
 packages=$(node -e 'console.log(Object.keys(require(process.argv[1]).dependencies).join(" "))' "$npmdir/package.json")
 
 case "$channel" in

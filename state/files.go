@@ -103,7 +103,42 @@ func WriteSecret(path string, data []byte) error {
 	return writeAtomic(path, data, renameio.WithPermissions(0o600))
 }
 
-func writeAtomic(path string, data []byte, opts ...renameio.Option) error {
+// WriteReport is WriteAtomic without the fsyncs, for an agent's own report
+// (state/<id>.agent-state), which its hook writes on every prompt and turn
+// end while the agent waits: readers still see the old file whole or the new
+// one whole, and a crash that loses the newest report loses only what the
+// agent's next event, or its record, says again. Two fsyncs on a loaded
+// disk held the agent longer than the rest of the hook.
+func WriteReport(path string, data []byte) error {
+	if err := checkWritable(path); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("create temp file for %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		crashPoint("before-rename:" + filepath.Base(path))
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	return nil
+}
+
+// checkWritable is what every write of a file of fmctl's checks first: the
+// fault point (tests), and no symlink in the file's place.
+func checkWritable(path string) error {
 	if err := faultPoint("write:" + filepath.Base(path)); err != nil {
 		return err
 	}
@@ -112,6 +147,13 @@ func writeAtomic(path string, data []byte, opts ...renameio.Option) error {
 	// never links, so one there is refused rather than resolved.
 	if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%s is a symlink; fmctl never reads or writes its files through one, so remove it (nothing was written)", path)
+	}
+	return nil
+}
+
+func writeAtomic(path string, data []byte, opts ...renameio.Option) error {
+	if err := checkWritable(path); err != nil {
+		return err
 	}
 	pf, err := renameio.NewPendingFile(path, opts...)
 	if err != nil {

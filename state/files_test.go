@@ -94,3 +94,34 @@ func TestWriteAtomicRefusesASymlink(t *testing.T) {
 		t.Errorf("the target now holds %q", data)
 	}
 }
+
+// WriteReport (an agent's own report, no fsync) replaces the file whole,
+// mode 0644, leaves no temp file, and refuses a symlink as WriteAtomic does.
+func TestWriteReportReplacesWholeAndRefusesASymlink(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t1.agent-state")
+	for _, body := range []string{"state=busy\n", "state=idle\n"} {
+		if err := WriteReport(path, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(path); string(got) != body {
+			t.Fatalf("content %q, want %q", got, body)
+		}
+	}
+	if info, _ := os.Stat(path); info.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", info.Mode().Perm())
+	}
+	if names := listDir(t, dir); len(names) != 1 {
+		t.Errorf("temp files left behind: %v", names)
+	}
+	link := filepath.Join(dir, "t2.agent-state")
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteReport(link, []byte("state=busy\n")); err == nil || !strings.Contains(err.Error(), "is a symlink") {
+		t.Fatalf("WriteReport(symlink) = %v, want a symlink refusal", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "state=idle\n" {
+		t.Errorf("the link's target now holds %q", got)
+	}
+}

@@ -24,6 +24,25 @@ type Send struct {
 	Before    int    `json:"before"` // exact copies the record held before the send
 	Harness   string `json:"harness"`
 	Verdict   string `json:"verdict"` // what fm-send reported: queued, unrecorded, ...
+	// Gen is the record's spawn_gen at the send: the agent it went to. A
+	// message queued to an agent goes with it when it is stopped, and is
+	// no message a relaunched one left queued ("" in a ledger written
+	// before it was kept).
+	Gen string `json:"gen,omitempty"`
+	// Length and LogBefore, for an agent that logs each prompt it takes
+	// by length (cline): the text's length in UTF-16 units, and what the
+	// log held of that length before the send.
+	Length    int      `json:"length,omitempty"`
+	LogBefore LogTally `json:"log_before,omitzero"`
+}
+
+// LogTally counts the prompts of one length an agent logged taking: Fresh
+// started a turn at once, Queued were held behind one, and Sent are
+// queued ones it sent since.
+type LogTally struct {
+	Fresh  int `json:"fresh,omitempty"`
+	Queued int `json:"queued,omitempty"`
+	Sent   int `json:"sent,omitempty"`
 }
 
 // maxSends bounds a task's send ledger: only recent sends are waited for,

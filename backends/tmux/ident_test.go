@@ -3,6 +3,7 @@ package tmux
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -276,7 +277,30 @@ func (s *stateCaptureTmux) Run(ctx context.Context, c backends.Cmd) (backends.Ou
 	if s.pane == "" {
 		return backends.Output{ExitCode: 1}, &backends.RunError{Cmd: c, ExitCode: 1, Stderr: "can't find pane: %3"}
 	}
+	if slices.Contains(args, "-J") { // History's capture: no cursor line
+		return backends.Output{Stdout: []byte(s.pane + "\nold line\n❯ hello\n\n\n")}, nil
+	}
 	return backends.Output{Stdout: []byte(s.pane + "\n4 2\n❯ hello\n──\n")}, nil
+}
+
+// Each look of read --follow is one tmux call: the pane's line, then its
+// last lines with scrollback; a pane that does not read back as the
+// endpoint's gives no lines.
+func TestTmuxAgentStateAndHistoryIsOneCall(t *testing.T) {
+	ep := backends.Endpoint{Backend: "tmux", Target: "fmses:fm-t1", TaskID: "t1", Fields: map[string]string{state.KeyTmuxPane: "%3", state.KeyTmuxWindow: "@1"}}
+	fake := stateCaptureTmux{idTmux: idTmux{pane: "fm-t1\t%3\t0\t\tbash\t@1\tfmses\t0\t900:1700000000\t/w/t1"}}
+	tm := New(&fake, Options{Procs: &fixedProcs{}})
+	obs, rows, err := tm.AgentStateAndHistory(context.Background(), ep, 500)
+	if err != nil || obs.State != backends.StateDead || !slices.Equal(rows, []string{"old line", "❯ hello"}) {
+		t.Fatalf("state %s, rows %q, err %v", obs.State, rows, err)
+	}
+	if len(fake.calls) != 1 || !strings.Contains(fake.calls[0], "capture-pane -p -J -S -500 -t %3") {
+		t.Fatalf("tmux calls %q, want one with the history capture", fake.calls)
+	}
+	moved := stateCaptureTmux{idTmux: idTmux{pane: "other\t%3\t0\t\tbash\t@1\tfmses\t0\t900:1700000000\t/w/t1"}}
+	if obs, rows, err := New(&moved, Options{Procs: &fixedProcs{}}).AgentStateAndHistory(context.Background(), ep, 500); err == nil || rows != nil || obs.State != backends.StateDrifted {
+		t.Fatalf("renamed window: state %s, rows %q, err %v; want drifted and no lines", obs.State, rows, err)
+	}
 }
 
 func TestTmuxAgentStateAndCaptureIsOneCallOrTheOrdinaryLookup(t *testing.T) {

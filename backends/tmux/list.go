@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"fmctl/backends"
@@ -29,20 +30,40 @@ type snapPane struct {
 func (t *Adapter) AgentStates(ctx context.Context, eps []backends.Endpoint) []backends.Observation {
 	out := make([]backends.Observation, len(eps))
 	panes, err := t.snapshot(ctx)
+	// The panes found are classified a few at a time: each reads its
+	// processes (a few small files in /proc), which need not wait for
+	// one another's.
+	slots := make(chan struct{}, classifiers)
+	var wg sync.WaitGroup
+	var alone []int // endpoints the snapshot does not show plainly
 	for i, ep := range eps {
-		if info, ok := findInSnapshot(panes, ep); err == nil && ok {
-			// The pane found is the endpoint's, as lookup's is: a capture
-			// of it next (list's screens) needs no lookup of its own.
-			t.mu.Lock()
-			t.pane[ep.Target] = info.pane
-			t.mu.Unlock()
-			out[i] = t.classify(ctx, info)
+		info, ok := findInSnapshot(panes, ep)
+		if err != nil || !ok {
+			alone = append(alone, i)
 			continue
 		}
-		out[i] = t.AgentState(ctx, ep)
+		// The pane found is the endpoint's, as lookup's is: a capture of
+		// it next (list's screens) needs no lookup of its own.
+		t.mu.Lock()
+		t.pane[ep.Target] = info.pane
+		t.mu.Unlock()
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			out[i] = t.classify(ctx, info)
+		}()
+	}
+	wg.Wait()
+	for _, i := range alone {
+		out[i] = t.AgentState(ctx, eps[i])
 	}
 	return out
 }
+
+// classifiers bounds the panes AgentStates classifies at once.
+const classifiers = 8
 
 func (t *Adapter) snapshot(ctx context.Context) ([]snapPane, error) {
 	res, err := t.run(ctx, "list-panes", "-a", "-F", snapshotFormat)
@@ -100,18 +121,30 @@ func (t *Adapter) History(ctx context.Context, ep backends.Endpoint, lines int) 
 	return backends.LastLines(string(out.Stdout), lines), nil
 }
 
-// Captures reads the screens of eps in one tmux call: for each pane its
-// cursor, behind a marker line naming the pane, then its rows. The marker
-// carries a nonce of this call, so no row a pane shows can pose as one.
-// When the call fails (a pane gone mid-chain ends tmux's command queue),
-// each endpoint takes the single capture, whose error names it; when it
-// timed out, tmux is not answering, and one more bounded call per
-// endpoint would only multiply the wait, so every screen is unread.
+// captureCallBytes bounds the words of one batched capture: tmux's client
+// sends its command line in one message of at most 16 KiB, header
+// included, and refuses a longer one ("command too long"), which would
+// leave every screen to a call of its own.
+const captureCallBytes = 16000
+
+// captureCalls bounds the batched captures in flight at once.
+const captureCalls = 4
+
+// Captures reads the screens of eps in as few tmux calls as the command
+// length allows: for each pane its cursor, behind a marker line naming the
+// pane, then its rows. The marker carries a nonce of this call, so no row
+// a pane shows can pose as one. When a call fails (a pane gone mid-chain
+// ends tmux's command queue), each of its endpoints takes the single
+// capture, whose error names it; when one timed out, tmux is not
+// answering, and one more bounded call per endpoint (or per batch) would
+// only multiply the wait, so the screens of that batch and of every batch
+// not yet started are unread.
 func (t *Adapter) Captures(ctx context.Context, eps []backends.Endpoint) ([]backends.Screen, []error) {
 	screens, errs := make([]backends.Screen, len(eps)), make([]error, len(eps))
 	nonce := fmt.Sprintf("fmctl-screen-%d-%d", os.Getpid(), time.Now().UnixNano())
-	var args []string
 	panes := make([]string, len(eps))
+	var batches [][]int // endpoints, by index, one call each
+	size := 0
 	for i, ep := range eps {
 		pane, err := t.paneID(ctx, ep)
 		if err != nil {
@@ -119,40 +152,90 @@ func (t *Adapter) Captures(ctx context.Context, eps []backends.Endpoint) ([]back
 			continue
 		}
 		panes[i] = pane
-		args = append(args, "display-message", "-p", "-t", pane, nonce+" "+pane+" #{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", pane, ";")
+		n := argvBytes(captureWords(pane, nonce))
+		if len(batches) == 0 || size+n > captureCallBytes {
+			batches, size = append(batches, nil), 0
+		}
+		batches[len(batches)-1] = append(batches[len(batches)-1], i)
+		size += n
 	}
-	if len(args) == 0 {
-		return screens, errs
+	// The calls overlap, a few at a time: tmux's server answers one at a
+	// time, but each client's start and this side's parsing need not wait.
+	slots := make(chan struct{}, captureCalls)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var hung error
+	for _, batch := range batches {
+		slots <- struct{}{}
+		mu.Lock()
+		stop := hung
+		mu.Unlock()
+		if stop != nil {
+			<-slots
+			for _, i := range batch {
+				errs[i] = fmt.Errorf("tmux capture-pane %s (%s): %w", eps[i].Target, panes[i], stop)
+			}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			if err := t.captureBatch(ctx, eps, panes, batch, nonce, screens, errs); err != nil {
+				mu.Lock()
+				hung = err
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return screens, errs
+}
+
+// captureWords read one pane in a batch: its marker and cursor, then its
+// rows, each command ended by tmux's separator.
+func captureWords(pane, nonce string) []string {
+	return []string{"display-message", "-p", "-t", pane, nonce + " " + pane + " #{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", pane, ";"}
+}
+
+// argvBytes is what words take in tmux's command message: each, and its NUL.
+func argvBytes(words []string) int {
+	n := 0
+	for _, w := range words {
+		n += len(w) + 1
+	}
+	return n
+}
+
+// captureBatch reads the screens of the endpoints at batch in one call,
+// into screens and errs; it returns the call's error when it timed out.
+func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, panes []string, batch []int, nonce string, screens []backends.Screen, errs []error) error {
+	var args []string
+	for _, i := range batch {
+		args = append(args, captureWords(panes[i], nonce)...)
 	}
 	out, err := t.run(ctx, args[:len(args)-1]...)
 	if _, hung := backends.MayHaveRun(err); hung {
-		for i, pane := range panes {
-			if pane != "" {
-				errs[i] = fmt.Errorf("tmux capture-pane %s (%s): %w", eps[i].Target, pane, err)
-			}
+		for _, i := range batch {
+			errs[i] = fmt.Errorf("tmux capture-pane %s (%s): %w", eps[i].Target, panes[i], err)
 		}
-		return screens, errs
+		return err
 	}
 	if err != nil {
-		for i, ep := range eps {
-			if panes[i] != "" {
-				screens[i], errs[i] = t.Capture(ctx, ep)
-			}
+		for _, i := range batch {
+			screens[i], errs[i] = t.Capture(ctx, eps[i])
 		}
-		return screens, errs
+		return nil
 	}
 	byPane := splitCaptures(string(out.Stdout), nonce)
-	for i, pane := range panes {
-		if pane == "" {
-			continue
-		}
-		if s, ok := byPane[pane]; ok {
+	for _, i := range batch {
+		if s, ok := byPane[panes[i]]; ok {
 			screens[i] = s
 		} else {
-			errs[i] = fmt.Errorf("tmux capture-pane %s (%s): the batched capture printed no screen for it", eps[i].Target, pane)
+			errs[i] = fmt.Errorf("tmux capture-pane %s (%s): the batched capture printed no screen for it", eps[i].Target, panes[i])
 		}
 	}
-	return screens, errs
+	return nil
 }
 
 // splitCaptures cuts the batched output at its marker lines: each starts

@@ -2,8 +2,10 @@ package tmux
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -197,4 +199,83 @@ func TestCapturesFallsBackOnlyWhenTmuxAnswered(t *testing.T) {
 	if len(gone.calls) != 3 || errs[0] != nil || strings.Join(screens[0].Lines, "|") != "row" {
 		t.Fatalf("failed: calls %q, errs %v, screens %+v; want the batch, then one capture each", gone.calls, errs, screens)
 	}
+}
+
+// batchServer answers a batched capture as tmux does: each
+// display-message's format with its pane's cursor, each capture-pane with
+// the pane's row; or, when hang is set, every call times out.
+type batchServer struct {
+	mu    sync.Mutex
+	calls [][]string
+	hang  bool
+}
+
+func (s *batchServer) Run(_ context.Context, c backends.Cmd) (backends.Output, error) {
+	args := subcommand(c)
+	s.mu.Lock()
+	s.calls = append(s.calls, args)
+	s.mu.Unlock()
+	if s.hang {
+		return backends.Output{}, &backends.TimeoutError{Call: "tmux display-message", After: time.Second}
+	}
+	var out strings.Builder
+	for i := 0; i+3 < len(args); i++ {
+		switch {
+		case args[i] == "display-message" && i+4 < len(args):
+			out.WriteString(strings.NewReplacer("#{cursor_y}", "1", "#{cursor_x}", "2").Replace(args[i+4]) + "\n")
+		case args[i] == "capture-pane":
+			out.WriteString("row of " + args[i+3] + "\n")
+		}
+	}
+	return backends.Output{Stdout: []byte(out.String())}, nil
+}
+
+// 500 screens take a few calls, each within what tmux's client sends (a
+// longer one is refused whole), and each screen is its own pane's.
+func TestCapturesSplitsFiveHundredScreensAtTheCommandLength(t *testing.T) {
+	s := &batchServer{}
+	tm, eps := capturesOf(s, 500)
+	screens, errs := tm.Captures(context.Background(), eps)
+	if len(s.calls) < 2 || len(s.calls) > 5 {
+		t.Fatalf("calls = %d, want 2 to 5 for 500 screens", len(s.calls))
+	}
+	for _, args := range s.calls {
+		if n := argvBytes(args); n > captureCallBytes {
+			t.Errorf("a call of %d bytes, over %d", n, captureCallBytes)
+		}
+	}
+	for i := range eps {
+		want := fmt.Sprintf("row of %%%d", i+100)
+		if errs[i] != nil || strings.Join(screens[i].Lines, "|") != want || screens[i].CursorY != 1 || screens[i].CursorX != 2 {
+			t.Fatalf("screen %d = %+v, err %v; want %q at 1,2", i, screens[i], errs[i], want)
+		}
+	}
+}
+
+// A call that timed out ends the read: the batches not yet started are not
+// made, and their screens are unread, as the hung ones'.
+func TestCapturesStartsNoBatchAfterOneTimedOut(t *testing.T) {
+	s := &batchServer{hang: true}
+	tm, eps := capturesOf(s, 1500)
+	_, errs := tm.Captures(context.Background(), eps)
+	if len(s.calls) != captureCalls {
+		t.Fatalf("calls = %d, want the %d in flight when the first timed out", len(s.calls), captureCalls)
+	}
+	for i, err := range errs {
+		if !errors.As(err, new(*backends.TimeoutError)) {
+			t.Fatalf("screen %d: err %v, want the timeout", i, err)
+		}
+	}
+}
+
+// capturesOf is an adapter over s that knows the panes of n endpoints.
+func capturesOf(s backends.Runner, n int) (*Adapter, []backends.Endpoint) {
+	tm := New(s, Options{Procs: &fixedProcs{}})
+	var eps []backends.Endpoint
+	for i := range n {
+		ep := backends.Endpoint{Target: fmt.Sprintf("fmses:fm-t%d", i)}
+		tm.pane[ep.Target] = fmt.Sprintf("%%%d", i+100)
+		eps = append(eps, ep)
+	}
+	return tm, eps
 }

@@ -242,31 +242,56 @@ func parseCapture(out []byte) backends.Screen {
 // not read back as the endpoint's (gone, moved, an error), takes the
 // ordinary lookup, which tells those apart, and reports no screen.
 func (t *Adapter) AgentStateAndCapture(ctx context.Context, ep backends.Endpoint) (backends.Observation, backends.Screen, error) {
+	obs, out, err := t.stateAnd(ctx, ep, func(id string) []string {
+		return []string{"display-message", "-p", "-t", id, "#{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", id}
+	})
+	if err != nil {
+		return obs, backends.Screen{}, err
+	}
+	return obs, parseCapture(out), nil
+}
+
+// AgentStateAndHistory is AgentStateAndCapture for the pane's last lines,
+// scrollback included (History's text): each look of `read --follow` is
+// one tmux client, not two.
+func (t *Adapter) AgentStateAndHistory(ctx context.Context, ep backends.Endpoint, lines int) (backends.Observation, []string, error) {
+	obs, out, err := t.stateAnd(ctx, ep, func(id string) []string {
+		return []string{"capture-pane", "-p", "-J", "-S", "-" + strconv.Itoa(lines), "-t", id}
+	})
+	if err != nil {
+		return obs, nil, err
+	}
+	return obs, backends.LastLines(string(out), lines), nil
+}
+
+// stateAnd runs the pane's line and then the commands read names for the
+// pane, in one invocation, and returns the observation and what the
+// commands printed, only where the pane read back as the endpoint's.
+func (t *Adapter) stateAnd(ctx context.Context, ep backends.Endpoint, read func(pane string) []string) (backends.Observation, []byte, error) {
 	id := ep.Field(state.KeyTmuxPane)
 	session, window, err := SplitTarget(ep.Target)
 	if id == "" || err != nil {
-		return t.AgentState(ctx, ep), backends.Screen{}, errNoScreen
+		return t.AgentState(ctx, ep), nil, errNoScreen
 	}
-	out, err := t.run(ctx, "display-message", "-p", "-t", id, paneFormat, ";",
-		"display-message", "-p", "-t", id, "#{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", id)
+	out, err := t.run(ctx, append([]string{"display-message", "-p", "-t", id, paneFormat, ";"}, read(id)...)...)
 	if err != nil {
 		// A server that did not answer (a timeout, no server) would not
 		// answer the lookup either: asking again would only double the
 		// wait on a hung one.
 		if _, timedOut := backends.MayHaveRun(err); timedOut || isNoServer(backends.StderrOf(err)) {
-			return observeLookupErr(t.unlessServerGone(ctx, ep, serverErr("tmux display-message -t "+id, backends.StderrOf(err)))), backends.Screen{}, errNoScreen
+			return observeLookupErr(t.unlessServerGone(ctx, ep, serverErr("tmux display-message -t "+id, backends.StderrOf(err)))), nil, errNoScreen
 		}
-		return t.AgentState(ctx, ep), backends.Screen{}, errNoScreen
+		return t.AgentState(ctx, ep), nil, errNoScreen
 	}
-	line, screen, _ := strings.Cut(string(out.Stdout), "\n")
+	line, rest, _ := strings.Cut(string(out.Stdout), "\n")
 	info, ok := parsePaneLine(line)
 	if !ok || info.pane != id || info.session != session || info.window != window || notTheRecordedPane(ep, info) != "" {
-		return t.AgentState(ctx, ep), backends.Screen{}, errNoScreen
+		return t.AgentState(ctx, ep), nil, errNoScreen
 	}
 	t.mu.Lock()
 	t.pane[ep.Target] = info.pane
 	t.mu.Unlock()
-	return t.classify(ctx, info), parseCapture([]byte(screen)), nil
+	return t.classify(ctx, info), []byte(rest), nil
 }
 
 // errNoScreen: the pane was not read back as the endpoint's in the one

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"fmctl/backends"
@@ -70,6 +71,7 @@ const twoWindows = "fm-t1\t%3\t1000\t/dev/pts/9\tclaude\t@1\tfmses\t0\t900:17000
 // fixedProcs is a process table: procs on every tty, and byPID for the
 // by-pid reads of the foreground fast path.
 type fixedProcs struct {
+	mu    sync.Mutex // AgentStates classifies panes at once
 	procs []proc.Process
 	byPID map[int]proc.Process
 	ttys  []string
@@ -77,6 +79,8 @@ type fixedProcs struct {
 }
 
 func (f *fixedProcs) OnTTY(_ context.Context, tty string) ([]proc.Process, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.ttys = append(f.ttys, tty)
 	return f.procs, nil
 }
@@ -92,6 +96,8 @@ func (f *fixedProcs) Children(_ context.Context, pid int) ([]int, error) {
 }
 
 func (f *fixedProcs) Process(_ context.Context, pid int) (proc.Process, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.pids = append(f.pids, pid)
 	if p, ok := f.byPID[pid]; ok {
 		return p, nil

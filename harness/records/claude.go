@@ -45,7 +45,12 @@ type claudeRecord struct {
 	IsSidechain bool   `json:"isSidechain"`
 	IsMeta      bool   `json:"isMeta"`
 	IsAPIError  bool   `json:"isApiErrorMessage"`
-	Message     struct {
+	// A queue-operation's operation ("enqueue", "dequeue") and its
+	// enqueued text; a system record's content (claudeCommand reads a
+	// local_command's and an informational's).
+	Operation string          `json:"operation"`
+	Content   json.RawMessage `json:"content"`
+	Message   struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
@@ -55,8 +60,34 @@ type claudeRecord struct {
 const claudeInterrupted = "[Request interrupted by user"
 
 func (r claudeReader) UserMessages() ([]string, error) {
+	sh, err := r.Sheet()
+	return sh.Messages, err
+}
+
+// Sheet reads every transcript once for the user messages, the commands
+// and the queued texts together.
+func (r claudeReader) Sheet() (Sheet, error) {
 	files, err := r.transcripts()
-	return promptsIn(files, err, claudePrompt)
+	if err != nil {
+		return Sheet{}, err
+	}
+	var sh Sheet
+	for _, f := range files {
+		recs, err := readJSONLines[claudeRecord](f)
+		if err != nil {
+			return Sheet{}, err
+		}
+		for _, rec := range recs {
+			if text, ok := claudePrompt(rec); ok {
+				sh.Messages = append(sh.Messages, text)
+			} else if name, ok := claudeCommand(rec); ok {
+				sh.Commands = append(sh.Commands, name)
+			} else if text, ok := claudeEnqueued(rec); ok {
+				sh.Enqueued = append(sh.Enqueued, text)
+			}
+		}
+	}
+	return sh, nil
 }
 
 // Entries: an assistant record's content holds the reply's text and its
@@ -103,6 +134,18 @@ func (r claudeReader) Entries() ([]Entry, error) {
 		}
 	}
 	return out, nil
+}
+
+// CancelledSince: a "[Request interrupted by user" record stamped at or
+// after at (claude's stamps are whole milliseconds). claude writes it when
+// Escape cuts a turn that had drawn an answer, or one with a draft or a
+// queued message waiting; a turn it takes back into the composer instead
+// leaves no mark.
+func (r claudeReader) CancelledSince(at time.Time) (bool, error) {
+	recs, err := newestRecords[claudeRecord](r.transcripts())
+	return markedSince(recs, err, at, func(rec claudeRecord) (string, bool) {
+		return rec.Timestamp, !rec.IsSidechain && rec.Type == "user" && strings.HasPrefix(piText(rec.Message.Content), claudeInterrupted)
+	})
 }
 
 // claudeParts are the entries of one message's content list: the model's
@@ -155,6 +198,63 @@ func promptsIn[T any](files []string, err error, prompt func(T) (string, bool)) 
 		}
 	}
 	return out, nil
+}
+
+// Commands: each slash command claude took, from its system records: a
+// local_command's "<command-name>/help</command-name>" with its
+// "<command-args>", and an informational "Unknown command: /nosuchcmd".
+func (r claudeReader) Commands() ([]string, error) {
+	sh, err := r.Sheet()
+	return sh.Commands, err
+}
+
+// claudeCommand reads the slash command a record says claude took.
+func claudeCommand(rec claudeRecord) (string, bool) {
+	var s string
+	if rec.Type != "system" || json.Unmarshal(rec.Content, &s) != nil {
+		return "", false
+	}
+	switch rec.Subtype {
+	case "informational":
+		name, ok := strings.CutPrefix(s, "Unknown command: ")
+		return name, ok && strings.HasPrefix(name, "/")
+	case "local_command":
+		name, ok := between(s, "<command-name>", "</command-name>")
+		if !ok || !strings.HasPrefix(name, "/") {
+			return "", false
+		}
+		if args, _ := between(s, "<command-args>", "</command-args>"); args != "" {
+			name += " " + args
+		}
+		return name, true
+	}
+	return "", false
+}
+
+// between is the text of s between the first open and the close after it.
+func between(s, open, close string) (string, bool) {
+	_, rest, ok := strings.Cut(s, open)
+	if !ok {
+		return "", false
+	}
+	in, _, ok := strings.Cut(rest, close)
+	return in, ok
+}
+
+// EnqueuedMessages: each queue-operation "enqueue" record's text (2.1.197
+// and 2.1.332 write one as they take a text typed during a turn).
+func (r claudeReader) EnqueuedMessages() ([]string, error) {
+	sh, err := r.Sheet()
+	return sh.Enqueued, err
+}
+
+// claudeEnqueued reads the text a queue-operation says claude queued.
+func claudeEnqueued(rec claudeRecord) (string, bool) {
+	var s string
+	if rec.Type != "queue-operation" || rec.Operation != "enqueue" || json.Unmarshal(rec.Content, &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // TurnRunning needs both of claude's records: the transcript alone cannot

@@ -1,11 +1,13 @@
 package records
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The testdata are real claude-code 2.1.197 records of one session, driven by
@@ -95,6 +97,55 @@ func TestClaudeRecords(t *testing.T) {
 	}
 }
 
+// claude writes a queue-operation "enqueue" with the text as it takes it
+// during a turn, and the user record only when it sends it.
+func TestClaudeEnqueuedMessages(t *testing.T) {
+	for _, tc := range []struct {
+		snapshot string
+		want     []string
+	}{
+		{"midturn", nil},
+		{"queued", []string{"queued while busy"}},
+		{"interrupted-queued-sent", []string{"queued while busy"}},
+	} {
+		r, err := For("claude", Where{Home: claudeHome(t, tc.snapshot), Worktree: claudeWorktree})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.(Enqueuer).EnqueuedMessages()
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: EnqueuedMessages() = %q, %v, want %q", tc.snapshot, got, err, tc.want)
+		}
+	}
+}
+
+// claude keeps the slash commands it ran or refused as system records, not
+// user messages: "/nosuchcmd" (informational "Unknown command") and
+// "/help" (local_command), typed by hand in the midturn snapshot's session.
+func TestClaudeCommands(t *testing.T) {
+	r, err := For("claude", Where{Home: claudeHome(t, "midturn"), Worktree: claudeWorktree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.(CommandRecorder).Commands()
+	if want := []string{"/nosuchcmd", "/help"}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Commands() = %q, %v, want %q", got, err, want)
+	}
+	for _, c := range []struct {
+		content, want string
+		ok            bool
+	}{
+		{"<command-name>/model</command-name>\n <command-message>model</command-message>\n <command-args>opus</command-args>", "/model opus", true},
+		{"<local-command-stdout>Help dialog dismissed</local-command-stdout>", "", false},
+	} {
+		raw, _ := json.Marshal(c.content)
+		got, ok := claudeCommand(claudeRecord{Type: "system", Subtype: "local_command", Content: raw})
+		if got != c.want || ok != c.ok {
+			t.Errorf("claudeCommand(%q) = %q %v, want %q %v", c.content, got, ok, c.want, c.ok)
+		}
+	}
+}
+
 // A transcript being appended to may end in half a line.
 func TestClaudePartialLastLine(t *testing.T) {
 	home := claudeHome(t, "midturn")
@@ -141,5 +192,31 @@ func TestClaudeLongWorktree(t *testing.T) {
 	other := long[:len(long)-2] + "xx"
 	if msgs, _ := readRecord(t, "claude", Where{Home: home, Worktree: other}); len(msgs) != 0 {
 		t.Errorf("worktree %s read another worktree's transcript: %q", other, msgs)
+	}
+}
+
+// claude marks the cancel of a turn with a queued message waiting (its
+// "[Request interrupted by user]" at 20:24:40.263); the Escape that took a
+// prompt back into the composer (rewound) marks nothing new after it.
+func TestClaudeCancelledSince(t *testing.T) {
+	for _, c := range []struct {
+		snapshot, at string
+		want         bool
+	}{
+		{"interrupted-queued-sent", "2026-12-02T20:24:40.263Z", true},
+		{"interrupted-queued-sent", "2026-12-02T20:24:39Z", true},
+		{"interrupted-queued-sent", "2026-12-02T20:24:41Z", false},
+		{"midturn", "2026-12-02T00:00:00Z", false},
+		{"rewound", "2026-12-02T20:24:41Z", false},
+	} {
+		r, _ := For("claude", Where{Home: claudeHome(t, c.snapshot), Worktree: claudeWorktree})
+		cm, ok := r.(CancelMarker)
+		if !ok {
+			t.Fatal("the claude reader marks no cancels")
+		}
+		at, _ := time.Parse(time.RFC3339Nano, c.at)
+		if got, err := cm.CancelledSince(at); err != nil || got != c.want {
+			t.Errorf("%s: CancelledSince(%s) = %v %v, want %v", c.snapshot, c.at, got, err, c.want)
+		}
 	}
 }

@@ -31,6 +31,7 @@ type copilotEvent struct {
 	Timestamp string `json:"timestamp"`
 	Data      struct {
 		Content      string            `json:"content"`
+		Message      string            `json:"message"` // session.error
 		ToolRequests []json.RawMessage `json:"toolRequests"`
 		Context      struct {
 			Cwd string `json:"cwd"`
@@ -72,8 +73,8 @@ func (r copilotReader) UserMessages() ([]string, error) {
 
 // Entries: every session of the worktree, oldest first. A turn ends
 // completed at the turn_end of an answer that called no tools, cancelled at
-// an abort; copilot records no failed end of its own with the stub (a
-// failing call is retried until it is aborted).
+// an abort, failed at a session.error (written after the turn_end of a
+// turn whose model calls failed for good; no agentStop hook fires then).
 func (r copilotReader) Entries() ([]Entry, error) {
 	files, err := r.sessions()
 	if err != nil {
@@ -106,6 +107,11 @@ func (r copilotReader) Entries() ([]Entry, error) {
 				out = append(out, toolEntry(EntryToolResult, at, tools[ev.Data.ToolCallID], toolText(ev.Data.Result.Content)))
 			case "abort":
 				out = append(out, Entry{Kind: EntryTurnEnd, Time: at, End: Cancelled})
+			case "session.error":
+				// A model call that failed for good (the provider refused
+				// connections) ends its turn: turn_end, then this, and no
+				// agentStop hook.
+				out = append(out, Entry{Kind: EntryTurnEnd, Time: at, End: Failed, Text: ev.Data.Message})
 			case "assistant.turn_end":
 				aborted := i+1 < len(evs) && evs[i+1].Type == "abort"
 				if !aborted && !copilotLastAnswerCalls(evs[:i]) && copilotAnswered(evs[:i]) {
@@ -142,7 +148,7 @@ func (r copilotReader) TurnRunning() (bool, error) {
 	}
 	for i := len(evs) - 1; i >= 0; i-- {
 		switch evs[i].Type {
-		case "abort", "session.shutdown":
+		case "abort", "session.shutdown", "session.error":
 			return false, nil
 		case "user.message", "assistant.turn_start", "tool.execution_start", "tool.execution_complete", "permission.requested":
 			return true, nil
@@ -171,20 +177,9 @@ func copilotLastAnswerCalls(evs []copilotEvent) bool {
 // whole milliseconds).
 func (r copilotReader) CancelledSince(at time.Time) (bool, error) {
 	evs, err := newestRecords[copilotEvent](r.sessions())
-	if err != nil {
-		return false, err
-	}
-	at = at.Truncate(time.Millisecond)
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].Type != "abort" {
-			continue
-		}
-		stamp, err := time.Parse(time.RFC3339Nano, evs[i].Timestamp)
-		if err == nil && !stamp.Before(at) {
-			return true, nil
-		}
-	}
-	return false, nil
+	return markedSince(evs, err, at, func(ev copilotEvent) (string, bool) {
+		return ev.Timestamp, ev.Type == "abort"
+	})
 }
 
 // sessions lists the event files of the sessions started in this worktree,

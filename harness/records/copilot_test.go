@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -153,5 +154,24 @@ func TestCopilotEntriesTellTheConversation(t *testing.T) {
 	}
 	if replies == 0 || calls == 0 || results == 0 {
 		t.Errorf("replies %d, tool calls %d, results %d: want each of the real sessions' kinds", replies, calls, results)
+	}
+}
+
+// session-outage: a real 1.0.102 session run by the tier's outage group
+// against a provider refusing connections: the launch prompt answered,
+// then two turns that failed for good, each turn_end then session.error
+// and no agentStop hook, then three turns cancelled (abort).
+func TestCopilotFailedTurnEndsAtItsSessionError(t *testing.T) {
+	home := copilotHome(t, map[string]int{"session-outage": 23}, "session-outage")
+	if _, running := readRecord(t, "copilot", Where{Home: home, Worktree: copilotWorktree}); running {
+		t.Error("a turn ended by session.error read as running")
+	}
+	entries, err := copilotReader{Where{Home: home, Worktree: copilotWorktree}}.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := entries[len(entries)-1]
+	if last.Kind != EntryTurnEnd || last.End != Failed || !strings.HasPrefix(last.Text, "Could not connect to local model provider") {
+		t.Errorf("the turn's end = %+v, want failed with copilot's error", last)
 	}
 }

@@ -56,7 +56,7 @@ func (r geminiReader) UserMessages() ([]string, error) {
 }
 
 // geminiLogEntry is one line of logs.json.
-type geminiLogEntry struct{ Type, Message, Timestamp string }
+type geminiLogEntry struct{ SessionID, Type, Message, Timestamp string }
 
 // logs reads logs.json; none yet is no entries.
 func (r geminiReader) logs() ([]geminiLogEntry, error) {
@@ -141,8 +141,34 @@ func (r geminiReader) TurnRunning() (bool, error) {
 		case "gemini":
 			return geminiCallsPending(l.ToolCalls), nil
 		default:
+			if at, ok := l.cancelMark(); ok {
+				return r.submittedSince(lines[0].SessionID, at)
+			}
 			return false, nil
 		}
+	}
+	return false, nil
+}
+
+// submittedSince reports whether logs.json holds a prompt of chat session
+// sid submitted after at, a cancel the chat ends with: a turn that started
+// after it (the queue gemini flushes at the cancel, or a new message),
+// which the chat records only once its BeforeAgent hooks return. Until
+// then the chat alone would read it as no turn (tier: an interrupt
+// --drop-queue read its flushed queue's turn as over, and 5 s later the
+// chat showed it running).
+func (r geminiReader) submittedSince(sid string, at time.Time) (bool, error) {
+	entries, err := r.logs()
+	if err != nil || sid == "" {
+		return false, err
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.SessionID != sid || e.Type != "user" || geminiBuiltin(e.Message) {
+			continue
+		}
+		stamp, err := time.Parse(time.RFC3339Nano, e.Timestamp)
+		return err == nil && stamp.After(at), nil
 	}
 	return false, nil
 }

@@ -25,7 +25,10 @@ import (
 //   - interrupted-queued: after the Escape that sent the queued line;
 //   - interrupted: after the last Escape.
 //
-// logs-quit.json comes from another session that ended with /quit.
+// logs-quit.json comes from another session that ended with /quit;
+// logs-flushed.json is logs.json with one more submit of the first session
+// after its last cancel, as gemini logs the queue it flushes at a cancel
+// (tier, the outage world: the chat recorded it seconds later).
 const geminiWorktree = "/tmp/opg/g3/wt"
 
 // geminiHome lays out a HOME the way gemini does: tmp/<short>/.project_root,
@@ -113,6 +116,27 @@ func TestGeminiPromptCancelledDuringItsHooks(t *testing.T) {
 	} {
 		t.Run(c.logs, func(t *testing.T) {
 			_, running := readRecord(t, "gemini", Where{Home: geminiHome(t, geminiWorktree, c.logs, "hook-cancelled"), Worktree: geminiWorktree})
+			if running != c.running {
+				t.Errorf("TurnRunning = %v, want %v", running, c.running)
+			}
+		})
+	}
+}
+
+// A prompt submitted after the cancel the chat ends with (the queue gemini
+// flushes at the cancel) is in logs.json at once and in the chat only when
+// its BeforeAgent hooks return: the turn runs from the submit. A submit of
+// another session (a later launch) is not this chat's turn.
+func TestGeminiPromptSubmittedAfterACancel(t *testing.T) {
+	for _, c := range []struct {
+		logs    string
+		running bool
+	}{
+		{"logs-flushed.json", true},
+		{"logs.json", false},
+	} {
+		t.Run(c.logs, func(t *testing.T) {
+			_, running := readRecord(t, "gemini", Where{Home: geminiHome(t, geminiWorktree, c.logs, "interrupted"), Worktree: geminiWorktree})
 			if running != c.running {
 				t.Errorf("TurnRunning = %v, want %v", running, c.running)
 			}

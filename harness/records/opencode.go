@@ -169,6 +169,11 @@ func (row opencodeRow) turnEnd() (Entry, bool) {
 		end.End, end.Text = Failed, row.ErrorText
 	case row.Finish == "tool-calls":
 		return Entry{}, false
+	case row.Finish == "":
+		// Ended with neither an answer's finish nor an error: how 1.18.33
+		// records a turn interrupted while it waited out a retry of its
+		// model call (the tier's overload, 5xx, cut and down turns).
+		end.End = Cancelled
 	}
 	return end, true
 }

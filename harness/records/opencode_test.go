@@ -170,3 +170,28 @@ func TestOpencodeOtherWorktreeAndNoDatabase(t *testing.T) {
 func execSQLite(ctx context.Context, db, query string) ([]byte, error) {
 	return exec.CommandContext(ctx, "sqlite3", "-readonly", "-json", "-cmd", ".timeout 2000", db, query).Output()
 }
+
+// How each assistant message ends its turn, as 1.18.33 records it: an
+// answer's finish, an abort, an API error, a step that goes on to its tool
+// calls, and, interrupted while it waited out a retry of a failing model
+// call, neither a finish nor an error (tier, issue 38).
+func TestOpencodeTurnEnds(t *testing.T) {
+	done := []byte("1765000000000")
+	for _, c := range []struct {
+		row   opencodeRow
+		end   Outcome
+		ended bool
+	}{
+		{opencodeRow{Completed: done, Finish: "stop"}, Completed, true},
+		{opencodeRow{Completed: done, Finish: "stop", ErrorName: opencodeAborted}, Cancelled, true},
+		{opencodeRow{Completed: done, ErrorName: "APIError", ErrorText: "overloaded"}, Failed, true},
+		{opencodeRow{Completed: done, Finish: "tool-calls"}, "", false},
+		{opencodeRow{Completed: done}, Cancelled, true},
+		{opencodeRow{Finish: "stop"}, "", false},
+	} {
+		end, ok := c.row.turnEnd()
+		if ok != c.ended || end.End != c.end {
+			t.Errorf("%+v: turn end %v %q, want %v %q", c.row, ok, end.End, c.ended, c.end)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // pi (@mariozechner/pi-coding-agent 0.73.1) writes one JSONL session file per
@@ -120,6 +121,17 @@ func (r piReader) TurnRunning() (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// CancelledSince reports whether the newest session holds an assistant
+// message pi stopped as "aborted" (its Escape during a model call) stamped
+// at or after at: the proof for an attempt pi never recorded as running,
+// a retry under way (pi records an attempt only when it ends).
+func (r piReader) CancelledSince(at time.Time) (bool, error) {
+	lines, err := newestRecords[piLine](r.sessions())
+	return markedSince(lines, err, at, func(l piLine) (string, bool) {
+		return l.Timestamp, l.Type == "message" && l.Message.Role == "assistant" && l.Message.StopReason == "aborted"
+	})
 }
 
 // lines returns every line of every session this worktree had, oldest

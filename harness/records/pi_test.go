@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // The testdata files are real pi 0.73.1 session files, driven by hand against
@@ -105,5 +106,25 @@ func TestPiHalfWrittenLastLine(t *testing.T) {
 	msgs, running := readRecord(t, "pi", Where{Home: home, Worktree: piWorktree})
 	if !reflect.DeepEqual(msgs, []string{"hello one"}) || running {
 		t.Errorf("got %q running=%v, want the complete lines only", msgs, running)
+	}
+}
+
+// pi marks its Escape during a model call with an assistant message it
+// stopped as "aborted" (interrupted.jsonl: the abort of "please fmhang now"
+// is stamped 20:24:04.668); the three failed calls before it are no cancel.
+func TestPiCancelledSince(t *testing.T) {
+	r, _ := For("pi", Where{Home: piHome(t, "--x--", "interrupted"), Worktree: piWorktree})
+	cm, ok := r.(CancelMarker)
+	if !ok {
+		t.Fatal("the pi reader marks no cancels")
+	}
+	for _, c := range []struct {
+		at   string
+		want bool
+	}{{"2026-12-02T20:24:04.668Z", true}, {"2026-12-02T20:23:56Z", true}, {"2026-12-02T20:24:05Z", false}} {
+		at, _ := time.Parse(time.RFC3339Nano, c.at)
+		if got, err := cm.CancelledSince(at); err != nil || got != c.want {
+			t.Errorf("CancelledSince(%s) = %v %v, want %v", c.at, got, err, c.want)
+		}
 	}
 }

@@ -21,6 +21,10 @@ import (
 //     "ui_telemetry", whose uiEvent is "qwen-code.api_error" (Escape:
 //     "Request was aborted."); the retries of a 429 or 5xx are not recorded,
 //     only their success or the final error;
+//   - Escape while the answer streams records neither an api_error nor the
+//     answer: the request's "qwen-code.api_response" line is written with
+//     no response text and no tokens (the stream ended before its final
+//     event, which carries them), and no assistant line follows;
 //   - Escape during a tool records the call's tool_result "cancelled"
 //     ("[Operation Cancelled] ..."), and no request follows;
 //   - slash commands are system lines ("slash_command"), never user lines.
@@ -97,6 +101,9 @@ func (rec qwenRecord) entries() []Entry {
 		}
 		return out
 	case "system":
+		if rec.streamCut() {
+			return []Entry{{Kind: EntryTurnEnd, Time: at, End: Cancelled}}
+		}
 		if !rec.apiError() {
 			return nil
 		}
@@ -134,7 +141,7 @@ func (r qwenReader) TurnRunning() (bool, error) {
 		case "assistant":
 			return qwenCallsTools(rec.Message.Parts), nil
 		case "system":
-			if rec.apiError() {
+			if rec.apiError() || rec.streamCut() {
 				return false, nil
 			}
 		}
@@ -146,27 +153,40 @@ func (r qwenReader) TurnRunning() (bool, error) {
 // at or after at (qwen's stamps are whole milliseconds).
 func (r qwenReader) CancelledSince(at time.Time) (bool, error) {
 	recs, err := newestRecords[qwenRecord](r.transcripts())
-	if err != nil {
-		return false, err
-	}
-	at = at.Truncate(time.Millisecond)
-	for i := len(recs) - 1; i >= 0; i-- {
-		rec := recs[i]
-		stamp, err := time.Parse(time.RFC3339Nano, rec.Timestamp)
-		if err != nil || stamp.Before(at) {
-			continue
-		}
-		if rec.cancelled() || rec.apiError() {
-			return true, nil
-		}
-	}
-	return false, nil
+	return markedSince(recs, err, at, func(rec qwenRecord) (string, bool) {
+		return rec.Timestamp, rec.cancelled() || rec.apiError() || rec.streamCut()
+	})
 }
 
 // cancelled reports a tool_result line of a call Escape cancelled.
 func (rec qwenRecord) cancelled() bool {
 	return rec.Type == "tool_result" && (rec.ToolCallResult.Status == "cancelled" || geminiCancelledResponses(rec.Message.Parts))
 }
+
+// streamCut reports a system line recording a request whose answer
+// stream ended before its final event: an api_response with no response
+// text and no tokens, which qwen 0.15.10 writes when Escape stops an answer
+// as it streams (it records the answer itself only when it is whole). A
+// whole answer's api_response carries its text and tokens.
+func (rec qwenRecord) streamCut() bool {
+	if rec.Type != "system" || rec.Subtype != "ui_telemetry" {
+		return false
+	}
+	var p struct {
+		UIEvent struct {
+			Name   string  `json:"event.name"`
+			Text   string  `json:"response_text"`
+			Tokens float64 `json:"total_token_count"`
+		} `json:"uiEvent"`
+	}
+	if json.Unmarshal(rec.SystemPayload, &p) != nil {
+		return false
+	}
+	return p.UIEvent.Name == qwenAPIResponse && p.UIEvent.Text == "" && p.UIEvent.Tokens == 0
+}
+
+// qwenAPIResponse is the ui_telemetry event of a request's answer.
+const qwenAPIResponse = "qwen-code.api_response"
 
 // apiError reports a system line recording a request's final failure.
 func (rec qwenRecord) apiError() bool {

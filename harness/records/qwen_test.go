@@ -10,7 +10,12 @@ import (
 )
 
 // The testdata files are real qwen-code 0.15.10 transcripts, driven by hand
-// in tmux against the stub model (tests/captures/notes-qwen.md):
+// in tmux against the stub model (tests/captures/notes-qwen.md), but for
+// session-stream-cancelled, from the real-agent tier's qwen interrupts
+// group (its paths renamed to the others'):
+//   - session-stream-cancelled: the launch prompt (answered), "a turn to
+//     cancel at once fmhang" (aborted), "stream until stopped fmlong60"
+//     stopped by Escape as it streamed (line 11), the next prompt;
 //   - session-turns: "hello there" (answered), "please fmhang now"
 //     (held, then Escape: its api_error "Request was aborted."), "please
 //     fmrate2 now" (two 429s retried, answered), "please fmtool ..." (a
@@ -92,9 +97,12 @@ func TestQwenTurnRunning(t *testing.T) {
 		{"session-turns", 19, true}, // its result, going back to the model
 		{"session-turns", 0, false}, // every turn over
 		{"session-tool-cancelled", 4, true},
-		{"session-tool-cancelled", 0, false}, // Escape cancelled the tool
-		{"session-queued", 21, true},         // "please fmhang busy" held
-		{"session-queued", 22, false},        // cancelled; the queued text unsent
+		{"session-tool-cancelled", 0, false},    // Escape cancelled the tool
+		{"session-queued", 21, true},            // "please fmhang busy" held
+		{"session-queued", 22, false},           // cancelled; the queued text unsent
+		{"session-stream-cancelled", 10, true},  // "stream until stopped fmlong60" streaming
+		{"session-stream-cancelled", 11, false}, // Escape: its api_response with no text, no tokens
+		{"session-stream-cancelled", 3, true},   // a whole answer's api_response, before its assistant line
 	} {
 		home := qwenHome(t, map[string]int{c.name: c.lines}, c.name)
 		if _, running := readRecord(t, "qwen", Where{Home: home, Worktree: qwenWorktree}); running != c.running {
@@ -130,5 +138,17 @@ func TestQwenCancelledSince(t *testing.T) {
 	at, _ := time.Parse(time.RFC3339Nano, "2026-12-05T22:06:57Z")
 	if got, _ := r.(CancelMarker).CancelledSince(at); !got {
 		t.Error("a cancelled tool is no cancel")
+	}
+	// The answer stopped as it streamed: its api_response at 14:18:29.026.
+	home = qwenHome(t, map[string]int{"session-stream-cancelled": 11}, "session-stream-cancelled")
+	r, _ = For("qwen", Where{Home: home, Worktree: qwenWorktree})
+	for _, c := range []struct {
+		at   string
+		want bool
+	}{{"2026-12-06T14:18:28.9Z", true}, {"2026-12-06T14:18:29.1Z", false}} {
+		at, _ := time.Parse(time.RFC3339Nano, c.at)
+		if got, err := r.(CancelMarker).CancelledSince(at); err != nil || got != c.want {
+			t.Errorf("stream cut: CancelledSince(%s) = %v %v, want %v", c.at, got, err, c.want)
+		}
 	}
 }

@@ -31,6 +31,89 @@ type CancelMarker interface {
 	CancelledSince(at time.Time) (bool, error)
 }
 
+// SessionStatus is a Reader whose record keeps the session's state as the
+// agent runs it, for a harness that wires no hooks: cline's <id>.json
+// status.
+type SessionStatus interface {
+	// Activity is the newest session's state in the activity vocabulary
+	// ("busy", "waiting", "idle"), or "" where it says none of them (the
+	// session over, or none yet).
+	Activity() (string, error)
+}
+
+// SubmitLogger is a Reader whose agent logs each prompt as it takes it,
+// by its length alone, long before the prompt itself reaches its record:
+// cline writes a prompt to messages.json only when its turn ends.
+type SubmitLogger interface {
+	// Submissions lists each prompt the agent took, in order.
+	Submissions() ([]Submission, error)
+}
+
+// Submission is one prompt an agent logged taking.
+type Submission struct {
+	Length int  // in UTF-16 code units, as the agent (JavaScript) counts
+	Queued bool // held behind the running turn; logged again when sent
+	// Started: the log shows the run this prompt started, which it could
+	// not have dropped (an immediate prompt only).
+	Started   bool
+	Time      time.Time
+	ambiguous bool // a run's start the log cannot give to one prompt
+}
+
+// CommandRecorder is a Reader whose record keeps the slash commands the
+// agent ran (or refused) itself, which are no user messages: claude writes
+// "/help" as a local_command record and "/nosuchcmd" as an informational
+// "Unknown command" one.
+type CommandRecorder interface {
+	// Commands lists each slash command the agent took, in order, as typed
+	// ("/name" and its arguments, if any).
+	Commands() ([]string, error)
+}
+
+// Enqueuer is a Reader whose record says when the agent took a text into
+// its queue behind a running turn, before it sends it: claude writes a
+// queue-operation "enqueue" with the text as it takes it, and the user
+// record only when the text is sent.
+type Enqueuer interface {
+	// EnqueuedMessages lists every text the agent took into its queue, in
+	// order, each time it did, whether sent since or not.
+	EnqueuedMessages() ([]string, error)
+}
+
+// Sheet is what a record watch reads of a record on every poll: the user
+// messages, the slash commands the agent ran itself, and the texts it took
+// into its queue (the last two empty where the record keeps none).
+type Sheet struct {
+	Messages, Commands, Enqueued []string
+}
+
+// SheetReader is a Reader that reads its Sheet in one pass over its
+// record, where the three lists would each parse the same files: claude's
+// transcript, polled every 200 ms while fm-send waits.
+type SheetReader interface {
+	Sheet() (Sheet, error)
+}
+
+// markedSince reports whether any of recs is a cancel mark stamped at or
+// after at; mark gives a record's stamp (RFC 3339) and whether it is one.
+// The CLIs' stamps are whole milliseconds, so at is cut to the millisecond.
+func markedSince[T any](recs []T, err error, at time.Time, mark func(T) (string, bool)) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	at = at.Truncate(time.Millisecond)
+	for i := len(recs) - 1; i >= 0; i-- {
+		s, ok := mark(recs[i])
+		if !ok {
+			continue
+		}
+		if stamp, err := time.Parse(time.RFC3339Nano, s); err == nil && !stamp.Before(at) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // Where locates one agent's records.
 type Where struct {
 	Home     string // the private HOME the agent ran with

@@ -43,6 +43,8 @@ func transcriptCases(t *testing.T) map[string]struct {
 		"gemini/replied":          {"gemini", Where{Home: geminiHome(t, geminiRepliedWorktree, "logs-replied.json", "replied"), Worktree: geminiRepliedWorktree}},
 		"gemini/tool-cancelled":   {"gemini", Where{Home: geminiHome(t, geminiWorktree, "logs.json", "tool-cancelled"), Worktree: geminiWorktree}},
 		"gemini/interrupted":      {"gemini", Where{Home: geminiHome(t, geminiWorktree, "logs.json", "interrupted"), Worktree: geminiWorktree}},
+		"cline/interrupted":       {"cline", Where{Home: clineHome(t, "interrupted"), Worktree: clineWorktree}},
+		"cline/tool":              {"cline", Where{Home: clineHome(t, "tool"), Worktree: clineWorktree}},
 		"opencode/relaunch":       {"opencode", Where{Home: "", Worktree: opencodeWorktree}},
 		"opencode/interrupted-qd": {"opencode", Where{Home: "", Worktree: opencodeWorktree}},
 	}
@@ -127,6 +129,11 @@ func TestTranscriptShapes(t *testing.T) {
 		// qwen: replies, tool calls with their results, and every end.
 		{"qwen/tool-cancelled", "user:please reply tool-call:run_shell_command tool-result:run_shell_command turn-end:cancelled"},
 		// gemini: a reply's turn ends where the next prompt shows it.
+		// cline: a prompt the next one follows with no reply was
+		// cancelled (it is written when its turn ends); the queued text
+		// was sent and answered; the last, held, ended at /exit.
+		{"cline/interrupted", "user:Read reply turn-end:completed user:stream reply turn-end:completed user:wait turn-end:cancelled user:stream turn-end:cancelled user:hold turn-end:cancelled user:queued reply turn-end:completed user:hold turn-end:cancelled"},
+		{"cline/tool", "user:do reply tool-call:run_commands tool-result:run_commands reply tool-call:editor tool-result:editor reply turn-end:completed"},
 		{"gemini/replied", "user:Read reply turn-end:completed user:start turn-end:cancelled user:after reply turn-end:completed user:a turn-end:cancelled user:a turn-end:cancelled"},
 	} {
 		if got := shape(entriesOf(t, cases[c.name].harness, cases[c.name].w)); got != c.want {

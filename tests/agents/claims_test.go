@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf16"
+
+	"fmctl/harness"
+	"fmctl/harness/records"
 )
 
 // How long an agent's own record may lag behind fmctl's exit: the CLIs
@@ -65,6 +70,8 @@ func (s *scen) broken(format string, args ...any) {
 func (l *lab) scenario(name string, body func(s *scen)) Verdict {
 	l.t.Helper()
 	s := &scen{l: l, name: name}
+	l.running = name
+	defer func() { l.running = "" }()
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -80,7 +87,7 @@ func (l *lab) scenario(name string, body func(s *scen)) Verdict {
 	}
 	o := outcome{harness: l.p.name, scenario: name, verdict: s.verdict, notes: s.notes, ineffective: s.ineffective}
 	if s.verdict == False || s.verdict == Broken {
-		if gap, ok := knownGaps[l.p.name+"/"+name]; ok {
+		if gap, ok := knownGap(l.p.name, name); ok {
 			o.known = gap
 		} else {
 			l.t.Errorf("%s/%s: %s\n  %s\nscreen:\n%s", l.p.name, name, s.verdict, strings.Join(s.notes, "\n  "), l.screen(false))
@@ -153,6 +160,7 @@ func (s *scen) sendWhenReady(text string, wait, lag time.Duration) result {
 func (s *scen) judgeBusyInBackoff(nonce string) {
 	l := s.l
 	l.capture(s.name + "-retrying")
+	before := l.retrying()
 	st := l.fm("fm-control", "status", l.addr, "--json")
 	var got struct {
 		Activity string `json:"activity"`
@@ -160,11 +168,17 @@ func (s *scen) judgeBusyInBackoff(nonce string) {
 	_ = json.Unmarshal([]byte(st.stdout), &got)
 	w := l.fm("fm-control", "wait", l.addr, "--for", "idle", "--timeout", "2s")
 	retrying := len(l.stub.CallsFor(nonce))
+	// A CLI that gives up on a rate limit within seconds (cline, 6
+	// attempts in 5 s) ends its turn as these run: only a turn its record
+	// shows running before them and still after makes idle false.
+	running := before && !poll(1500*time.Millisecond, func() bool { return !l.retrying() })
 	switch {
-	case got.Activity == "idle":
+	case got.Activity == "idle" && running:
 		s.mark(False, "status said activity=idle while the CLI retried (%d attempts)", retrying)
-	case w.code == 0:
+	case w.code == 0 && running:
 		s.mark(False, "wait --for idle exit 0 (%s) while the CLI retried (%d attempts)", oneLine(w.stdout), retrying)
+	case !running && (got.Activity == "idle" || w.code == 0):
+		s.mark(Backed, "the CLI gave the turn up (%d attempts): the record shows no turn, status said activity=%s, wait --for idle exit %d", retrying, got.Activity, w.code)
 	case got.Activity == "busy":
 		s.mark(Backed, "in its back-off (%d attempts) status said activity=busy and wait --for idle exit %d", retrying, w.code)
 	default:
@@ -207,10 +221,19 @@ func (s *scen) judgeWaitSubmitted(r result, text, messageID string, lag time.Dur
 		submit = "queued"
 	}
 	switch {
+	case exact == 0 && altered != "" && submit == "queued":
+		// What fm-send said of a queued text: it may reach the agent
+		// joined to the others queued with it.
+		s.mark(Honest, "exit 3 (submit=queued); wait --for submitted exit %d; the record holds it joined to others, as fm-send said it may: %s", w.code, clip(altered))
 	case exact > 1 || altered != "":
 		s.mark(False, "exit 3 (submit=%s), then wait --for submitted exit %d, and the record holds %d exact copies, altered %s", submit, w.code, exact, clip(altered))
 	case w.code == 0 && exact == 1:
 		s.mark(Honest, "exit 3 (submit=%s); wait --for submitted exit 0 in %s, record holds %s once", submit, w.elapsed.Round(time.Millisecond), clip(text))
+	case w.code == 0 && exact == 0 && field(w.stdout, "proof") == "log":
+		// The agent's log took it (cline); its record gets the text when
+		// that turn ends, judged at the lab's close.
+		s.mark(Honest, "exit 3 (submit=%s); wait --for submitted exit 0 proof=log in %s", submit, w.elapsed.Round(time.Millisecond))
+		l.logged = append(l.logged, loggedSend{harness: l.current, scenario: s.name, text: text})
 	case w.code == 0:
 		s.mark(False, "exit 3 (submit=%s); wait --for submitted exit 0, but the record holds it %d times", submit, exact)
 	default:
@@ -227,6 +250,10 @@ func (s *scen) judgeDelivery(r result, text string, lag time.Duration) {
 	case 0:
 		var exact int
 		var altered string
+		if field(r.stdout, "proof") == "log" {
+			s.judgeLoggedSend(r, text)
+			return
+		}
 		poll(lag, func() bool { exact, altered = count(l.messages(), text); return exact > 0 })
 		switch {
 		case exact == 1 && altered == "":
@@ -264,6 +291,42 @@ func (s *scen) judgeDelivery(r result, text string, lag time.Duration) {
 		} else {
 			s.mark(Honest, "exit %d: %s", r.code, oneLine(r.stderr))
 		}
+	}
+}
+
+// judgeCommand judges a slash command's send, sent once in its lab: exit 0
+// claims the agent took it, which its record must show once, as a user
+// message or as a command it ran or refused itself (claude's). Another
+// exit is left to the send that follows it.
+func (s *scen) judgeCommand(r result, cmd string) {
+	l := s.l
+	if r.code == 3 && strings.Contains(r.stderr, "opened its") {
+		// submit=dialog: the command's own dialog is up, which the
+		// agent's signatures must read on its screen now.
+		h, _ := harness.Lookup(l.current)
+		sig, _ := h.Screen()
+		if d := sig.ReadScreen(strings.Split(l.screen(false), "\n")).Dialog; d != "" {
+			s.mark(Honest, "exit 3 in %v: %s opened its %s dialog for %s", r.elapsed.Round(time.Millisecond), l.current, d, cmd)
+		} else {
+			s.mark(False, "exit 3 (%s), but no dialog is drawn", oneLine(r.stderr))
+		}
+		return
+	}
+	if r.code != 0 {
+		return
+	}
+	var n int
+	poll(recordLag, func() bool {
+		n, _ = count(append(l.messages(), l.commands()...), cmd)
+		return n > 0
+	})
+	switch n {
+	case 1:
+		s.mark(Backed, "exit 0, the record holds %s once", cmd)
+	case 0:
+		s.mark(False, "exit 0 (%s), but the record never took %s", oneLine(r.stdout), cmd)
+	default:
+		s.mark(False, "exit 0, but the record holds %s %d times", cmd, n)
 	}
 }
 
@@ -320,6 +383,8 @@ func (s *scen) gone(r result) {
 	switch {
 	case !stopped:
 		s.mark(False, "exit 0 (%s), but the pane still runs %v", oneLine(r.stdout), l.agentProcesses())
+	case !daemonsAsSaid(l, r.stdout):
+		s.mark(False, "exit 0 (%s), but left= names no running daemon of %s", oneLine(r.stdout), l.current)
 	case !released:
 		s.mark(False, "exit 0 (%s), but a turn is still running at the model (%d held request)", oneLine(r.stdout), l.stub.Held())
 	default:
@@ -327,7 +392,80 @@ func (s *scen) gone(r result) {
 	}
 }
 
+// daemonsAsSaid checks an outcome's left= claim: each pid it names runs,
+// and its command line carries the harness's daemon argument.
+func daemonsAsSaid(l *lab, stdout string) bool {
+	h, _ := harness.Lookup(l.current)
+	for _, pid := range leftPids(stdout) {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || h.Daemon == nil || !slices.Contains(strings.Split(string(cmdline), "\x00"), h.Daemon.Arg) {
+			return false
+		}
+	}
+	return true
+}
+
 // markerPath is a file a shell would create if it ran a message as a command.
 func (l *lab) markerPath() string { return l.dir + "/shell-ran-" + randHex(4) }
 
 func exists(path string) bool { _, err := os.Stat(path); return err == nil }
+
+// judgeLoggedSend judges an exit 0 proved by the agent's log of a prompt of
+// the text's length (cline logs session.input_sent as it takes a prompt,
+// and writes the prompt to its record only when the turn ends): the log
+// must show a prompt of that length taken during the call, and the model
+// stub a request whose newest prompt carries the text, unless the model is
+// down. Whether the record then gets the text exactly once is judged when
+// the lab closes (judgeLogged).
+func (s *scen) judgeLoggedSend(r result, text string) {
+	l := s.l
+	logger, ok := l.reader().(records.SubmitLogger)
+	if !ok {
+		s.mark(False, "exit 0 proof=log, but %s logs no prompts", l.current)
+		return
+	}
+	// Called as the send returns: the log's stamp of the prompt falls
+	// within the call (a second's slack for the clocks' rounding).
+	since := time.Now().Add(-r.elapsed - time.Second)
+	length := len(utf16.Encode([]rune(strings.TrimRight(text, " \t\r\n"))))
+	taken := func() bool {
+		subs, err := logger.Submissions()
+		if err != nil {
+			return false
+		}
+		for _, sub := range subs {
+			if sub.Length == length && !sub.Queued && !sub.Time.Before(since) {
+				return true
+			}
+		}
+		return false
+	}
+	asked := func() bool { return len(l.stub.CallsFor(text)) > 0 || l.stub.DownUntil().After(time.Now()) }
+	switch {
+	case !taken():
+		s.mark(False, "exit 0 proof=log (%s), but %s's log shows no prompt of %d units taken since the call", oneLine(r.stdout), l.current, length)
+	case !poll(recordLag, asked):
+		s.mark(False, "exit 0 proof=log, but the model was never asked with %s", clip(text))
+	default:
+		s.mark(Backed, "exit 0 proof=log: %s's log took a prompt of %d units and the model was asked with %s; its record is judged at the lab's close", l.current, length, clip(text))
+		l.logged = append(l.logged, loggedSend{harness: l.current, scenario: s.name, text: text})
+	}
+}
+
+// judgeLogged judges, the lab's scenarios over, that each send confirmed
+// by proof=log reached its agent's record exactly once, as cline writes a
+// prompt when its turn ends (answered, failed or cancelled).
+func (l *lab) judgeLogged(s *scen) {
+	l.settle(15 * time.Second)
+	var missing []string
+	for _, ls := range l.logged {
+		if exact, altered := count(l.messagesOf(ls.harness), ls.text); exact != 1 || altered != "" {
+			missing = append(missing, fmt.Sprintf("%s: %s held %d times, altered %s", ls.scenario, clip(ls.text), exact, clip(altered)))
+		}
+	}
+	if len(missing) > 0 {
+		s.mark(False, "sends confirmed by the log that the record did not get once: %s", strings.Join(missing, "; "))
+		return
+	}
+	s.mark(Backed, "each of the %d sends confirmed by the log reached the record once", len(l.logged))
+}

@@ -366,12 +366,17 @@ func running(pid int) bool {
 }
 
 // composerDrawn: the harness's verified screen signature reads its
-// composer ready on the test's own capture of the pane.
+// composer ready on the test's own capture of the pane, after a capture
+// that did not: a relaunch starts over the screen its stopped agent left,
+// whose composer still reads ready and is not the new agent's.
 func (l *lab) composerDrawn(name string) probe {
 	h, _ := harness.Lookup(name)
 	sig, ok := h.Screen()
+	notYet := false
 	return polled("screen", screenPoll, func() bool {
-		return ok && sig.ReadScreen(strings.Split(l.screen(false), "\n")).Ready()
+		ready := ok && sig.ReadScreen(strings.Split(l.screen(false), "\n")).Ready()
+		notYet = notYet || !ready
+		return ready && notYet
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -62,6 +63,57 @@ var turnKinds = []turnKind{
 	}, quiet: (seed.HookHoldSeconds + 2) * time.Second, only: []string{"gemini"}},
 }
 
+// failure is a failure of the model API a turn can meet besides the rate
+// limit (startBackoff): the stub answers every attempt of the turn with it,
+// so the CLI retries until it is stopped or gives up (the turn ends failed).
+type failure struct {
+	name, word string
+	outcome    string // the stub's outcome for one failed attempt
+}
+
+// downFor is how long the down kind's API refuses connections: a retry can
+// show at the model only once it is back, so the watch after a verb
+// outlasts it.
+const downFor = 10 * time.Second
+
+var failures = []failure{
+	{name: "overload", word: stubmodel.OverloadWord + "60", outcome: stubmodel.Overload.String()},
+	{name: "5xx", word: stubmodel.ServerErrorWord + "60", outcome: stubmodel.ServerError.String()},
+	{name: "cut", word: stubmodel.CutWord + "60", outcome: stubmodel.Cut.String()},
+	{name: "down", word: fmt.Sprintf("%s%d", stubmodel.DownWord, int(downFor/time.Second)), outcome: stubmodel.Down.String()},
+}
+
+// failureKind is the turn kind of a turn whose every model call fails as f.
+func failureKind(f failure) turnKind {
+	quiet := 4 * time.Second
+	if f.name == "down" {
+		quiet = downFor + 2*time.Second
+	}
+	return turnKind{name: f.name, quiet: quiet, start: func(s *scen, nonce string) {
+		l := s.l
+		// A turn still running takes the prompt into its queue, and the
+		// failing request goes out only after it (opencode, loaded).
+		if !l.settle(30 * time.Second) {
+			s.note("a turn still ran 30 s before the failing turn was sent")
+		}
+		s.send("a failing model " + f.word + " " + nonce)
+		// opencode under load sends its request tens of seconds after it
+		// recorded the prompt (once more than 60 s, in CI's even half).
+		if !poll(120*time.Second, func() bool { return hadOutcome(l, nonce, f.outcome) }) {
+			s.broken("the model's %s never went out: %s", f.name, outcomes(l, nonce))
+		}
+		time.Sleep(300 * time.Millisecond) // the CLI reads the failure and starts its wait
+	}}
+}
+
+// awaitUp waits out an outage the down kind started, so the next scenario's
+// turn reaches the model.
+func (l *lab) awaitUp() {
+	if left := time.Until(l.stub.DownUntil()); left > 0 {
+		time.Sleep(left + 500*time.Millisecond)
+	}
+}
+
 // startRightAfterSubmit sends a turn that hangs and returns as soon as the
 // send does: the interrupt that follows comes right after the submit.
 func startRightAfterSubmit(s *scen, nonce string) {
@@ -87,7 +139,7 @@ func startToolRunning(s *scen, nonce string) {
 	l := s.l
 	dir := filepath.Join(l.wt, "fmtool-"+nonce)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		l.t.Fatal(err)
+		l.fatalf("%v", err)
 	}
 	s.send("a slow tool " + stubmodel.ToolWord + "40 " + dir + " " + nonce)
 	if !poll(30*time.Second, func() bool { return madeToolCall(l, nonce) }) {
@@ -106,15 +158,7 @@ func startToolRunning(s *scen, nonce string) {
 func startBackoff(s *scen, nonce string) {
 	l := s.l
 	s.send("rate limited for good " + stubmodel.RateWord + "60 " + nonce)
-	limited := func() bool {
-		for _, r := range l.stub.CallsFor(nonce) {
-			if r.Outcome == stubmodel.RateLimit.String() {
-				return true
-			}
-		}
-		return false
-	}
-	if !poll(30*time.Second, limited) {
+	if !poll(30*time.Second, func() bool { return hadOutcome(l, nonce, stubmodel.RateLimit.String()) }) {
 		s.broken("the model's rate limit never went out: %s", outcomes(l, nonce))
 	}
 	time.Sleep(300 * time.Millisecond) // the CLI reads the 429 and starts its wait
@@ -159,7 +203,10 @@ func interruptsGroup(t *testing.T, p profile) {
 		return
 	}
 	for round := 1; round <= interruptRounds; round++ {
-		for _, k := range turnKinds {
+		// One failure of the model API a round, in turn: every harness
+		// meets overload, 5xx and cut without a round for each.
+		kinds := append(slices.Clip(turnKinds), failureKind(failures[(round-1)%len(failures)]))
+		for _, k := range kinds {
 			if !k.appliesTo(p.name) {
 				continue
 			}
@@ -193,7 +240,10 @@ func relaunchKindsGroup(t *testing.T, p profile) {
 	if l == nil {
 		return
 	}
+	// An outage (down) on every harness, and one more failure of the API,
+	// a different one from harness to harness.
 	kinds := append([]turnKind{{name: "idle", start: func(*scen, string) {}}}, turnKinds[1:4]...)
+	kinds = append(kinds, failureKind(failures[3]), failureKind(failures[profileIndex(p)%3]))
 	for _, k := range kinds {
 		launches := len(l.stub.CallsFor(l.briefPath()))
 		if l.scenario("relaunch-"+k.name, func(s *scen) { s.relaunchFrom(k) }) == Broken {
@@ -204,12 +254,38 @@ func relaunchKindsGroup(t *testing.T, p profile) {
 			recoverIdle(l)
 			continue
 		}
+		if !l.agentAlive() {
+			// A refused relaunch (judged above) left a shell: the next
+			// kind needs an agent, or the group ends here rather than
+			// break every kind after it.
+			if r := l.fm("fm-spawn", l.addr, "--relaunch"); r.code != 0 || !l.agentAlive() {
+				return
+			}
+			l.settleLaunch()
+			continue
+		}
 		// Not settleLaunch: claude's record holds every session's launch
 		// prompt. The new agent's launch turn is over once the model had
 		// its call and the record shows no turn.
+		// A CLI that gave up its launch turn in an outage sends no more
+		// call for it once the API is back.
 		poll(180*time.Second, func() bool {
-			return len(l.stub.CallsFor(l.briefPath())) > launches && l.settle(0)
+			gaveUp := k.name == "down" && time.Since(l.stub.DownUntil()) > 20*time.Second
+			return (len(l.stub.CallsFor(l.briefPath())) > launches || gaveUp) && l.settle(0)
 		})
+		// opencode relaunched into an outage once stopped in its own start
+		// (its log's "init" never went on) and never drew its composer;
+		// the relaunch said ready=starting, and every later kind would
+		// meet an agent that cannot take a message. The next kind gets a
+		// new agent instead.
+		if !poll(60*time.Second, l.composerReady) {
+			l.t.Logf("after relaunch-%s no composer was drawn in 60 s; the agent is stopped and launched again:\n%s", k.name, trimScreen(l.screen(false)))
+			l.fm("fm-control", "exit", l.addr)
+			if r := l.fm("fm-spawn", l.addr, "--relaunch"); r.code != 0 || !l.agentAlive() {
+				return
+			}
+			l.settleLaunch()
+		}
 	}
 	l.scenario("exit-tool-running", func(s *scen) {
 		nonce := randHex(3)
@@ -238,6 +314,9 @@ func (s *scen) relaunchFrom(k turnKind) {
 		s.missed("the task was not relaunched")
 		return
 	}
+	// A daemon fmctl says the old agent left running by design (cline's
+	// hub, left=hub:<pid>) is no part of the agent it claims stopped.
+	old = slices.DeleteFunc(old, func(pid int) bool { return slices.Contains(leftPids(r.stdout), pid) })
 	if !poll(5*time.Second, func() bool { return !anyAlive(old) }) {
 		s.mark(False, "exit 0 (%s), but the old agent's processes %v still run", oneLine(r.stdout), alive(old))
 		return
@@ -316,6 +395,19 @@ func alive(pids []int) []int {
 }
 
 func anyAlive(pids []int) bool { return len(alive(pids)) > 0 }
+
+// leftPids are the pids of an outcome's left=<name>:<pid>,... fact.
+func leftPids(stdout string) []int {
+	var pids []int
+	for _, l := range strings.Split(field(stdout, "left"), ",") {
+		if _, pid, ok := strings.Cut(l, ":"); ok {
+			if n, err := strconv.Atoi(pid); err == nil {
+				pids = append(pids, n)
+			}
+		}
+	}
+	return pids
+}
 
 // interruptTally counts, per harness, every interrupt the tier judged.
 type interruptTally struct {

@@ -40,6 +40,11 @@ type profile struct {
 	slowStart bool
 	// remote: the remote group runs it on a host over ssh.
 	remote bool
+	// streamSecs is how long the turn a send is made into while it
+	// streams runs (8 s when 0): cline writes a prompt to its record only
+	// when its turn ends, so the send that starts the turn is judged at
+	// that end, and the turn must outlast the send's record wait.
+	streamSecs int
 }
 
 var profiles = []profile{
@@ -49,8 +54,9 @@ var profiles = []profile{
 	{name: "kilo", bin: "kilo", pkg: "@kilocode/cli", relaunchTo: "opencode", slowStart: true},
 	{name: "pi", bin: "pi", pkg: "@mariozechner/pi-coding-agent"},
 	{name: "gemini", bin: "gemini", pkg: "@google/gemini-cli", relaunchTo: "qwen"},
-	{name: "qwen", bin: "qwen", pkg: "@qwen-code/qwen-code", relaunchTo: "gemini"},
-	{name: "copilot", bin: "copilot", pkg: "@github/copilot", relaunchTo: "claude"},
+	{name: "qwen", bin: "qwen", pkg: "@qwen-code/qwen-code", relaunchTo: "gemini", remote: true},
+	{name: "copilot", bin: "copilot", pkg: "@github/copilot", relaunchTo: "claude", remote: true},
+	{name: "cline", bin: "cline", pkg: "cline", relaunchTo: "pi", streamSecs: 35},
 }
 
 func lookupProfile(name string) profile {
@@ -81,7 +87,26 @@ type lab struct {
 	id      string
 	addr    string     // how the fm binaries name the task: id, or <host>/id on a host
 	current string     // the harness the task runs now
+	running string     // the scenario running now, named when the group aborts
 	sent    []sentText // every fm-send of a text, in order
+	// logged are the sends fm-send confirmed by the agent's log alone
+	// (proof=log: cline's record gets the text when the turn ends); the
+	// lab judges at its close that the record got each exactly once.
+	logged []loggedSend
+}
+
+// loggedSend is a send confirmed by proof=log, with its harness and the
+// scenario that judged it.
+type loggedSend struct{ harness, scenario, text string }
+
+// fatalf ends the lab's group on a failure of the lab itself (a tool that
+// could not run, a call that never returned), named in the ledger's closing
+// lines beside the scenario it cut short.
+func (l *lab) fatalf(format string, args ...any) {
+	l.t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	theLedger.abort(l.t.Name(), l.running, msg)
+	l.t.Fatal(msg)
 }
 
 func randHex(n int) string {
@@ -117,7 +142,12 @@ func newLab(t *testing.T, p profile, group string, also ...profile) *lab {
 		home: filepath.Join(dir, "home"), wt: filepath.Join(dir, "wt"), fmHome: filepath.Join(dir, "fmhome"),
 		sock: "fmagents-" + randHex(6), id: "t1", addr: "t1", current: p.name}
 	t.Cleanup(l.close)
-	for _, d := range []string{l.home, l.wt, filepath.Join(l.fmHome, "state"), filepath.Join(l.fmHome, "data"), filepath.Join(l.fmHome, "config")} {
+	t.Cleanup(func() {
+		if t.Failed() {
+			theLedger.abort(t.Name(), l.running, "")
+		}
+	})
+	for _, d := range []string{l.home, l.wt, filepath.Join(dir, "tmp"), filepath.Join(l.fmHome, "state"), filepath.Join(l.fmHome, "data"), filepath.Join(l.fmHome, "config")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -134,12 +164,21 @@ func newLab(t *testing.T, p profile, group string, also ...profile) *lab {
 		// older run lingers under a number this run did not reach.
 		os.RemoveAll(filepath.Join(l.capDir, group))
 	}
+	path := agentsBin + ":" + fmBin + ":" + filepath.Dir(tmuxBin) + ":/usr/local/bin:/usr/bin:/bin"
+	if node := os.Getenv("FM_AGENTS_NODE_DIR"); node != "" {
+		// A newer Node than the machine's, for a CLI that needs one
+		// (qwen-code 0.24 wants Node 22): the CLIs' `env node` finds it.
+		path = node + ":" + path
+	}
 	paneEnv := []string{
-		"PATH=" + agentsBin + ":" + fmBin + ":" + filepath.Dir(tmuxBin) + ":/usr/local/bin:/usr/bin:/bin",
+		"PATH=" + path,
 		"HOME=" + l.home, "TERM=xterm-256color", "LANG=C.UTF-8", "HISTFILE=/dev/null", "PS1=$ ",
 		// A CLI that updates itself with npm (qwen did, globally) installs
 		// into the lab; outside_test.go proves nothing reached the real one.
 		"NPM_CONFIG_PREFIX=" + filepath.Join(l.home, ".npm-global"),
+		// gemini writes its client-error reports and Bun-built CLIs their
+		// native library (13 MB a start) to the temporary folder.
+		"TMPDIR=" + filepath.Join(dir, "tmp"),
 	}
 	for _, q := range append([]profile{p}, also...) {
 		v, err := installedVersion(q.pkg)
@@ -174,7 +213,7 @@ func (l *lab) startServer(env []string) {
 	start.Env = env
 	start.Dir = l.wt
 	if out, err := start.CombinedOutput(); err != nil {
-		l.t.Fatalf("start tmux server: %v\n%s", err, out)
+		l.fatalf("start tmux server: %v\n%s", err, out)
 	}
 	for _, opt := range [][]string{
 		{"automatic-rename", "off"}, {"allow-rename", "off"}, {"default-shell", bashBin},
@@ -187,12 +226,17 @@ func (l *lab) startServer(env []string) {
 // close kills this lab's server and every process left with its HOME, then
 // removes the lab unless the test failed.
 func (l *lab) close() {
+	if len(l.logged) > 0 {
+		l.scenario("logged-sends-recorded", l.judgeLogged)
+	}
 	exec.Command(tmuxBin, "-L", l.sock, "kill-server").Run()
 	killHomeProcesses(l.home)
 	if l.stub != nil {
 		l.stub.Close()
 	}
-	if !l.t.Failed() {
+	// FM_AGENTS_KEEP keeps every lab, for reading a CLI's own record of
+	// a scenario that passed honestly but did not do what it was for.
+	if !l.t.Failed() && os.Getenv("FM_AGENTS_KEEP") == "" {
 		os.RemoveAll(l.dir)
 	} else {
 		l.keepRequests()
@@ -240,7 +284,7 @@ func (l *lab) git(args ...string) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = l.wt
 	if out, err := cmd.CombinedOutput(); err != nil {
-		l.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		l.fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }
 
@@ -252,7 +296,7 @@ func (l *lab) tmux(args ...string) string {
 	l.t.Helper()
 	out, err := l.tmuxCmd(args...).CombinedOutput()
 	if err != nil {
-		l.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+		l.fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
 }
@@ -285,10 +329,16 @@ func shorten(args []string) []string {
 // fm runs one product binary against this lab.
 func (l *lab) fm(bin string, args ...string) result {
 	l.t.Helper()
+	return l.fmWith(nil, bin, args...)
+}
+
+// fmWith is fm with env added to the lab's (a tunable one call sets).
+func (l *lab) fmWith(env []string, bin string, args ...string) result {
+	l.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(fmBin, bin), args...)
-	cmd.Env = l.env
+	cmd.Env = append(append([]string(nil), l.env...), env...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	watch := l.watchCall(bin, args)
@@ -302,10 +352,10 @@ func (l *lab) fm(bin string, args ...string) result {
 	case errors.As(err, &ee):
 		r.code = ee.ExitCode()
 	default:
-		l.t.Fatalf("%s could not run: %v", bin, err)
+		l.fatalf("%s could not run: %v", bin, err)
 	}
 	if ctx.Err() != nil {
-		l.t.Fatalf("%s did not finish within 3 minutes", r)
+		l.fatalf("%s did not finish within 3 minutes", r)
 	}
 	l.t.Log(r)
 	if bin == "fm-send" && !slices.Contains(args, "--key") && len(args) > 0 {
@@ -318,7 +368,7 @@ func (l *lab) fm(bin string, args ...string) result {
 func (l *lab) spawn(extra ...string) result {
 	brief := filepath.Join(l.dir, "brief.md")
 	if err := os.WriteFile(brief, []byte("You are driven by fmctl's real-agent tests. Reply with one word.\n"), 0o644); err != nil {
-		l.t.Fatal(err)
+		l.fatalf("%v", err)
 	}
 	return l.fm("fm-spawn", append([]string{l.addr, "--harness", l.p.name, "--worktree", l.wt, "--brief", brief}, extra...)...)
 }
@@ -431,7 +481,7 @@ func (l *lab) killAgent() {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	if !poll(5*time.Second, func() bool { return !l.agentAlive() }) {
-		l.t.Fatalf("the agent survived SIGKILL: %v", l.agentProcesses())
+		l.fatalf("the agent survived SIGKILL: %v", l.agentProcesses())
 	}
 }
 
@@ -474,7 +524,7 @@ func (l *lab) capture(step string) {
 	l.steps++
 	dir := filepath.Join(l.capDir, l.group)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		l.t.Fatal(err)
+		l.fatalf("%v", err)
 	}
 	base := filepath.Join(dir, fmt.Sprintf("%02d-%s", l.steps, step))
 	// The lab's temporary directory is replaced by a fixed name, so a
@@ -483,7 +533,7 @@ func (l *lab) capture(step string) {
 	for ext, escapes := range map[string]bool{".txt": false, ".ansi": true} {
 		screen := strings.ReplaceAll(trimScreen(l.screen(escapes)), l.dir, "/tmp/fmagents-lab")
 		if err := os.WriteFile(base+ext, []byte(screen), 0o644); err != nil {
-			l.t.Fatal(err)
+			l.fatalf("%v", err)
 		}
 	}
 }
@@ -497,7 +547,7 @@ func trimScreen(s string) string {
 func (l *lab) reader() records.Reader {
 	r, err := l.readerFor(l.current)
 	if err != nil {
-		l.t.Fatal(err)
+		l.fatalf("%v", err)
 	}
 	return r
 }
@@ -511,6 +561,29 @@ func (l *lab) readerFor(name string) (records.Reader, error) {
 // that cannot be read yet counts as empty.
 func (l *lab) messages() []string {
 	m, err := l.reader().UserMessages()
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// composerReady reads the pane by the harness's verified signature: its
+// composer drawn, with no dialog over it (a harness without one is not
+// read, and passes).
+func (l *lab) composerReady() bool {
+	h, _ := harness.Lookup(l.current)
+	sig, ok := h.Screen()
+	return !ok || sig.ReadScreen(strings.Split(l.screen(false), "\n")).Ready()
+}
+
+// commands is the slash commands the agent's record keeps apart from its
+// user messages (claude's), none where it keeps none.
+func (l *lab) commands() []string {
+	c, ok := l.reader().(records.CommandRecorder)
+	if !ok {
+		return nil
+	}
+	m, err := c.Commands()
 	if err != nil {
 		return nil
 	}

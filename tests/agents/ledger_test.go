@@ -34,8 +34,45 @@ type outcome struct {
 
 // ledger collects every scenario's outcome for the closing table.
 type ledger struct {
-	mu   sync.Mutex
-	rows []outcome
+	mu      sync.Mutex
+	rows    []outcome
+	aborted []string // groups that failed outside a scenario's verdict
+}
+
+// abort records that test (a group) failed with msg, or with no message when
+// only its end saw it failed, while scenario was running ("" between them).
+// A group named twice keeps its first line, the one with the cause.
+func (l *ledger) abort(test, scenario, msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, a := range l.aborted {
+		if strings.HasPrefix(a, test+" ") {
+			return
+		}
+	}
+	line := test + " failed"
+	if scenario != "" {
+		line += " during scenario " + scenario
+	}
+	if msg != "" {
+		line += ": " + oneLine(msg)
+	}
+	l.aborted = append(l.aborted, line)
+}
+
+// printFailures repeats, last of all, what failed: a CI log keeps only its
+// head and tail, and the tail must name the failure.
+func (l *ledger) printFailures(w io.Writer) {
+	for _, o := range l.sorted() {
+		if (o.verdict == False || o.verdict == Broken) && o.known == "" {
+			fmt.Fprintf(w, "real-agent tier: %s %s/%s: %s\n", o.verdict, o.harness, o.scenario, strings.Join(o.notes, "; "))
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, a := range l.aborted {
+		fmt.Fprintf(w, "real-agent tier: FAILED %s\n", a)
+	}
 }
 
 func newLedger() *ledger { return &ledger{} }
@@ -76,13 +113,6 @@ func (l *ledger) print(w io.Writer) {
 		}
 		counts[o.verdict]++
 	}
-	// A CI log keeps only its head and tail: the failures go last, again,
-	// so a cut log still names them.
-	for _, o := range rows {
-		if o.verdict == False || o.verdict == Broken {
-			fmt.Fprintf(w, "real-agent tier: %s %s/%s: %s\n", o.verdict, o.harness, o.scenario, strings.Join(o.notes, "; "))
-		}
-	}
 	ineffective := 0
 	for _, o := range rows {
 		if o.ineffective {
@@ -90,14 +120,24 @@ func (l *ledger) print(w io.Writer) {
 			fmt.Fprintf(w, "real-agent tier: ineffective %s/%s: %s\n", o.harness, o.scenario, strings.Join(o.notes, "; "))
 		}
 	}
-	l.printMatrix(w, rows)
+	l.printMatrix(w, "", rows)
+	// The outage world's own line per harness (issue 38's table).
+	var outage []outcome
+	for _, o := range rows {
+		if strings.HasPrefix(o.scenario, "outage-") {
+			outage = append(outage, o)
+		}
+	}
+	if len(outage) > 0 {
+		l.printMatrix(w, "outage ", outage)
+	}
 	fmt.Fprintf(w, "real-agent tier: %d backed, %d honest, %d false, %d broken, %d ineffective\n",
 		counts[Backed], counts[Honest], counts[False], counts[Broken], ineffective)
 }
 
 // printMatrix writes one line per harness: its verdicts and ineffective
-// outcomes, counted over every scenario it ran.
-func (l *ledger) printMatrix(w io.Writer, rows []outcome) {
+// outcomes, counted over rows, each line headed by title.
+func (l *ledger) printMatrix(w io.Writer, title string, rows []outcome) {
 	type tally struct{ backed, honest, false_, broken, ineffective int }
 	per := map[string]*tally{}
 	var names []string
@@ -122,10 +162,10 @@ func (l *ledger) printMatrix(w io.Writer, rows []outcome) {
 			t.ineffective++
 		}
 	}
-	fmt.Fprintf(w, "real-agent tier: %-9s %6s %6s %6s %6s %11s\n", "harness", "backed", "honest", "FALSE", "broken", "ineffective")
+	fmt.Fprintf(w, "real-agent tier: %s%-9s %6s %6s %6s %6s %11s\n", title, "harness", "backed", "honest", "FALSE", "broken", "ineffective")
 	for _, n := range names {
 		t := per[n]
-		fmt.Fprintf(w, "real-agent tier: %-9s %6d %6d %6d %6d %11d\n", n, t.backed, t.honest, t.false_, t.broken, t.ineffective)
+		fmt.Fprintf(w, "real-agent tier: %s%-9s %6d %6d %6d %6d %11d\n", title, n, t.backed, t.honest, t.false_, t.broken, t.ineffective)
 	}
 }
 
@@ -143,6 +183,11 @@ func (l *ledger) markdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.harness, o.scenario, v,
 			strings.ReplaceAll(strings.Join(o.notes, "; "), "|", `\|`))
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, a := range l.aborted {
+		fmt.Fprintf(&b, "\nFAILED %s\n", a)
 	}
 	return b.String()
 }

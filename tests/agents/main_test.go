@@ -84,7 +84,7 @@ func runMain(m *testing.M) int {
 	}
 	code := m.Run()
 	if changed := watch.changes(); len(changed) > 0 {
-		fmt.Fprintf(os.Stderr, "agents: an agent CLI wrote outside its lab (global npm prefix or the real HOME):\n  %s\n", strings.Join(changed, "\n  "))
+		fmt.Fprintf(os.Stderr, "agents: an agent CLI wrote outside its lab (global npm prefix, the real HOME or the temporary folder):\n  %s\n", strings.Join(changed, "\n  "))
 		code = 1
 	} else {
 		fmt.Fprintf(os.Stdout, "agents: nothing was written outside the labs (%s checked)\n", strings.Join(watch.dirs, ", "))
@@ -92,6 +92,7 @@ func runMain(m *testing.M) int {
 	theLedger.print(os.Stdout)
 	theTally.print(os.Stdout)
 	theClock.print(os.Stdout)
+	theLedger.printFailures(os.Stdout)
 	if path := os.Getenv("FM_AGENTS_REPORT"); path != "" {
 		if err := os.WriteFile(path, []byte(theLedger.markdown()+theTally.markdown()+theClock.markdown()), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "agents: report:", err)

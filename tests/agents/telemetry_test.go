@@ -222,7 +222,7 @@ func TestTelemetryExitBusyCodex(t *testing.T) {
 func (l *lab) waitLaunchTurn() {
 	l.t.Helper()
 	if !poll(60*time.Second, func() bool { return len(l.stub.Requests()) > 0 }) {
-		l.t.Fatalf("the launch prompt never reached the model stub")
+		l.fatalf("the launch prompt never reached the model stub")
 	}
 	l.settle(30 * time.Second)
 }

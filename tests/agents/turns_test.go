@@ -1,6 +1,8 @@
 package agents
 
 import (
+	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +95,7 @@ func turnsGroup(t *testing.T, p profile) {
 		}
 	})
 	recoverIdle(l)
+	stallScenario(l)
 	l.scenario("exit-streaming", func(s *scen) {
 		s.waitBusy("stream until exit " + stubmodel.LongWord + "60 " + randHex(3))
 		s.exit("exit-streaming")
@@ -111,11 +114,12 @@ func backoffGroup(t *testing.T, p profile) {
 	if l == nil {
 		return
 	}
+	secs := cmp.Or(p.streamSecs, 8)
 	l.scenario("send-while-streaming", func(s *scen) {
-		s.waitBusy("stream a long answer " + stubmodel.LongWord + "8 " + randHex(3))
-		// The long turn streams for 8 s; a message the agent queues behind
-		// it lands in the record once the turn ends.
-		s.sendWithin("sent while the answer streams "+randHex(3), recordLag+10*time.Second)
+		s.waitBusy(fmt.Sprintf("stream a long answer %s%d %s", stubmodel.LongWord, secs, randHex(3)))
+		// A message the agent queues behind the streaming turn lands in
+		// the record once the turn ends.
+		s.sendWithin("sent while the answer streams "+randHex(3), recordLag+time.Duration(secs+2)*time.Second)
 	})
 	l.settle(40 * time.Second)
 	l.scenario("interrupt-backoff", func(s *scen) {
@@ -190,24 +194,20 @@ func spawnedLab(t *testing.T, p profile, group string) *lab {
 func (l *lab) toolDir() string {
 	dir := filepath.Join(l.wt, "fmtool-"+randHex(3))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		l.t.Fatal(err)
+		l.fatalf("%v", err)
 	}
 	return dir
 }
 
 // replied reports whether the stub answered a prompt holding nonce in words.
-func replied(l *lab, nonce string) bool {
-	for _, r := range l.stub.CallsFor(nonce) {
-		if r.Outcome == "reply" {
-			return true
-		}
-	}
-	return false
-}
+func replied(l *lab, nonce string) bool { return hadOutcome(l, nonce, "reply") }
 
-func madeToolCall(l *lab, nonce string) bool {
+func madeToolCall(l *lab, nonce string) bool { return hadOutcome(l, nonce, "tool-call") }
+
+// hadOutcome reports whether the stub answered a call for nonce as outcome.
+func hadOutcome(l *lab, nonce, outcome string) bool {
 	for _, r := range l.stub.CallsFor(nonce) {
-		if r.Outcome == "tool-call" {
+		if r.Outcome == outcome {
 			return true
 		}
 	}

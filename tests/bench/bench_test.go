@@ -209,8 +209,11 @@ func copyFile(from, to string) error {
 	return os.WriteFile(to, data, 0o755)
 }
 
-func env(trace string) []string {
-	e := append(os.Environ(), "FM_HOME="+home, "FM_TMUX_SOCKET="+socket, "TMUX=")
+func env(trace string) []string { return envAt(home, socket, trace) }
+
+// envAt points a binary at the FM_HOME fmHome and the tmux server sock.
+func envAt(fmHome, sock, trace string) []string {
+	e := append(os.Environ(), "FM_HOME="+fmHome, "FM_TMUX_SOCKET="+sock, "TMUX=")
 	if trace != "" {
 		e = append(e, "FM_RUNNER_TRACE="+trace)
 	}
@@ -226,6 +229,11 @@ type run struct {
 }
 
 func runBin(trace string, stdin []byte, name string, args ...string) run {
+	return runBinEnv(env(trace), trace, stdin, name, args...)
+}
+
+// runBinEnv is runBin in the environment environ.
+func runBinEnv(environ []string, trace string, stdin []byte, name string, args ...string) run {
 	cmd := exec.Command(filepath.Join(binDir, name), args...)
 	rssFile := ""
 	if trace != "" && timeBin != "" {
@@ -235,7 +243,7 @@ func runBin(trace string, stdin []byte, name string, args ...string) run {
 		rssFile = trace + ".rss"
 		cmd = exec.Command(timeBin, append([]string{"-f", "%M", "-o", rssFile, filepath.Join(binDir, name)}, args...)...)
 	}
-	cmd.Env = env(trace)
+	cmd.Env = environ
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -261,30 +269,45 @@ func runBin(trace string, stdin []byte, name string, args ...string) run {
 type counts struct{ tmuxProcs, other int }
 
 func traced(stdin []byte, name string, args ...string) (counts, run, error) {
+	trace, r, err := tracedAt(home, socket, stdin, name, args...)
+	return countCalls(trace), r, err
+}
+
+// tracedAt runs the binary against fmHome and the tmux server sock, and
+// returns its runner trace: one line per external command it started.
+func tracedAt(fmHome, sock string, stdin []byte, name string, args ...string) (string, run, error) {
 	f, err := os.CreateTemp("", "fmbench-trace-")
 	if err != nil {
-		return counts{}, run{}, err
+		return "", run{}, err
 	}
 	f.Close()
 	defer os.Remove(f.Name())
-	r := runBin(f.Name(), stdin, name, args...)
+	r := runBinEnv(envAt(fmHome, sock, f.Name()), f.Name(), stdin, name, args...)
 	data, err := os.ReadFile(f.Name())
-	if err != nil {
-		return counts{}, r, err
-	}
-	var c counts
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		parts := strings.SplitN(line, "\t", 3)
-		if len(parts) != 3 {
-			continue
+	return string(data), r, err
+}
+
+// traceCalls are the lines of a runner trace: the program and its argv
+// (Go-quoted) of each call.
+func traceCalls(trace string) (calls [][2]string) {
+	for _, line := range strings.Split(strings.TrimSpace(trace), "\n") {
+		if parts := strings.SplitN(line, "\t", 3); len(parts) == 3 {
+			calls = append(calls, [2]string{parts[1], parts[2]})
 		}
-		if filepath.Base(parts[1]) == "tmux" {
+	}
+	return calls
+}
+
+func countCalls(trace string) counts {
+	var c counts
+	for _, call := range traceCalls(trace) {
+		if filepath.Base(call[0]) == "tmux" {
 			c.tmuxProcs++
 		} else {
 			c.other++
 		}
 	}
-	return c, r, nil
+	return c
 }
 
 // bare is one plain tmux call, the unit every ratio is in. Its output is

@@ -22,11 +22,14 @@ var idleFor = flag.Duration("bench.idle", 60*time.Second, "how long each waiting
 const hookID = "t9"
 
 // BenchmarkHooks times what each wired hook holds its agent for: the exact
-// command the harness runs (claude, gemini and qwen run theirs through
-// sh -c, gemini's with its output discarded; codex's notify program,
-// opencode's plugin and pi's extension start it in exec form), against a
-// bare `fm-control --version` start in the same run. Every run must record
-// its event (exit 0, the agent-state file names it), or the row says so.
+// command the harness runs (claude and codex run theirs through sh -c
+// with exec, gemini, qwen and copilot through sh -c with the output and
+// status swallowed; codex's notify program, opencode's plugin and pi's
+// extension start it in exec form), against a bare `fm-control --version`
+// start. The two alternate run by run, so a load that comes and goes
+// weighs on each alike, and each row's ratio is to its own --version
+// runs. Every run must record its event (exit 0, the agent-state file
+// names it), or the row says so.
 func BenchmarkHooks(b *testing.B) {
 	key, err := hookRecord()
 	if err != nil {
@@ -34,12 +37,10 @@ func BenchmarkHooks(b *testing.B) {
 	}
 	w := harness.WiringTarget{FMControl: filepath.Join(binDir, "fm-control"), Home: home, ID: hookID, Gen: benchGen}
 	rows := []string{
-		"| harness | native event | form | median | p95 | ratio to `fm-control --version` | recorded |",
-		"|---|---|---|---|---|---|---|",
+		"| harness | native event | form | median | p95 | `fm-control --version` median | ratio | recorded |",
+		"|---|---|---|---|---|---|---|---|",
 	}
-	version := timeRuns(*iters, func() error {
-		return exec.Command(w.FMControl, "--version").Run()
-	})
+	version := func() error { return exec.Command(w.FMControl, "--version").Run() }
 	b.ResetTimer()
 	for _, h := range harness.Harnesses() {
 		t, ok := h.Telemetry()
@@ -47,16 +48,9 @@ func BenchmarkHooks(b *testing.B) {
 			continue
 		}
 		for _, e := range t.Events {
-			hook := w.HookFor(e.Event)
-			form, argv := "exec", hook.Argv
-			switch {
-			case t.Mechanism == harness.MechGeminiHooks || t.Mechanism == harness.MechQwenHooks:
-				form, argv = "sh -c, quiet", []string{"sh", "-c", hook.QuietShell()}
-			case t.Mechanism == harness.MechClaudeHooks:
-				form, argv = "sh -c", []string{"sh", "-c", hook.Shell}
-			}
+			form, argv := hookForm(t, e, w.HookFor(e.Event))
 			recorded := 0
-			runs := timeRuns(*iters, func() error {
+			runs, base := timeAlternating(*iters, func() error {
 				cmd := exec.Command(argv[0], argv[1:]...)
 				cmd.Env = append(os.Environ(), harness.EventKeyEnv+"="+key)
 				if out, err := cmd.CombinedOutput(); err != nil {
@@ -67,15 +61,26 @@ func BenchmarkHooks(b *testing.B) {
 					recorded++
 				}
 				return nil
-			})
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s ms | %s ms | %.2f× | %d/%d |", h.Name, e.Native, form,
-				ms(median(runs)), ms(p95(runs)), float64(median(runs))/float64(median(version)), recorded, len(runs)))
+			}, version)
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s ms | %s ms | %s ms | %.2f× | %d/%d |", h.Name, e.Native, form,
+				ms(median(runs)), ms(p95(runs)), ms(median(base)), float64(median(runs))/float64(median(base)), recorded, len(runs)))
 		}
 	}
 	b.StopTimer()
-	rows = append(rows, fmt.Sprintf("| (unit) | | `fm-control --version` | %s ms | %s ms | 1.00× | |", ms(median(version)), ms(p95(version))))
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("\nhooks, load average %s\n%s\n", strings.TrimSpace(string(load)), strings.Join(rows, "\n"))
+}
+
+// hookForm is the command line the harness's mechanism runs for hook.
+// (codex's notify is a program, its other hooks shell commands.)
+func hookForm(t harness.Telemetry, e harness.EventMap, hook harness.Hook) (string, []string) {
+	switch {
+	case t.Mechanism == harness.MechGeminiHooks || t.Mechanism == harness.MechQwenHooks || t.Mechanism == harness.MechCopilotHooks:
+		return "sh -c, quiet", []string{"sh", "-c", hook.QuietShell()}
+	case t.Mechanism == harness.MechClaudeHooks || t.Mechanism == harness.MechCodexHooks && e.Native != "notify":
+		return "sh -c, exec", []string{"sh", "-c", hook.Shell}
+	}
+	return "exec", hook.Argv
 }
 
 // hookRecord writes t9's record (t1's, under its own id and without a
@@ -93,19 +98,23 @@ func hookRecord() (string, error) {
 	return key, state.Store{Dir: filepath.Join(home, "state")}.WriteEventKey(hookID, key)
 }
 
-// timeRuns runs f n times and returns each wall time; a failed run is
-// fatal to the row's meaning, so it ends the whole benchmark.
-func timeRuns(n int, f func() error) []time.Duration {
-	var out []time.Duration
-	for range n {
+// timeAlternating runs f and base n times each, one after the other, and
+// returns each one's wall times; a failed run is fatal to the row's
+// meaning, so it ends the whole benchmark.
+func timeAlternating(n int, f, base func() error) (fs, bases []time.Duration) {
+	timed := func(g func() error) time.Duration {
 		start := time.Now()
-		if err := f(); err != nil {
+		if err := g(); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
-		out = append(out, time.Since(start))
+		return time.Since(start)
 	}
-	return out
+	for range n {
+		fs = append(fs, timed(f))
+		bases = append(bases, timed(base))
+	}
+	return fs, bases
 }
 
 func p95(ds []time.Duration) time.Duration {

@@ -71,6 +71,7 @@ func newWorld(t *testing.T) *world {
 	for _, d := range []string{"state", "data/" + id, "config"} {
 		must(t, os.MkdirAll(filepath.Join(w.home, d), 0o755))
 	}
+	must(t, os.Mkdir(filepath.Join(dir, "tmp"), 0o755))
 	w.meta = filepath.Join(w.home, "state", id+".meta")
 	w.brief = filepath.Join(w.home, "data", id, "brief.md")
 	w.journal = filepath.Join(w.home, "state", id+".control-relaunch")
@@ -106,6 +107,10 @@ func (w *world) env(extra ...string) []string {
 		"FM_SPAWN_PATH_WAIT=0.2",
 		"TMUX=",
 		"GIT_CONFIG_NOSYSTEM=1",
+		// renameio stages a write in the temporary folder when it shares
+		// the home's filesystem; a case killed before its rename leaves
+		// that file behind, which belongs in the case's own folder.
+		"TMPDIR=" + filepath.Join(w.dir, "tmp"),
 	}
 	return append(env, extra...)
 }

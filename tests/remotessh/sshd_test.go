@@ -116,6 +116,7 @@ type result struct {
 	code           int
 	stdout, stderr string
 	elapsed        time.Duration
+	cpu            time.Duration // user and system time, its waited children's too
 }
 
 func (r result) String() string {
@@ -141,6 +142,9 @@ func (f *fleet) runInput(limit time.Duration, stdin string, extraEnv []string, b
 	start := time.Now()
 	err := cmd.Run()
 	r := result{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	if ps := cmd.ProcessState; ps != nil {
+		r.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:

@@ -18,6 +18,7 @@ const (
 	CodeUsage       = int(fault.ClassUsage)
 	CodeUnconfirmed = int(fault.ClassUnconfirmed)
 	CodeTimeout     = int(fault.ClassTimeout)
+	CodeStalled     = int(fault.ClassStalled)
 )
 
 // ExitCode is one row of the exit-code table.
@@ -31,8 +32,9 @@ var exitCodes = []ExitCode{
 	{CodeDone, "done", "it happened: the verb proved its postcondition (fm-send: the agent's own record holds the message, submit=confirmed proof=record; fm-control interrupt: cancel=confirmed, or cancel=no-turn: no turn ran)"},
 	{CodeFailed, fault.ClassFailed.String(), "refused or failed; nothing may be assumed done (the error line says what, and what to do next)"},
 	{CodeUsage, fault.ClassUsage.String(), "the command line is wrong (an unknown verb or flag, a value outside a flag's set, a missing argument or required flag, an empty message; a bare fm-spawn, fm-control or fm-teardown prints its help here); nothing was done"},
-	{CodeUnconfirmed, fault.ClassUnconfirmed.String(), "it was done but not proven (fm-send: typed and Enter sent, but the agent's record does not show it once, submit=queued, unconfirmed, unrecorded or duplicated, or a key whose call timed out; fm-control interrupt: cancel=unconfirmed; fm-control exit: a turn may still run in the harness's daemon); look before retrying"},
+	{CodeUnconfirmed, fault.ClassUnconfirmed.String(), "it was done but not proven (fm-send: typed and Enter sent, but the agent's record does not show it once, submit=queued, unconfirmed, unrecorded or duplicated, or a key whose call timed out; fm-control interrupt: cancel=unconfirmed, or --drop-queue's queue-not-dropped; fm-control exit: a turn may still run in the harness's daemon); look before retrying"},
 	{CodeTimeout, fault.ClassTimeout.String(), "fm-control wait: the timeout passed before the condition held"},
+	{CodeStalled, fault.ClassStalled.String(), "fm-control wait: the agent is busy and showed no progress for FM_STALL_AFTER (its own record unwritten, no report from it), so the condition may never hold; look at it (status, read) before interrupting"},
 }
 
 // ExitCodes returns the table, in code order.

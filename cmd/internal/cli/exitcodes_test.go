@@ -42,7 +42,7 @@ func TestExitCodeTable(t *testing.T) {
 			t.Errorf("code %d: name %q, meaning %q: want a name and one line", c.Code, c.Name, c.Meaning)
 		}
 	}
-	for _, code := range []int{CodeDone, CodeFailed, CodeUsage, CodeUnconfirmed, CodeTimeout} {
+	for _, code := range []int{CodeDone, CodeFailed, CodeUsage, CodeUnconfirmed, CodeTimeout, CodeStalled} {
 		if code >= len(ExitCodes()) {
 			t.Errorf("code %d has no row", code)
 		}

@@ -11,6 +11,7 @@ import (
 	"fmctl/cmd/internal/lifecycle"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
+	"fmctl/harness/records"
 	"fmctl/state"
 )
 
@@ -34,6 +35,7 @@ const (
 	evBusyState = "busy-state"   // the legacy state/<id>.busy-state file said busy
 	evEndpoint  = "endpoint"     // the backend's reading of the endpoint (no agent, or not one to believe)
 	evLaunch    = "launch"       // the record's spawn_gen is younger than the launch wait
+	evRecord    = "record"       // the agent's own record: its session status where no hook reports (cline), or a turn end no hook reported
 	evNone      = "none"         // nothing: an unwired harness, an unknown CLI, a report that never came
 )
 
@@ -44,6 +46,19 @@ type agentActivity struct {
 	// For is what a waiting agent waits for (harness.WaitPermission, ...),
 	// "unknown" where its report names no dialog; "" unless waiting.
 	For string
+	// turn is the newest turn where reading the activity already read it
+	// from the record (a busy report the record's turn end outranks), so
+	// status and wait do not read the record twice.
+	turn *turnView
+}
+
+// lastTurn is the newest turn as the record tells it: the one read for the
+// activity, or a fresh read.
+func (a agentActivity) lastTurn(t *task.Target, obs backends.Observation) turnView {
+	if a.turn != nil {
+		return *a.turn
+	}
+	return lastTurn(t, obs)
 }
 
 // waitingUnknown is For when the agent reported waiting and its screen
@@ -136,6 +151,9 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 	if a, ok := lifecycle.Activity(t); ok {
 		switch a.State {
 		case state.ActivityBusy:
+			if turn, ended := endedUnreported(t, obs, a.At, scr); ended {
+				return agentActivity{Word: actIdle, Evidence: evRecord, turn: &turn}
+			}
 			return agentActivity{Word: actBusy, Evidence: evTelemetry}
 		case state.ActivityWaiting:
 			if gone, ok := waitGone(t, scr); ok {
@@ -154,6 +172,9 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 		// ended while the endpoint still holds it: the session said it
 		// was over, the process says otherwise; neither is idle.
 		return agentActivity{Word: actUnknown, Evidence: evTelemetry}
+	}
+	if act, ok := sessionActivity(t, obs); ok {
+		return act
 	}
 	// herdr's classifier knows the agent it names; its word stands in for
 	// a report the agent did not make.
@@ -176,6 +197,52 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 		}
 	}
 	return agentActivity{Word: actUnknown, Evidence: evNone}
+}
+
+// endedUnreported reads, for a harness whose hooks leave some turn ends
+// unreported, whether the agent's record ended its newest turn after the
+// busy report at: copilot runs no agentStop for a turn whose model calls
+// failed for good, nor a hook for a cancel, and claude none for a cancel,
+// so that report would stand until the next prompt and `wait --for idle`
+// would time out on an idle agent. A busy mark drawn now keeps the report
+// standing; only a harness that may leave an end unreported pays for the
+// record's read, and the turn read is returned for the caller to keep.
+func endedUnreported(t *task.Target, obs backends.Observation, at time.Time, scr screenView) (turnView, bool) {
+	tel, ok := t.Harness.Telemetry()
+	if scr.Busy || !ok || (tel.ReportsFailure && tel.ReportsInterrupt) {
+		return turnView{}, false
+	}
+	turn := lastTurn(t, obs)
+	return turn, turn.Ended && !turn.At.IsZero() && turn.At.After(at)
+}
+
+// sessionActivity reads, for a harness that wires no hooks but keeps its
+// session's state in its record (cline's status: running, pending, idle),
+// that state as the agent's own word. A session over, or none yet, says
+// nothing.
+func sessionActivity(t *task.Target, obs backends.Observation) (agentActivity, bool) {
+	if _, wired := t.Harness.Telemetry(); wired {
+		return agentActivity{}, false
+	}
+	r, ok := t.AgentRecord(obs)
+	if !ok {
+		return agentActivity{}, false
+	}
+	ss, ok := r.(records.SessionStatus)
+	if !ok {
+		return agentActivity{}, false
+	}
+	switch word, err := ss.Activity(); {
+	case err != nil:
+		return agentActivity{}, false
+	case word == actBusy, word == actIdle:
+		return agentActivity{Word: word, Evidence: evRecord}, true
+	case word == actWaiting:
+		// A dialog its screen signatures name was read before this; the
+		// status does not say which one it waits at.
+		return agentActivity{Word: actWaiting, Evidence: evRecord, For: waitingUnknown}, true
+	}
+	return agentActivity{}, false
 }
 
 // waitGone reads a waiting report against the screen: where every dialog

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,6 +109,54 @@ func TestReadActivityWaitingFor(t *testing.T) {
 		got := readActivity(tg, c.obs, now, 90*time.Second, c.scr)
 		if got.Word != c.word || got.Evidence != c.evident || got.For != c.waits {
 			t.Errorf("%s: activity=%s evidence=%s waiting_for=%q, want %s %s %q", c.name, got.Word, got.Evidence, got.For, c.word, c.evident, c.waits)
+		}
+	}
+}
+
+// copilot runs no agentStop for a turn whose model calls failed for good:
+// its busy report would stand until the next prompt. The record's end of
+// that turn (a real 1.0.102 session's session.error) decides a report
+// older than it; a report newer than it, or a busy mark drawn, stands.
+func TestABusyReportGivesWayToAnUnreportedTurnEnd(t *testing.T) {
+	home := t.TempDir()
+	const wt = "/tmp/cop/wt" // the real session's cwd
+	data, err := os.ReadFile("../../../harness/records/testdata/copilot/session-outage.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")[:23] // up to the failed turn's session.error
+	file := filepath.Join(home, ".copilot", "session-state", "s1", "events.jsonl")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	failedAt := time.Date(2026, 12, 6, 12, 49, 28, 947e6, time.UTC)
+	gen := "s" + strconv.FormatInt(failedAt.Add(-time.Minute).Unix(), 10) + ".1"
+	obs := backends.Observation{State: backends.StateAlive, CurrentPath: wt}
+	for _, c := range []struct {
+		name          string
+		harness       string
+		busyAt        time.Time
+		scr           screenView
+		word, evident string
+	}{
+		{"report before the failed end", "copilot", failedAt.Add(-20 * time.Second), screenView{}, actIdle, evRecord},
+		{"report after it (a new prompt)", "copilot", failedAt.Add(time.Second), screenView{}, actBusy, evTelemetry},
+		{"busy mark drawn", "copilot", failedAt.Add(-20 * time.Second), screenView{Read: true, Busy: true}, actBusy, evTelemetry},
+	} {
+		report := state.AgentState{State: state.ActivityBusy, Gen: gen, Event: "prompt-submitted", At: c.busyAt, Harness: c.harness}
+		tg := activityTarget(t, c.harness, gen, string(report.Bytes()), "")
+		tg.LocateRecordsBy(func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return ""
+		}, nil)
+		got := readActivity(tg, obs, failedAt.Add(time.Minute), 90*time.Second, c.scr)
+		if got.Word != c.word || got.Evidence != c.evident {
+			t.Errorf("%s: activity=%s evidence=%s, want %s %s", c.name, got.Word, got.Evidence, c.word, c.evident)
 		}
 	}
 }

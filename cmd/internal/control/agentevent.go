@@ -30,7 +30,7 @@ func agentEventCommand(d edge.Deps) *ucli.Command {
 		Name:      "agent-event",
 		Hidden:    true,
 		Usage:     "record an agent's own lifecycle event (called by the wiring fm-spawn installs)",
-		UsageText: "fm-control agent-event <id> <event> --gen G",
+		UsageText: "fm-control agent-event [--home H [--state-dir S]] <id> <event> --gen G",
 		Description: `Writes state/<id>.agent-state atomically when G is the record's current
 spawn_gen; an older incarnation's event is ignored (exit 0, nothing written).
 A current event must come with the incarnation's event key in ` + harness.EventKeyEnv + `
@@ -40,23 +40,46 @@ counted in state/<id>.event-refused (status: events_refused).
 Events: ` + strings.Join(state.AgentEventNames(), ", ") + `.`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "gen", Usage: "the generation the wiring was installed with", Validator: cli.Value("gen")},
+			// The wiring names the task's home here, not through `env`
+			// (one process start less on every prompt); they stand in
+			// for FM_HOME and FM_STATE_OVERRIDE.
+			&ucli.StringFlag{Name: "home", Usage: "the task's home (FM_HOME)"},
+			&ucli.StringFlag{Name: "state-dir", Usage: "the task's state directory (FM_STATE_OVERRIDE)"},
+			// A hook whose caller reads a failing status as a deny of the
+			// user's prompt (gemini, qwen, copilot) asks for exit 0 on
+			// anything refused; a refusal is still counted.
+			&ucli.BoolFlag{Name: "quiet", Usage: "exit 0 and print nothing, whatever is refused"},
 			// Codex appends its notify JSON as one last argument: absorbed
 			// unread, it is the harness's own payload, not fmctl's.
 			&ucli.StringFlag{Name: "notify-payload", Hidden: true},
 		},
 		Action: func(_ context.Context, cmd *ucli.Command) error {
-			a := agentEventArgs{gen: cmd.String("gen"), key: d.Tunables.EventKey}
-			if err := a.positional(cmd.Args().Slice()); err != nil {
-				return err
+			err := runAgentEvent(d, cmd)
+			if cmd.Bool("quiet") {
+				return nil
 			}
-			// A task's own hooks run inside its pane, so the task may
-			// report for itself; another task's events are refused here,
-			// before the key is even looked at.
-			return task.NewAuthority("fm-control", d.Tunables, d.Printer(false).Warn).Guard(authority.AgentEvent, a.id, func() error {
-				return recordAgentEvent(d.Tunables.Home, a, cmd.Args().Slice(), time.Now())
-			})
+			return err
 		},
 	}, edge.Tasks(d.Tunables.Home), nil)
+}
+
+func runAgentEvent(d edge.Deps, cmd *ucli.Command) error {
+	a := agentEventArgs{gen: cmd.String("gen"), key: d.Tunables.EventKey}
+	if err := a.positional(cmd.Args().Slice()); err != nil {
+		return err
+	}
+	tun := d.Tunables
+	if h := cmd.String("home"); h != "" {
+		tun.Home.Root, tun.Home.StateOverride = h, cmd.String("state-dir")
+	} else if cmd.String("state-dir") != "" {
+		return fault.Usage("agent-event takes --state-dir only with --home")
+	}
+	// A task's own hooks run inside its pane, so the task may report for
+	// itself; another task's events are refused here, before the key is
+	// even looked at.
+	return task.NewAuthority("fm-control", tun, d.Printer(false).Warn).Guard(authority.AgentEvent, a.id, func() error {
+		return recordAgentEvent(tun.Home, a, cmd.Args().Slice(), time.Now())
+	})
 }
 
 // agentEventArgs are the parsed arguments.
@@ -109,7 +132,7 @@ func recordAgentEvent(vars config.HomeVars, a agentEventArgs, args []string, now
 	// need not), never a state.
 	prev, _ := store.ReadAgentState(a.id, a.gen)
 	st := prev.Next(activity, a.gen, a.event, rec.Harness(), now)
-	if err := state.WriteAtomic(store.AgentStatePath(a.id), st.Bytes()); err != nil {
+	if err := state.WriteReport(store.AgentStatePath(a.id), st.Bytes()); err != nil {
 		return fault.Failed("task %s's agent state could not be written: %v", a.id, err)
 	}
 	return nil

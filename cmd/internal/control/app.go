@@ -19,27 +19,26 @@ import (
 )
 
 var verbExamples = map[string]string{
-	"interrupt": `Sends the harness's verified interrupt key (repeated where it must be, then
-its composer clear), then proves the agent is still alive. Where fmctl reads
-the agent's own record (claude, codex, opencode, pi, gemini, qwen) and it shows a
-turn, it watches the record: while the turn still runs it sends the keys
-again (up to the harness's interrupt_rounds, within FM_CONTROL_CANCEL_WAIT),
-and a turn still running after that is exit 3 (unconfirmed). cancel=confirmed
-is reported only from the record (proof=record), an adapter-owned
-acknowledgement (proof=ack), or when the agent's own telemetry
-(state/<id>.agent-state) reports its turn ended after the keys
-(proof=telemetry). cancel=no-turn (exit 0): the agent's own word is that no
-turn ran. Anything else is exit 3, cancel=unconfirmed: look at the pane.
+	"interrupt": `Sends the harness's verified interrupt keys (and composer clear), then proves
+the agent still alive. Where fmctl reads the agent's own record and it shows a
+turn, the keys go again while it runs (up to interrupt_rounds, within
+FM_CONTROL_CANCEL_WAIT). cancel=confirmed rests on the record, an adapter's
+acknowledgement or the agent's turn-end report; cancel=no-turn on its word
+that none ran; else exit 3, cancel=unconfirmed. Messages fm-send left queued
+that the agent takes into a new turn after the cancel: queue=flushed
+activity=busy; --drop-queue cancels that turn too, proved by the record
+(queue=dropped dropped=<ids> dropped_to=record|composer), or exits 3.
 
 Examples:
    fm-control interrupt t1
-   fm-control interrupt t1 --json`,
+   fm-control interrupt t1 --drop-queue --json`,
 	"exit": `Types the harness's exit command (interrupting first an agent whose telemetry
 reports a turn, and always a codex not proven idle) and waits until the
 backend's classifier proves the agent stopped. codex's /quit leaves a running
 turn in its daemon: unless codex reports the turn ended after the interrupt,
 exit says exit=unconfirmed background-turn=unconfirmed (exit 3). The endpoint,
-the worktree and every uncommitted change stay.
+the worktree and every uncommitted change stay. Messages fm-send left queued
+(submit=queued) that the agent's record never took are named: untaken=<ids>.
 
 Examples:
    fm-control exit t1
@@ -122,8 +121,11 @@ Examples:
 
 func lifecycleCommand(d edge.Deps, v harness.Verb) *ucli.Command {
 	synopsis := verbSynopsis
-	if v.Name == "relaunch" {
+	switch v.Name {
+	case "relaunch":
 		synopsis = relaunchSynopsis
+	case "interrupt":
+		synopsis = "<id> [--drop-queue] [--json]"
 	}
 	cmd := &ucli.Command{
 		Name:        v.Name,
@@ -135,20 +137,24 @@ func lifecycleCommand(d edge.Deps, v harness.Verb) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			var opts RelaunchOptions
+			var opts VerbOptions
 			if v.Name == "relaunch" {
-				if opts, err = relaunchOptions(cmd); err != nil {
+				if opts.Relaunch, err = relaunchOptions(cmd); err != nil {
 					return err
 				}
 			}
+			opts.DropQueue = v.Name == "interrupt" && cmd.Bool("drop-queue")
 			p := d.Printer(cmd.Bool("json"))
 			return task.NewAuthority("fm-control", d.Tunables, p.Warn).Guard(v.Name, id, func() error {
 				return NewController(d.Env, d.Tunables, d.Runner, p).Lifecycle(ctx, v.Name, id, opts)
 			})
 		},
 	}
-	if v.Name == "relaunch" {
+	switch v.Name {
+	case "relaunch":
 		cmd.Flags = relaunchFlags()
+	case "interrupt":
+		cmd.Flags = []ucli.Flag{&ucli.BoolFlag{Name: "drop-queue", Usage: "cancel too the turn the agent takes its queued messages into after the cancel"}}
 	}
 	return cli.TaskCommand(cmd, edge.Tasks(d.Tunables.Home), nil)
 }

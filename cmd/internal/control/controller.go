@@ -42,21 +42,21 @@ func (c *Controller) lockDelivery(t *task.Target) (*state.Lock, error) {
 
 // lifecycleRun is the body of one lifecycle verb, run once the task is
 // resolved, locked and its verb row's ability checks have passed.
-type lifecycleRun func(ctx context.Context, c *Controller, t *task.Target, opts RelaunchOptions) error
+type lifecycleRun func(ctx context.Context, c *Controller, t *task.Target, opts VerbOptions) error
 
 // lifecycleRuns gives each lifecycle row of the capability table its body;
 // what a verb requires of the backend is read from the row, not from here.
 var lifecycleRuns = map[string]lifecycleRun{
-	"interrupt": func(ctx context.Context, c *Controller, t *task.Target, _ RelaunchOptions) error {
-		return c.runInterrupt(ctx, t)
+	"interrupt": func(ctx context.Context, c *Controller, t *task.Target, o VerbOptions) error {
+		return c.runInterrupt(ctx, t, o.DropQueue)
 	},
-	"exit": func(ctx context.Context, c *Controller, t *task.Target, _ RelaunchOptions) error {
+	"exit": func(ctx context.Context, c *Controller, t *task.Target, _ VerbOptions) error {
 		return c.runExit(ctx, t)
 	},
-	"relaunch": func(ctx context.Context, c *Controller, t *task.Target, o RelaunchOptions) error {
-		return c.runRelaunch(ctx, t, o)
+	"relaunch": func(ctx context.Context, c *Controller, t *task.Target, o VerbOptions) error {
+		return c.runRelaunch(ctx, t, o.Relaunch)
 	},
-	"rebind": func(ctx context.Context, c *Controller, t *task.Target, _ RelaunchOptions) error {
+	"rebind": func(ctx context.Context, c *Controller, t *task.Target, _ VerbOptions) error {
 		return c.runRebind(ctx, t)
 	},
 }
@@ -73,7 +73,7 @@ func (c *Controller) tasks() task.Opener {
 
 // Lifecycle runs one lifecycle verb on task id, in the spec's refusal order:
 // home, id shape, lock, record, identity, harness, backend abilities.
-func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts RelaunchOptions) error {
+func (c *Controller) Lifecycle(ctx context.Context, verb, id string, opts VerbOptions) error {
 	v, ok := harness.LookupVerb(verb)
 	run := lifecycleRuns[verb]
 	if !ok || !v.Lifecycle || run == nil {

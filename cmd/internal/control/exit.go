@@ -24,9 +24,20 @@ func (c *Controller) runExit(ctx context.Context, t *task.Target) error {
 	if err != nil {
 		return err
 	}
-	out := cli.Outcome{Word: string(res), ID: t.ID}
+	out := cli.Outcome{Word: string(res.Result), ID: t.ID}
 	out.Add("harness", t.Harness.Name).Add("backend", t.BackendName).
 		Add("endpoint", t.Endpoint.Target).Add("worktree", t.Endpoint.Worktree)
+	if left := res.LeftValue(); left != "" {
+		out.Add("left", left)
+	}
+	if len(res.Untaken) > 0 {
+		// Messages fm-send left queued that the agent never took: they
+		// went with it, and a replacement must be sent them again.
+		out.Put(fault.IDs("untaken", res.Untaken))
+	}
 	c.print.Outcome(out)
+	if note := res.LeftNotice(t); note != "" {
+		c.print.Notice("%s", note)
+	}
 	return nil
 }

@@ -27,10 +27,7 @@ func (c *Controller) Follow(ctx context.Context, id string, lines int) error {
 	pause := c.idlePause(t.Store.AgentStatePath(id))
 	var prev []string
 	for first := true; ; first = false {
-		// The state is read before the text, so the text of the last
-		// round holds everything the agent wrote before it was gone.
-		obs := t.Backend.AgentState(ctx, t.Endpoint)
-		rows, err := paneLines(ctx, t, max(lines, followRows))
+		obs, rows, err := stateAndLines(ctx, t, max(lines, followRows))
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -60,6 +57,24 @@ func (c *Controller) Follow(ctx context.Context, id string, lines int) error {
 			return nil
 		}
 	}
+}
+
+// stateAndLines reads the agent's state and then the pane's last n lines,
+// in one multiplexer call where the backend can (an idle follower then
+// starts one tmux client per look). The state is read first, so the text
+// of the last round holds everything the agent wrote before it was gone.
+func stateAndLines(ctx context.Context, t *task.Target, n int) (backends.Observation, []string, error) {
+	if sh, ok := t.Backend.(backends.StateHistoryReader); ok {
+		obs, rows, err := sh.AgentStateAndHistory(ctx, t.Endpoint, n)
+		if err == nil {
+			return obs, rows, nil
+		}
+		rows, err = paneLines(ctx, t, n)
+		return obs, rows, err
+	}
+	obs := t.Backend.AgentState(ctx, t.Endpoint)
+	rows, err := paneLines(ctx, t, n)
+	return obs, rows, err
 }
 
 // followRows is how many of the pane's last lines each round of --follow

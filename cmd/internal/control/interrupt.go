@@ -3,7 +3,6 @@ package control
 import (
 	"context"
 	"strconv"
-	"strings"
 
 	"fmctl/cmd/internal/cli"
 	"fmctl/cmd/internal/fault"
@@ -12,7 +11,7 @@ import (
 	"fmctl/cmd/internal/task"
 )
 
-func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
+func (c *Controller) runInterrupt(ctx context.Context, t *task.Target, dropQueue bool) error {
 	if err := lifecycle.CheckKeys(t); err != nil {
 		return err
 	}
@@ -30,7 +29,7 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
 	if err != nil {
 		return err
 	}
-	res, err := c.verbs.Interrupt(ctx, t, gate, lock)
+	res, err := c.verbs.Interrupt(ctx, t, gate, lock, dropQueue)
 	if err != nil {
 		return err
 	}
@@ -42,16 +41,31 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target) error {
 	if res.Cleared != "" {
 		out.AddQuoted("cleared", res.Cleared)
 	}
+	queueFacts(&out, res)
+	c.print.Outcome(out)
+	return nil
+}
+
+// queueFacts says what became of the messages fm-send left queued behind
+// the cancelled turn: flushed into a new turn (a caller must not read exit
+// 0 as an agent at rest when activity=busy), dropped (--drop-queue), or
+// none queued.
+func queueFacts(out *cli.Outcome, res lifecycle.InterruptResult) {
+	if res.Queue == "" {
+		return
+	}
+	out.Add("queue", res.Queue)
 	if len(res.Flushed) > 0 {
-		// The agent took its queue into a new turn after the cancel: a
-		// caller must not read exit 0 as an agent at rest.
 		activity := "idle"
 		if res.FlushedRunning {
 			activity = "busy"
 		}
-		out.Add("queue", "flushed").Add("activity", activity).
-			Put(fault.Fact{Key: "flushed", Text: strings.Join(res.Flushed, ","), Value: res.Flushed})
+		out.Add("activity", activity).Put(fault.IDs("flushed", res.Flushed))
 	}
-	c.print.Outcome(out)
-	return nil
+	if len(res.Dropped) > 0 {
+		out.Put(fault.IDs("dropped", res.Dropped)).Add("dropped_to", res.DroppedTo)
+	}
+	if len(res.Untaken) > 0 {
+		out.Put(fault.IDs("untaken", res.Untaken))
+	}
 }

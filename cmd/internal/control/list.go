@@ -36,6 +36,10 @@ type listRow struct {
 	Activity string `json:"activity,omitempty"`
 	// WaitingFor is the dialog a waiting agent waits at, as status says.
 	WaitingFor string `json:"waiting_for,omitempty"`
+	// Attention is "stalled" for a busy agent with no progress for
+	// FM_STALL_AFTER, StalledFor how long in seconds, as status says.
+	Attention  string `json:"attention,omitempty"`
+	StalledFor int    `json:"stalled_for_s,omitempty"`
 	Journal    string `json:"journal"`
 	Error      string `json:"error,omitempty"`
 }
@@ -102,6 +106,9 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 			}
 			act := readActivity(targets[i], obs[k], now, c.waits.Launch, screens[k])
 			rows[i].Activity, rows[i].WaitingFor = act.Word, act.For
+			if st := stallOf(targets[i], obs[k], act.Word, now, c.tun.Control.StallAfter); st.Stalled {
+				rows[i].Attention, rows[i].StalledFor = attentionStalled, int(st.For/time.Second)
+			}
 		}
 	}
 	return home.State, rows, nil
@@ -262,8 +269,12 @@ func (c *Controller) printList(dir string, rows []listRow) error {
 		if r.Server != "" {
 			server = " server=" + r.Server
 		}
-		fmt.Fprintf(c.print.Out, "%s: harness=%s kind=%s backend=%s endpoint=%s state=%s%s activity=%s journal=%s\n",
-			r.ID, cli.TextValue(oneLine(r.Harness)), cli.TextValue(r.Kind), cli.TextValue(r.Backend), cli.TextValue(oneLine(r.Endpoint)), r.State, server, r.Activity, cli.TextValue(r.Journal))
+		attention := ""
+		if r.Attention != "" {
+			attention = fmt.Sprintf(" attention=%s stalled_for=%s", r.Attention, formatSeconds(r.StalledFor))
+		}
+		fmt.Fprintf(c.print.Out, "%s: harness=%s kind=%s backend=%s endpoint=%s state=%s%s activity=%s%s journal=%s\n",
+			r.ID, cli.TextValue(oneLine(r.Harness)), cli.TextValue(r.Kind), cli.TextValue(r.Backend), cli.TextValue(oneLine(r.Endpoint)), r.State, server, r.Activity, attention, cli.TextValue(r.Journal))
 	}
 	return nil
 }

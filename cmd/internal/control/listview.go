@@ -24,6 +24,9 @@ func (c *Controller) printTable(rows []listRow) error {
 			st = "server-gone"
 			lost = append(lost, oneLine(r.ID))
 		}
+		if r.Attention != "" {
+			act += " (" + r.Attention + " " + formatSeconds(r.StalledFor) + ")"
+		}
 		if r.Error != "" {
 			st, act = "error", "-"
 			broken = append(broken, r)
@@ -83,8 +86,14 @@ func (c *Controller) Watch(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if !bytes.Equal(view, last) {
-			last = view
+		// How long a stall has lasted grows on every read: a frame is
+		// drawn when a stall begins or ends, not for each second of one.
+		seen, err := c.render(dir, withoutStallTimes(rows))
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(seen, last) {
+			last = seen
 			var frame []byte
 			switch {
 			case c.print.OutTTY && !c.print.JSON:
@@ -116,4 +125,13 @@ func (c *Controller) render(dir string, rows []listRow) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), c.print.Output.Err()
+}
+
+// withoutStallTimes is rows with how long each stall lasted left out.
+func withoutStallTimes(rows []listRow) []listRow {
+	out := append([]listRow(nil), rows...)
+	for i := range out {
+		out[i].StalledFor = 0
+	}
+	return out
 }

@@ -27,6 +27,7 @@ type relaunchTx struct {
 	journal state.Journal
 	prof    profile
 	facts   []state.Entry // checkpoint and note lines, kept through the phases
+	left    string        // the old agent's daemon, left running (lifecycle.Stopped)
 }
 
 func (x *relaunchTx) enter(phase string, extra ...state.Entry) error {
@@ -58,6 +59,9 @@ func (c *Controller) runRelaunch(ctx context.Context, t *task.Target, o Relaunch
 	out.Add("harness", x.prof.To.Name).Add("from", x.prof.FromHarness).Add("model", x.prof.ToModel).Add("effort", x.prof.ToEffort).
 		Add("backend", t.BackendName).Add("endpoint", t.Task.Record.Window()).Add("worktree", t.Endpoint.Worktree).
 		Add("ready", launched.Ready).Add("phase", state.PhaseComplete)
+	if x.left != "" {
+		out.Add("left", x.left)
+	}
 	c.print.Outcome(out)
 	if launched.Ready == "starting" {
 		c.print.Notice("%s's replacement is in place at %s with its work at %s, and had not finished starting after %s; read its state with fm-control status %s rather than relaunching it again or tearing it down", t.ID, t.Task.Record.Window(), t.Endpoint.Worktree, lifecycle.Seconds(c.waits.Launch), t.ID)
@@ -181,7 +185,11 @@ func (x *relaunchTx) replace(ctx context.Context) (launch.Result, error) {
 	if err != nil {
 		return launch.Result{}, x.fail(ctx, state.PhaseStopping, err, outcomeFacts{})
 	}
-	exitLine := state.Entry{Key: "exit_result", Value: string(res)}
+	if note := res.LeftNotice(t); note != "" {
+		c.print.Notice("%s", note)
+	}
+	x.left = res.LeftValue()
+	exitLine := state.Entry{Key: "exit_result", Value: string(res.Result)}
 	if err := x.enter(state.PhaseExited, exitLine); err != nil {
 		return launch.Result{}, x.fail(ctx, state.PhaseExited, err, outcomeFacts{})
 	}

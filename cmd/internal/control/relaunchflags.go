@@ -15,6 +15,13 @@ import (
 	"fmctl/state"
 )
 
+// VerbOptions are a lifecycle verb's flags: relaunch's, and interrupt's
+// --drop-queue.
+type VerbOptions struct {
+	Relaunch  RelaunchOptions
+	DropQueue bool
+}
+
 // RelaunchOptions are relaunch's flags.
 type RelaunchOptions struct {
 	Harness, Model, Effort string

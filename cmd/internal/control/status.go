@@ -38,16 +38,18 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	if obs.AgentStatus != "" {
 		out.Add("agent_status", obs.AgentStatus)
 	}
-	act := readActivity(t, obs, time.Now(), c.waits.Launch, screen)
+	now := time.Now()
+	act := readActivity(t, obs, now, c.waits.Launch, screen)
 	out.Add("activity", act.Word)
 	if act.For != "" {
 		out.Add("waiting_for", act.For)
 	}
 	out.Add("evidence", act.Evidence)
+	out.Put(stallOf(t, obs, act.Word, now, c.tun.Control.StallAfter).facts()...)
 	if obs.State == backends.StateAlive && act.Word != actBusy {
 		// The newest turn's outcome, from the record: an idle agent may
 		// have answered, given up after its retries, or been cancelled.
-		if turn := lastTurn(t, obs); turn.Ended && turn.Outcome != "" {
+		if turn := act.lastTurn(t, obs); turn.Ended && turn.Outcome != "" {
 			out.Add("turn", string(turn.Outcome))
 			if turn.Error != "" {
 				out.AddJSON("turn_error", turn.Error)

@@ -33,6 +33,9 @@ func printStatusView(p cli.Printer, o cli.Outcome, detail string) error {
 	if f := get("waiting_for"); f != "" {
 		activity += ", waiting for " + f
 	}
+	if get("attention") == attentionStalled {
+		activity += ", stalled: no progress for " + get("stalled_for_s")
+	}
 	activity += " (evidence: " + get("evidence")
 	if n := get("events_refused"); n != "0" {
 		activity += "; " + n + " events refused"

@@ -1,6 +1,8 @@
 package control
 
 import (
+	"time"
+
 	"fmctl/backends"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness/records"
@@ -11,6 +13,7 @@ type turnView struct {
 	Outcome records.Outcome // completed, failed or cancelled; "" not said
 	Ended   bool            // the record marks the newest turn over
 	Error   string          // a failed turn's error, as recorded
+	At      time.Time       // when the record ended it; zero where it keeps no time
 	Read    bool            // the record was read and holds a user message
 }
 
@@ -32,12 +35,16 @@ func lastTurn(t *task.Target, obs backends.Observation) turnView {
 	}
 	end, ended, found := records.LastTurn(entries)
 	v := turnView{Outcome: end, Ended: ended, Read: found}
-	if end == records.Failed {
-		for i := len(entries) - 1; i >= 0; i-- {
-			if entries[i].Kind == records.EntryTurnEnd {
+	if !ended {
+		return v
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Kind == records.EntryTurnEnd {
+			v.At = entries[i].Time
+			if end == records.Failed {
 				v.Error = entries[i].Text
-				break
 			}
+			break
 		}
 	}
 	return v

@@ -16,9 +16,10 @@ import (
 
 // waitView is one look at a task during a wait.
 type waitView struct {
-	obs  backends.Observation
-	act  agentActivity
-	turn turnView // read for --for done, once the agent is idle
+	obs   backends.Observation
+	act   agentActivity
+	turn  turnView  // read for --for done, once the agent is idle
+	stall stallView // a busy agent with no progress for FM_STALL_AFTER
 }
 
 // Wait polls task id until cond holds or limit passes, without a lock and
@@ -42,7 +43,7 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 			return false, nil
 		}
 		if cond == "done" && v.act.Word == actIdle {
-			v.turn = lastTurn(t, v.obs)
+			v.turn = v.act.lastTurn(t, v.obs)
 		}
 		done, err := reached(t, cond, v)
 		if done {
@@ -89,7 +90,9 @@ func waitInterrupted(id string) error {
 // look reads the endpoint and the agent's reports once.
 func (c *Controller) look(ctx context.Context, t *task.Target) waitView {
 	obs, screen := observe(ctx, t)
-	return waitView{obs: obs, act: readActivity(t, obs, time.Now(), c.waits.Launch, screen)}
+	now := time.Now()
+	act := readActivity(t, obs, now, c.waits.Launch, screen)
+	return waitView{obs: obs, act: act, stall: stallOf(t, obs, act.Word, now, c.tun.Control.StallAfter)}
 }
 
 // reached decides cond from one look. It refuses, rather than waits out,
@@ -104,6 +107,9 @@ func reached(t *task.Target, cond string, v waitView) (bool, error) {
 	}
 	if cond == "dead" {
 		return false, nil
+	}
+	if v.stall.Stalled && cond != actBusy {
+		return false, stalled(t, cond, v)
 	}
 	if v.act.Evidence == evNone {
 		return false, fault.Failed("no activity signal for harness %s, so task %s cannot be seen %s", orNone(oneLine(t.Family())), t.ID, cond).Coded(fault.ENoSignal).
@@ -140,6 +146,18 @@ func turnDone(t *task.Target, v waitView) (bool, error) {
 		return false, err.Hint("it was interrupted; to give it the work again: fm-send %s <text>", t.ID)
 	}
 	return false, nil
+}
+
+// stalled ends a wait on a busy agent that shows no progress: its turn
+// may hang, or wait out a back-off that never ends, and waiting on would
+// only run out the timeout. It has its own exit code, so a script can tell
+// it from a timeout and look at the agent.
+func stalled(t *task.Target, cond string, v waitView) error {
+	return fault.New(fault.ClassStalled, "task %s is busy with no progress for %s (its own record unwritten, no report from it), so it may never be %s", t.ID, v.stall.For.Round(time.Second), cond).Coded(fault.EAgentStalled).
+		With("id", t.ID, "for", cond, "state", string(v.obs.State), "activity", v.act.Word, "evidence", v.act.Evidence).
+		Put(v.stall.facts()...).
+		Hint("look at it: fm-control read %s (its screen), fm-control read %s --record (its conversation)", t.ID, t.ID).
+		Hint("if it hangs, fm-control interrupt %s ends the turn", t.ID)
 }
 
 func failedWith(msg string) string {

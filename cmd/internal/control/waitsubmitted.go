@@ -10,6 +10,7 @@ import (
 	"fmctl/cmd/internal/deliver"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
+	"fmctl/state"
 )
 
 // WaitSubmitted polls the agent's own record until it holds the message
@@ -50,11 +51,11 @@ func (c *Controller) WaitSubmitted(ctx context.Context, id, messageID string, li
 		if err := refuseWaitState(t, cond, obs); err != nil {
 			return false, err
 		}
-		proof = recordProof(t, obs, send.Digest, send.Before)
+		proof = recordProof(t, obs, send)
 		switch proof {
-		case deliver.Recorded:
+		case deliver.Recorded, deliver.Logged:
 			out := cli.Outcome{Word: "reached", ID: t.ID}
-			out.Add("for", cond).Add("message", messageID).Add("proof", "record").Add("state", string(obs.State)).
+			out.Add("for", cond).Add("message", messageID).Add("proof", proof.Source()).Add("state", string(obs.State)).
 				Put(fault.Fact{Key: "waited_ms", Value: waited.Milliseconds(), Token: "waited", Text: fmt.Sprintf("%.2fs", waited.Seconds())})
 			c.print.Outcome(out)
 			return true, nil
@@ -71,13 +72,13 @@ func (c *Controller) WaitSubmitted(ctx context.Context, id, messageID string, li
 	})
 }
 
-// recordProof reads the live agent's record once for a message sent when
-// the record held before exact copies of it; a record fmctl cannot find
-// or read is unreadable, which a later look may still change.
-func recordProof(t *task.Target, obs backends.Observation, digest string, before int) deliver.Proof {
+// recordProof reads the live agent's record once for a message the send
+// ledger kept; a record fmctl cannot find or read is unreadable, which a
+// later look may still change.
+func recordProof(t *task.Target, obs backends.Observation, send state.Send) deliver.Proof {
 	r, ok := t.AgentRecord(obs)
 	if !ok {
 		return deliver.Unreadable
 	}
-	return deliver.RecordWatch{Reader: r, Digest: digest, Before: before}.Check()
+	return deliver.SentWatch(r, send).Check()
 }

@@ -290,3 +290,55 @@ func TestHeldInputIsWhatSitsLeftOfTheCursor(t *testing.T) {
 		}
 	}
 }
+
+// exitingComposer is an agent that ends on the first Enter and leaves its
+// last frame, the exit command still in its composer, on the screen.
+type exitingComposer struct {
+	fakeComposer
+	gone bool
+}
+
+func (f *exitingComposer) SendKey(ctx context.Context, ep backends.Endpoint, k harness.Key) error {
+	f.mu.Lock()
+	f.gone = f.gone || k == harness.KeyEnter
+	f.mu.Unlock()
+	return f.fakeComposer.SendKey(ctx, ep, k)
+}
+
+func (f *exitingComposer) AgentState(context.Context, backends.Endpoint) backends.Observation {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.gone {
+		return backends.Observation{State: backends.StateDead}
+	}
+	return backends.Observation{State: backends.StateAlive}
+}
+
+// An exit command is taken once the agent is gone, even though the frame it
+// left still shows the command held: the submit says so at the first look,
+// not after its confirm window (nor with a second Enter into the shell).
+func TestSubmitOfAnExitCommandEndsWhenTheAgentIsGone(t *testing.T) {
+	for _, endsAgent := range []bool{true, false} {
+		f := &exitingComposer{}
+		o := fastOptions()
+		o.ConfirmWait, o.EndsAgent = 2*time.Second, endsAgent
+		o.EnterGate = func(obs backends.Observation) error {
+			if obs.State != backends.StateAlive {
+				return errors.New("agent gone")
+			}
+			return nil
+		}
+		start := time.Now()
+		res := Submit(context.Background(), f, backends.Endpoint{}, "/exit", o)
+		took := time.Since(start)
+		if endsAgent && (res.Verdict != Submitted || took > time.Second) {
+			t.Fatalf("EndsAgent: %+v after %v; want submitted at the first look after Enter", res, took)
+		}
+		if !endsAgent && (res.Verdict == Submitted || took < o.ConfirmWait) {
+			t.Fatalf("without EndsAgent: %+v after %v; the leftover frame should read held for the window", res, took)
+		}
+		if len(f.keys) != 1 {
+			t.Fatalf("keys %v, want one Enter", f.keys)
+		}
+	}
+}

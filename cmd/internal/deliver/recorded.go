@@ -9,6 +9,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/harness/records"
+	"fmctl/state"
 )
 
 // Proof is what the agent's own record says of one sent message.
@@ -19,7 +20,32 @@ const (
 	Duplicated Proof = "duplicated" // more than one more: the message reached the agent twice
 	Unrecorded Proof = "unrecorded" // the record was read and does not hold it (yet)
 	Unreadable Proof = "unreadable" // the record could not be read
+	// Enqueued: not recorded as sent, but the record shows the agent took
+	// it into its queue behind the running turn (records.Enqueuer, or a
+	// queued submission in records.SubmitLogger's log).
+	Enqueued Proof = "enqueued"
+	// Logged: the text is not in the record yet, but the agent's log says
+	// it took one more prompt of exactly this length since the send, and
+	// started a turn with it (records.SubmitLogger: cline, whose record
+	// gets the text only when that turn ends).
+	Logged Proof = "logged"
 )
+
+// Taken: the agent took the message as sent, by its record or its log.
+func (p Proof) Taken() bool { return p == Recorded || p == Logged }
+
+// Held: not taken as sent yet, though it may be (unrecorded so far, or
+// waiting in the agent's queue, which its record or log shows).
+func (p Proof) Held() bool { return p == Unrecorded || p == Enqueued }
+
+// Source names where a submit this proof confirms was read: the record
+// holding the text, or the agent's log of a prompt of its length taken.
+func (p Proof) Source() string {
+	if p == Logged {
+		return "log"
+	}
+	return "record"
+}
 
 // RecordWatch watches an agent's own record for one message: the count of
 // exact copies before the send is the baseline, so an identical message
@@ -32,6 +58,17 @@ type RecordWatch struct {
 	// digest hashes every recorded message on every poll.
 	Text   string
 	Before int // exact copies recorded before the send
+	// Queue reads what the agent took into its queue, where its record
+	// says (nil elsewhere); QueuedBefore is its count of exact copies
+	// before the send.
+	Queue        records.Enqueuer
+	QueuedBefore int
+	// Log reads the prompts the agent logs by length as it takes them
+	// (nil elsewhere); LogBefore is its tally for this message's length
+	// before the send.
+	Log       records.SubmitLogger
+	Length    int
+	LogBefore state.LogTally
 }
 
 // MessageDigest identifies a message as an agent records it: agents keep
@@ -46,9 +83,112 @@ func recordedForm(text string) string { return strings.TrimRight(text, " \t\r\n"
 // StartWatch reads the baseline before the message is typed.
 func StartWatch(r records.Reader, text string) (RecordWatch, error) {
 	w := RecordWatch{Reader: r, Digest: MessageDigest(text), Text: recordedForm(text)}
-	n, err := w.count()
-	w.Before = n
-	return w, err
+	if q, ok := r.(records.Enqueuer); ok {
+		w.Queue = q
+	}
+	sh, err := w.read()
+	if err != nil {
+		w.Queue = nil
+		return w, err
+	}
+	w.Before = w.count(sh)
+	w.QueuedBefore = w.countIn(sh.Enqueued)
+	if l, ok := r.(records.SubmitLogger); ok {
+		w.Length = utf16Len(w.Text)
+		if w.LogBefore, err = tallyLog(l, w.Length); err != nil {
+			return w, err
+		}
+		w.Log = l
+	}
+	return w, nil
+}
+
+// read reads the record once for what the watch counts: in one pass where
+// the reader can (records.SheetReader), else list by list.
+func (w RecordWatch) read() (records.Sheet, error) {
+	if s, ok := w.Reader.(records.SheetReader); ok {
+		return s.Sheet()
+	}
+	var sh records.Sheet
+	var err error
+	if sh.Messages, err = w.Reader.UserMessages(); err != nil {
+		return sh, err
+	}
+	if c, ok := w.Reader.(records.CommandRecorder); ok && w.mayBeCommand() {
+		if sh.Commands, err = c.Commands(); err != nil {
+			return sh, err
+		}
+	}
+	if w.Queue != nil {
+		sh.Enqueued, err = w.Queue.EnqueuedMessages()
+	}
+	return sh, err
+}
+
+// SentWatch is the watch for a message the send ledger kept: its digest,
+// its copies before, and what the agent's log held of its length.
+func SentWatch(r records.Reader, s state.Send) RecordWatch {
+	w := RecordWatch{Reader: r, Digest: s.Digest, Before: s.Before}
+	if l, ok := r.(records.SubmitLogger); ok && s.Length > 0 {
+		w.Log, w.Length, w.LogBefore = l, s.Length, s.LogBefore
+	}
+	return w
+}
+
+// utf16Len is text's length as JavaScript counts it, which is how cline
+// logs a prompt's.
+func utf16Len(text string) int {
+	n := 0
+	for _, r := range text {
+		n++
+		if r >= 0x10000 {
+			n++ // a surrogate pair
+		}
+	}
+	return n
+}
+
+// tallyLog counts the logged submissions of prompts of length n. A
+// submission the agent queued is logged again when it is sent: such a
+// send consumes a queued one (first in, first out) and is no new prompt.
+// Only a prompt whose run the log shows started counts as taken: cline
+// logs a prompt before it starts its run, and drops one whose run cannot.
+func tallyLog(l records.SubmitLogger, n int) (state.LogTally, error) {
+	subs, err := l.Submissions()
+	if err != nil {
+		return state.LogTally{}, err
+	}
+	var t state.LogTally
+	for _, s := range subs {
+		switch {
+		case s.Length != n:
+		case s.Queued:
+			t.Queued++
+		case !s.Started:
+		case t.Sent < t.Queued:
+			t.Sent++
+		default:
+			t.Fresh++
+		}
+	}
+	return t, nil
+}
+
+// logProof reads the agent's log once: a new prompt of this length that
+// started a turn, or this one sent from the queue after every queued
+// prompt of its length before it, is Logged; one more queued, Enqueued.
+func (w RecordWatch) logProof() Proof {
+	t, err := tallyLog(w.Log, w.Length)
+	b := w.LogBefore
+	switch {
+	case err != nil:
+		return Unreadable
+	case t.Fresh > b.Fresh, t.Sent > b.Queued: // each queued before it sent, and it too
+		return Logged
+	case t.Queued > b.Queued:
+		return Enqueued
+	}
+	return Unrecorded
 }
 
 func (w RecordWatch) holds(m string) bool {
@@ -79,50 +219,112 @@ func (w RecordWatch) is(m string) bool {
 	return MessageDigest(m) == w.Digest
 }
 
-func (w RecordWatch) count() (int, error) {
-	msgs, err := w.Reader.UserMessages()
-	if err != nil {
-		return 0, err
+// count is the copies of this message the record holds: its user
+// messages, and the slash commands the agent took itself where this message
+// may be one (claude's /help).
+func (w RecordWatch) count(sh records.Sheet) int {
+	n := w.countIn(sh.Messages)
+	if w.mayBeCommand() {
+		n += w.countIn(sh.Commands)
 	}
+	return n
+}
+
+// mayBeCommand: a watch holding only the digest (wait --for submitted)
+// cannot tell, and a command never matches a digest of text that is not
+// one, so it always counts them.
+func (w RecordWatch) mayBeCommand() bool { return w.Text == "" || isSlashCommand(w.Text) }
+
+// isSlashCommand reports whether text is one line that begins with "/":
+// what a CLI runs as its own command rather than sends to the model.
+func isSlashCommand(text string) bool {
+	t := recordedForm(text)
+	return strings.HasPrefix(t, "/") && !strings.Contains(t, "\n")
+}
+
+// countIn counts the messages of msgs that hold this one.
+func (w RecordWatch) countIn(msgs []string) int {
 	n := 0
 	for _, m := range msgs {
 		if w.holds(m) {
 			n++
 		}
 	}
-	return n, nil
+	return n
+}
+
+// Newest is the newest message the record holds this one in: the message
+// itself, or the one gemini joined its queue into.
+func (w RecordWatch) Newest() (string, bool) {
+	msgs, err := w.Reader.UserMessages()
+	if err != nil {
+		return "", false
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if w.holds(msgs[i]) {
+			return msgs[i], true
+		}
+	}
+	return "", false
+}
+
+// Joined reports whether the newest message holding this one is not it
+// alone: the agent submitted it joined to other texts it had queued.
+func (w RecordWatch) Joined() bool {
+	m, ok := w.Newest()
+	return ok && !w.is(m)
 }
 
 // Check reads the record once.
 func (w RecordWatch) Check() Proof {
-	n, err := w.count()
-	switch {
-	case err != nil:
+	sh, err := w.read()
+	if err != nil {
 		return Unreadable
+	}
+	switch n := w.count(sh); {
 	case n == w.Before+1:
 		return Recorded
 	case n > w.Before+1:
 		return Duplicated
-	default:
-		return Unrecorded
+	case w.Queue != nil && w.countIn(sh.Enqueued) > w.QueuedBefore:
+		return Enqueued
+	case w.Log != nil && w.Length > 0:
+		return w.logProof()
+	}
+	return Unrecorded
+}
+
+// Await polls the record until it holds the message, or shows it taken
+// into the agent's queue, or wait passes. Agents write their record as they
+// take the message (claude, codex, opencode, gemini at submit; pi as its
+// request starts; claude's queue as it takes a text during a turn), so a
+// poll backed off to 200 ms costs little against the turn it starts.
+func (w RecordWatch) Await(ctx context.Context, wait time.Duration) Proof {
+	proof, _ := w.AwaitOr(ctx, wait, nil)
+	return proof
+}
+
+// AwaitOr is Await that also ends, with stopped set, once stop (when
+// given) says nothing more will reach the record for now: a slash command
+// that opened a dialog, which claude records only when the dialog closes
+// and cline never.
+func (w RecordWatch) AwaitOr(ctx context.Context, wait time.Duration, stop func() bool) (proof Proof, stopped bool) {
+	deadline := time.Now().Add(wait)
+	poll := backends.Backoff{Max: 200 * time.Millisecond}
+	for {
+		proof = w.Check()
+		if proof == Recorded || proof == Duplicated || proof == Enqueued || proof == Logged {
+			return proof, false
+		}
+		if stop != nil && stop() {
+			return proof, true
+		}
+		if !pollUntil(ctx, &poll, deadline) {
+			return proof, false
+		}
 	}
 }
 
-// Await polls the record until it holds the message or wait passes. Agents
-// write their record as they take the message (claude, codex, opencode,
-// gemini at submit; pi as its request starts), so a poll backed off to
-// 200 ms costs little against the turn it starts.
-func (w RecordWatch) Await(ctx context.Context, wait time.Duration) Proof {
-	deadline := time.Now().Add(wait)
-	poll := backends.Backoff{Max: 200 * time.Millisecond}
-	proof := Unrecorded
-	for {
-		proof = w.Check()
-		if proof == Recorded || proof == Duplicated {
-			return proof
-		}
-		if !pollUntil(ctx, &poll, deadline) {
-			return proof
-		}
-	}
-}
+// IsSlashCommand reports whether text is one line that begins with "/":
+// what a CLI runs as its own command rather than sends to the model.
+func IsSlashCommand(text string) bool { return isSlashCommand(text) }

@@ -172,6 +172,9 @@ func TestGeminiQueueIsNotASubmit(t *testing.T) {
 		{"busy-queued", tailOf("queued while busy"), true},
 		{"busy-queued", tailOf("another text"), false},
 		{"composer-empty", tailOf("queued while busy"), false},
+		// Past three texts the list is folded: the fourth is not drawn.
+		{"queue-folded", tailOf("sent into the outage 3 of five 47ad39"), true},
+		{"queue-folded", tailOf("sent into the outage 4 of five 3f4637"), true},
 	} {
 		sig, s := realScreen(t, "gemini", c.file)
 		if got := sig.Queued(s.Lines, c.tail); got != c.queued {

@@ -47,6 +47,12 @@ type Options struct {
 	// composer, so the retries would go to the shell that took the pane
 	// back.
 	EnterGate func(backends.Observation) error
+	// EndsAgent: the text ends the agent (an exit command), so the agent
+	// gone proves it taken. Each look after Enter then reads the agent's
+	// state with the screen (one call where the backend can), and the
+	// submit returns as soon as the agent is gone, rather than waiting out
+	// its window on the frame the agent left behind.
+	EndsAgent bool
 }
 
 // DefaultOptions match the original toolkit's budgets; they are upper bounds,
@@ -157,17 +163,12 @@ func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, t
 			grow := sizeWait(len(text))
 			window += min(max(left, 0), grow) + grow + time.Duration(min(utf8.RuneCountInString(text), 512)/20)*time.Millisecond
 		}
-		state := waitState(ctx, window, o.Poll, func() (ComposerState, bool) {
-			s, err := b.Capture(ctx, ep)
-			return classify(s), err == nil
-		})
+		read := func() (ComposerState, bool) { return readAfterEnter(ctx, b, ep, o.EndsAgent, classify) }
+		state := waitState(ctx, window, o.Poll, read)
 		if state == HoldingBusy {
 			// No second Enter behind a running turn: give the first one
 			// longer to show, then leave it unconfirmed.
-			state = waitState(ctx, o.BusyRedraw, o.Poll, func() (ComposerState, bool) {
-				s, err := b.Capture(ctx, ep)
-				return classify(s), err == nil
-			})
+			state = waitState(ctx, o.BusyRedraw, o.Poll, read)
 		}
 		switch state {
 		case Cleared:
@@ -183,6 +184,33 @@ func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, t
 		}
 	}
 	return res
+}
+
+// readAfterEnter is one look at what an Enter did: the composer's state,
+// or Cleared once an agent the text ends is gone.
+func readAfterEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, endsAgent bool, classify func(backends.Screen) ComposerState) (ComposerState, bool) {
+	if !endsAgent {
+		s, err := b.Capture(ctx, ep)
+		return classify(s), err == nil
+	}
+	if sc, ok := b.(backends.StateCapturer); ok {
+		obs, s, err := sc.AgentStateAndCapture(ctx, ep)
+		switch {
+		case obs.State == backends.StateDead:
+			return Cleared, true
+		case err == nil:
+			return classify(s), true
+		}
+		// The screen was not read with the state (no pane id recorded):
+		// it is read on its own.
+		s, err = b.Capture(ctx, ep)
+		return classify(s), err == nil
+	}
+	if b.AgentState(ctx, ep).State == backends.StateDead {
+		return Cleared, true
+	}
+	s, err := b.Capture(ctx, ep)
+	return classify(s), err == nil
 }
 
 // captureThenType takes the pre-typing baseline screen and types the text,

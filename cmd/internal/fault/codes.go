@@ -81,6 +81,8 @@ const (
 	ENoSuchMessage        Code = "no-such-message"
 	ENoRecordReader       Code = "no-record-reader"
 	ENoRecord             Code = "no-record"
+	EQueueNotDropped      Code = "queue-not-dropped"
+	EAgentStalled         Code = "agent-stalled"
 )
 
 // CodeRow is one error class: its code, the exit class it comes with, the
@@ -128,7 +130,7 @@ var Codes = []CodeRow{
 	{EAgentRetrying, ClassFailed, nil, "fm-send: the agent is waiting out a retry of its model call, when it throws away text submitted to it (pi); nothing was typed; `--when-ready` waits until it can take the text"},
 	{ETurnNotCompleted, ClassFailed, nil, "fm-control wait --for done: the agent's own record ends its newest turn failed (its model call gave up) or cancelled, not completed; the turn fact names which"},
 	{EDraftInComposer, ClassFailed, nil, "fm-send: the composer holds a person's draft (text fmctl did not type, nor the agent put back after an interrupt fmctl sent); it is kept, nothing was typed (the draft fact quotes it); `--discard-draft` sends over it"},
-	{EDeliveryFailed, ClassFailed, nil, "the backend failed to deliver text or a key"},
+	{EDeliveryFailed, ClassFailed, nil, "the backend failed to deliver text or a key; or fm-send's Enter chose another command from the agent's completion popup (`submit=replaced`, `replaced`: the command the composer then holds, which the next fm-send clears)"},
 	{ENotStopped, ClassFailed, nil, "fm-control exit: the agent did not stop within the wait"},
 	{ENoSignal, ClassFailed, nil, "fm-control wait: the harness reports no activity the condition could be read from"},
 	{EInterrupted, ClassFailed, nil, "a verb's wait was interrupted by SIGINT or SIGTERM"},
@@ -155,6 +157,8 @@ var Codes = []CodeRow{
 	{ENoSuchMessage, ClassFailed, nil, "`fm-control wait --for submitted`: the task's send ledger (`state/<id>.sends`) holds no such message id"},
 	{ENoRecordReader, ClassFailed, nil, "`fm-control read --record`: fmctl has no reader for the own record of the task's harness, or the task names none"},
 	{ENoRecord, ClassFailed, nil, "`fm-control read --record`: the agent's own record cannot be found or read where its harness keeps it"},
+	{EQueueNotDropped, ClassUnconfirmed, nil, "`fm-control interrupt --drop-queue`: the turn was cancelled, but nothing proves the messages fm-send left queued were dropped (the turn the agent took them into still runs per its record, they are still drawn in its queue, or no record of the agent can be read); the agent may be busy with them"},
+	{EAgentStalled, ClassStalled, nil, "fm-control wait: the agent is busy and showed no progress (its own record unwritten, no report from it) for `FM_STALL_AFTER`, so the condition may never hold; the stalled_for_s fact says how long"},
 }
 
 // CodeOf is err's code: the first refusal in its chain that names one, or
@@ -171,6 +175,8 @@ func CodeOf(err error) Code {
 		return EUnconfirmed
 	case ClassTimeout:
 		return ETimeout
+	case ClassStalled:
+		return EAgentStalled
 	}
 	return ERefused
 }

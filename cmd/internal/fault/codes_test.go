@@ -33,7 +33,7 @@ func TestCodeTableHasOneRowPerCodeAndKind(t *testing.T) {
 			t.Errorf("kind %v maps to two codes", r.Kind)
 		}
 		kinds[r.Kind] = true
-		if r.Meaning == "" || r.Class < ClassFailed || r.Class > ClassTimeout {
+		if r.Meaning == "" || r.Class < ClassFailed || r.Class > ClassStalled {
 			t.Errorf("row %q: meaning %q, class %d", r.Code, r.Meaning, r.Class)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Fact is one key=value token of an outcome or a refusal. The text line's
@@ -33,6 +34,11 @@ func Str(key, v string) Fact { return Fact{Key: key, Text: v, Value: v} }
 
 // Int is a count: decimal in text, a JSON number.
 func Int(key string, n int) Fact { return Fact{Key: key, Text: strconv.Itoa(n), Value: n} }
+
+// IDs is a list of ids: joined by commas in text, a JSON array.
+func IDs(key string, ids []string) Fact {
+	return Fact{Key: key, Text: strings.Join(ids, ","), Value: ids}
+}
 
 // Bool is a yes/no fact spelled true/false in text, a JSON boolean.
 func Bool(key string, b bool) Fact { return Fact{Key: key, Text: strconv.FormatBool(b), Value: b} }

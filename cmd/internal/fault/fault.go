@@ -16,6 +16,7 @@ const (
 	ClassUsage       Class = 2 // the command line is wrong; nothing was done
 	ClassUnconfirmed Class = 3 // done, but its effect could not be proven
 	ClassTimeout     Class = 4 // a wait's condition did not hold in time
+	ClassStalled     Class = 5 // a wait saw the agent busy with no progress
 )
 
 // String is the class's one word, as scripts, docs and the audit trail
@@ -30,6 +31,8 @@ func (c Class) String() string {
 		return "unconfirmed"
 	case ClassTimeout:
 		return "timeout"
+	case ClassStalled:
+		return "stalled"
 	}
 	return fmt.Sprintf("class-%d", int(c))
 }

@@ -247,6 +247,13 @@ func (l Launcher) typeCleanOnce(ctx context.Context, be backends.Backend, sl bac
 			prompt := strings.TrimRight(strings.TrimSuffix(got, line), " ")
 			if len(before) > 0 && !beganWith(before, prompt, span) {
 				_ = sl.ClearShellLine(ctx, ep)
+				if !promptBegun(before, prompt, span) {
+					// The shell drew its prompt only after the read
+					// before the line (over the screen an old agent
+					// left, under load): typed again, on a prompt now
+					// read before it.
+					return "", fmt.Errorf("the shell line in %s reads %q: the shell drew %q after the line was begun; cleared it, %w", ep.Target, got, prompt, errNotTheLine)
+				}
 				// Not typed again: text arrived from elsewhere (a user at
 				// the pane), and a launch must not fight them for it.
 				return "", fmt.Errorf("the shell line in %s reads %q: %q came before the launch line, not the prompt it began with; cleared it, nothing was launched", ep.Target, got, prompt)
@@ -283,6 +290,20 @@ func inputLine(rows []string, line string) (string, int) {
 func beganWith(rows []string, prompt string, span int) bool {
 	for n := 1; n <= len(rows) && n <= span; n++ {
 		if strings.HasPrefix(strings.Join(rows[len(rows)-n:], ""), prompt) {
+			return true
+		}
+	}
+	return false
+}
+
+// promptBegun reports whether one of the rows the launch line spans, as
+// read before it was typed, is the beginning of prompt, the text the input
+// line now shows before the launch line: the shell had drawn its prompt,
+// and the rest of that text arrived from elsewhere. A blank row, or an
+// old agent's leftover screen, begins no prompt: the shell drew it later.
+func promptBegun(rows []string, prompt string, span int) bool {
+	for n := 1; n <= len(rows) && n <= span; n++ {
+		if row := strings.TrimRight(rows[len(rows)-n], " "); row != "" && strings.HasPrefix(prompt, row) {
 			return true
 		}
 	}

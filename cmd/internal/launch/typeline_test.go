@@ -135,3 +135,53 @@ func TestALaunchLineGarbledByALateLineEditorIsTypedAgain(t *testing.T) {
 		t.Fatalf("typed %d times, want %d", g.typed, typeAttempts)
 	}
 }
+
+// lateShell is a pane shell that came back from an agent which left its
+// screen behind (killed, or slow to restore the terminal under load): the
+// shell draws its prompt only as the first launch line arrives, so the
+// read before that line shows the old screen, not the prompt.
+type lateShell struct {
+	backends.Backend
+	rows  []string
+	typed int
+}
+
+func (g *lateShell) SendText(_ context.Context, _ backends.Endpoint, text string) error {
+	g.typed++
+	last := len(g.rows) - 1
+	if g.typed == 1 {
+		g.rows[last] = "bash-5.2# "
+	}
+	g.rows[last] += text
+	return nil
+}
+
+func (g *lateShell) ClearShellLine(context.Context, backends.Endpoint) error {
+	if g.typed > 0 {
+		g.rows[len(g.rows)-1] = "bash-5.2# "
+	}
+	return nil
+}
+
+func (g *lateShell) ShellRows(context.Context, backends.Endpoint) ([]string, error) {
+	return append([]string(nil), g.rows...), nil
+}
+
+// A prompt drawn after the read before the launch line (as an opencode
+// relaunch met in the tier, "bash-5.2#" over the old agent's screen) is
+// typed on again once the prompt is on screen; text glued after a prompt
+// that was there is still refused at once.
+func TestAPromptDrawnAfterTheLineBeganIsTypedOnAgain(t *testing.T) {
+	line := "FM_EVENT_KEY=\"$(cat '/h/state/t1.event-key')\" opencode --prompt 'Read the brief.'"
+	l := Launcher{}
+	l.Tunables.Spawn.PathWait = 50 * time.Millisecond
+	l.Tunables.Control.Poll = 5 * time.Millisecond
+	g := &lateShell{rows: []string{"┃  fmctl stub model: done.", "┃"}}
+	prompt, err := l.typeClean(context.Background(), g, g, backends.Endpoint{Target: "s:fm-t1"}, line)
+	if err != nil || g.typed != 2 || prompt != "bash-5.2#" {
+		t.Fatalf("typed %d times, prompt %q, err %v; want a second line on the drawn prompt", g.typed, prompt, err)
+	}
+	if promptBegun([]string{"bash-5.2# "}, "bash-5.2# ls", 1) != true || promptBegun([]string{"┃", ""}, "bash-5.2#", 2) {
+		t.Error("promptBegun takes a drawn prompt for none, or a blank or foreign row for a prompt")
+	}
+}

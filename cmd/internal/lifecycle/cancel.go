@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/cmd/internal/deliver"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/press"
 	"fmctl/cmd/internal/task"
@@ -125,6 +126,12 @@ func (w cancelWatch) run(ctx context.Context, shown bool) (watched, error) {
 type turnBefore struct {
 	record  turnRecord // nil: fmctl cannot read this harness's record, or could not now
 	running bool       // the record showed a turn running
+	// retrying: the record showed no turn, and the agent's screen showed
+	// its retry back-off (a DropsInput mark, pi's "Retrying (", or its busy
+	// mark): pi records a failed attempt, then waits out the retry and
+	// makes the next attempt with nothing in its record, so its record's
+	// "no turn" is not the agent's whole word.
+	retrying bool
 }
 
 // readTurn opens the agent's record and reads it once, before the keys;
@@ -147,7 +154,20 @@ func (c *Verbs) readTurn(ctx context.Context, t *task.Target, obs *backends.Obse
 	if err != nil {
 		return turnBefore{}
 	}
-	return turnBefore{record: r, running: running}
+	return turnBefore{record: r, running: running, retrying: !running && retryDrawn(ctx, t)}
+}
+
+// retryDrawn reads the agent's screen for its retry back-off, only for a
+// harness whose table row names one (DropsInput): one capture more for
+// those, none for the rest. The back-off is its loader, or its busy mark:
+// the attempt itself, which pi records only once it ends.
+func retryDrawn(ctx context.Context, t *task.Target) bool {
+	sig, ok := t.Harness.Screen()
+	if !ok || len(sig.DropsInput) == 0 {
+		return false
+	}
+	st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+	return err == nil && (st.Dropping || st.Busy)
 }
 
 // openAgentRecord is the product's record seam: the reader for the task's
@@ -186,7 +206,17 @@ type cancelled struct {
 	// Cleared is the cancelled prompt a repeated round found put back
 	// and cleared ("" for none).
 	Cleared string
+	// Retry is what became of a retry back-off drawn before the keys that
+	// the record does not hold (turnBefore.retrying): RetryGone or
+	// RetryDrawn; "" when there was none.
+	Retry string
 }
+
+// What the screen showed of an unrecorded retry back-off after the keys.
+const (
+	RetryGone  = "gone"  // the back-off is no longer drawn
+	RetryDrawn = "drawn" // still drawn when the cancel budget ran out
+)
 
 // confirmCancel judges an interrupt whose first round of keys went out at
 // since (ack is what that round's acknowledgement said). Where the record
@@ -230,6 +260,13 @@ func (c *Verbs) confirmCancel(ctx context.Context, t *task.Target, before turnBe
 	if reported && c.waitTurnEnd(ctx, t, since) {
 		return cancelled{Cancel: CancelConfirmed, Proof: ProofTelemetry, Rounds: 1}, nil
 	}
+	if noTurn == ProofRecord && before.retrying {
+		// The record never held the retry, so it cannot say the keys
+		// ended it, nor that none was due: exit 3 either way, with what
+		// the screen shows of it. (An attempt under way when the keys
+		// went ends with the agent's turn-end report, above.)
+		return cancelled{Cancel: CancelUnconfirmed, Proof: ProofNone, Rounds: 1, Retry: c.retryAfterKeys(ctx, t)}, nil
+	}
 	// An idle report, or muse's log with no run, speaks for the agent
 	// only when no submit may be starting a turn it does not show yet.
 	switch {
@@ -244,6 +281,22 @@ func (c *Verbs) confirmCancel(ctx context.Context, t *task.Target, before turnBe
 		return cancelled{Cancel: CancelNoTurn, Proof: noTurn, Rounds: 1}, nil
 	}
 	return cancelled{Cancel: CancelUnconfirmed, Proof: ProofNone, Rounds: 1}, nil
+}
+
+// retryAfterKeys watches the screen, within the cancel budget, for the
+// retry back-off drawn before the keys to go (pi's Escape ends its wait at
+// once and draws "Retry cancelled").
+func (c *Verbs) retryAfterKeys(ctx context.Context, t *task.Target) string {
+	deadline := time.Now().Add(c.waits.Cancel)
+	poll := backends.Backoff{Max: c.waits.Poll}
+	for {
+		if !retryDrawn(ctx, t) {
+			return RetryGone
+		}
+		if time.Now().After(deadline) || poll.Sleep(ctx) != nil {
+			return RetryDrawn
+		}
+	}
 }
 
 // markedCancel reports whether the record marks a cancel since the first
@@ -292,7 +345,7 @@ func (c *Verbs) repeatInterrupt(t *task.Target, gate func(backends.Observation) 
 		if err != nil {
 			return err
 		}
-		done, err := c.deliverInterruptThenRead(ctx, t, false, each, hold)
+		done, err := c.deliverInterruptThenRead(ctx, t, false, each, hold, nil)
 		if done.cleared != "" {
 			*cleared = done.cleared
 		}
@@ -319,6 +372,21 @@ func stillRunning(t *task.Target, c cancelled, wait time.Duration) *fault.Error 
 		Hint("to stop the agent, and its turn with it: fm-control exit %s", t.ID).
 		Hint("or to wait for the turn to end by itself: fm-control wait %s --for idle", t.ID).
 		With("id", t.ID, "cancel", c.Cancel, "proof", c.Proof).Put(fault.Int("rounds", c.Rounds))
+}
+
+// retryUnrecorded is the exit-3 refusal of an interrupt of an agent that
+// was waiting out a retry of its model call, which its record does not
+// hold (pi writes the failed attempt, then waits): the keys went, and the
+// record can prove neither that they ended the retry nor that none was
+// due. The screen's word on it is given as what it is.
+func retryUnrecorded(t *task.Target, c cancelled) *fault.Error {
+	e := fault.Unconfirmed("task %s's %s agent was waiting out a retry of its model call, which its own record does not hold, so nothing proves the interrupt ended it", t.ID, t.Harness.Name)
+	if c.Retry == RetryGone {
+		e = e.Hint("its screen no longer draws the retry: fm-control status %s says whether a new attempt started", t.ID)
+	} else {
+		e = e.Hint("its screen still draws the retry: to stop the agent, and its retries with it: fm-control exit %s", t.ID)
+	}
+	return e.With("id", t.ID, "cancel", c.Cancel, "proof", c.Proof, "retry", c.Retry).Put(fault.Int("rounds", c.Rounds))
 }
 
 // cancelUnproven is the exit-3 refusal of an interrupt whose keys went but

@@ -20,6 +20,17 @@ const (
 	ExitAlreadyMissing ExitResult = "already-stopped-missing" // relaunch only: the endpoint is gone too
 )
 
+// Stopped is what a stop did: how the agent ended up stopped, and which
+// of the messages fm-send had left queued behind its turn (submit=queued)
+// its record never took, read once the agent was gone.
+type Stopped struct {
+	Result  ExitResult
+	Untaken []string
+	// Left is the harness's daemon the agent had started, which outlived
+	// it by design (cline's hub).
+	Left []Leftover
+}
+
 // RequireClassifier refuses a verb whose postcondition needs a
 // recovery-grade classifier on a backend that has none.
 func RequireClassifier(t *task.Target, verb string) error {
@@ -36,35 +47,50 @@ func RequireClassifier(t *task.Target, verb string) error {
 // inputHeld says the caller (relaunch) already holds the task's input lock,
 // which it keeps past the stop until the new agent is up; otherwise stop takes
 // it here, before reading the state, so the read and the keys are one step.
-func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHeld bool) (ExitResult, error) {
+func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHeld bool) (Stopped, error) {
 	if err := CheckKeys(t); err != nil {
-		return "", err
+		return Stopped{}, err
 	}
 	if !inputHeld {
 		lock, err := c.LockDelivery(t)
 		if err != nil {
-			return "", err
+			return Stopped{}, err
 		}
 		defer lock.Release()
 	}
 	obs := t.Backend.AgentState(ctx, t.Endpoint)
 	switch obs.State {
 	case backends.StateDead:
-		return ExitAlreadyStopped, nil
+		return Stopped{Result: ExitAlreadyStopped}, nil
 	case backends.StateMissing:
 		if allowMissing {
-			return ExitAlreadyMissing, nil
+			return Stopped{Result: ExitAlreadyMissing}, nil
 		}
-		return "", RefuseState(t, "exit", obs)
+		return Stopped{}, RefuseState(t, "exit", obs)
 	case backends.StateAlive:
 		if err := t.Gate(obs, "fm-control"); err != nil {
-			return "", err
+			return Stopped{}, err
 		}
 	default:
-		return "", RefuseState(t, "exit", obs)
+		return Stopped{}, RefuseState(t, "exit", obs)
 	}
+	// The record is opened while the agent's process is there to find it
+	// by; it is read for the queue again once the process is gone.
+	turn := c.readTurn(ctx, t, &obs)
+	queue := pendingQueue(t, turn.record)
+	// Read before the exit, while the agent's process tree still shows
+	// the daemon it started.
+	daemons := agentDaemons(ctx, t, obs.AgentPID)
+	res, err := c.stopAlive(ctx, t, obs, turn, allowMissing)
+	if err == nil && res == ExitStopped {
+		return Stopped{Result: res, Untaken: queue.untaken(), Left: daemonsLeft(ctx, t, daemons)}, nil
+	}
+	return Stopped{Result: res}, err
+}
 
-	first, err := c.interruptFirst(ctx, t, obs)
+// stopAlive stops an agent read alive (obs, its record before as turn).
+func (c *Verbs) stopAlive(ctx context.Context, t *task.Target, obs backends.Observation, turn turnBefore, allowMissing bool) (ExitResult, error) {
+	first, err := c.interruptFirst(ctx, t, obs, turn)
 	if err != nil {
 		return "", err
 	}
@@ -76,6 +102,7 @@ func (c *Verbs) Stop(ctx context.Context, t *task.Target, allowMissing, inputHel
 	o := deliver.DefaultOptions()
 	o.Retries = c.waits.ExitRetries
 	o.Popup = true
+	o.EndsAgent = true
 	if err := c.prepareExitComposer(ctx, t, &o); err != nil {
 		return "", err
 	}
@@ -140,13 +167,12 @@ type interrupted struct {
 // interrupt verb's proof and repeats, and proves it still there to exit. A
 // turn the record still shows running is left to the exit command, which
 // ends it with the agent; the note says so.
-func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends.Observation) (interrupted, error) {
-	turn := c.readTurn(ctx, t, &obs)
+func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends.Observation, turn turnBefore) (interrupted, error) {
 	if !turn.running && !busyNow(t, obs) && !busyBeforeExit(t) && !screenHoldsTurn(ctx, t) {
 		return interrupted{note: "not-needed"}, nil
 	}
 	since := time.Now()
-	ack, err := c.deliverInterrupt(ctx, t)
+	ack, err := c.deliverInterrupt(ctx, t, func() turnRecord { return turn.record })
 	if err != nil {
 		return interrupted{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"fmctl/cmd/internal/press"
 	"fmctl/cmd/internal/task"
 	"fmctl/harness"
+	"fmctl/harness/records"
 	"fmctl/state"
 )
 
@@ -28,6 +29,17 @@ type InterruptResult struct {
 	// and FlushedRunning says the record shows that new turn running.
 	Flushed        []string
 	FlushedRunning bool
+	// Queue is what became of those messages (QueueFlushed, QueueDropped,
+	// QueueNone; "" when none was taken and dropping was not asked).
+	Queue string
+	// Dropped are the flushed messages whose turn a second cancel ended
+	// (--drop-queue), DroppedTo where their text is now (DroppedToRecord,
+	// DroppedToComposer), and Untaken the queued messages the record never
+	// held after the cancel: the agent dropped them from its queue (or put
+	// them back, and the interrupt cleared them: Cleared).
+	Dropped   []string
+	DroppedTo string
+	Untaken   []string
 }
 
 // keysDone is what one round of interrupt keys did.
@@ -89,8 +101,8 @@ func gerund(verb string) string {
 // deliverInterrupt sends the harness's interrupt key (repeat times, each its
 // own input event) and its composer clear, and reads any cancel
 // acknowledgement. It does not judge the agent's state afterwards.
-func (c *Verbs) deliverInterrupt(ctx context.Context, t *task.Target) (string, error) {
-	done, err := c.deliverInterruptThenRead(ctx, t, false, nil, nil)
+func (c *Verbs) deliverInterrupt(ctx context.Context, t *task.Target, rec func() turnRecord) (string, error) {
+	done, err := c.deliverInterruptThenRead(ctx, t, false, nil, nil, rec)
 	return done.ack, err
 }
 
@@ -107,8 +119,11 @@ func (c *Verbs) deliverInterrupt(ctx context.Context, t *task.Target) (string, e
 // may end the agent (muse exits on Escape), and the shell that takes the
 // pane back must not read the next one. With hold set (the input lock of a
 // verb that types nothing after the keys), a gap the last key needs is
-// recorded in it for the next input instead of slept through.
-func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, read bool, gate func(backends.Observation) error, hold *state.Lock) (keysDone, error) {
+// recorded in it for the next input instead of slept through. rec, when
+// set, gives the agent's record, opened before the keys (inside the gate,
+// where the backend gates the first key): a cancel it marks ends the wait
+// for a restored prompt (restoreStep).
+func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, read bool, gate func(backends.Observation) error, hold *state.Lock, rec func() turnRecord) (keysDone, error) {
 	h := t.Harness
 	// The composer a restored prompt is judged against is read with the
 	// first key (in its gated call where there is one).
@@ -122,6 +137,7 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 		keys = append(keys, h.ClearKey)
 	}
 	k := press.Keys{Backend: t.Backend, Endpoint: t.Endpoint, Gate: gate, Gap: h.PressGap, Hold: hold, Words: press.InterruptWords(t.ID, t.BackendName)}
+	since := time.Now()
 	p, err := k.Sequence(ctx, keys, press.Opts{ScreenBefore: watch, ReadAfter: read && !ack.pending()})
 	if p.Sent > 0 {
 		// The agent may put the cancelled prompt back into its composer,
@@ -132,7 +148,11 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 	restore, restoring := noRestore, false
 	if p.Before != nil {
 		if !sig.RestoresQueueOnly || sig.ShowsQueue(p.Before.Lines) {
-			restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true)
+			var marked func() bool
+			if sig.RestoreOrMark {
+				marked = recordedCancel(rec, since)
+			}
+			restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true, marked)
 		}
 	}
 	switch {
@@ -185,13 +205,17 @@ func noRestore() (string, error) { return "", nil }
 // before them: when the agent was busy with an empty composer, it waits
 // briefly for the restored text and clears it with the harness's verified
 // clear, so the next message is not glued onto it, and returns what it
-// cleared. A draft the composer already held is left alone.
-func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, known bool) (step func() (string, error), restoring bool) {
+// cleared. A draft the composer already held is left alone. marked, when
+// set, reports a cancel the agent's record marks, for a harness that either
+// puts the prompt back or marks the cancel, never both (the table's
+// RestoreOrMark: claude), so a marked cancel ends the wait.
+func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, known bool, marked func() bool) (step func() (string, error), restoring bool) {
 	if !known || !before.Busy || before.Composer != harness.ComposerEmpty {
 		return noRestore, false
 	}
 	return func() (string, error) {
 		deadline := time.Now().Add(restoreWait)
+		var looked time.Time
 		for {
 			st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
 			if err == nil && st.Composer == harness.ComposerHolding {
@@ -200,6 +224,11 @@ func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.Scr
 				}
 				return st.HeldText(), nil
 			}
+			if marked != nil && time.Since(looked) >= restoreRecordPoll {
+				if looked = time.Now(); marked() {
+					return "", nil
+				}
+			}
 			if time.Now().After(deadline) || backends.Sleep(ctx, 20*time.Millisecond) != nil {
 				return "", nil
 			}
@@ -207,10 +236,28 @@ func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.Scr
 	}, true
 }
 
+// recordedCancel is the check restoreStep makes of a record that marks a
+// cancel by itself (records.CancelMarker), or nil for one that cannot.
+func recordedCancel(rec func() turnRecord, since time.Time) func() bool {
+	if rec == nil {
+		return nil
+	}
+	r := rec()
+	if _, ok := r.(records.CancelMarker); !ok {
+		return nil
+	}
+	return func() bool { return markedCancel(r, since) }
+}
+
+// restoreRecordPoll spaces the record reads of the wait for a restored
+// prompt: a record is a file parse, a screen read one tmux call, and the
+// record's mark comes with the cancel, so 100 ms is soon enough.
+const restoreRecordPoll = 100 * time.Millisecond
+
 // cancelForExit cancels the running turn of a harness that refuses its exit
 // command while busy, and waits (bounded) until its screen reads idle.
 func (c *Verbs) cancelForExit(ctx context.Context, t *task.Target, sig harness.ScreenSig) (harness.ScreenState, error) {
-	if _, err := c.deliverInterrupt(ctx, t); err != nil {
+	if _, err := c.deliverInterrupt(ctx, t, nil); err != nil {
 		return harness.ScreenState{}, err
 	}
 	deadline := time.Now().Add(c.waits.Settle)
@@ -235,7 +282,11 @@ const restoreWait = 1500 * time.Millisecond
 // record shows it running, then prove the agent is still there. A turn the
 // record still shows running after every round is exit 3, and so is one
 // nothing proved over (nor proved never there).
-func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backends.Observation) error, hold *state.Lock) (InterruptResult, error) {
+//
+// With dropQueue set, a turn the agent took its queued messages into once
+// the cancelled one ended is cancelled too (dropQueue), so the agent is
+// left idle, or the verb exits 3.
+func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backends.Observation) error, hold *state.Lock, dropQueue bool) (InterruptResult, error) {
 	before, _ := Activity(t)
 	reported := before.State == state.ActivityBusy || before.State == state.ActivityWaiting
 	repeatGate := gate
@@ -263,7 +314,7 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 		queue = pendingQueue(t, turn.record)
 	}
 	since := time.Now()
-	done, err := c.deliverInterruptThenRead(ctx, t, true, gate, hold)
+	done, err := c.deliverInterruptThenRead(ctx, t, true, gate, hold, func() turnRecord { return turn.record })
 	if err != nil {
 		return InterruptResult{}, err
 	}
@@ -297,15 +348,23 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 	if verdict.Running {
 		return res, withCleared(stillRunning(t, verdict, c.waits.Cancel), res.Cleared)
 	}
+	if verdict.Retry != "" {
+		return res, withCleared(retryUnrecorded(t, verdict), res.Cleared)
+	}
 	if res.Cancel == CancelUnconfirmed {
 		return res, withCleared(cancelUnproven(t, res), res.Cleared)
 	}
-	if ids, running := queue.flushed(ctx, flushWait); len(ids) > 0 {
-		res.Flushed, res.FlushedRunning = ids, running
-		if running {
-			// The new turn is the agent's: its report of it stands.
-			return res, nil
+	if ids, running := queue.flushed(ctx, flushWait, func() bool { return flushUnderWay(ctx, t) }); len(ids) > 0 {
+		res.Queue, res.Flushed, res.FlushedRunning = QueueFlushed, ids, running
+	}
+	if dropQueue {
+		if res, err = c.dropQueue(ctx, t, queue, res, hold); err != nil {
+			return res, err
 		}
+	}
+	if res.FlushedRunning {
+		// The new turn is the agent's: its report of it stands.
+		return res, nil
 	}
 	if verdict.Cancel == CancelConfirmed && verdict.Proof == ProofRecord {
 		settleCancelled(t, before, time.Now())

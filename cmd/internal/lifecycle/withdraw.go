@@ -22,7 +22,7 @@ const withdrawWait = 2 * time.Second
 // of the exit command is gone.
 func withdrawQueuedExit(ctx context.Context, t *task.Target) (queued, withdrawn bool) {
 	sig, ok := t.Harness.Screen()
-	if !ok || (len(sig.QueueRows) == 0 && sig.QueueHead == "") {
+	if !ok || !sig.HasQueue() {
 		return false, false
 	}
 	shows := func() bool {

@@ -278,14 +278,32 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		return d.facts(fault.Unconfirmed("text delivered to %s (composer: %s after %d Enter), but fmctl cannot read %s's own record, so the submit is unconfirmed", t.Endpoint.Target, res.Verdict, res.Enters, t.RecordedHarness).
 			Hint("look at the pane or the agent's transcript before sending it again"), "unconfirmed")
 	}
-	proof := d.watch.Await(ctx, s.Tunables.Send.RecordWait)
-	switch proof {
-	case deliver.Recorded:
+	stop, opened := dialogWatch(ctx, t, text, o.Screen)
+	proof, stopped := d.watch.AwaitOr(ctx, s.Tunables.Send.RecordWait, stop)
+	switch {
+	case stopped:
+		// The command opened a dialog of the agent's own: nothing reaches
+		// its record while the dialog is up (claude writes /help's entry
+		// when it closes), so the record wait would only block the caller.
+		d.ledger("unrecorded")
+		return d.facts(fault.Unconfirmed("%s opened its %s dialog for %s, which its record does not show while the dialog is up", t.Harness.Name, *opened, deliver.Clip(text, draftLineRunes)).
+			With("dialog", *opened).
+			Hint("close it with fm-send %s --key Escape before sending text; the next fm-send refuses while it is up", t.ID), "dialog")
+	case proof == deliver.Recorded && d.watch.Joined():
+		// The queue of a turn that ended as the text was typed took it
+		// (qwen, in the tier's outage world): one message with others.
+		d.ledger("queued")
+		return d.facts(fault.Unconfirmed("%s took the text into its queue and submitted it joined to the other texts queued there, as one message", t.Harness.Name).
+			Hint("do not resend it: the agent has it, with the texts before it"), "queued")
+	case proof == deliver.Recorded, proof == deliver.Logged:
+		// Logged: cline's log says it took a prompt of exactly this length
+		// as a turn of its own since the Enter; its record gets the text
+		// when that turn ends.
 		d.ledger("sent")
 		out := cli.Outcome{Word: "sent", ID: t.ID}
 		out.Add("backend", t.BackendName).Add("endpoint", t.Endpoint.Target).
 			Put(fault.Int("bytes", len(text)), fault.Int("enters", res.Enters), fault.Bool("marked", t.Kind == harness.KindSecondmate)).
-			Add("submit", "confirmed").Add("proof", "record").Add("message", d.messageID)
+			Add("submit", "confirmed").Add("proof", proof.Source()).Add("message", d.messageID)
 		if cleared != nil && cleared.draft {
 			out.AddQuoted("discarded", cleared.text)
 		} else if cleared != nil {
@@ -293,7 +311,14 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		}
 		s.Print.Outcome(out)
 		return nil
-	case deliver.Duplicated:
+	case proof == deliver.Enqueued:
+		// claude's record (or cline's log) says it took the text into its
+		// queue: no wait for a turn that may run for minutes.
+		d.ledger("queued")
+		return d.facts(fault.Unconfirmed("%s took the text into its queue behind the running turn, its record says, not as a submitted message", t.Harness.Name).
+			Hint("it sends the text when the turn ends or is interrupted; do not resend it").
+			Hint("when (and whether) it reached the agent's record: fm-control wait %s --for submitted --message-id %s", t.ID, d.messageID), "queued")
+	case proof == deliver.Duplicated:
 		d.ledger("duplicated")
 		return d.facts(fault.Unconfirmed("%s's record holds this text more than once since the send: it reached the agent twice", t.RecordedHarness).Coded(fault.EDuplicated).
 			Hint("do not send it again; tell the agent to ignore the repeat if it matters"), "duplicated")
@@ -301,6 +326,25 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 	d.ledger("unrecorded")
 	return d.facts(fault.Unconfirmed("text delivered to %s (composer: %s after %d Enter), but %s's own record has not shown it within %v", t.Endpoint.Target, res.Verdict, res.Enters, t.RecordedHarness, s.Tunables.Send.RecordWait).
 		Hint("do not resend it before this says it never arrived: fm-control wait %s --for submitted --message-id %s", t.ID, d.messageID), "unrecorded")
+}
+
+// dialogWatch watches the screen, for a slash command to a harness with
+// screen signatures, for a dialog the command opened; opened names it once
+// one is drawn. Any other text gets no watch: a dialog it meets is the
+// agent's (a permission prompt of the turn it started), not its answer.
+func dialogWatch(ctx context.Context, t *task.Target, text string, sig *harness.ScreenSig) (stop func() bool, opened *string) {
+	opened = new(string)
+	if sig == nil || !deliver.IsSlashCommand(text) {
+		return nil, opened
+	}
+	return func() bool {
+		st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, *sig)
+		if err != nil {
+			return false
+		}
+		*opened = st.Dialog
+		return st.Dialog != ""
+	}, opened
 }
 
 // delivery is one text send, from its baseline to its verdict.
@@ -342,7 +386,8 @@ func (d delivery) ledger(verdict string) {
 	// Failing to keep it loses only the later wait, which then says the
 	// message id is unknown; the send itself stands.
 	_ = d.t.Store.AddSend(d.t.ID, state.Send{MessageID: d.messageID, At: d.at.Unix(), Digest: d.watch.Digest,
-		Before: d.watch.Before, Harness: d.t.RecordedHarness, Verdict: verdict})
+		Before: d.watch.Before, Harness: d.t.RecordedHarness, Verdict: verdict, Gen: d.t.Task.Record.SpawnGen(),
+		Length: d.watch.Length, LogBefore: d.watch.LogBefore})
 }
 
 // refuseHeld refuses a message while the composer provably holds other

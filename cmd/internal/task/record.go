@@ -6,8 +6,16 @@ import (
 	"fmctl/backends"
 	"fmctl/backends/proc"
 	"fmctl/backends/sqlite"
+	"fmctl/config"
 	"fmctl/harness/records"
 )
+
+// LocateRecordsBy has t look for the agent's record as Opener.Load's
+// targets do: under env's HOME, with runner for a database record. For a
+// Target built by hand (a test's), which otherwise finds no record.
+func (t *Target) LocateRecordsBy(env config.Env, runner backends.Runner) {
+	t.env, t.runner = env, runner
+}
 
 // AgentRecord opens the agent's own record (its transcript, rollout,
 // database or session file) for the live agent obs observed, where the

@@ -131,8 +131,11 @@ func (r Runner) stop(ctx context.Context, t *task.Target, force bool) (string, e
 		}
 		return "", withForce(err, t, "kill its endpoint, agent and all")
 	}
-	agent := string(res)
-	if res == lifecycle.ExitAlreadyMissing {
+	if note := res.LeftNotice(t); note != "" {
+		r.Print.Notice("%s", note)
+	}
+	agent := string(res.Result)
+	if res.Result == lifecycle.ExitAlreadyMissing {
 		agent = "already-gone"
 	}
 	return agent, r.retireWiring(t)

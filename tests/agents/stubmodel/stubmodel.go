@@ -292,10 +292,14 @@ func (s *Server) goDown(d time.Duration) {
 	}()
 }
 
-func (s *Server) isDown() bool {
+func (s *Server) isDown() bool { return time.Now().Before(s.DownUntil()) }
+
+// DownUntil is when the API a DownWord turn made unreachable comes back:
+// in the past (or zero) while it is up.
+func (s *Server) DownUntil() time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return time.Now().Before(s.downUntil)
+	return s.downUntil
 }
 
 func (s *Server) record(r Request) int {

@@ -148,6 +148,12 @@ func submit(p *Pane) {
 	line := p.Composer
 	p.Composer = ""
 	p.Transcript = append(p.Transcript, "you: "+strings.ReplaceAll(line, "\n", "⏎"))
+	// submit-screen: what the agent draws once it takes the line (claude's
+	// help dialog for /help) replaces every capture from now on.
+	if screen, err := os.ReadFile(path("submit-screen")); err == nil {
+		os.WriteFile(path("pane"), screen, 0o644)
+		os.Remove(path("submit-screen"))
+	}
 	if isShell(p.Command) {
 		runShellLine(p, line)
 		return
@@ -159,7 +165,13 @@ func submit(p *Pane) {
 	// unrecorded: the agent took the line but its record does not show it
 	// yet; `faketmux record` writes it there later.
 	if !flag("unrecorded") {
-		fakeframe.RecordPrompt(p.Command, os.Getenv("HOME"), p.Cwd, line)
+		recorded := line
+		// joined: the agent submits the line joined to the texts it had
+		// queued (the file holds them), as one message.
+		if queued, err := os.ReadFile(path("joined")); err == nil {
+			recorded = strings.TrimRight(string(queued), "\n") + "\n\n" + line
+		}
+		fakeframe.RecordPrompt(p.Command, os.Getenv("HOME"), p.Cwd, recorded)
 		if !strings.HasPrefix(strings.TrimSpace(line), "/") {
 			fakeframe.HangTurn(dir(), p.Command, os.Getenv("HOME"), p.Cwd)
 		}
