@@ -33,6 +33,12 @@ type Typed struct {
 	// text was typed (unix nanoseconds), 0 for never: an agent that
 	// restores a cancelled prompt puts exactly this text back.
 	Interrupted int64 `json:"interrupted,omitempty"`
+	// Launch: the text is the launch prompt the launch line handed the
+	// agent. An agent that draws it in its composer before it submits it
+	// (kilo, loaded, for more than a minute) has not yet taken it: it is
+	// still starting, and the text is neither a person's draft nor
+	// fmctl's to clear.
+	Launch bool `json:"launch,omitempty"`
 }
 
 // TypedPath is where the task's typed record lives.
@@ -88,6 +94,9 @@ const (
 	// It is waited out, never cleared: a clear key pressed then would
 	// land on the turn it starts.
 	OwnSubmitted Own = "submitted"
+	// OwnLaunch: the launch prompt, still in the composer of an agent that
+	// has not started its first turn; waited for, as a starting agent is.
+	OwnLaunch Own = "launch"
 )
 
 // Owns says whether held text whose digest is digest is fmctl's own, and
@@ -98,6 +107,8 @@ func (t Typed) Owns(digest string) Own {
 		return ""
 	case t.Interrupted >= t.At:
 		return OwnRestored
+	case t.Launch:
+		return OwnLaunch
 	case !t.Submitted:
 		return OwnLeftover
 	}

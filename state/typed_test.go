@@ -52,6 +52,17 @@ func TestTypedRecordTellsOwnTextFromADraft(t *testing.T) {
 	if typed, _ = s.ReadTyped("t1"); typed.Owns("d2") != OwnLeftover || typed.Owns("") != "" {
 		t.Errorf("text never let go of: own=%q empty=%q", typed.Owns("d2"), typed.Owns(""))
 	}
+	// The launch prompt, round-tripped: the launch's own, not a draft,
+	// until an interrupt fmctl sent could have put it back.
+	if err := s.RecordTyped("t1", Typed{At: at.UnixNano(), Digest: "d3", Submitted: true, Launch: true}); err != nil {
+		t.Fatal(err)
+	}
+	if typed, _ = s.ReadTyped("t1"); typed.Owns("d3") != OwnLaunch || typed.Owns("d2") != "" {
+		t.Errorf("launch prompt: own=%q other=%q", typed.Owns("d3"), typed.Owns("d2"))
+	}
+	if typed.Interrupted = at.UnixNano() + 1; typed.Owns("d3") != OwnRestored {
+		t.Errorf("launch prompt after an interrupt: own=%q", typed.Owns("d3"))
+	}
 	for _, junk := range []string{"", "{}", `{"at":5}`, `{"digest":"d"}`, "not json"} {
 		if err := os.WriteFile(s.TypedPath("t1"), []byte(junk), 0o600); err != nil {
 			t.Fatal(err)

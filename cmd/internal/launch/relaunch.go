@@ -73,8 +73,7 @@ func (l Launcher) Relaunch(ctx context.Context, t *task.Target, r Replacement) (
 	if err := inc.Install(h); err != nil {
 		return Result{Record: rec}, fault.Failed("task %s's new record (harness %s) is published, but %v", t.ID, h.Name, err).Coded(fault.ELaunchFailed).Put(fault.Yes("published"))
 	}
-	// The launch line carries the launch prompt: a submit, as fm-send's.
-	_ = t.Store.StampSubmitted(t.ID, time.Now())
+	MarkLaunchPrompt(t.Store, t.ID, brief, time.Now())
 	ready, err := l.Type(ctx, t.Backend, t.Ability, ep, h, inc, brief)
 	if err != nil {
 		// fm-control relaunch wraps this in its own "could not be launched"

@@ -309,3 +309,13 @@ func promptBegun(rows []string, prompt string, span int) bool {
 	}
 	return false
 }
+
+// MarkLaunchPrompt records, before the launch line is typed, that it
+// submits the launch prompt: a submit as fm-send's is (the send ledger's
+// stamp), and the typed record's text, so a composer that draws the
+// prompt before the agent takes it (kilo, loaded) reads as the agent still
+// starting, never as a person's draft.
+func MarkLaunchPrompt(store state.Store, id, brief string, at time.Time) {
+	_ = store.StampSubmitted(id, at)
+	_ = store.RecordTyped(id, state.Typed{At: at.UnixNano(), Digest: deliver.ComposerDigest(harness.BriefPrompt(brief)), Submitted: true, Launch: true})
+}

@@ -35,9 +35,11 @@ func prepareComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 }
 
 // prepareOnce is prepareComposer; letGo says the text fmctl last submitted
-// was already waited out once, so a composer still drawing it is refused.
+// (or the launch prompt) was already waited out once, so a composer still
+// drawing it is refused.
 func prepareOnce(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars, req Request, letGo bool) (*emptied, error) {
 	poll, limit := v.Poll, v.ReadyWait
+	waitFrom := time.Now()
 	st, ready := deliver.WaitReady(ctx, t.Backend, t.Endpoint, sig, limit, poll)
 	facts := []string{"id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target}
 	if st.Dialog != "" {
@@ -71,6 +73,15 @@ func prepareOnce(ctx context.Context, t *task.Target, sig harness.ScreenSig, v c
 	if st.Composer != harness.ComposerHolding {
 		return nil, nil
 	}
+	if typedOK && typed.Owns(deliver.ComposerDigest(st.HeldText())) == state.OwnLaunch {
+		// Drawn again after it was let go of once: no second wait.
+		if letGo || !awaitLetGo(ctx, t, sig, st, time.Until(waitFrom.Add(limit)), poll) {
+			return nil, fault.Failed("task %s's %s agent still holds its launch prompt in its composer after %s (FM_SEND_READY_WAIT): it has not started its first turn; nothing was sent", t.ID, t.Harness.Name, limit).Coded(fault.ENotReady).
+				With(append(facts, "ready", "starting")...).
+				Hint("wait for it to take its brief: fm-control wait %s --for busy, then send again", t.ID)
+		}
+		return prepareOnce(ctx, t, sig, v, req, true)
+	}
 	if !letGo && typedOK && typed.Owns(deliver.ComposerDigest(st.HeldText())) == state.OwnSubmitted {
 		awaitLetGo(ctx, t, sig, st, time.Until(time.Unix(0, typed.At).Add(letGoWait)), poll)
 		return prepareOnce(ctx, t, sig, v, req, true)
@@ -97,21 +108,24 @@ func prepareOnce(ctx context.Context, t *task.Target, sig harness.ScreenSig, v c
 const letGoWait = 5 * time.Second
 
 // awaitLetGo waits, up to limit, for the composer to stop drawing the
-// text fmctl last submitted, which the agent has taken but not yet redrawn
-// (state.OwnSubmitted). A composer still drawing it then is refused as a
-// draft would be: nothing proves whose copy it is, and a clear key could
-// land on the turn it started.
-func awaitLetGo(ctx context.Context, t *task.Target, sig harness.ScreenSig, st harness.ScreenState, limit, poll time.Duration) {
+// text it holds, and reports whether it did: the text fmctl last submitted,
+// which the agent has taken but not yet redrawn (state.OwnSubmitted), or
+// the launch prompt of an agent still starting (state.OwnLaunch). A
+// composer still drawing the submitted text then is refused as a draft
+// would be: nothing proves whose copy it is, and a clear key could land on
+// the turn it started.
+func awaitLetGo(ctx context.Context, t *task.Target, sig harness.ScreenSig, st harness.ScreenState, limit, poll time.Duration) bool {
 	digest := deliver.ComposerDigest(st.HeldText())
 	deadline := time.Now().Add(limit)
 	for st.Composer == harness.ComposerHolding && deliver.ComposerDigest(st.HeldText()) == digest {
 		if time.Now().After(deadline) || backends.Sleep(ctx, poll) != nil {
-			return
+			return false
 		}
 		if next, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig); err == nil {
 			st = next
 		}
 	}
+	return true
 }
 
 // lateDrawWait bounds, from its typing, how long a text fmctl typed and

@@ -244,8 +244,7 @@ func (s Spawner) place(ctx context.Context, f *fresh) (Result, error) {
 		return Result{}, s.undo(ctx, f, ep, err)
 	}
 	defer release()
-	// The launch line carries the launch prompt: a submit, as fm-send's.
-	_ = f.store.StampSubmitted(id, time.Now())
+	launch.MarkLaunchPrompt(f.store, id, f.brief, time.Now())
 	ready, err := l.Type(ctx, f.be, f.ability, ep, h, f.inc, f.brief)
 	if err != nil {
 		return Result{}, s.undo(ctx, f, ep, launch.Explain(fault.Failed("the agent for %s could not be launched on %s: %v; %s", id, h.Name, err, removed).Coded(fault.ELaunchFailed), err, h))
