@@ -41,6 +41,33 @@ type Dialog struct {
 	// Answer names the keys that answer the dialog, for the hint of a
 	// refusal to type into it.
 	Answer string `json:"answer,omitempty"`
+	// Cancel is the keys an interrupt sends at this dialog, in place of
+	// the harness's interrupt keys, where those do not reject it: kilo's
+	// first Escape at its permission dialog opens a reject stage and its
+	// second goes back to the choices, so three rounds of Escape, Escape
+	// left the tool call waiting; Escape then Enter rejects it and ends
+	// the turn. Empty: the interrupt keys.
+	Cancel []Key `json:"cancel,omitempty"`
+}
+
+// DialogCancel is the keys an interrupt sends at the dialog the screen
+// shows (Dialog.Cancel), or nil where the interrupt keys do.
+func (sig ScreenSig) DialogCancel(name string) []Key {
+	if d, ok := sig.Dialog(name); ok {
+		return d.Cancel
+	}
+	return nil
+}
+
+// CancelsDialogs says whether any of the harness's dialogs needs its own
+// cancel keys, so an interrupt must read the screen before it presses.
+func (sig ScreenSig) CancelsDialogs() bool {
+	for _, d := range sig.Dialogs {
+		if len(d.Cancel) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // What an agent at a dialog waits for (Dialog.Waits).

@@ -163,7 +163,7 @@ func TestClearSequencesPerHarness(t *testing.T) {
 		{"opencode", []string{"[Pasted ~3 lines]"}, "C-u C-u"},
 		{"opencode", []string{"/nosuchcmd"}, "Escape"},
 		{"kilo", []string{"line one", "line two", "  indented three"}, "C-u C-u C-u C-u C-u C-u C-u"},
-		{"kilo", []string{"/help"}, "Escape"},
+		{"kilo", []string{"/help"}, "C-u C-u C-u"},
 		{"pi", []string{"a", "b", "c"}, "C-c"},
 		{"gemini", []string{"hello"}, "Escape Escape"},
 		{"qwen", []string{"a", "b"}, "Escape Escape"},

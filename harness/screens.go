@@ -266,6 +266,11 @@ func init() {
 	kilo.Release = "7.7.7"
 	kilo.Placeholders = []string{"Ask anything..."}
 	kilo.Clear.PerLine = 2
+	// Its slash popup does not eat C-u: C-u empties a "/..." typed with the
+	// popup open, and one the popup's Enter completed, which Escape leaves
+	// held (slash-completed*, slash-popup*); and Escape in a turn would
+	// arm its interrupt.
+	kilo.Clear.Slash = nil
 	// Its TUI redraws slowly under load: at load 10 on two cores an
 	// 80-byte typed text was not drawn 6 s after it was typed (the tier's
 	// tool-calls turn, 2026-12-06), and text never seen drawn gets no Enter.
@@ -275,9 +280,9 @@ func init() {
 	// back: so opencode's two interrupt Escapes leave the dialog up, and
 	// Escape then Enter rejects (permission-reject-stage, -rejected).
 	kilo.Dialogs = []Dialog{
-		{Name: "permission", Marks: []string{"Permission required", "Allow once"}, Waits: WaitPermission, Answer: "Enter allows once; Escape, then Enter, rejects"},
+		{Name: "permission", Marks: []string{"Permission required", "Allow once"}, Waits: WaitPermission, Answer: "Enter allows once; Escape, then Enter, rejects", Cancel: []Key{KeyEscape, KeyEnter}},
 		// Text typed at this stage is the rejection's message to the model.
-		{Name: "permission-reject", Marks: []string{"Reject permission", "Tell Kilo what to do differently"}, Waits: WaitPermission, Answer: "Enter rejects; Escape goes back to the choices"},
+		{Name: "permission-reject", Marks: []string{"Reject permission", "Tell Kilo what to do differently"}, Waits: WaitPermission, Answer: "Enter rejects; Escape goes back to the choices", Cancel: []Key{KeyEnter}},
 		kilo.Dialogs[1],
 	}
 	kilo.Source = "tests/captures/kilo-7.7.7; tests/captures/notes-kilo.md"

@@ -136,6 +136,15 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 	if h.ClearKey != "" {
 		keys = append(keys, h.ClearKey)
 	}
+	if sig.CancelsDialogs() {
+		// A dialog the interrupt keys do not reject gets its own keys:
+		// the screen is read first, for such a harness only.
+		if st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig); err == nil {
+			if cancel := sig.DialogCancel(st.Dialog); len(cancel) > 0 {
+				keys = cancel
+			}
+		}
+	}
 	k := press.Keys{Backend: t.Backend, Endpoint: t.Endpoint, Gate: gate, Gap: h.PressGap, Hold: hold, Words: press.InterruptWords(t.ID, t.BackendName)}
 	since := time.Now()
 	p, err := k.Sequence(ctx, keys, press.Opts{ScreenBefore: watch, ReadAfter: read && !ack.pending()})
