@@ -66,10 +66,13 @@ func (r geminiReader) LastWrite() (time.Time, error) {
 // -wal file first and reaches the database file only at a checkpoint. Every
 // opencode session under this HOME shares them, so another one's write there
 // reads as progress too: never a stall claimed falsely, at worst one missed.
+// kilo's are its own app's (kilo*.db*): reading opencode's there found no
+// file, so a hung kilo turn was never called stalled (the tier's
+// hang-stalled).
 func (r opencodeReader) LastWrite() (time.Time, error) {
-	dbs, err := filepath.Glob(filepath.Join(r.w.Home, ".local", "share", "opencode", "opencode*.db*"))
+	dbs, err := filepath.Glob(filepath.Join(r.w.Home, ".local", "share", r.app, r.app+"*.db*"))
 	if err != nil {
-		return time.Time{}, fmt.Errorf("list opencode databases: %w", err)
+		return time.Time{}, fmt.Errorf("list %s databases: %w", r.app, err)
 	}
 	return lastWrite(dbs, nil)
 }

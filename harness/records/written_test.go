@@ -59,3 +59,35 @@ func TestClaudeLastWriteReadsItsTranscripts(t *testing.T) {
 		t.Errorf("LastWrite = %v, %v; want %v", got, err, at)
 	}
 }
+
+// opencode and kilo share a reader, each on its own app's database files
+// (the database and its -wal): kilo's write is its progress, and
+// opencode's database under the same HOME is not.
+func TestOpencodeAndKiloLastWriteReadTheirOwnDatabases(t *testing.T) {
+	home := t.TempDir()
+	at := map[string]time.Time{
+		"opencode": time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC),
+		"kilo":     time.Date(2026, 2, 3, 4, 9, 6, 0, time.UTC),
+	}
+	for app, when := range at {
+		f := filepath.Join(home, ".local", "share", app, app+".db-wal")
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(f, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for app, want := range at {
+		r, err := For(app, Where{Home: home, Worktree: "/work/wt"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := r.(Written).LastWrite(); err != nil || !got.Equal(want) {
+			t.Errorf("%s: LastWrite = %v, %v; want %v", app, got, err, want)
+		}
+	}
+}
