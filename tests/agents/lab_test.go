@@ -335,7 +335,8 @@ func (l *lab) fm(bin string, args ...string) result {
 // fmWith is fm with env added to the lab's (a tunable one call sets).
 func (l *lab) fmWith(env []string, bin string, args ...string) result {
 	l.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	bound := callBound(args)
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(fmBin, bin), args...)
 	cmd.Env = append(append([]string(nil), l.env...), env...)
@@ -355,13 +356,26 @@ func (l *lab) fmWith(env []string, bin string, args ...string) result {
 		l.fatalf("%s could not run: %v", bin, err)
 	}
 	if ctx.Err() != nil {
-		l.fatalf("%s did not finish within 3 minutes", r)
+		l.fatalf("%s did not finish within %v", r, bound)
 	}
 	l.t.Log(r)
 	if bin == "fm-send" && !slices.Contains(args, "--key") && len(args) > 0 {
 		l.sent = append(l.sent, sentText{text: args[len(args)-1], result: r, id: messageIDOf(r.stdout + r.stderr)})
 	}
 	return r
+}
+
+// callBound bounds one product call: 3 minutes, or a minute more than the
+// --timeout it is given (a wait for idle past an outage a slow kilo
+// pushed beyond 2 minutes asked for 3m38s and was cut at 3 minutes).
+func callBound(args []string) time.Duration {
+	bound := 3 * time.Minute
+	if i := slices.Index(args, "--timeout"); i >= 0 && i+1 < len(args) {
+		if d, err := time.ParseDuration(args[i+1]); err == nil && d+time.Minute > bound {
+			bound = d + time.Minute
+		}
+	}
+	return bound
 }
 
 // spawn launches the lab's task with its brief, and any extra flags.
