@@ -1,7 +1,6 @@
 package records
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -32,10 +31,6 @@ import (
 func init() { readers["opencode"] = func(w Where) Reader { return opencodeReader{w} } }
 
 type opencodeReader struct{ w Where }
-
-// opencodeTimeout bounds one sqlite3 call; a WAL read never waits for the
-// writer, so this only trips on a wedged machine.
-const opencodeTimeout = 10 * time.Second
 
 // opencodeRow is one part of one message of one top-level session (a
 // message without parts comes with empty part fields).
@@ -209,23 +204,9 @@ func (r opencodeReader) rows() ([]opencodeRow, error) {
 }
 
 func (r opencodeReader) query(db string) ([]opencodeRow, error) {
-	if r.w.Query == nil {
-		return nil, fmt.Errorf("read opencode database %s: no SQLite reader was given", db)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), opencodeTimeout)
-	defer cancel()
-	out, err := r.w.Query(ctx, db, opencodeQuery)
-	if err != nil {
-		return nil, fmt.Errorf("read opencode database %s: %w", db, err)
-	}
 	var rows []opencodeRow
-	if len(strings.TrimSpace(string(out))) == 0 {
-		return nil, nil // sqlite3 prints nothing for no rows
-	}
-	if err := json.Unmarshal(out, &rows); err != nil {
-		return nil, fmt.Errorf("decode opencode database %s: %w", db, err)
-	}
-	return rows, nil
+	err := queryRows(r.w, "opencode database", db, opencodeQuery, &rows)
+	return rows, err
 }
 
 // opencodeTrue reads a JSON value sqlite3 printed for a json_extract: null

@@ -32,26 +32,34 @@ const opencodeWorktree = "/tmp/opg/o2/wt"
 // then runs the extra SQL statements.
 func opencodeHome(t *testing.T, dump string, extra ...string) string {
 	t.Helper()
+	home := t.TempDir()
+	loadSQLite(t, filepath.Join(home, ".local", "share", "opencode", "opencode.db"),
+		filepath.Join("testdata", "opencode", dump+".sql"), extra...)
+	return home
+}
+
+// loadSQLite creates the database db (and its folder) from a committed
+// dump, then runs the extra SQL statements; it skips the test where the
+// sqlite3 CLI is missing.
+func loadSQLite(t *testing.T, db, dump string, extra ...string) {
+	t.Helper()
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		t.Skip("the sqlite3 CLI is not installed (apt-get install sqlite3); .ci/run installs it")
 	}
-	sql, err := os.ReadFile(filepath.Join("testdata", "opencode", dump+".sql"))
+	sql, err := os.ReadFile(dump)
 	if err != nil {
 		t.Fatal(err)
 	}
-	home := t.TempDir()
-	dir := filepath.Join(home, ".local", "share", "opencode")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sqlite3", filepath.Join(dir, "opencode.db"))
+	cmd := exec.CommandContext(ctx, "sqlite3", db)
 	cmd.Stdin = strings.NewReader(string(sql) + strings.Join(extra, ";\n") + ";\n")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("load %s: %v\n%s", dump, err, out)
 	}
-	return home
 }
 
 var opencodeTyped = []string{
