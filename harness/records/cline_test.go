@@ -198,6 +198,12 @@ func TestClineSubmissions(t *testing.T) {
 	if subs[0].Time.IsZero() {
 		t.Error("a submission lost its time")
 	}
+	// The one-pass sheet fm-send polls holds the same as the two reads.
+	sh, err := r.(SheetReader).Sheet()
+	msgs, _ := r.UserMessages()
+	if err != nil || !reflect.DeepEqual(sh.Submissions, subs) || !reflect.DeepEqual(sh.Messages, msgs) || len(msgs) == 0 {
+		t.Errorf("Sheet = %+v, %v; want messages %q and the submissions above", sh, err, msgs)
+	}
 	// No log yet (a session that has not logged): no submissions, no error.
 	r, _ = For("cline", Where{Home: clineHome(t, "race"), Worktree: clineWorktree})
 	if subs, err := r.(SubmitLogger).Submissions(); err != nil || len(subs) != 0 {

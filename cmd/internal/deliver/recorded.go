@@ -86,20 +86,17 @@ func StartWatch(r records.Reader, text string) (RecordWatch, error) {
 	if q, ok := r.(records.Enqueuer); ok {
 		w.Queue = q
 	}
+	if l, ok := r.(records.SubmitLogger); ok {
+		w.Log, w.Length = l, utf16Len(w.Text)
+	}
 	sh, err := w.read()
 	if err != nil {
-		w.Queue = nil
+		w.Queue, w.Log = nil, nil
 		return w, err
 	}
 	w.Before = w.count(sh)
 	w.QueuedBefore = w.countIn(sh.Enqueued)
-	if l, ok := r.(records.SubmitLogger); ok {
-		w.Length = utf16Len(w.Text)
-		if w.LogBefore, err = tallyLog(l, w.Length); err != nil {
-			return w, err
-		}
-		w.Log = l
-	}
+	w.LogBefore = tallyLog(sh.Submissions, w.Length)
 	return w, nil
 }
 
@@ -120,7 +117,12 @@ func (w RecordWatch) read() (records.Sheet, error) {
 		}
 	}
 	if w.Queue != nil {
-		sh.Enqueued, err = w.Queue.EnqueuedMessages()
+		if sh.Enqueued, err = w.Queue.EnqueuedMessages(); err != nil {
+			return sh, err
+		}
+	}
+	if w.Log != nil {
+		sh.Submissions, err = w.Log.Submissions()
 	}
 	return sh, err
 }
@@ -153,11 +155,7 @@ func utf16Len(text string) int {
 // send consumes a queued one (first in, first out) and is no new prompt.
 // Only a prompt whose run the log shows started counts as taken: cline
 // logs a prompt before it starts its run, and drops one whose run cannot.
-func tallyLog(l records.SubmitLogger, n int) (state.LogTally, error) {
-	subs, err := l.Submissions()
-	if err != nil {
-		return state.LogTally{}, err
-	}
+func tallyLog(subs []records.Submission, n int) state.LogTally {
 	var t state.LogTally
 	for _, s := range subs {
 		switch {
@@ -171,18 +169,17 @@ func tallyLog(l records.SubmitLogger, n int) (state.LogTally, error) {
 			t.Fresh++
 		}
 	}
-	return t, nil
+	return t
 }
 
-// logProof reads the agent's log once: a new prompt of this length that
-// started a turn, or this one sent from the queue after every queued
-// prompt of its length before it, is Logged; one more queued, Enqueued.
-func (w RecordWatch) logProof() Proof {
-	t, err := tallyLog(w.Log, w.Length)
+// logProof reads the agent's log as read in this poll: a new prompt of
+// this length that started a turn, or this one sent from the queue after
+// every queued prompt of its length before it, is Logged; one more queued,
+// Enqueued.
+func (w RecordWatch) logProof(subs []records.Submission) Proof {
+	t := tallyLog(subs, w.Length)
 	b := w.LogBefore
 	switch {
-	case err != nil:
-		return Unreadable
 	case t.Fresh > b.Fresh, t.Sent > b.Queued: // each queued before it sent, and it too
 		return Logged
 	case t.Queued > b.Queued:
@@ -289,7 +286,7 @@ func (w RecordWatch) Check() Proof {
 	case w.Queue != nil && w.countIn(sh.Enqueued) > w.QueuedBefore:
 		return Enqueued
 	case w.Log != nil && w.Length > 0:
-		return w.logProof()
+		return w.logProof(sh.Submissions)
 	}
 	return Unrecorded
 }
