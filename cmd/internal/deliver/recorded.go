@@ -230,11 +230,11 @@ func (w RecordWatch) count(sh records.Sheet) int {
 // mayBeCommand: a watch holding only the digest (wait --for submitted)
 // cannot tell, and a command never matches a digest of text that is not
 // one, so it always counts them.
-func (w RecordWatch) mayBeCommand() bool { return w.Text == "" || isSlashCommand(w.Text) }
+func (w RecordWatch) mayBeCommand() bool { return w.Text == "" || IsSlashCommand(w.Text) }
 
-// isSlashCommand reports whether text is one line that begins with "/":
+// IsSlashCommand reports whether text is one line that begins with "/":
 // what a CLI runs as its own command rather than sends to the model.
-func isSlashCommand(text string) bool {
+func IsSlashCommand(text string) bool {
 	t := recordedForm(text)
 	return strings.HasPrefix(t, "/") && !strings.Contains(t, "\n")
 }
@@ -301,27 +301,25 @@ func (w RecordWatch) Await(ctx context.Context, wait time.Duration) Proof {
 	return proof
 }
 
-// AwaitOr is Await that also ends, with stopped set, once stop (when
-// given) says nothing more will reach the record for now: a slash command
-// that opened a dialog, which claude records only when the dialog closes
-// and cline never.
-func (w RecordWatch) AwaitOr(ctx context.Context, wait time.Duration, stop func() bool) (proof Proof, stopped bool) {
+// AwaitOr is Await that also ends once stop (when given) names why
+// nothing more will reach the record for now, and returns that name: a
+// slash command that opened a dialog, which claude records only when the
+// dialog closes and cline never.
+func (w RecordWatch) AwaitOr(ctx context.Context, wait time.Duration, stop func() string) (proof Proof, stopped string) {
 	deadline := time.Now().Add(wait)
 	poll := backends.Backoff{Max: 200 * time.Millisecond}
 	for {
 		proof = w.Check()
 		if proof == Recorded || proof == Duplicated || proof == Enqueued || proof == Logged {
-			return proof, false
+			return proof, ""
 		}
-		if stop != nil && stop() {
-			return proof, true
+		if stop != nil {
+			if why := stop(); why != "" {
+				return proof, why
+			}
 		}
 		if !pollUntil(ctx, &poll, deadline) {
-			return proof, false
+			return proof, ""
 		}
 	}
 }
-
-// IsSlashCommand reports whether text is one line that begins with "/":
-// what a CLI runs as its own command rather than sends to the model.
-func IsSlashCommand(text string) bool { return isSlashCommand(text) }
