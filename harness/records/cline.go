@@ -106,8 +106,30 @@ func clineUnwrap(text string) string {
 
 func (r clineReader) UserMessages() ([]string, error) {
 	sessions, err := r.sessions()
-	if err != nil || len(sessions) == 0 {
+	if err != nil {
 		return nil, err
+	}
+	return r.userMessages(sessions)
+}
+
+// Sheet reads the sessions once for both the prompts their records hold
+// and the prompts the log says they took.
+func (r clineReader) Sheet() (Sheet, error) {
+	sessions, err := r.sessions()
+	if err != nil {
+		return Sheet{}, err
+	}
+	var sh Sheet
+	if sh.Messages, err = r.userMessages(sessions); err != nil {
+		return sh, err
+	}
+	sh.Submissions, err = r.submissions(sessions)
+	return sh, err
+}
+
+func (r clineReader) userMessages(sessions []clineSession) ([]string, error) {
+	if len(sessions) == 0 {
+		return nil, nil
 	}
 	hub, err := r.hubPrompts()
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -199,6 +198,12 @@ func TestClineSubmissions(t *testing.T) {
 	if subs[0].Time.IsZero() {
 		t.Error("a submission lost its time")
 	}
+	// The one-pass sheet fm-send polls holds the same as the two reads.
+	sh, err := r.(SheetReader).Sheet()
+	msgs, _ := r.UserMessages()
+	if err != nil || !reflect.DeepEqual(sh.Submissions, subs) || !reflect.DeepEqual(sh.Messages, msgs) || len(msgs) == 0 {
+		t.Errorf("Sheet = %+v, %v; want messages %q and the submissions above", sh, err, msgs)
+	}
 	// No log yet (a session that has not logged): no submissions, no error.
 	r, _ = For("cline", Where{Home: clineHome(t, "race"), Worktree: clineWorktree})
 	if subs, err := r.(SubmitLogger).Submissions(); err != nil || len(subs) != 0 {
@@ -251,23 +256,9 @@ func TestClineLaunchPromptBeforeTheFirstTurnEnds(t *testing.T) {
 // it held only "second one", and the newest snapshot is what shows the
 // prompt at its submit.
 func TestClineHubHostedSession(t *testing.T) {
-	if _, err := exec.LookPath("sqlite3"); err != nil {
-		t.Skip("the sqlite3 CLI is not installed (apt-get install sqlite3); .ci/run installs it")
-	}
 	home := clineHome(t, "hub")
-	sql, err := os.ReadFile(filepath.Join("testdata", "cline", "hub-events.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(home, ".cline", "data", "db")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	load := exec.Command("sqlite3", filepath.Join(dir, clineHubEvents))
-	load.Stdin = strings.NewReader(string(sql))
-	if out, err := load.CombinedOutput(); err != nil {
-		t.Fatalf("load hub events: %v\n%s", err, out)
-	}
+	loadSQLite(t, filepath.Join(home, ".cline", "data", "db", clineHubEvents), nil,
+		filepath.Join("testdata", "cline", "hub-events.sql"))
 	// The second turn running: messages.json as the first turn's end left it.
 	msgsPath := filepath.Join(home, ".cline", "data", "sessions", "1796578191416_ea84u", "1796578191416_ea84u.messages.json")
 	var m map[string]any

@@ -1,14 +1,11 @@
 package records
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // A cline TUI that finds the hub daemon of its HOME running (every one but
@@ -44,24 +41,12 @@ func (r clineReader) hubPrompts() (map[string][]clineMessage, error) {
 	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if r.w.Query == nil {
-		return nil, fmt.Errorf("read cline's hub events %s: no SQLite reader was given", db)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), opencodeTimeout)
-	defer cancel()
-	out, err := r.w.Query(ctx, db, clineHubQuery)
-	if err != nil {
-		return nil, fmt.Errorf("read cline's hub events %s: %w", db, err)
-	}
-	if len(strings.TrimSpace(string(out))) == 0 {
-		return nil, nil // sqlite3 prints nothing for no rows
-	}
 	var rows []struct {
 		SID  string `json:"sid"`
 		Msgs string `json:"msgs"` // json_extract gives the list as JSON text
 	}
-	if err := json.Unmarshal(out, &rows); err != nil {
-		return nil, fmt.Errorf("decode cline's hub events %s: %w", db, err)
+	if err := queryRows(r.w, "cline's hub events", db, clineHubQuery, &rows); err != nil {
+		return nil, err
 	}
 	convs := map[string][]clineMessage{}
 	for _, row := range rows {

@@ -54,6 +54,10 @@ func (r clineReader) Submissions() ([]Submission, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.submissions(sessions)
+}
+
+func (r clineReader) submissions(sessions []clineSession) ([]Submission, error) {
 	mine := map[string]bool{}
 	for _, s := range sessions {
 		mine[s.SessionID] = true

@@ -1,7 +1,6 @@
 package records
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -43,10 +42,6 @@ type opencodeReader struct {
 	w   Where
 	app string
 }
-
-// opencodeTimeout bounds one sqlite3 call; a WAL read never waits for the
-// writer, so this only trips on a wedged machine.
-const opencodeTimeout = 10 * time.Second
 
 // opencodeRow is one part of one message of one top-level session (a
 // message without parts comes with empty part fields).
@@ -220,23 +215,9 @@ func (r opencodeReader) rows() ([]opencodeRow, error) {
 }
 
 func (r opencodeReader) query(db string) ([]opencodeRow, error) {
-	if r.w.Query == nil {
-		return nil, fmt.Errorf("read %s database %s: no SQLite reader was given", r.app, db)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), opencodeTimeout)
-	defer cancel()
-	out, err := r.w.Query(ctx, db, opencodeQuery)
-	if err != nil {
-		return nil, fmt.Errorf("read %s database %s: %w", r.app, db, err)
-	}
 	var rows []opencodeRow
-	if len(strings.TrimSpace(string(out))) == 0 {
-		return nil, nil // sqlite3 prints nothing for no rows
-	}
-	if err := json.Unmarshal(out, &rows); err != nil {
-		return nil, fmt.Errorf("decode %s database %s: %w", r.app, db, err)
-	}
-	return rows, nil
+	err := queryRows(r.w, r.app+" database", db, opencodeQuery, &rows)
+	return rows, err
 }
 
 // opencodeTrue reads a JSON value sqlite3 printed for a json_extract: null

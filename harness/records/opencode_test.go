@@ -43,29 +43,38 @@ func opencodeHome(t *testing.T, dump string, extra ...string) string {
 // from an opencode dump with the rows left out.
 func sqliteHome(t *testing.T, app, dump string, extra ...string) string {
 	t.Helper()
+	var schema []byte
+	if app == "kilo" {
+		schema = opencodeSchema(t)
+	}
+	home := t.TempDir()
+	loadSQLite(t, filepath.Join(home, ".local", "share", app, app+".db"), schema,
+		filepath.Join("testdata", app, dump+".sql"), extra...)
+	return home
+}
+
+// loadSQLite creates the database db (and its folder) from schema and a
+// committed dump, then runs the extra SQL statements; it skips the test
+// where the sqlite3 CLI is missing.
+func loadSQLite(t *testing.T, db string, schema []byte, dump string, extra ...string) {
+	t.Helper()
 	if _, err := exec.LookPath("sqlite3"); err != nil {
 		t.Skip("the sqlite3 CLI is not installed (apt-get install sqlite3); .ci/run installs it")
 	}
-	sql, err := os.ReadFile(filepath.Join("testdata", app, dump+".sql"))
+	sql, err := os.ReadFile(dump)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if app == "kilo" {
-		sql = append(opencodeSchema(t), sql...)
-	}
-	home := t.TempDir()
-	dir := filepath.Join(home, ".local", "share", app)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sqlite3", filepath.Join(dir, app+".db"))
-	cmd.Stdin = strings.NewReader(string(sql) + strings.Join(extra, ";\n") + ";\n")
+	cmd := exec.CommandContext(ctx, "sqlite3", db)
+	cmd.Stdin = strings.NewReader(string(schema) + string(sql) + strings.Join(extra, ";\n") + ";\n")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("load %s: %v\n%s", dump, err, out)
 	}
-	return home
 }
 
 // opencodeSchema is an opencode dump without its INSERT rows: the PRAGMA,

@@ -85,11 +85,14 @@ type Enqueuer interface {
 // into its queue (the last two empty where the record keeps none).
 type Sheet struct {
 	Messages, Commands, Enqueued []string
+	// Submissions is a SubmitLogger's log, read in the same pass.
+	Submissions []Submission
 }
 
 // SheetReader is a Reader that reads its Sheet in one pass over its
-// record, where the three lists would each parse the same files: claude's
-// transcript, polled every 200 ms while fm-send waits.
+// record, where the lists would each parse the same files: claude's
+// transcript, and cline's sessions with its log, polled every 200 ms while
+// fm-send waits.
 type SheetReader interface {
 	Sheet() (Sheet, error)
 }

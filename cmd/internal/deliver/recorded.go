@@ -86,20 +86,17 @@ func StartWatch(r records.Reader, text string) (RecordWatch, error) {
 	if q, ok := r.(records.Enqueuer); ok {
 		w.Queue = q
 	}
+	if l, ok := r.(records.SubmitLogger); ok {
+		w.Log, w.Length = l, utf16Len(w.Text)
+	}
 	sh, err := w.read()
 	if err != nil {
-		w.Queue = nil
+		w.Queue, w.Log = nil, nil
 		return w, err
 	}
 	w.Before = w.count(sh)
 	w.QueuedBefore = w.countIn(sh.Enqueued)
-	if l, ok := r.(records.SubmitLogger); ok {
-		w.Length = utf16Len(w.Text)
-		if w.LogBefore, err = tallyLog(l, w.Length); err != nil {
-			return w, err
-		}
-		w.Log = l
-	}
+	w.LogBefore = tallyLog(sh.Submissions, w.Length)
 	return w, nil
 }
 
@@ -120,7 +117,12 @@ func (w RecordWatch) read() (records.Sheet, error) {
 		}
 	}
 	if w.Queue != nil {
-		sh.Enqueued, err = w.Queue.EnqueuedMessages()
+		if sh.Enqueued, err = w.Queue.EnqueuedMessages(); err != nil {
+			return sh, err
+		}
+	}
+	if w.Log != nil {
+		sh.Submissions, err = w.Log.Submissions()
 	}
 	return sh, err
 }
@@ -153,11 +155,7 @@ func utf16Len(text string) int {
 // send consumes a queued one (first in, first out) and is no new prompt.
 // Only a prompt whose run the log shows started counts as taken: cline
 // logs a prompt before it starts its run, and drops one whose run cannot.
-func tallyLog(l records.SubmitLogger, n int) (state.LogTally, error) {
-	subs, err := l.Submissions()
-	if err != nil {
-		return state.LogTally{}, err
-	}
+func tallyLog(subs []records.Submission, n int) state.LogTally {
 	var t state.LogTally
 	for _, s := range subs {
 		switch {
@@ -171,18 +169,17 @@ func tallyLog(l records.SubmitLogger, n int) (state.LogTally, error) {
 			t.Fresh++
 		}
 	}
-	return t, nil
+	return t
 }
 
-// logProof reads the agent's log once: a new prompt of this length that
-// started a turn, or this one sent from the queue after every queued
-// prompt of its length before it, is Logged; one more queued, Enqueued.
-func (w RecordWatch) logProof() Proof {
-	t, err := tallyLog(w.Log, w.Length)
+// logProof reads the agent's log as read in this poll: a new prompt of
+// this length that started a turn, or this one sent from the queue after
+// every queued prompt of its length before it, is Logged; one more queued,
+// Enqueued.
+func (w RecordWatch) logProof(subs []records.Submission) Proof {
+	t := tallyLog(subs, w.Length)
 	b := w.LogBefore
 	switch {
-	case err != nil:
-		return Unreadable
 	case t.Fresh > b.Fresh, t.Sent > b.Queued: // each queued before it sent, and it too
 		return Logged
 	case t.Queued > b.Queued:
@@ -233,11 +230,11 @@ func (w RecordWatch) count(sh records.Sheet) int {
 // mayBeCommand: a watch holding only the digest (wait --for submitted)
 // cannot tell, and a command never matches a digest of text that is not
 // one, so it always counts them.
-func (w RecordWatch) mayBeCommand() bool { return w.Text == "" || isSlashCommand(w.Text) }
+func (w RecordWatch) mayBeCommand() bool { return w.Text == "" || IsSlashCommand(w.Text) }
 
-// isSlashCommand reports whether text is one line that begins with "/":
+// IsSlashCommand reports whether text is one line that begins with "/":
 // what a CLI runs as its own command rather than sends to the model.
-func isSlashCommand(text string) bool {
+func IsSlashCommand(text string) bool {
 	t := recordedForm(text)
 	return strings.HasPrefix(t, "/") && !strings.Contains(t, "\n")
 }
@@ -289,7 +286,7 @@ func (w RecordWatch) Check() Proof {
 	case w.Queue != nil && w.countIn(sh.Enqueued) > w.QueuedBefore:
 		return Enqueued
 	case w.Log != nil && w.Length > 0:
-		return w.logProof()
+		return w.logProof(sh.Submissions)
 	}
 	return Unrecorded
 }
@@ -304,27 +301,25 @@ func (w RecordWatch) Await(ctx context.Context, wait time.Duration) Proof {
 	return proof
 }
 
-// AwaitOr is Await that also ends, with stopped set, once stop (when
-// given) says nothing more will reach the record for now: a slash command
-// that opened a dialog, which claude records only when the dialog closes
-// and cline never.
-func (w RecordWatch) AwaitOr(ctx context.Context, wait time.Duration, stop func() bool) (proof Proof, stopped bool) {
+// AwaitOr is Await that also ends once stop (when given) names why
+// nothing more will reach the record for now, and returns that name: a
+// slash command that opened a dialog, which claude records only when the
+// dialog closes and cline never.
+func (w RecordWatch) AwaitOr(ctx context.Context, wait time.Duration, stop func() string) (proof Proof, stopped string) {
 	deadline := time.Now().Add(wait)
 	poll := backends.Backoff{Max: 200 * time.Millisecond}
 	for {
 		proof = w.Check()
 		if proof == Recorded || proof == Duplicated || proof == Enqueued || proof == Logged {
-			return proof, false
+			return proof, ""
 		}
-		if stop != nil && stop() {
-			return proof, true
+		if stop != nil {
+			if why := stop(); why != "" {
+				return proof, why
+			}
 		}
 		if !pollUntil(ctx, &poll, deadline) {
-			return proof, false
+			return proof, ""
 		}
 	}
 }
-
-// IsSlashCommand reports whether text is one line that begins with "/":
-// what a CLI runs as its own command rather than sends to the model.
-func IsSlashCommand(text string) bool { return isSlashCommand(text) }

@@ -278,16 +278,15 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		return d.facts(fault.Unconfirmed("text delivered to %s (composer: %s after %d Enter), but fmctl cannot read %s's own record, so the submit is unconfirmed", t.Endpoint.Target, res.Verdict, res.Enters, t.RecordedHarness).
 			Hint("look at the pane or the agent's transcript before sending it again"), "unconfirmed")
 	}
-	stop, opened := dialogWatch(ctx, t, text, o.Screen)
-	proof, stopped := d.watch.AwaitOr(ctx, s.Tunables.Send.RecordWait, stop)
+	proof, opened := d.watch.AwaitOr(ctx, s.Tunables.Send.RecordWait, dialogWatch(ctx, t, text, o.Screen))
 	switch {
-	case stopped:
+	case opened != "":
 		// The command opened a dialog of the agent's own: nothing reaches
 		// its record while the dialog is up (claude writes /help's entry
 		// when it closes), so the record wait would only block the caller.
 		d.ledger("unrecorded")
-		return d.facts(fault.Unconfirmed("%s opened its %s dialog for %s, which its record does not show while the dialog is up", t.Harness.Name, *opened, deliver.Clip(text, draftLineRunes)).
-			With("dialog", *opened).
+		return d.facts(fault.Unconfirmed("%s opened its %s dialog for %s, which its record does not show while the dialog is up", t.Harness.Name, opened, deliver.Clip(text, draftLineRunes)).
+			With("dialog", opened).
 			Hint("close it with fm-send %s --key Escape before sending text; the next fm-send refuses while it is up", t.ID), "dialog")
 	case proof == deliver.Recorded && d.watch.Joined():
 		// The queue of a turn that ended as the text was typed took it
@@ -329,22 +328,20 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 }
 
 // dialogWatch watches the screen, for a slash command to a harness with
-// screen signatures, for a dialog the command opened; opened names it once
-// one is drawn. Any other text gets no watch: a dialog it meets is the
+// screen signatures, for a dialog the command opened, and names it once
+// one is drawn. Any other text gets no watch (nil): a dialog it meets is the
 // agent's (a permission prompt of the turn it started), not its answer.
-func dialogWatch(ctx context.Context, t *task.Target, text string, sig *harness.ScreenSig) (stop func() bool, opened *string) {
-	opened = new(string)
+func dialogWatch(ctx context.Context, t *task.Target, text string, sig *harness.ScreenSig) func() string {
 	if sig == nil || !deliver.IsSlashCommand(text) {
-		return nil, opened
+		return nil
 	}
-	return func() bool {
+	return func() string {
 		st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, *sig)
 		if err != nil {
-			return false
+			return ""
 		}
-		*opened = st.Dialog
-		return st.Dialog != ""
-	}, opened
+		return st.Dialog
+	}
 }
 
 // delivery is one text send, from its baseline to its verdict.
