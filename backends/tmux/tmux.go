@@ -299,11 +299,18 @@ func (t *Adapter) stateAnd(ctx context.Context, ep backends.Endpoint, read func(
 var errNoScreen = errors.New("the screen was not read with the pane")
 
 func (t *Adapter) AgentState(ctx context.Context, ep backends.Endpoint) backends.Observation {
+	obs, _ := t.agentState(ctx, ep)
+	return obs
+}
+
+// agentState is AgentState, with the pane the endpoint was found at ("" if
+// none was).
+func (t *Adapter) agentState(ctx context.Context, ep backends.Endpoint) (backends.Observation, string) {
 	info, err := t.lookup(ctx, ep)
 	if err != nil {
-		return observeLookupErr(err)
+		return observeLookupErr(err), ""
 	}
-	return t.classify(ctx, info)
+	return t.classify(ctx, info), info.pane
 }
 
 // classify decides what runs in one pane already found.

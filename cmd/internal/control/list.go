@@ -97,8 +97,7 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 	}
 	now := time.Now()
 	for _, idx := range batches {
-		obs := observeAll(ctx, targets, idx)
-		screens := readScreens(ctx, targets, idx, obs)
+		obs, screens := observeAll(ctx, targets, idx)
 		for k, i := range idx {
 			rows[i].State = string(obs[k].State)
 			if obs[k].ServerGone {
@@ -153,31 +152,51 @@ func readScreens(ctx context.Context, targets []*task.Target, idx []int, obs []b
 	}
 	screens, errs := sr.Captures(ctx, eps)
 	for j, k := range read {
-		if errs[j] != nil {
-			continue
+		if errs[j] == nil {
+			out[k] = viewOfScreen(targets[idx[k]], obs[k], screens[j])
 		}
-		sig, _ := screenSig(targets[idx[k]], obs[k])
-		out[k] = viewOf(sig, sig.ReadScreen(screens[j].Lines))
 	}
 	return out
 }
 
+// viewOfScreen is what status reads on the screen of a target whose
+// screen is read (screenSig).
+func viewOfScreen(t *task.Target, obs backends.Observation, s backends.Screen) screenView {
+	sig, _ := screenSig(t, obs)
+	return viewOf(sig, sig.ReadScreen(s.Lines))
+}
+
 // observeAll classifies the targets at idx, all on one backend, with one
-// adapter: in one batch where it can, else one read each.
-func observeAll(ctx context.Context, targets []*task.Target, idx []int) []backends.Observation {
+// adapter, and reads their screens (readScreens): both in one batch where
+// the adapter can, the screens read beside the classification; else the
+// classification in one batch where it can, else one read each, and the
+// screens after it.
+func observeAll(ctx context.Context, targets []*task.Target, idx []int) ([]backends.Observation, []screenView) {
 	be := targets[idx[0]].Backend
 	eps := make([]backends.Endpoint, len(idx))
 	for k, i := range idx {
 		eps[k] = targets[i].Endpoint
 	}
+	if ssr, ok := be.(backends.StatesScreensReader); ok {
+		obs, screens, errs := ssr.AgentStatesAndCaptures(ctx, eps)
+		views := make([]screenView, len(idx))
+		for k, i := range idx {
+			if _, read := screenSig(targets[i], obs[k]); read && errs[k] == nil {
+				views[k] = viewOfScreen(targets[i], obs[k], screens[k])
+			}
+		}
+		return obs, views
+	}
+	var obs []backends.Observation
 	if sr, ok := be.(backends.StatesReader); ok {
-		return sr.AgentStates(ctx, eps)
+		obs = sr.AgentStates(ctx, eps)
+	} else {
+		obs = make([]backends.Observation, len(eps))
+		for k, ep := range eps {
+			obs[k] = be.AgentState(ctx, ep)
+		}
 	}
-	out := make([]backends.Observation, len(eps))
-	for k, ep := range eps {
-		out[k] = be.AgentState(ctx, ep)
-	}
-	return out
+	return obs, readScreens(ctx, targets, idx, obs)
 }
 
 // journalPhase is the relaunch journal's phase for a list: none, complete,
