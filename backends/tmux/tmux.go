@@ -368,7 +368,13 @@ func (t *Adapter) foregroundLeader(ctx context.Context, shellPID int) (proc.Proc
 	if shellPID <= 0 {
 		return proc.Process{}, false
 	}
-	shell, err := t.o.Procs.Process(ctx, shellPID)
+	// The shell's argv is never looked at: its stat alone where the table
+	// can, one /proc file a pane instead of two.
+	read := t.o.Procs.Process
+	if st, ok := t.o.Procs.(proc.StatTable); ok {
+		read = st.Stat
+	}
+	shell, err := read(ctx, shellPID)
 	if err != nil || shell.TPGID <= 0 || shell.Exited() {
 		return proc.Process{}, false
 	}
