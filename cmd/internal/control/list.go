@@ -1,6 +1,7 @@
 package control
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -279,9 +280,12 @@ func (c *Controller) printList(dir string, rows []listRow) error {
 	if c.print.OutTTY {
 		return c.printTable(rows)
 	}
+	// The lines go out in one write, not one each: 500 tasks are 500
+	// writes to a pipe, each waking its reader.
+	var out bytes.Buffer
 	for _, r := range rows {
 		if r.Error != "" {
-			fmt.Fprintf(c.print.Out, "%s: error: %s\n", oneLine(r.ID), oneLine(r.Error))
+			fmt.Fprintf(&out, "%s: error: %s\n", oneLine(r.ID), oneLine(r.Error))
 			continue
 		}
 		server := ""
@@ -292,14 +296,18 @@ func (c *Controller) printList(dir string, rows []listRow) error {
 		if r.Attention != "" {
 			attention = fmt.Sprintf(" attention=%s stalled_for=%s", r.Attention, formatSeconds(r.StalledFor))
 		}
-		fmt.Fprintf(c.print.Out, "%s: harness=%s kind=%s backend=%s endpoint=%s state=%s%s activity=%s%s journal=%s\n",
+		fmt.Fprintf(&out, "%s: harness=%s kind=%s backend=%s endpoint=%s state=%s%s activity=%s%s journal=%s\n",
 			r.ID, cli.TextValue(oneLine(r.Harness)), cli.TextValue(r.Kind), cli.TextValue(r.Backend), cli.TextValue(oneLine(r.Endpoint)), r.State, server, r.Activity, attention, cli.TextValue(r.Journal))
 	}
+	_, _ = c.print.Out.Write(out.Bytes())
 	return nil
 }
 
 // oneLine keeps a value read from a record (which may hold anything but a
 // newline) to one line of plain text on the caller's terminal.
 func oneLine(s string) string {
-	return strings.NewReplacer("\n", " ", "\t", " ").Replace(termtext.Strip(s))
+	return lineBreaks.Replace(termtext.Strip(s))
 }
+
+// lineBreaks is made once, not on each of a list's rows.
+var lineBreaks = strings.NewReplacer("\n", " ", "\t", " ")
