@@ -344,29 +344,28 @@ func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, pan
 
 // splitCaptures cuts the batched output at its marker lines: each starts
 // a pane's part, its cursor the marker's tail and its rows what follows.
+// The parts are sliced from out, not copied: at 500 panes out is some
+// megabytes.
 func splitCaptures(out, nonce string) map[string]backends.Screen {
 	screens := map[string]backends.Screen{}
-	var pane string
-	var part strings.Builder
-	flush := func() {
-		if pane != "" {
-			screens[pane] = parseCapture([]byte(part.String()))
+	marker := nonce + " "
+	var pane, cursor string
+	rows := -1 // where the current part's rows start in out
+	flush := func(end int) {
+		if pane != "" && rows >= 0 {
+			screens[pane] = screenOf(cursor, out[rows:end])
 		}
-		part.Reset()
 	}
-	for _, line := range strings.SplitAfter(out, "\n") {
-		if rest, ok := strings.CutPrefix(line, nonce+" "); ok {
-			flush()
-			id, cursor, _ := strings.Cut(rest, " ")
-			pane = id
-			part.WriteString(cursor)
-			if !strings.HasSuffix(cursor, "\n") {
-				part.WriteString("\n")
-			}
-			continue
+	for at := 0; at < len(out); {
+		line, _, _ := strings.Cut(out[at:], "\n")
+		next := min(at+len(line)+1, len(out))
+		if rest, ok := strings.CutPrefix(line, marker); ok {
+			flush(at)
+			pane, cursor, _ = strings.Cut(rest, " ")
+			rows = next
 		}
-		part.WriteString(line)
+		at = next
 	}
-	flush()
+	flush(len(out))
 	return screens
 }

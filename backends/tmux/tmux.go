@@ -222,8 +222,13 @@ func (t *Adapter) Capture(ctx context.Context, ep backends.Endpoint) (backends.S
 // parseCapture reads `display-message '#{cursor_y} #{cursor_x}' ; capture-pane -p` output.
 func parseCapture(out []byte) backends.Screen {
 	first, rest, _ := strings.Cut(string(out), "\n")
-	s := backends.Screen{Lines: strings.Split(strings.TrimRight(rest, "\n"), "\n")}
-	pos := strings.Fields(first)
+	return screenOf(first, rest)
+}
+
+// screenOf is a screen from its cursor line ("y x") and its rows.
+func screenOf(cursor, rows string) backends.Screen {
+	s := backends.Screen{Lines: strings.Split(strings.TrimRight(rows, "\n"), "\n")}
+	pos := strings.Fields(cursor)
 	if len(pos) > 0 {
 		if y, err := strconv.Atoi(pos[0]); err == nil {
 			s.CursorY, s.Cursor = y, true
