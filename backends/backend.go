@@ -205,6 +205,16 @@ type ScreensReader interface {
 	Captures(ctx context.Context, eps []Endpoint) (screens []Screen, errs []error)
 }
 
+// StatesScreensReader is an optional Backend ability: StatesReader and
+// ScreensReader at once, the screens read beside the classification
+// rather than after it, for a read of every task (fm-control list).
+// errs[i] is set where screens[i] is not endpoint i's screen; a screen is
+// read for every endpoint where an agent runs (alive or unverified), and
+// may be for others.
+type StatesScreensReader interface {
+	AgentStatesAndCaptures(ctx context.Context, eps []Endpoint) (obs []Observation, screens []Screen, errs []error)
+}
+
 // HistoryReader is an optional Backend ability: the endpoint's last lines,
 // scrollback included, as plain text.
 type HistoryReader interface {

@@ -43,6 +43,13 @@ type Table interface {
 	Children(ctx context.Context, pid int) ([]int, error)
 }
 
+// StatTable is an optional Table ability: read one process by pid without
+// its argv, for a caller that needs only its state, parent and groups (a
+// pane's shell, whose foreground group names the agent).
+type StatTable interface {
+	Stat(ctx context.Context, pid int) (Process, error)
+}
+
 // TreeTable is an optional Table ability: list a terminal's processes
 // by walking one process tree rather than every process.
 type TreeTable interface {
@@ -149,17 +156,12 @@ func (p FS) OnTTYUnder(_ context.Context, tty string, root int) ([]Process, erro
 	return out, nil
 }
 
-func (p FS) Process(_ context.Context, pid int) (Process, error) {
-	dir := filepath.Join(p.Root, strconv.Itoa(pid))
-	data, err := os.ReadFile(filepath.Join(dir, "stat"))
+func (p FS) Process(ctx context.Context, pid int) (Process, error) {
+	proc, err := p.Stat(ctx, pid)
 	if err != nil {
-		return Process{}, fmt.Errorf("read process %d: %w", pid, err)
+		return Process{}, err
 	}
-	proc, _, ok := parseProcStat(data)
-	if !ok {
-		return Process{}, fmt.Errorf("process %d: unparsable stat", pid)
-	}
-	if cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline")); err == nil {
+	if cmdline, err := os.ReadFile(filepath.Join(p.Root, strconv.Itoa(pid), "cmdline")); err == nil {
 		proc.Argv = splitCmdline(cmdline)
 	}
 	return proc, nil
@@ -168,15 +170,22 @@ func (p FS) Process(_ context.Context, pid int) (Process, error) {
 // ParentPID reads one process's parent from its stat line alone (no
 // cmdline): a caller's ancestry is walked this way on every invocation.
 func (p FS) ParentPID(pid int) (int, error) {
+	proc, err := p.Stat(context.Background(), pid)
+	return proc.PPID, err
+}
+
+// Stat reads one process from its stat line alone: no Argv, one file
+// where Process reads two (the cmdline the costlier).
+func (p FS) Stat(_ context.Context, pid int) (Process, error) {
 	data, err := os.ReadFile(filepath.Join(p.Root, strconv.Itoa(pid), "stat"))
 	if err != nil {
-		return 0, fmt.Errorf("read process %d: %w", pid, err)
+		return Process{}, fmt.Errorf("read process %d: %w", pid, err)
 	}
 	proc, _, ok := parseProcStat(data)
 	if !ok {
-		return 0, fmt.Errorf("process %d: unparsable stat", pid)
+		return Process{}, fmt.Errorf("process %d: unparsable stat", pid)
 	}
-	return proc.PPID, nil
+	return proc, nil
 }
 
 func (p FS) Children(_ context.Context, pid int) ([]int, error) {

@@ -107,6 +107,12 @@ func TestProcFSOnTTYFiltersAFakeProcRoot(t *testing.T) {
 			t.Errorf("Process(%d) = %+v, want an error", pid, p)
 		}
 	}
+	// Stat is Process without the cmdline.
+	bare := want[0]
+	bare.Argv = nil
+	if st, err := (FS{Root: root}).Stat(context.Background(), 100); err != nil || !reflect.DeepEqual(st, bare) {
+		t.Errorf("Stat(100) = %+v, %v; want %+v", st, err, bare)
+	}
 }
 
 // OnTTYUnder reads only the root's tree: a process on the terminal outside

@@ -166,3 +166,37 @@ func TestForegroundNameIsTmuxsCurrentCommand(t *testing.T) {
 		}
 	}
 }
+
+// statProcs is fixedProcs that reads a process's stat alone, without its
+// argv, where asked to.
+type statProcs struct {
+	*fixedProcs
+	stats []int
+}
+
+func (s *statProcs) Stat(_ context.Context, pid int) (proc.Process, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats = append(s.stats, pid)
+	p, ok := s.byPID[pid]
+	if !ok {
+		return proc.Process{}, errors.New("no such process")
+	}
+	p.Argv = nil
+	return p, nil
+}
+
+// The pane's shell is read from its stat alone: only the foreground
+// leader's argv names the agent.
+func TestClassifyReadsTheShellsStatAlone(t *testing.T) {
+	shell := proc.Process{PID: 1000, PGID: 1000, TPGID: claudeLeader.PGID, State: 'S', Comm: "bash", Argv: []string{"bash"}}
+	procs := &statProcs{fixedProcs: &fixedProcs{byPID: map[int]proc.Process{1000: shell, claudeLeader.PID: claudeLeader}}}
+	tm := New(&gatedTmux{}, Options{Procs: procs})
+	obs := tm.classify(context.Background(), paneInfo{pane: "%3", pid: 1000, tty: "/dev/pts/3", command: "claude"})
+	if obs.State != backends.StateAlive || !slices.Equal(obs.Names, []string{"claude"}) {
+		t.Fatalf("obs = %+v, want claude alive", obs)
+	}
+	if !slices.Equal(procs.stats, []int{1000}) || !slices.Equal(procs.pids, []int{claudeLeader.PID}) {
+		t.Errorf("stat read %v, whole process read %v; want the shell's stat, the leader whole", procs.stats, procs.pids)
+	}
+}

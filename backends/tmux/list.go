@@ -2,12 +2,13 @@ package tmux
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"fmctl/backends"
 	"fmctl/state"
@@ -28,8 +29,29 @@ type snapPane struct {
 // the single-endpoint read, so its verdict and its words are AgentState's
 // own; so does every endpoint when the list call fails.
 func (t *Adapter) AgentStates(ctx context.Context, eps []backends.Endpoint) []backends.Observation {
-	out := make([]backends.Observation, len(eps))
+	out, _ := t.agentStates(ctx, eps, nil)
+	return out
+}
+
+// agentStates is AgentStates, with the pane each endpoint was found at
+// ("" where none was). snapped, unless nil, is given the panes the
+// snapshot shows plainly (by endpoint, "" for the others) before they are
+// classified.
+func (t *Adapter) agentStates(ctx context.Context, eps []backends.Endpoint, snapped func(found []string)) ([]backends.Observation, []string) {
+	out, found := make([]backends.Observation, len(eps)), make([]string, len(eps))
 	panes, err := t.snapshot(ctx)
+	var infos []paneInfo
+	if err == nil {
+		infos = make([]paneInfo, len(eps))
+		for i, ep := range eps {
+			if info, ok := findInSnapshot(panes, ep); ok {
+				infos[i], found[i] = info, info.pane
+			}
+		}
+	}
+	if snapped != nil {
+		snapped(slices.Clone(found))
+	}
 	// The panes found are classified a few at a time: each reads its
 	// processes (a few small files in /proc), which need not wait for
 	// one another's.
@@ -37,11 +59,11 @@ func (t *Adapter) AgentStates(ctx context.Context, eps []backends.Endpoint) []ba
 	var wg sync.WaitGroup
 	var alone []int // endpoints the snapshot does not show plainly
 	for i, ep := range eps {
-		info, ok := findInSnapshot(panes, ep)
-		if err != nil || !ok {
+		if found[i] == "" {
 			alone = append(alone, i)
 			continue
 		}
+		info := infos[i]
 		// The pane found is the endpoint's, as lookup's is: a capture of
 		// it next (list's screens) needs no lookup of its own.
 		t.mu.Lock()
@@ -57,9 +79,66 @@ func (t *Adapter) AgentStates(ctx context.Context, eps []backends.Endpoint) []ba
 	}
 	wg.Wait()
 	for _, i := range alone {
-		out[i] = t.AgentState(ctx, eps[i])
+		out[i], found[i] = t.agentState(ctx, eps[i])
 	}
-	return out
+	return out, found
+}
+
+// AgentStatesAndCaptures is AgentStates and the screens Captures reads,
+// for a read of every task (list), with the captures made while the panes
+// are classified rather than after: the panes the snapshot shows at the
+// ids their records name (every pane fm-spawn made) are captured as soon
+// as it is read, tmux's server capturing while this side reads /proc. A
+// screen is kept only where its endpoint's pane is the one its marker
+// names (#D, the id tmux read). Any other endpoint (a record without a
+// pane id, one the snapshot does not show plainly), and one whose batch
+// failed (a pane gone since the snapshot ends tmux's command queue for
+// the rest of the batch), is read afterwards as Captures reads it, if an
+// agent runs there; one whose batch timed out is not read again (tmux is
+// not answering). errs[i] is set where screens[i] is not endpoint i's
+// screen.
+func (t *Adapter) AgentStatesAndCaptures(ctx context.Context, eps []backends.Endpoint) ([]backends.Observation, []backends.Screen, []error) {
+	screens, errs := make([]backends.Screen, len(eps)), make([]error, len(eps))
+	var snapped []string
+	done := make(chan struct{})
+	obs, found := t.agentStates(ctx, eps, func(panes []string) {
+		snapped = panes
+		for i, ep := range eps {
+			if snapped[i] == "" || snapped[i] != ep.Field(state.KeyTmuxPane) {
+				snapped[i], errs[i] = "", errNoScreen
+			}
+		}
+		go func() {
+			defer close(done)
+			t.capturePanes(ctx, eps, snapped, screens, errs, false)
+		}()
+	})
+	<-done
+	var again []int
+	for i := range eps {
+		_, hung := backends.MayHaveRun(errs[i])
+		switch {
+		case hung:
+		case errs[i] == nil && found[i] == snapped[i]:
+		case found[i] != "" && (obs[i].State == backends.StateAlive || obs[i].State == backends.StateUnverified):
+			screens[i], errs[i] = backends.Screen{}, nil
+			again = append(again, i)
+		default:
+			screens[i], errs[i] = backends.Screen{}, errNoScreen
+		}
+	}
+	if len(again) > 0 {
+		sub, panes := make([]backends.Endpoint, len(again)), make([]string, len(again))
+		for k, i := range again {
+			sub[k], panes[k] = eps[i], found[i]
+		}
+		s, e := make([]backends.Screen, len(again)), make([]error, len(again))
+		t.capturePanes(ctx, sub, panes, s, e, true)
+		for k, i := range again {
+			screens[i], errs[i] = s[k], e[k]
+		}
+	}
+	return obs, screens, errs
 }
 
 // classifiers bounds the panes AgentStates classifies at once.
@@ -141,18 +220,30 @@ const captureCalls = 4
 // not yet started are unread.
 func (t *Adapter) Captures(ctx context.Context, eps []backends.Endpoint) ([]backends.Screen, []error) {
 	screens, errs := make([]backends.Screen, len(eps)), make([]error, len(eps))
-	nonce := fmt.Sprintf("fmctl-screen-%d-%d", os.Getpid(), time.Now().UnixNano())
 	panes := make([]string, len(eps))
+	for i, ep := range eps {
+		panes[i], errs[i] = t.paneID(ctx, ep)
+	}
+	t.capturePanes(ctx, eps, panes, screens, errs, true)
+	return screens, errs
+}
+
+// errBatchFailed marks a screen a batched capture did not read because the
+// call failed, where its endpoints are not to take single captures.
+var errBatchFailed = errors.New("the batched capture failed")
+
+// capturePanes reads the screens of panes into screens and errs, skipping
+// each endpoint whose errs is already set. A failed call's endpoints take
+// the single capture when single is set, else errBatchFailed.
+func (t *Adapter) capturePanes(ctx context.Context, eps []backends.Endpoint, panes []string, screens []backends.Screen, errs []error, single bool) {
+	nonce := screenNonce()
 	var batches [][]int // endpoints, by index, one call each
 	size := 0
-	for i, ep := range eps {
-		pane, err := t.paneID(ctx, ep)
-		if err != nil {
-			errs[i] = err
+	for i := range eps {
+		if errs[i] != nil {
 			continue
 		}
-		panes[i] = pane
-		n := argvBytes(captureWords(pane, nonce))
+		n := argvBytes(captureWords(panes[i], nonce))
 		if len(batches) == 0 || size+n > captureCallBytes {
 			batches, size = append(batches, nil), 0
 		}
@@ -181,7 +272,7 @@ func (t *Adapter) Captures(ctx context.Context, eps []backends.Endpoint) ([]back
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			if err := t.captureBatch(ctx, eps, panes, batch, nonce, screens, errs); err != nil {
+			if err := t.captureBatch(ctx, eps, panes, batch, nonce, screens, errs, single); err != nil {
 				mu.Lock()
 				hung = err
 				mu.Unlock()
@@ -189,13 +280,22 @@ func (t *Adapter) Captures(ctx context.Context, eps []backends.Endpoint) ([]back
 		}()
 	}
 	wg.Wait()
-	return screens, errs
 }
 
 // captureWords read one pane in a batch: its marker and cursor, then its
-// rows, each command ended by tmux's separator.
+// rows, each command ended by tmux's separator. They are as short as tmux
+// spells them (display-message's alias, its flags joined, #D for the
+// pane's id as tmux itself names the pane it read), since the batch is
+// cut at captureCallBytes: at 500 panes 3 calls, not 4. capture-pane keeps
+// the words a reader of a trace (and the bench) looks for.
 func captureWords(pane, nonce string) []string {
-	return []string{"display-message", "-p", "-t", pane, nonce + " " + pane + " #{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", pane, ";"}
+	return []string{"display", "-pt" + pane, nonce + " #D #{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", pane, ";"}
+}
+
+// screenNonce is a batched capture's marker: random, so no row a pane
+// shows can pose as one, and short, since every pane's words carry it.
+func screenNonce() string {
+	return "fm" + strconv.FormatUint(rand.Uint64(), 36)
 }
 
 // argvBytes is what words take in tmux's command message: each, and its NUL.
@@ -209,7 +309,7 @@ func argvBytes(words []string) int {
 
 // captureBatch reads the screens of the endpoints at batch in one call,
 // into screens and errs; it returns the call's error when it timed out.
-func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, panes []string, batch []int, nonce string, screens []backends.Screen, errs []error) error {
+func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, panes []string, batch []int, nonce string, screens []backends.Screen, errs []error, single bool) error {
 	var args []string
 	for _, i := range batch {
 		args = append(args, captureWords(panes[i], nonce)...)
@@ -223,7 +323,11 @@ func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, pan
 	}
 	if err != nil {
 		for _, i := range batch {
-			screens[i], errs[i] = t.Capture(ctx, eps[i])
+			if single {
+				screens[i], errs[i] = t.Capture(ctx, eps[i])
+			} else {
+				errs[i] = fmt.Errorf("tmux capture-pane %s (%s): %w: %w", eps[i].Target, panes[i], errBatchFailed, err)
+			}
 		}
 		return nil
 	}
@@ -240,29 +344,28 @@ func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, pan
 
 // splitCaptures cuts the batched output at its marker lines: each starts
 // a pane's part, its cursor the marker's tail and its rows what follows.
+// The parts are sliced from out, not copied: at 500 panes out is some
+// megabytes.
 func splitCaptures(out, nonce string) map[string]backends.Screen {
 	screens := map[string]backends.Screen{}
-	var pane string
-	var part strings.Builder
-	flush := func() {
-		if pane != "" {
-			screens[pane] = parseCapture([]byte(part.String()))
+	marker := nonce + " "
+	var pane, cursor string
+	rows := -1 // where the current part's rows start in out
+	flush := func(end int) {
+		if pane != "" && rows >= 0 {
+			screens[pane] = screenOf(cursor, out[rows:end])
 		}
-		part.Reset()
 	}
-	for _, line := range strings.SplitAfter(out, "\n") {
-		if rest, ok := strings.CutPrefix(line, nonce+" "); ok {
-			flush()
-			id, cursor, _ := strings.Cut(rest, " ")
-			pane = id
-			part.WriteString(cursor)
-			if !strings.HasSuffix(cursor, "\n") {
-				part.WriteString("\n")
-			}
-			continue
+	for at := 0; at < len(out); {
+		line, _, _ := strings.Cut(out[at:], "\n")
+		next := min(at+len(line)+1, len(out))
+		if rest, ok := strings.CutPrefix(line, marker); ok {
+			flush(at)
+			pane, cursor, _ = strings.Cut(rest, " ")
+			rows = next
 		}
-		part.WriteString(line)
+		at = next
 	}
-	flush()
+	flush(len(out))
 	return screens
 }

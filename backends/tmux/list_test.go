@@ -221,8 +221,9 @@ func (s *batchServer) Run(_ context.Context, c backends.Cmd) (backends.Output, e
 	var out strings.Builder
 	for i := 0; i+3 < len(args); i++ {
 		switch {
-		case args[i] == "display-message" && i+4 < len(args):
-			out.WriteString(strings.NewReplacer("#{cursor_y}", "1", "#{cursor_x}", "2").Replace(args[i+4]) + "\n")
+		case args[i] == "display" && strings.HasPrefix(args[i+1], "-pt"):
+			pane := strings.TrimPrefix(args[i+1], "-pt")
+			out.WriteString(strings.NewReplacer("#D", pane, "#{cursor_y}", "1", "#{cursor_x}", "2").Replace(args[i+2]) + "\n")
 		case args[i] == "capture-pane":
 			out.WriteString("row of " + args[i+3] + "\n")
 		}
@@ -236,8 +237,8 @@ func TestCapturesSplitsFiveHundredScreensAtTheCommandLength(t *testing.T) {
 	s := &batchServer{}
 	tm, eps := capturesOf(s, 500)
 	screens, errs := tm.Captures(context.Background(), eps)
-	if len(s.calls) < 2 || len(s.calls) > 5 {
-		t.Fatalf("calls = %d, want 2 to 5 for 500 screens", len(s.calls))
+	if len(s.calls) != 3 {
+		t.Fatalf("calls = %d, want 3 for 500 screens", len(s.calls))
 	}
 	for _, args := range s.calls {
 		if n := argvBytes(args); n > captureCallBytes {

@@ -222,8 +222,13 @@ func (t *Adapter) Capture(ctx context.Context, ep backends.Endpoint) (backends.S
 // parseCapture reads `display-message '#{cursor_y} #{cursor_x}' ; capture-pane -p` output.
 func parseCapture(out []byte) backends.Screen {
 	first, rest, _ := strings.Cut(string(out), "\n")
-	s := backends.Screen{Lines: strings.Split(strings.TrimRight(rest, "\n"), "\n")}
-	pos := strings.Fields(first)
+	return screenOf(first, rest)
+}
+
+// screenOf is a screen from its cursor line ("y x") and its rows.
+func screenOf(cursor, rows string) backends.Screen {
+	s := backends.Screen{Lines: strings.Split(strings.TrimRight(rows, "\n"), "\n")}
+	pos := strings.Fields(cursor)
 	if len(pos) > 0 {
 		if y, err := strconv.Atoi(pos[0]); err == nil {
 			s.CursorY, s.Cursor = y, true
@@ -299,11 +304,18 @@ func (t *Adapter) stateAnd(ctx context.Context, ep backends.Endpoint, read func(
 var errNoScreen = errors.New("the screen was not read with the pane")
 
 func (t *Adapter) AgentState(ctx context.Context, ep backends.Endpoint) backends.Observation {
+	obs, _ := t.agentState(ctx, ep)
+	return obs
+}
+
+// agentState is AgentState, with the pane the endpoint was found at ("" if
+// none was).
+func (t *Adapter) agentState(ctx context.Context, ep backends.Endpoint) (backends.Observation, string) {
 	info, err := t.lookup(ctx, ep)
 	if err != nil {
-		return observeLookupErr(err)
+		return observeLookupErr(err), ""
 	}
-	return t.classify(ctx, info)
+	return t.classify(ctx, info), info.pane
 }
 
 // classify decides what runs in one pane already found.
@@ -361,7 +373,13 @@ func (t *Adapter) foregroundLeader(ctx context.Context, shellPID int) (proc.Proc
 	if shellPID <= 0 {
 		return proc.Process{}, false
 	}
-	shell, err := t.o.Procs.Process(ctx, shellPID)
+	// The shell's argv is never looked at: its stat alone where the table
+	// can, one /proc file a pane instead of two.
+	read := t.o.Procs.Process
+	if st, ok := t.o.Procs.(proc.StatTable); ok {
+		read = st.Stat
+	}
+	shell, err := read(ctx, shellPID)
 	if err != nil || shell.TPGID <= 0 || shell.Exited() {
 		return proc.Process{}, false
 	}

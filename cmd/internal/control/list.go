@@ -1,6 +1,7 @@
 package control
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -97,8 +98,7 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 	}
 	now := time.Now()
 	for _, idx := range batches {
-		obs := observeAll(ctx, targets, idx)
-		screens := readScreens(ctx, targets, idx, obs)
+		obs, screens := observeAll(ctx, targets, idx)
 		for k, i := range idx {
 			rows[i].State = string(obs[k].State)
 			if obs[k].ServerGone {
@@ -153,31 +153,51 @@ func readScreens(ctx context.Context, targets []*task.Target, idx []int, obs []b
 	}
 	screens, errs := sr.Captures(ctx, eps)
 	for j, k := range read {
-		if errs[j] != nil {
-			continue
+		if errs[j] == nil {
+			out[k] = viewOfScreen(targets[idx[k]], obs[k], screens[j])
 		}
-		sig, _ := screenSig(targets[idx[k]], obs[k])
-		out[k] = viewOf(sig, sig.ReadScreen(screens[j].Lines))
 	}
 	return out
 }
 
+// viewOfScreen is what status reads on the screen of a target whose
+// screen is read (screenSig).
+func viewOfScreen(t *task.Target, obs backends.Observation, s backends.Screen) screenView {
+	sig, _ := screenSig(t, obs)
+	return viewOf(sig, sig.ReadScreen(s.Lines))
+}
+
 // observeAll classifies the targets at idx, all on one backend, with one
-// adapter: in one batch where it can, else one read each.
-func observeAll(ctx context.Context, targets []*task.Target, idx []int) []backends.Observation {
+// adapter, and reads their screens (readScreens): both in one batch where
+// the adapter can, the screens read beside the classification; else the
+// classification in one batch where it can, else one read each, and the
+// screens after it.
+func observeAll(ctx context.Context, targets []*task.Target, idx []int) ([]backends.Observation, []screenView) {
 	be := targets[idx[0]].Backend
 	eps := make([]backends.Endpoint, len(idx))
 	for k, i := range idx {
 		eps[k] = targets[i].Endpoint
 	}
+	if ssr, ok := be.(backends.StatesScreensReader); ok {
+		obs, screens, errs := ssr.AgentStatesAndCaptures(ctx, eps)
+		views := make([]screenView, len(idx))
+		for k, i := range idx {
+			if _, read := screenSig(targets[i], obs[k]); read && errs[k] == nil {
+				views[k] = viewOfScreen(targets[i], obs[k], screens[k])
+			}
+		}
+		return obs, views
+	}
+	var obs []backends.Observation
 	if sr, ok := be.(backends.StatesReader); ok {
-		return sr.AgentStates(ctx, eps)
+		obs = sr.AgentStates(ctx, eps)
+	} else {
+		obs = make([]backends.Observation, len(eps))
+		for k, ep := range eps {
+			obs[k] = be.AgentState(ctx, ep)
+		}
 	}
-	out := make([]backends.Observation, len(eps))
-	for k, ep := range eps {
-		out[k] = be.AgentState(ctx, ep)
-	}
-	return out
+	return obs, readScreens(ctx, targets, idx, obs)
 }
 
 // journalPhase is the relaunch journal's phase for a list: none, complete,
@@ -260,9 +280,12 @@ func (c *Controller) printList(dir string, rows []listRow) error {
 	if c.print.OutTTY {
 		return c.printTable(rows)
 	}
+	// The lines go out in one write, not one each: 500 tasks are 500
+	// writes to a pipe, each waking its reader.
+	var out bytes.Buffer
 	for _, r := range rows {
 		if r.Error != "" {
-			fmt.Fprintf(c.print.Out, "%s: error: %s\n", oneLine(r.ID), oneLine(r.Error))
+			fmt.Fprintf(&out, "%s: error: %s\n", oneLine(r.ID), oneLine(r.Error))
 			continue
 		}
 		server := ""
@@ -273,14 +296,18 @@ func (c *Controller) printList(dir string, rows []listRow) error {
 		if r.Attention != "" {
 			attention = fmt.Sprintf(" attention=%s stalled_for=%s", r.Attention, formatSeconds(r.StalledFor))
 		}
-		fmt.Fprintf(c.print.Out, "%s: harness=%s kind=%s backend=%s endpoint=%s state=%s%s activity=%s%s journal=%s\n",
+		fmt.Fprintf(&out, "%s: harness=%s kind=%s backend=%s endpoint=%s state=%s%s activity=%s%s journal=%s\n",
 			r.ID, cli.TextValue(oneLine(r.Harness)), cli.TextValue(r.Kind), cli.TextValue(r.Backend), cli.TextValue(oneLine(r.Endpoint)), r.State, server, r.Activity, attention, cli.TextValue(r.Journal))
 	}
+	_, _ = c.print.Out.Write(out.Bytes())
 	return nil
 }
 
 // oneLine keeps a value read from a record (which may hold anything but a
 // newline) to one line of plain text on the caller's terminal.
 func oneLine(s string) string {
-	return strings.NewReplacer("\n", " ", "\t", " ").Replace(termtext.Strip(s))
+	return lineBreaks.Replace(termtext.Strip(s))
 }
+
+// lineBreaks is made once, not on each of a list's rows.
+var lineBreaks = strings.NewReplacer("\n", " ", "\t", " ")

@@ -135,7 +135,13 @@ type parsed struct {
 	args  []string
 }
 
+// aliases are the short names tmux takes for a command.
+var aliases = map[string]string{"display": "display-message"}
+
 func parse(cmd []string) (parsed, error) {
+	if full, ok := aliases[cmd[0]]; ok {
+		cmd[0] = full
+	}
 	spec, ok := commands[cmd[0]]
 	if !ok {
 		return parsed{}, fmt.Errorf("unknown command: %s", cmd[0])
@@ -470,6 +476,7 @@ func format(f string, s *Session, p *Pane) string {
 		"#{window_name}", p.Window,
 		"#{window_id}", p.WindowID,
 		"#{pane_id}", p.ID,
+		"#D", p.ID,
 		"#{pane_active}", "1", // one pane per window
 		"#{pane_tty}", "",
 		"#{pane_pid}", "",
