@@ -19,6 +19,25 @@ npmdir="$root/tests/agents/npm"
 bins=(claude codex opencode pi gemini qwen copilot cline kilo)
 packages=$(node -e 'console.log(Object.keys(require(process.argv[1]).dependencies).join(" "))' "$npmdir/package.json")
 
+# newest_runnable prints the newest version of package $1 that runs here:
+# its newest, unless that declares a Linux x64 package of its own (its
+# native binary) the registry does not have, as @kilocode/cli 7.8.1 does
+# (its newest Linux x64 package is 7.7.9's, with no 7.7.9 CLI); then the
+# newest version both have.
+newest_runnable() {
+	local p=$1 v plat
+	v=$(npm view "$p" version)
+	plat=$(npm view "$p@$v" optionalDependencies --json 2>/dev/null |
+		node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const o=s.trim()?JSON.parse(s):{};const k=Object.keys(o).find(k=>k.endsWith("-linux-x64"));if(k)console.log(k)})')
+	if [ -z "$plat" ] || npm view "$plat@$v" version >/dev/null 2>&1; then
+		echo "$v"
+		return
+	fi
+	comm -12 <(npm view "$p" versions --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>JSON.parse(s).forEach(v=>console.log(v)))' | sort) \
+		<(npm view "$plat" versions --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>[].concat(JSON.parse(s)).forEach(v=>console.log(v)))' | sort) |
+		grep -E '^[0-9]+\.[0-9]+\.[0-9]+$' | sort -V | tail -1
+}
+
 case "$channel" in
 pinned)
 	manifest="$npmdir/package.json"
@@ -32,7 +51,7 @@ latest)
 	trap 'rm -f "$manifest"' EXIT
 	deps=""
 	for p in $packages; do
-		v=$(npm view "$p" version)
+		v=$(newest_runnable "$p")
 		deps="$deps\"$p\": \"$v\","
 	done
 	printf '{"name":"fmctl-real-agents-latest","private":true,"dependencies":{%s}}\n' "${deps%,}" >"$manifest"
