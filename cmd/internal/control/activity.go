@@ -167,6 +167,9 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 			if scr.Busy {
 				return agentActivity{Word: actBusy, Evidence: evScreen}
 			}
+			if turnBeforeReport(t, obs, a.At, now) {
+				return agentActivity{Word: actBusy, Evidence: evRecord}
+			}
 			return agentActivity{Word: actIdle, Evidence: evTelemetry}
 		}
 		// ended while the endpoint still holds it: the session said it
@@ -197,6 +200,28 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 		}
 	}
 	return agentActivity{Word: actUnknown, Evidence: evNone}
+}
+
+// reportLag bounds how long after fmctl submits a message an idle report
+// from before it may still stand while the agent's record shows the
+// message's turn running: gemini writes a prompt to its record before its
+// BeforeAgent hook reports busy, which took seconds under CI load, and a
+// `wait --for idle` right after the send read the idle report of the turn
+// before (the tier's wait-idle-after-reply, 2026-12-06). Past it the
+// report stands again, so a message that starts no turn (a slash command
+// some records keep as a prompt) cannot hold a task busy.
+const reportLag = 15 * time.Second
+
+// turnBeforeReport says whether the agent's newest report (idle, at at)
+// predates a message fmctl submitted within reportLag whose turn the
+// record shows running; only then is the record read.
+func turnBeforeReport(t *task.Target, obs backends.Observation, at, now time.Time) bool {
+	last, ok := t.Store.LastSubmitted(t.ID)
+	if !ok || !last.After(at) || now.Sub(last) > reportLag {
+		return false
+	}
+	turn := lastTurn(t, obs)
+	return turn.Read && !turn.Ended
 }
 
 // endedUnreported reads, for a harness whose hooks leave some turn ends

@@ -160,3 +160,61 @@ func TestABusyReportGivesWayToAnUnreportedTurnEnd(t *testing.T) {
 		}
 	}
 }
+
+// An idle report older than a message fmctl submitted gives way to the
+// record, for reportLag, where the record shows that message's turn
+// running: gemini records a prompt before its BeforeAgent hook reports
+// busy. A report newer than the submit, a submit older than reportLag, or
+// a record whose newest turn ended leaves the report standing. The record
+// is a real copilot session's (any record reader serves).
+func TestAnIdleReportOlderThanASubmitGivesWayToARunningTurn(t *testing.T) {
+	data, err := os.ReadFile("../../../harness/records/testdata/copilot/session-outage.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339Nano, "2026-12-06T12:49:"+s+"Z")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	obs := backends.Observation{State: backends.StateAlive, CurrentPath: "/tmp/cop/wt"}
+	for _, c := range []struct {
+		name              string
+		upTo              int // the record's lines: 19 ends at the second turn's start, 13 at the first turn's end
+		idleAt, sent, now time.Time
+		word, evident     string
+	}{
+		{"submit after the idle report, turn running", 19, at("04.900"), at("05.500"), at("07.000"), actBusy, evRecord},
+		{"idle report after the submit", 19, at("05.600"), at("05.500"), at("07.000"), actIdle, evTelemetry},
+		{"submit older than reportLag", 19, at("04.900"), at("05.500"), at("05.500").Add(reportLag + time.Second), actIdle, evTelemetry},
+		{"newest turn ended", 13, at("04.300"), at("04.310"), at("07.000"), actIdle, evTelemetry},
+	} {
+		home := t.TempDir()
+		file := filepath.Join(home, ".copilot", "session-state", "s1", "events.jsonl")
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(strings.Join(lines[:c.upTo], "")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		gen := "s" + strconv.FormatInt(c.idleAt.Add(-time.Minute).Unix(), 10) + ".1"
+		report := state.AgentState{State: state.ActivityIdle, Gen: gen, Event: "turn-finished", At: c.idleAt, Harness: "copilot"}
+		tg := activityTarget(t, "copilot", gen, string(report.Bytes()), "")
+		tg.LocateRecordsBy(func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return ""
+		}, nil)
+		if err := tg.Store.StampSubmitted("t1", c.sent); err != nil {
+			t.Fatal(err)
+		}
+		got := readActivity(tg, obs, c.now, 90*time.Second, screenView{})
+		if got.Word != c.word || got.Evidence != c.evident {
+			t.Errorf("%s: activity=%s evidence=%s, want %s %s", c.name, got.Word, got.Evidence, c.word, c.evident)
+		}
+	}
+}
