@@ -101,20 +101,32 @@ var opencodeTyped = []string{
 }
 
 func TestOpencodeRecords(t *testing.T) {
-	for _, c := range []struct {
-		dump    string
-		n       int // how many of opencodeTyped are recorded
-		running bool
-	}{
+	checkRecordDumps(t, "opencode", opencodeWorktree, opencodeTyped, []recordDump{
 		{"after400", 2, false},
 		{"busy", 7, true},
 		{"busy-queued", 8, true},
 		{"interrupted-queued", 8, false},
 		{"interrupted", 9, false},
-	} {
+	})
+}
+
+// recordDump is one committed database dump: how many of the messages
+// typed in its run it records, and whether its last turn is running.
+type recordDump struct {
+	dump    string
+	n       int
+	running bool
+}
+
+// checkRecordDumps reads each dump of app (opencode or its fork kilo) as
+// the harness's reader does and holds it to the typed messages it records
+// and its turn.
+func checkRecordDumps(t *testing.T, app, worktree string, typed []string, dumps []recordDump) {
+	t.Helper()
+	for _, c := range dumps {
 		t.Run(c.dump, func(t *testing.T) {
-			msgs, running := readRecord(t, "opencode", Where{Home: opencodeHome(t, c.dump), Worktree: opencodeWorktree})
-			if want := opencodeTyped[:c.n]; !reflect.DeepEqual(msgs, want) {
+			msgs, running := readRecord(t, app, Where{Home: sqliteHome(t, app, c.dump), Worktree: worktree})
+			if want := typed[:c.n]; !reflect.DeepEqual(msgs, want) {
 				t.Errorf("UserMessages = %q, want %q", msgs, want)
 			}
 			if running != c.running {
@@ -124,25 +136,37 @@ func TestOpencodeRecords(t *testing.T) {
 	}
 }
 
+// checkNewestSessionTurn reopens the last turn of each of two sessions in
+// app's relaunch dump in turn: only the newer session's may read as running.
+func checkNewestSessionTurn(t *testing.T, app, worktree, oldSession, newSession string) string {
+	t.Helper()
+	home := sqliteHome(t, app, "relaunch", reopenTurn(oldSession))
+	if _, running := readRecord(t, app, Where{Home: home, Worktree: worktree}); running {
+		t.Error("an unfinished turn in an older session read as running")
+	}
+	home = sqliteHome(t, app, "relaunch", reopenTurn(newSession))
+	if _, running := readRecord(t, app, Where{Home: home, Worktree: worktree}); !running {
+		t.Error("an unfinished turn in the newest session did not read as running")
+	}
+	return home
+}
+
+// reopenTurn is SQL that takes the completion time off a session's
+// assistant messages, as a database copied mid-turn holds them.
+func reopenTurn(session string) string {
+	return `UPDATE message SET data = json_remove(data, '$.time.completed')
+		WHERE json_extract(data, '$.role') = 'assistant' AND session_id = '` + session + `'`
+}
+
 // A relaunch starts a new session: messages come from every session of the
 // worktree, and only the newest session's last turn counts.
 func TestOpencodeRelaunch(t *testing.T) {
-	const reopen = `UPDATE message SET data = json_remove(data, '$.time.completed')
-		WHERE json_extract(data, '$.role') = 'assistant' AND session_id = '%s'`
-	const oldSession, newSession = "ses_dc7806bd3ffenwsqve1NLdML2N", "ses_dc77ea5a1ffeihWiQ7jj9IEGDX"
 	want := append(append([]string{}, opencodeTyped...), "fmhang three", "fmhang four", "fmhang five")
 	msgs, running := readRecord(t, "opencode", Where{Home: opencodeHome(t, "relaunch"), Worktree: opencodeWorktree})
 	if !reflect.DeepEqual(msgs, want) || running {
 		t.Errorf("got %q running=%v, want %q running=false", msgs, running, want)
 	}
-	home := opencodeHome(t, "relaunch", strings.ReplaceAll(reopen, "%s", oldSession))
-	if _, running := readRecord(t, "opencode", Where{Home: home, Worktree: opencodeWorktree}); running {
-		t.Error("an unfinished turn in an older session read as running")
-	}
-	home = opencodeHome(t, "relaunch", strings.ReplaceAll(reopen, "%s", newSession))
-	if _, running := readRecord(t, "opencode", Where{Home: home, Worktree: opencodeWorktree}); !running {
-		t.Error("an unfinished turn in the newest session did not read as running")
-	}
+	checkNewestSessionTurn(t, "opencode", opencodeWorktree, "ses_dc7806bd3ffenwsqve1NLdML2N", "ses_dc77ea5a1ffeihWiQ7jj9IEGDX")
 }
 
 // Parts opencode adds itself (attached file contents) are marked synthetic;
