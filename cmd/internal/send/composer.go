@@ -73,7 +73,12 @@ func prepareOnce(ctx context.Context, t *task.Target, sig harness.ScreenSig, v c
 	if st.Composer != harness.ComposerHolding {
 		return nil, nil
 	}
-	if typedOK && typed.Owns(deliver.ComposerDigest(st.HeldText())) == state.OwnLaunch {
+	held := &emptied{text: st.HeldText()}
+	var own state.Own
+	if typedOK {
+		own = typed.Owns(deliver.ComposerDigest(held.text))
+	}
+	if own == state.OwnLaunch {
 		// Drawn again after it was let go of once: no second wait.
 		if letGo || !awaitLetGo(ctx, t, sig, st, time.Until(waitFrom.Add(limit)), poll) {
 			return nil, fault.Failed("task %s's %s agent still holds its launch prompt in its composer after %s (FM_SEND_READY_WAIT): it has not started its first turn; nothing was sent", t.ID, t.Harness.Name, limit).Coded(fault.ENotReady).
@@ -82,12 +87,11 @@ func prepareOnce(ctx context.Context, t *task.Target, sig harness.ScreenSig, v c
 		}
 		return prepareOnce(ctx, t, sig, v, req, true)
 	}
-	if !letGo && typedOK && typed.Owns(deliver.ComposerDigest(st.HeldText())) == state.OwnSubmitted {
+	if own == state.OwnSubmitted && !letGo {
 		awaitLetGo(ctx, t, sig, st, time.Until(time.Unix(0, typed.At).Add(letGoWait)), poll)
 		return prepareOnce(ctx, t, sig, v, req, true)
 	}
-	held := &emptied{text: st.HeldText()}
-	if own := typed.Owns(deliver.ComposerDigest(held.text)); !typedOK || own == "" || own == state.OwnSubmitted {
+	if own == "" || own == state.OwnSubmitted {
 		if !req.DiscardDraft {
 			return nil, refuseDraft(t, req, held.text, facts)
 		}
