@@ -89,6 +89,9 @@ type ControlVars struct {
 	// --follow, list --watch): the longest pause between two reads of the
 	// multiplexer, and the stat of the state files within it.
 	Watch, StatePoll time.Duration
+	// ReportLag is how long after a submit an older idle report gives
+	// way to a record showing that message's turn running.
+	ReportLag time.Duration
 	// StallAfter is how long a busy agent may show no progress before
 	// status, list and wait call it stalled; 0 never does.
 	StallAfter time.Duration
@@ -170,6 +173,7 @@ var table = []Tunable{
 	{Name: "FM_CONTROL_EXIT_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long an exit command gets to stop the agent", field: func(t *Tunables) any { return &t.Control.ExitWait }},
 	{Name: "FM_CONTROL_EXIT_RETRIES", Unit: UnitCount, Default: "3", Doc: "Enter retries for the exit command", field: func(t *Tunables) any { return &t.Control.ExitRetries }},
 	{Name: "FM_CONTROL_LAUNCH_WAIT", Unit: UnitDuration, Default: "90s", Doc: "how long a relaunched agent gets to come up ready", field: func(t *Tunables) any { return &t.Control.LaunchWait }},
+	{Name: "FM_CONTROL_REPORT_LAG", Unit: UnitDuration, Default: "15s", Doc: "how long after fmctl submits a message an idle report from before it gives way to the agent's record showing that message's turn running: gemini records a prompt before its hook reports busy, seconds later under load; past it the report stands, so a slash command that starts no turn cannot hold a task busy; 0 always believes the report", field: func(t *Tunables) any { return &t.Control.ReportLag }},
 	{Name: "FM_CONTROL_RECORD_POLL", Unit: UnitDuration, Default: "0.5s", Doc: "how often `read --record --follow` reads the agent's own record again: each read parses the whole record (opencode's through a sqlite3 call), and a conversation is read by a person", field: func(t *Tunables) any { return &t.Control.RecordPoll }},
 	{Name: "FM_CONTROL_WAIT", Unit: UnitDuration, Default: "30s", Doc: "fm-control wait's limit when --timeout is not given", field: func(t *Tunables) any { return &t.Control.Wait }},
 	{Name: "FM_WATCH_POLL", Unit: UnitDuration, Default: "2s", NonZero: true, Doc: "the longest wait, read --follow and list --watch go between two reads of the multiplexer while nothing changes (each read starts multiplexer clients, the most of an idle waiter's cost: docs/performance.md); what only the screen shows (a dialog with no hook) is seen within it; a change in the task's state files ends the pause at once; 0 keeps the default", field: func(t *Tunables) any { return &t.Control.Watch }},

@@ -130,14 +130,15 @@ func viewOf(sig harness.ScreenSig, st harness.ScreenState) screenView {
 // and the agent's own reports, never from a guess: no report is unknown,
 // never idle. An agent that is not there (or not one fmctl can attribute)
 // is doing nothing a report could describe, whatever its last report said.
-// launch is the window after a launch in which a wired harness that has not
-// reported yet is starting rather than unknown.
+// w.Launch is the window after a launch in which a wired harness that has
+// not reported yet is starting rather than unknown; w.ReportLag is
+// turnBeforeReport's.
 //
 // scr is the agent's screen (readScreen): a waiting dialog drawn there
 // decides before every report, which may come seconds late; and a waiting
 // report whose dialog is gone from the screen (answered, or dismissed by an
 // interrupt that fired no hook) is not left standing.
-func readActivity(t *task.Target, obs backends.Observation, now time.Time, launch time.Duration, scr screenView) agentActivity {
+func readActivity(t *task.Target, obs backends.Observation, now time.Time, w lifecycle.Waits, scr screenView) agentActivity {
 	switch obs.State {
 	case backends.StateDead, backends.StateMissing:
 		return agentActivity{Word: actDead, Evidence: evEndpoint}
@@ -167,7 +168,7 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 			if scr.Busy {
 				return agentActivity{Word: actBusy, Evidence: evScreen}
 			}
-			if turnBeforeReport(t, obs, a.At, now) {
+			if turnBeforeReport(t, obs, a.At, now, w.ReportLag) {
 				return agentActivity{Word: actBusy, Evidence: evRecord}
 			}
 			return agentActivity{Word: actIdle, Evidence: evTelemetry}
@@ -195,29 +196,23 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, launc
 		return agentActivity{Word: actBusy, Evidence: evBusyState}
 	}
 	if _, wired := t.Harness.Telemetry(); wired {
-		if at, ok := spawnedAt(t.Task.Record.SpawnGen()); ok && now.Sub(at) < launch {
+		if at, ok := spawnedAt(t.Task.Record.SpawnGen()); ok && now.Sub(at) < w.Launch {
 			return agentActivity{Word: actStarting, Evidence: evLaunch}
 		}
 	}
 	return agentActivity{Word: actUnknown, Evidence: evNone}
 }
 
-// reportLag bounds how long after fmctl submits a message an idle report
-// from before it may still stand while the agent's record shows the
-// message's turn running: gemini writes a prompt to its record before its
-// BeforeAgent hook reports busy, which took seconds under CI load, and a
-// `wait --for idle` right after the send read the idle report of the turn
-// before (the tier's wait-idle-after-reply, 2026-12-06). Past it the
-// report stands again, so a message that starts no turn (a slash command
-// some records keep as a prompt) cannot hold a task busy.
-const reportLag = 15 * time.Second
-
 // turnBeforeReport says whether the agent's newest report (idle, at at)
-// predates a message fmctl submitted within reportLag whose turn the
-// record shows running; only then is the record read.
-func turnBeforeReport(t *task.Target, obs backends.Observation, at, now time.Time) bool {
+// predates a message fmctl submitted within lag (FM_CONTROL_REPORT_LAG)
+// whose turn the record shows running; only then is the record read.
+// gemini writes a prompt to its record before its BeforeAgent hook reports
+// busy, which took seconds under CI load, and a `wait --for idle` right
+// after the send read the idle report of the turn before (the tier's
+// wait-idle-after-reply, 2026-12-06).
+func turnBeforeReport(t *task.Target, obs backends.Observation, at, now time.Time, lag time.Duration) bool {
 	last, ok := t.Store.LastSubmitted(t.ID)
-	if !ok || !last.After(at) || now.Sub(last) > reportLag {
+	if !ok || !last.After(at) || now.Sub(last) > lag {
 		return false
 	}
 	turn := lastTurn(t, obs)

@@ -9,10 +9,16 @@ import (
 	"time"
 
 	"fmctl/backends"
+	"fmctl/cmd/internal/lifecycle"
 	"fmctl/cmd/internal/task"
+	"fmctl/config"
 	"fmctl/harness"
 	"fmctl/state"
 )
+
+// testWaits are the control plane's default waits (launch 90 s, report
+// lag 15 s).
+var testWaits = lifecycle.ReadWaits(config.DefaultTunables().Control)
 
 // activityTarget is a claude task whose record names gen, with optional
 // agent-state and busy-state files.
@@ -67,7 +73,7 @@ func TestReadActivityIsNeverIdleWithoutEvidence(t *testing.T) {
 	}
 	for _, c := range cases {
 		tg := activityTarget(t, c.harness, c.gen, c.report, c.busy)
-		got := readActivity(tg, c.obs, now, 90*time.Second, screenView{})
+		got := readActivity(tg, c.obs, now, testWaits, screenView{})
 		if got.Word != c.word || got.Evidence != c.evident {
 			t.Errorf("%s: activity=%s evidence=%s, want %s %s", c.name, got.Word, got.Evidence, c.word, c.evident)
 		}
@@ -106,7 +112,7 @@ func TestReadActivityWaitingFor(t *testing.T) {
 	}
 	for _, c := range cases {
 		tg := activityTarget(t, c.harness, gen, c.report, "")
-		got := readActivity(tg, c.obs, now, 90*time.Second, c.scr)
+		got := readActivity(tg, c.obs, now, testWaits, c.scr)
 		if got.Word != c.word || got.Evidence != c.evident || got.For != c.waits {
 			t.Errorf("%s: activity=%s evidence=%s waiting_for=%q, want %s %s %q", c.name, got.Word, got.Evidence, got.For, c.word, c.evident, c.waits)
 		}
@@ -154,7 +160,7 @@ func TestABusyReportGivesWayToAnUnreportedTurnEnd(t *testing.T) {
 			}
 			return ""
 		}, nil)
-		got := readActivity(tg, obs, failedAt.Add(time.Minute), 90*time.Second, c.scr)
+		got := readActivity(tg, obs, failedAt.Add(time.Minute), testWaits, c.scr)
 		if got.Word != c.word || got.Evidence != c.evident {
 			t.Errorf("%s: activity=%s evidence=%s, want %s %s", c.name, got.Word, got.Evidence, c.word, c.evident)
 		}
@@ -162,9 +168,9 @@ func TestABusyReportGivesWayToAnUnreportedTurnEnd(t *testing.T) {
 }
 
 // An idle report older than a message fmctl submitted gives way to the
-// record, for reportLag, where the record shows that message's turn
+// record, for FM_CONTROL_REPORT_LAG, where the record shows that message's turn
 // running: gemini records a prompt before its BeforeAgent hook reports
-// busy. A report newer than the submit, a submit older than reportLag, or
+// busy. A report newer than the submit, a submit older than the lag, or
 // a record whose newest turn ended leaves the report standing. The record
 // is a real copilot session's (any record reader serves).
 func TestAnIdleReportOlderThanASubmitGivesWayToARunningTurn(t *testing.T) {
@@ -189,7 +195,7 @@ func TestAnIdleReportOlderThanASubmitGivesWayToARunningTurn(t *testing.T) {
 	}{
 		{"submit after the idle report, turn running", 19, at("04.900"), at("05.500"), at("07.000"), actBusy, evRecord},
 		{"idle report after the submit", 19, at("05.600"), at("05.500"), at("07.000"), actIdle, evTelemetry},
-		{"submit older than reportLag", 19, at("04.900"), at("05.500"), at("05.500").Add(reportLag + time.Second), actIdle, evTelemetry},
+		{"submit older than the lag", 19, at("04.900"), at("05.500"), at("05.500").Add(testWaits.ReportLag + time.Second), actIdle, evTelemetry},
 		{"newest turn ended", 13, at("04.300"), at("04.310"), at("07.000"), actIdle, evTelemetry},
 	} {
 		home := t.TempDir()
@@ -212,7 +218,7 @@ func TestAnIdleReportOlderThanASubmitGivesWayToARunningTurn(t *testing.T) {
 		if err := tg.Store.StampSubmitted("t1", c.sent); err != nil {
 			t.Fatal(err)
 		}
-		got := readActivity(tg, obs, c.now, 90*time.Second, screenView{})
+		got := readActivity(tg, obs, c.now, testWaits, screenView{})
 		if got.Word != c.word || got.Evidence != c.evident {
 			t.Errorf("%s: activity=%s evidence=%s, want %s %s", c.name, got.Word, got.Evidence, c.word, c.evident)
 		}

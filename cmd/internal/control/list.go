@@ -104,7 +104,7 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 			if obs[k].ServerGone {
 				rows[i].Server = "gone"
 			}
-			act := readActivity(targets[i], obs[k], now, c.waits.Launch, screens[k])
+			act := readActivity(targets[i], obs[k], now, c.waits, screens[k])
 			rows[i].Activity, rows[i].WaitingFor = act.Word, act.For
 			if st := stallOf(targets[i], obs[k], act.Word, now, c.tun.Control.StallAfter); st.Stalled {
 				rows[i].Attention, rows[i].StalledFor = attentionStalled, int(st.For/time.Second)

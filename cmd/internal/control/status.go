@@ -39,7 +39,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 		out.Add("agent_status", obs.AgentStatus)
 	}
 	now := time.Now()
-	act := readActivity(t, obs, now, c.waits.Launch, screen)
+	act := readActivity(t, obs, now, c.waits, screen)
 	out.Add("activity", act.Word)
 	if act.For != "" {
 		out.Add("waiting_for", act.For)

@@ -91,7 +91,7 @@ func waitInterrupted(id string) error {
 func (c *Controller) look(ctx context.Context, t *task.Target) waitView {
 	obs, screen := observe(ctx, t)
 	now := time.Now()
-	act := readActivity(t, obs, now, c.waits.Launch, screen)
+	act := readActivity(t, obs, now, c.waits, screen)
 	return waitView{obs: obs, act: act, stall: stallOf(t, obs, act.Word, now, c.tun.Control.StallAfter)}
 }
 
