@@ -136,18 +136,24 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 	if h.ClearKey != "" {
 		keys = append(keys, h.ClearKey)
 	}
+	var before *backends.Screen
 	if sig.CancelsDialogs() {
 		// A dialog the interrupt keys do not reject gets its own keys:
-		// the screen is read first, for such a harness only.
-		if st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig); err == nil {
-			if cancel := sig.DialogCancel(st.Dialog); len(cancel) > 0 {
+		// the screen is read first, for such a harness only, and that
+		// read is the composer a restored prompt is judged against.
+		if s, err := t.Backend.Capture(ctx, t.Endpoint); err == nil {
+			before = &s
+			if cancel := sig.DialogCancel(sig.ReadScreen(s.Lines).Dialog); len(cancel) > 0 {
 				keys = cancel
 			}
 		}
 	}
 	k := press.Keys{Backend: t.Backend, Endpoint: t.Endpoint, Gate: gate, Gap: h.PressGap, Hold: hold, Words: press.InterruptWords(t.ID, t.BackendName)}
 	since := time.Now()
-	p, err := k.Sequence(ctx, keys, press.Opts{ScreenBefore: watch, ReadAfter: read && !ack.pending()})
+	p, err := k.Sequence(ctx, keys, press.Opts{ScreenBefore: watch && before == nil, ReadAfter: read && !ack.pending()})
+	if watch && p.Before == nil && p.Sent > 0 {
+		p.Before = before
+	}
 	if p.Sent > 0 {
 		// The agent may put the cancelled prompt back into its composer,
 		// where the next fm-send may then clear it as fmctl's own text; a
