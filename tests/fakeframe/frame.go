@@ -2,7 +2,7 @@
 // panes and tests/fakeagent) draw for a harness: claude, codex and opencode
 // the way the real CLI draws it, so fmctl's screen signatures
 // (harness/screens.go) read a fake launch as ready and held text as held
-// (pi and gemini too). Any other name gets a bare "> " prompt.
+// (pi, gemini and copilot too). Any other name gets a bare "> " prompt.
 package fakeframe
 
 import (
@@ -35,6 +35,9 @@ func Frame(name string, empty bool) (prefix, placeholder string, above, below []
 			placeholder = "  Type your message or @path/to/file"
 		}
 		return " > ", placeholder, []string{"✕ [API Error: fake]", rule, " YOLO Ctrl+Y"}, []string{" /wt   no sandbox"}
+	case "copilot":
+		// Two rules frame the prompt row; the status row is under them.
+		return "❯ ", "", []string{" /wt [⎇ master]", rule}, []string{rule, " ← open sidebar · Interactive · Allow All · / commands · ? help"}
 	case "opencode":
 		// "▣ " is the launch prompt's ended turn, which opencode's ready needs.
 		return "  ┃  ", "", []string{"     ▣  Build · fake model", "  ┃"}, []string{"  ┃", "  ┃  Build · fake model", "  ╹▀▀▀▀▀▀▀▀", "   /wt   tab agents"}

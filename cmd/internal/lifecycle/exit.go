@@ -9,6 +9,7 @@ import (
 	"fmctl/cmd/internal/deliver"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
+	"fmctl/harness"
 )
 
 // ExitResult names how an agent ended up stopped.
@@ -119,7 +120,7 @@ func (c *Verbs) stopAlive(ctx context.Context, t *task.Target, obs backends.Obse
 	if res.Verdict == deliver.SendFailed {
 		return "", fault.Failed("the exit command could not be sent to task %s on %s (%v); interrupt=%s", t.ID, t.BackendName, backends.StderrOf(res.Err), interruptNote).Coded(fault.EDeliveryFailed)
 	}
-	final, ok := c.waitState(ctx, t, c.waits.Exit, backends.StateDead)
+	final, ok := c.waitExited(ctx, t, o)
 	if ok && turnUnproven {
 		_ = c.RetireBusy(t)
 		return "", fault.Unconfirmed("exit-delivered %s interrupt=%s exit-command=delivered agent-state=dead exit=unconfirmed background-turn=unconfirmed", t.ID, interruptNote).
@@ -210,24 +211,60 @@ func (c *Verbs) RetireBusy(t *task.Target) error {
 	return nil
 }
 
-// waitState polls the classifier until it reports want or the deadline
-// passes, returning the last observation.
-func (c *Verbs) waitState(ctx context.Context, t *task.Target, limit time.Duration, want backends.AgentState) (backends.Observation, bool) {
-	deadline := time.Now().Add(limit)
+// stuckExitAfter is how long after its exit command an agent that lists
+// the command in its queue, behind no turn, is taken to hold it there for
+// good: copilot 1.0.102 queues a /exit typed while a cancelled turn winds
+// down (its record and its screen already say the turn is over) and runs
+// that queue only at its next submit (tests/captures/notes-copilot.md). A
+// live agent runs an exit command it took well within it.
+const stuckExitAfter = time.Second
+
+// waitExited polls the classifier until the agent is gone or the exit wait
+// passes, returning the last observation. An exit command the agent holds
+// in its queue behind no turn (exitQueuedIdle) is submitted once more, to
+// the agent proven there, which runs its queue and so the command.
+func (c *Verbs) waitExited(ctx context.Context, t *task.Target, o deliver.Options) (backends.Observation, bool) {
+	typed := time.Now()
+	deadline := typed.Add(c.waits.Exit)
 	poll := c.waits.Backoff()
-	defer c.print.Waiting(fmt.Sprintf("waiting for task %s's agent to be %s", t.ID, want), deadline)()
+	retyped := false
+	defer c.print.Waiting(fmt.Sprintf("waiting for task %s's agent to be %s", t.ID, backends.StateDead), deadline)()
 	for {
 		obs := t.Backend.AgentState(ctx, t.Endpoint)
-		if obs.State == want {
+		if obs.State == backends.StateDead {
 			return obs, true
 		}
 		if time.Now().After(deadline) {
 			return obs, false
 		}
+		if !retyped && obs.State == backends.StateAlive && time.Since(typed) >= stuckExitAfter && exitQueuedIdle(ctx, t) {
+			retyped = true
+			if t.Gate(obs, "fm-control") == nil {
+				at := time.Now()
+				res := deliver.Submit(ctx, t.Backend, t.Endpoint, t.Harness.ExitCommand, o)
+				_ = t.Store.RecordTyped(t.ID, res.Typed(t.Harness.ExitCommand, at))
+			}
+		}
 		if poll.Sleep(ctx) != nil {
 			return obs, false
 		}
 	}
+}
+
+// exitQueuedIdle reads the screen: the harness's exit command listed in its
+// queue while no turn runs (no busy mark, no dialog) and the composer is
+// empty, so a second exit command is typed into nothing else.
+func exitQueuedIdle(ctx context.Context, t *task.Target) bool {
+	sig, ok := t.Harness.Screen()
+	if !ok || !sig.HasQueue() {
+		return false
+	}
+	s, err := t.Backend.Capture(ctx, t.Endpoint)
+	if err != nil {
+		return false
+	}
+	st := sig.ReadScreen(s.Lines)
+	return st.Composer == harness.ComposerEmpty && !st.Busy && st.Dialog == "" && sig.Queued(s.Lines, t.Harness.ExitCommand) && !turnRuns(ctx, t)
 }
 
 func Seconds(d time.Duration) string {

@@ -18,8 +18,10 @@ const withdrawWait = 2 * time.Second
 // running (copilot, still finishing a cancelled turn after its screen and
 // record show it over): left queued, it would end the agent whenever that
 // turn is done, after fmctl said the agent stayed. One press of the
-// harness's interrupt key drops the queue; it reports whether the queue row
-// of the exit command is gone.
+// harness's interrupt key drops the queue of a turn still running; it
+// reports whether the queue row of the exit command is gone. Behind no turn
+// the key drops nothing (copilot arms an exit instead), which is why
+// waitExited submits such a command once more before this is reached.
 func withdrawQueuedExit(ctx context.Context, t *task.Target) (queued, withdrawn bool) {
 	sig, ok := t.Harness.Screen()
 	if !ok || !sig.HasQueue() {

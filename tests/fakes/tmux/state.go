@@ -27,6 +27,9 @@ type Pane struct {
 	// Running: the shell took a line it has not finished (nor started
 	// anything for), so it draws no prompt.
 	Running bool `json:"running,omitempty"`
+	// Queued: texts the agent took into its queue instead of running
+	// them; it runs them at its next submit.
+	Queued []string `json:"queued,omitempty"`
 }
 
 // Session holds windows in creation order.
@@ -158,7 +161,20 @@ func submit(p *Pane) {
 		runShellLine(p, line)
 		return
 	}
+	if queuesExit(p.Queued) {
+		// The next submit runs the queue, and the exit command in it.
+		p.Queued, p.Command = nil, "bash"
+		return
+	}
 	if fakeframe.IsExitCommand(line) && !flag("never-dies") {
+		// queues-exit: the agent takes one exit command into its queue
+		// and leaves it there until its next submit (copilot 1.0.102 after
+		// a cancelled turn: tests/captures/notes-copilot.md).
+		if flag("queues-exit") {
+			os.Remove(path("queues-exit"))
+			p.Queued = append(p.Queued, line)
+			return
+		}
 		p.Command = "bash"
 		return
 	}
@@ -176,6 +192,15 @@ func submit(p *Pane) {
 			fakeframe.HangTurn(dir(), p.Command, os.Getenv("HOME"), p.Cwd)
 		}
 	}
+}
+
+func queuesExit(queued []string) bool {
+	for _, q := range queued {
+		if fakeframe.IsExitCommand(q) {
+			return true
+		}
+	}
+	return false
 }
 
 func runShellLine(p *Pane, line string) {
@@ -256,6 +281,13 @@ func screen(p *Pane) (lines []string, cursorY int) {
 	}
 	if p.Running && isShell(p.Command) {
 		return append(lines, ""), len(lines)
+	}
+	if len(p.Queued) > 0 {
+		// copilot's queue rows, above its composer's frame.
+		lines = append(lines, fmt.Sprintf("Queued (%d)", len(p.Queued)))
+		for _, q := range p.Queued {
+			lines = append(lines, " └ "+q)
+		}
 	}
 	composer := strings.ReplaceAll(p.Composer, "\n", "⏎")
 	prefix, placeholder, above, below := fakeframe.Frame(p.Command, composer == "")
