@@ -1,6 +1,12 @@
 package state
 
-import "fmctl/harness"
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"fmctl/harness"
+)
 
 // The meta record's keys (the spec's meta record table). state owns their
 // spelling: every other package reads a record through the accessors below
@@ -94,6 +100,22 @@ func (r Record) Effort() string { return r.Get(KeyEffort) }
 
 // SpawnGen is the incarnation the record describes.
 func (r Record) SpawnGen() string { return r.Get(KeySpawnGen) }
+
+// SpawnedAt is when the incarnation was launched, to the second, read out
+// of its spawn_gen (s<unix seconds>.<pid>, launch.newSpawnGen); any other
+// shape has none.
+func (r Record) SpawnedAt() (time.Time, bool) {
+	gen := r.SpawnGen()
+	secs, _, ok := strings.Cut(strings.TrimPrefix(gen, "s"), ".")
+	if !ok || !strings.HasPrefix(gen, "s") {
+		return time.Time{}, false
+	}
+	n, err := strconv.ParseInt(secs, 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(n, 0), true
+}
 
 // RemoteHost is set for a remotely placed secondmate.
 func (r Record) RemoteHost() string { return r.Get(KeyRemoteHost) }

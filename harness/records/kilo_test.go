@@ -1,6 +1,9 @@
 package records
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // The testdata files are `.dump session message part` of a real kilo 7.7.7
 // database (@kilocode/cli), driven by hand on a private tmux server against
@@ -35,5 +38,28 @@ func TestKiloNewestSessionAndOwnDatabase(t *testing.T) {
 	home := checkNewestSessionTurn(t, "kilo", kiloWorktree, "ses_db7c2bbe1ffeWwfLGqtb0H3wgL", "ses_db7c0deebffewdM3RdndG0r7N6")
 	if msgs, running := readRecord(t, "opencode", Where{Home: home, Worktree: kiloWorktree}); len(msgs) != 0 || running {
 		t.Errorf("opencode's reader read kilo's database: %q running=%v", msgs, running)
+	}
+}
+
+// A newest session begun before the live agent was launched (Where.Since)
+// is an earlier agent's: its unfinished turn (the agent was killed
+// mid-turn) runs nowhere, while the live agent has not begun its own.
+func TestKiloTurnOfAnEarlierAgent(t *testing.T) {
+	const newSession = "ses_db7c0deebffewdM3RdndG0r7N6"
+	created := time.UnixMilli(1796508426517) // that session's time_created
+	home := sqliteHome(t, "kilo", "relaunch", reopenTurn(newSession))
+	for _, c := range []struct {
+		name    string
+		since   time.Time
+		running bool
+	}{
+		{"launched before the session", created.Add(-time.Second), true},
+		{"launched after the session", created.Add(time.Second), false},
+		{"launch unknown", time.Time{}, true},
+	} {
+		_, running := readRecord(t, "kilo", Where{Home: home, Worktree: kiloWorktree, Since: c.since})
+		if running != c.running {
+			t.Errorf("%s: TurnRunning = %v, want %v", c.name, running, c.running)
+		}
 	}
 }

@@ -48,6 +48,7 @@ type opencodeReader struct {
 type opencodeRow struct {
 	Dir       string          `json:"dir"`
 	SessionID string          `json:"sid"`
+	SessionAt int64           `json:"screated"` // when the session began, in ms
 	Role      string          `json:"role"`
 	Completed json.RawMessage `json:"completed"`
 	PartType  string          `json:"ptype"`
@@ -69,7 +70,7 @@ type opencodeRow struct {
 // opencodeQuery lists every part of every message of the sessions started by
 // the user (subagent sessions have a parent_id), oldest first. Directory
 // filtering happens in Go so that no path is spliced into SQL.
-const opencodeQuery = `SELECT s.directory AS dir, s.id AS sid, m.id AS mid,
+const opencodeQuery = `SELECT s.directory AS dir, s.id AS sid, s.time_created AS screated, m.id AS mid,
  json_extract(m.data, '$.role') AS role,
  json_extract(m.data, '$.time.completed') AS completed,
  json_extract(p.data, '$.type') AS ptype,
@@ -176,13 +177,20 @@ func (row opencodeRow) turnEnd() (Entry, bool) {
 // TurnRunning: the newest session's last assistant message has no
 // time.completed yet. A user message with no assistant after it is not a
 // running turn: it is either a queued message stranded by an interrupt, or
-// one submitted in the ~50 ms before its assistant message exists.
+// one submitted in the ~50 ms before its assistant message exists. A newest
+// session begun before the live agent (Where.Since) is an earlier agent's:
+// kilo, relaunched into an outage under load, had not begun its own a
+// minute later, and the killed agent's unfinished turn read as running.
 func (r opencodeReader) TurnRunning() (bool, error) {
 	rows, err := r.rows()
 	if err != nil || len(rows) == 0 {
 		return false, err
 	}
-	newest := rows[len(rows)-1].SessionID
+	last := rows[len(rows)-1]
+	if !r.w.Since.IsZero() && millis(last.SessionAt).Before(r.w.Since) {
+		return false, nil
+	}
+	newest := last.SessionID
 	running := false
 	for _, row := range rows {
 		if row.SessionID == newest && row.Role == "assistant" {

@@ -121,6 +121,10 @@ func markedSince[T any](recs []T, err error, at time.Time, mark func(T) (string,
 type Where struct {
 	Home     string // the private HOME the agent ran with
 	Worktree string // the directory the agent ran in (absolute, symlinks resolved)
+	// Since is when the live agent was launched, when known: a session a
+	// reader finds begun before it is an earlier agent's, and a turn that
+	// agent left unfinished (it was killed mid-turn) runs nowhere now.
+	Since time.Time
 	// Query runs one read-only SQL query against a SQLite database and
 	// returns its rows as a JSON array (sqlite3 -json); opencode keeps its
 	// record in one. Reading it is an external call, which the caller

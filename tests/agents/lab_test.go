@@ -20,6 +20,7 @@ import (
 	"fmctl/backends/sqlite"
 	"fmctl/harness"
 	"fmctl/harness/records"
+	"fmctl/state"
 	"fmctl/tests/agents/seed"
 	"fmctl/tests/agents/stubmodel"
 )
@@ -566,9 +567,15 @@ func (l *lab) reader() records.Reader {
 	return r
 }
 
-// readerFor is harness name's own record in this lab.
+// readerFor is harness name's own record in this lab, for the task's agent
+// launched last (its spawn_gen): a session an agent killed before it left
+// unfinished is no turn running.
 func (l *lab) readerFor(name string) (records.Reader, error) {
-	return records.For(name, records.Where{Home: l.home, Worktree: l.wt, Query: sqlite.Query(backends.NewExecRunner(""))})
+	var since time.Time
+	if rec, err := state.ParseRecord([]byte(l.stateFile("meta"))); err == nil {
+		since, _ = rec.SpawnedAt()
+	}
+	return records.For(name, records.Where{Home: l.home, Worktree: l.wt, Since: since, Query: sqlite.Query(backends.NewExecRunner(""))})
 }
 
 // messages is the user messages in the current agent's record; a record

@@ -103,8 +103,9 @@ func appendGeminiLog(project, dir, text string) error {
 // insertOpencodePrompt adds a user message with one text part to
 // opencode's database, through the sqlite3 CLI as fmctl reads it: the
 // tables and JSON fields opencode keeps (harness/records/opencode.go), a
-// session per directory, and an assistant message completed at once (the
-// fake's turn ends as it starts).
+// session per directory begun as its first prompt is recorded (after the
+// agent's launch, which a reader holds a session to), and an assistant
+// message completed at once (the fake's turn ends as it starts).
 func insertOpencodePrompt(db, dir, text string) error {
 	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
 		return err
@@ -114,7 +115,7 @@ func insertOpencodePrompt(db, dir, text string) error {
 	script := `CREATE TABLE IF NOT EXISTS session(id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT, time_created INTEGER);
 CREATE TABLE IF NOT EXISTS message(id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT);
 CREATE TABLE IF NOT EXISTS part(id TEXT PRIMARY KEY, message_id TEXT, data TEXT);
-INSERT OR IGNORE INTO session VALUES(` + sid + `, NULL, ` + q(dir) + `, 1);
+INSERT OR IGNORE INTO session VALUES(` + sid + `, NULL, ` + q(dir) + `, CAST(strftime('%s', 'now') AS INTEGER) * 1000);
 INSERT INTO message VALUES('msg-' || (SELECT count(*) FROM message), ` + sid + `, (SELECT count(*) FROM message), json_object('role', 'user', 'time', json_object('created', 1)));
 INSERT INTO part VALUES('prt-' || (SELECT count(*) FROM part), 'msg-' || (SELECT count(*) - 1 FROM message), json_object('type', 'text', 'text', ` + q(text) + `));
 INSERT INTO message VALUES('msg-' || (SELECT count(*) FROM message), ` + sid + `, (SELECT count(*) FROM message), json_object('role', 'assistant', 'time', json_object('created', 1, 'completed', 2)));

@@ -2,8 +2,6 @@ package control
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"time"
 
 	"fmctl/backends"
@@ -196,7 +194,7 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, w lif
 		return agentActivity{Word: actBusy, Evidence: evBusyState}
 	}
 	if _, wired := t.Harness.Telemetry(); wired {
-		if at, ok := spawnedAt(t.Task.Record.SpawnGen()); ok && now.Sub(at) < w.Launch {
+		if at, ok := t.Task.Record.SpawnedAt(); ok && now.Sub(at) < w.Launch {
 			return agentActivity{Word: actStarting, Evidence: evLaunch}
 		}
 	}
@@ -293,18 +291,4 @@ func reportedWait(t *task.Target) string {
 		}
 	}
 	return waitingUnknown
-}
-
-// spawnedAt reads the launch time out of a spawn_gen (s<unix seconds>.<pid>,
-// launch.newSpawnGen); any other shape has none.
-func spawnedAt(gen string) (time.Time, bool) {
-	secs, _, ok := strings.Cut(strings.TrimPrefix(gen, "s"), ".")
-	if !ok || !strings.HasPrefix(gen, "s") {
-		return time.Time{}, false
-	}
-	n, err := strconv.ParseInt(secs, 10, 64)
-	if err != nil {
-		return time.Time{}, false
-	}
-	return time.Unix(n, 0), true
 }

@@ -51,6 +51,7 @@ func (t *Target) AgentRecord(obs backends.Observation) (records.Reader, bool) {
 	if where.Home == "" || where.Worktree == "" {
 		return nil, false
 	}
+	where.Since, _ = t.Task.Record.SpawnedAt()
 	r, err := records.For(t.Harness.Name, where)
 	return r, err == nil
 }
