@@ -33,19 +33,11 @@ func lastTurn(t *task.Target, obs backends.Observation) turnView {
 	if err != nil {
 		return turnView{}
 	}
-	end, ended, found := records.LastTurn(entries)
-	v := turnView{Outcome: end, Ended: ended, Read: found}
-	if !ended {
-		return v
-	}
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].Kind == records.EntryTurnEnd {
-			v.At = entries[i].Time
-			if end == records.Failed {
-				v.Error = entries[i].Text
-			}
-			break
-		}
+	since, _ := t.Task.Record.SpawnedAt()
+	end, ended, found := records.LastTurn(entries, since)
+	v := turnView{Outcome: end.End, Ended: ended, Read: found, At: end.Time}
+	if end.End == records.Failed {
+		v.Error = end.Text
 	}
 	return v
 }
