@@ -255,16 +255,8 @@ func (c *Verbs) waitExited(ctx context.Context, t *task.Target, o deliver.Option
 // queue while no turn runs (no busy mark, no dialog) and the composer is
 // empty, so a second exit command is typed into nothing else.
 func exitQueuedIdle(ctx context.Context, t *task.Target) bool {
-	sig, ok := t.Harness.Screen()
-	if !ok || !sig.HasQueue() {
-		return false
-	}
-	s, err := t.Backend.Capture(ctx, t.Endpoint)
-	if err != nil {
-		return false
-	}
-	st := sig.ReadScreen(s.Lines)
-	return st.Composer == harness.ComposerEmpty && !st.Busy && st.Dialog == "" && sig.Queued(s.Lines, t.Harness.ExitCommand) && !turnRuns(ctx, t)
+	st, queued := exitQueued(ctx, t)
+	return queued && st.Composer == harness.ComposerEmpty && !st.Busy && st.Dialog == "" && !turnRuns(ctx, t)
 }
 
 func Seconds(d time.Duration) string {

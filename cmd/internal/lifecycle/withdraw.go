@@ -23,13 +23,9 @@ const withdrawWait = 2 * time.Second
 // the key drops nothing (copilot arms an exit instead), which is why
 // waitExited submits such a command once more before this is reached.
 func withdrawQueuedExit(ctx context.Context, t *task.Target) (queued, withdrawn bool) {
-	sig, ok := t.Harness.Screen()
-	if !ok || !sig.HasQueue() {
-		return false, false
-	}
 	shows := func() bool {
-		s, err := t.Backend.Capture(ctx, t.Endpoint)
-		return err == nil && sig.Queued(s.Lines, t.Harness.ExitCommand)
+		_, q := exitQueued(ctx, t)
+		return q
 	}
 	if !shows() {
 		return false, false
@@ -45,4 +41,19 @@ func withdrawQueuedExit(ctx context.Context, t *task.Target) (queued, withdrawn 
 		}
 	}
 	return true, true
+}
+
+// exitQueued reads the screen once: whether the harness lists its exit
+// command in its queue, and what else the screen holds. A harness without a
+// queue on screen never shows one.
+func exitQueued(ctx context.Context, t *task.Target) (harness.ScreenState, bool) {
+	sig, ok := t.Harness.Screen()
+	if !ok || !sig.HasQueue() {
+		return harness.ScreenState{}, false
+	}
+	s, err := t.Backend.Capture(ctx, t.Endpoint)
+	if err != nil {
+		return harness.ScreenState{}, false
+	}
+	return sig.ReadScreen(s.Lines), sig.Queued(s.Lines, t.Harness.ExitCommand)
 }
