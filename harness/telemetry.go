@@ -61,6 +61,11 @@ type Telemetry struct {
 	Source         string `json:"source"`
 }
 
+// LeavesEndsUnreported says some turn ends reach no report (a cancel, a
+// failure for good), so a busy report may stand after its turn is over and
+// the agent's record's end outranks it.
+func (t Telemetry) LeavesEndsUnreported() bool { return !t.ReportsInterrupt || !t.ReportsFailure }
+
 // EventMap is one native event and the agent-event it reports.
 type EventMap struct {
 	Native  string `json:"native"`

@@ -227,7 +227,7 @@ func turnBeforeReport(t *task.Target, obs backends.Observation, at, now time.Tim
 // record's read, and the turn read is returned for the caller to keep.
 func endedUnreported(t *task.Target, obs backends.Observation, at time.Time, scr screenView) (turnView, bool) {
 	tel, ok := t.Harness.Telemetry()
-	if scr.Busy || !ok || (tel.ReportsFailure && tel.ReportsInterrupt) {
+	if scr.Busy || !ok || !tel.LeavesEndsUnreported() {
 		return turnView{}, false
 	}
 	turn := lastTurn(t, obs)

@@ -6,6 +6,7 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/task"
+	"fmctl/harness/records"
 	"fmctl/state"
 )
 
@@ -21,19 +22,45 @@ func Activity(t *task.Target) (state.AgentState, bool) {
 // command: the legacy busy-state says busy, the agent reports a turn or a
 // waiting prompt, or the harness leaves a turn running after its exit
 // command and nothing proves it idle (only a harness that also reports its
-// prompts can prove that).
-func busyBeforeExit(t *task.Target) bool {
+// prompts can prove that). A busy or waiting report the agent's own record
+// has since outrun (reportOutrun) is no turn.
+func busyBeforeExit(t *task.Target, turn turnBefore) bool {
 	if t.Store.BusyState(t.ID) == "busy" {
 		return true
 	}
 	a, ok := Activity(t)
 	if ok && (a.State == state.ActivityBusy || a.State == state.ActivityWaiting) {
-		return true
+		return !reportOutrun(t, a, turn)
 	}
 	if !t.Harness.ExitKeepsTurn() {
 		return false
 	}
 	return !idleByReport(t)
+}
+
+// reportOutrun says the agent's own record ended its newest turn after
+// its report a (busy or waiting), for a harness whose hooks leave some turn
+// ends unreported: copilot and claude run none for a cancel, so after a
+// person's own Ctrl+C the busy report stands until the next prompt. Trusted,
+// it cost an exit an interrupt key at an idle agent (copilot's arms its
+// exit) and the wait for a cancel that could not come. The record is read
+// only where it showed no turn running.
+func reportOutrun(t *task.Target, a state.AgentState, turn turnBefore) bool {
+	tel, ok := t.Harness.Telemetry()
+	if turn.record == nil || turn.running || turn.retrying || !ok || !tel.LeavesEndsUnreported() {
+		return false
+	}
+	tr, ok := turn.record.(records.Transcript)
+	if !ok {
+		return false
+	}
+	entries, err := tr.Entries()
+	if err != nil {
+		return false
+	}
+	since, _ := t.Task.Record.SpawnedAt()
+	end, ended, _ := records.LastTurn(entries, since)
+	return ended && !end.Time.IsZero() && end.Time.After(a.At)
 }
 
 // idleByReport reports whether the agent's own last report proves it idle:

@@ -169,7 +169,7 @@ type interrupted struct {
 // turn the record still shows running is left to the exit command, which
 // ends it with the agent; the note says so.
 func (c *Verbs) interruptFirst(ctx context.Context, t *task.Target, obs backends.Observation, turn turnBefore) (interrupted, error) {
-	if !turn.running && !busyNow(t, obs) && !busyBeforeExit(t) && !screenHoldsTurn(ctx, t) {
+	if !turn.running && !busyNow(t, obs) && !busyBeforeExit(t, turn) && !screenHoldsTurn(ctx, t) {
 		return interrupted{note: "not-needed"}, nil
 	}
 	since := time.Now()
