@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,15 +28,13 @@ type snapPane struct {
 // the single-endpoint read, so its verdict and its words are AgentState's
 // own; so does every endpoint when the list call fails.
 func (t *Adapter) AgentStates(ctx context.Context, eps []backends.Endpoint) []backends.Observation {
-	out, _ := t.agentStates(ctx, eps, nil)
+	out, _ := t.agentStates(ctx, eps)
 	return out
 }
 
 // agentStates is AgentStates, with the pane each endpoint was found at
-// ("" where none was). snapped, unless nil, is given the panes the
-// snapshot shows plainly (by endpoint, "" for the others) before they are
-// classified.
-func (t *Adapter) agentStates(ctx context.Context, eps []backends.Endpoint, snapped func(found []string)) ([]backends.Observation, []string) {
+// ("" where none was).
+func (t *Adapter) agentStates(ctx context.Context, eps []backends.Endpoint) ([]backends.Observation, []string) {
 	out, found := make([]backends.Observation, len(eps)), make([]string, len(eps))
 	panes, err := t.snapshot(ctx)
 	var infos []paneInfo
@@ -48,9 +45,6 @@ func (t *Adapter) agentStates(ctx context.Context, eps []backends.Endpoint, snap
 				infos[i], found[i] = info, info.pane
 			}
 		}
-	}
-	if snapped != nil {
-		snapped(slices.Clone(found))
 	}
 	// The panes found are classified a few at a time: each reads its
 	// processes (a few small files in /proc), which need not wait for
@@ -85,41 +79,40 @@ func (t *Adapter) agentStates(ctx context.Context, eps []backends.Endpoint, snap
 }
 
 // AgentStatesAndCaptures is AgentStates and the screens Captures reads,
-// for a read of every task (list), with the captures made while the panes
-// are classified rather than after: the panes the snapshot shows at the
-// ids their records name (every pane fm-spawn made) are captured as soon
-// as it is read, tmux's server capturing while this side reads /proc. A
-// screen is kept only where its endpoint's pane is the one its marker
-// names (#D, the id tmux read). Any other endpoint (a record without a
-// pane id, one the snapshot does not show plainly), and one whose batch
-// failed (a pane gone since the snapshot ends tmux's command queue for
-// the rest of the batch), is read afterwards as Captures reads it, if an
-// agent runs there; one whose batch timed out is not read again (tmux is
-// not answering). errs[i] is set where screens[i] is not endpoint i's
-// screen.
+// for a read of every task (list), with the captures made beside the
+// snapshot and the classification rather than after them: the panes at
+// the ids their records name (every pane fm-spawn made) are captured at
+// once, tmux's server capturing while this side waits for the snapshot
+// and reads /proc. A screen is kept only where the snapshot finds the
+// endpoint at the pane its record names; the batch's own head (the panes
+// tmux listed as it captured) cuts each pane's rows. Any other endpoint (a
+// record without a pane id, one the snapshot does not show plainly, or at
+// another pane), and one whose batch failed (a pane gone ends tmux's
+// command queue for the rest of the batch), is read afterwards as
+// Captures reads it, if an agent runs there; one whose batch timed out is
+// not read again (tmux is not answering). errs[i] is set where screens[i]
+// is not endpoint i's screen.
 func (t *Adapter) AgentStatesAndCaptures(ctx context.Context, eps []backends.Endpoint) ([]backends.Observation, []backends.Screen, []error) {
 	screens, errs := make([]backends.Screen, len(eps)), make([]error, len(eps))
-	var snapped []string
-	done := make(chan struct{})
-	obs, found := t.agentStates(ctx, eps, func(panes []string) {
-		snapped = panes
-		for i, ep := range eps {
-			if snapped[i] == "" || snapped[i] != ep.Field(state.KeyTmuxPane) {
-				snapped[i], errs[i] = "", errNoScreen
-			}
+	recorded := make([]string, len(eps))
+	for i, ep := range eps {
+		if recorded[i] = ep.Field(state.KeyTmuxPane); recorded[i] == "" {
+			errs[i] = errNoScreen
 		}
-		go func() {
-			defer close(done)
-			t.capturePanes(ctx, eps, snapped, screens, errs, false)
-		}()
-	})
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t.capturePanes(ctx, eps, recorded, screens, errs, false)
+	}()
+	obs, found := t.agentStates(ctx, eps)
 	<-done
 	var again []int
 	for i := range eps {
 		_, hung := backends.MayHaveRun(errs[i])
 		switch {
 		case hung:
-		case errs[i] == nil && found[i] == snapped[i]:
+		case errs[i] == nil && found[i] == recorded[i]:
 		case found[i] != "" && (obs[i].State == backends.StateAlive || obs[i].State == backends.StateUnverified):
 			screens[i], errs[i] = backends.Screen{}, nil
 			again = append(again, i)
@@ -210,14 +203,16 @@ const captureCallBytes = 16000
 const captureCalls = 4
 
 // Captures reads the screens of eps in as few tmux calls as the command
-// length allows: for each pane its cursor, behind a marker line naming the
-// pane, then its rows. The marker carries a nonce of this call, so no row
-// a pane shows can pose as one. When a call fails (a pane gone mid-chain
-// ends tmux's command queue), each of its endpoints takes the single
-// capture, whose error names it; when one timed out, tmux is not
-// answering, and one more bounded call per endpoint (or per batch) would
-// only multiply the wait, so the screens of that batch and of every batch
-// not yet started are unread.
+// length allows: each call first lists every pane's id, height and cursor
+// (one cheap list-panes line a pane, behind a nonce of this call), then
+// captures each pane, whose rows are cut from the output by the heights
+// listed. tmux runs one command line's commands back to back, with no
+// pane output read between them, so the heights are the captures' own.
+// When a call fails (a pane gone mid-chain ends tmux's command queue),
+// each of its endpoints takes the single capture, whose error names it;
+// when one timed out, tmux is not answering, and one more bounded call per
+// endpoint (or per batch) would only multiply the wait, so the screens of
+// that batch and of every batch not yet started are unread.
 func (t *Adapter) Captures(ctx context.Context, eps []backends.Endpoint) ([]backends.Screen, []error) {
 	screens, errs := make([]backends.Screen, len(eps)), make([]error, len(eps))
 	panes := make([]string, len(eps))
@@ -237,15 +232,16 @@ var errBatchFailed = errors.New("the batched capture failed")
 // the single capture when single is set, else errBatchFailed.
 func (t *Adapter) capturePanes(ctx context.Context, eps []backends.Endpoint, panes []string, screens []backends.Screen, errs []error, single bool) {
 	nonce := screenNonce()
+	head := argvBytes(batchHead(nonce))
 	var batches [][]int // endpoints, by index, one call each
 	size := 0
 	for i := range eps {
 		if errs[i] != nil {
 			continue
 		}
-		n := argvBytes(captureWords(panes[i], nonce))
+		n := argvBytes(captureWords(panes[i]))
 		if len(batches) == 0 || size+n > captureCallBytes {
-			batches, size = append(batches, nil), 0
+			batches, size = append(batches, nil), head
 		}
 		batches[len(batches)-1] = append(batches[len(batches)-1], i)
 		size += n
@@ -282,14 +278,18 @@ func (t *Adapter) capturePanes(ctx context.Context, eps []backends.Endpoint, pan
 	wg.Wait()
 }
 
-// captureWords read one pane in a batch: its marker and cursor, then its
-// rows, each command ended by tmux's separator. They are as short as tmux
-// spells them (display-message's alias, its flags joined, #D for the
-// pane's id as tmux itself names the pane it read), since the batch is
-// cut at captureCallBytes: at 500 panes 3 calls, not 4. capture-pane keeps
-// the words a reader of a trace (and the bench) looks for.
-func captureWords(pane, nonce string) []string {
-	return []string{"display", "-pt" + pane, nonce + " #D #{cursor_y} #{cursor_x}", ";", "capture-pane", "-p", "-t", pane, ";"}
+// batchHead opens a batched capture: every pane's id as tmux names it,
+// its height and its cursor, a line each behind the nonce. It costs tmux
+// far less than a display-message a pane, which took nearly as long as the
+// capture itself (and its words put 500 panes in 3 calls, not 1).
+func batchHead(nonce string) []string {
+	return []string{"list-panes", "-a", "-F", nonce + " #D #{pane_height} #{cursor_y} #{cursor_x}", ";"}
+}
+
+// captureWords read one pane's rows in a batch, the command ended by
+// tmux's separator.
+func captureWords(pane string) []string {
+	return []string{"capture-pane", "-p", "-t", pane, ";"}
 }
 
 // screenNonce is a batched capture's marker: random, so no row a pane
@@ -310,9 +310,9 @@ func argvBytes(words []string) int {
 // captureBatch reads the screens of the endpoints at batch in one call,
 // into screens and errs; it returns the call's error when it timed out.
 func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, panes []string, batch []int, nonce string, screens []backends.Screen, errs []error, single bool) error {
-	var args []string
+	args := batchHead(nonce)
 	for _, i := range batch {
-		args = append(args, captureWords(panes[i], nonce)...)
+		args = append(args, captureWords(panes[i])...)
 	}
 	out, err := t.run(ctx, args[:len(args)-1]...)
 	if _, hung := backends.MayHaveRun(err); hung {
@@ -331,7 +331,11 @@ func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, pan
 		}
 		return nil
 	}
-	byPane := splitCaptures(string(out.Stdout), nonce)
+	order := make([]string, len(batch))
+	for k, i := range batch {
+		order[k] = panes[i]
+	}
+	byPane := splitCaptures(string(out.Stdout), nonce, order)
 	for _, i := range batch {
 		if s, ok := byPane[panes[i]]; ok {
 			screens[i] = s
@@ -342,30 +346,53 @@ func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, pan
 	return nil
 }
 
-// splitCaptures cuts the batched output at its marker lines: each starts
-// a pane's part, its cursor the marker's tail and its rows what follows.
-// The parts are sliced from out, not copied: at 500 panes out is some
-// megabytes.
-func splitCaptures(out, nonce string) map[string]backends.Screen {
-	screens := map[string]backends.Screen{}
+// splitCaptures cuts the batched output: its head lines (the nonce, a
+// pane's id, height and cursor) come first, then the rows of the panes
+// captured, in order, each as many as its height. Output that does not
+// add up to the heights listed (it cannot, from one command line) gives
+// no screen at all rather than a pane another's rows. The parts are
+// sliced from out, not copied: at 500 panes out is some megabytes.
+func splitCaptures(out, nonce string, order []string) map[string]backends.Screen {
+	type geometry struct {
+		rows   int
+		cursor string
+	}
+	listed := map[string]geometry{}
 	marker := nonce + " "
-	var pane, cursor string
-	rows := -1 // where the current part's rows start in out
-	flush := func(end int) {
-		if pane != "" && rows >= 0 {
-			screens[pane] = screenOf(cursor, out[rows:end])
-		}
-	}
-	for at := 0; at < len(out); {
+	at := 0
+	for at < len(out) {
 		line, _, _ := strings.Cut(out[at:], "\n")
-		next := min(at+len(line)+1, len(out))
-		if rest, ok := strings.CutPrefix(line, marker); ok {
-			flush(at)
-			pane, cursor, _ = strings.Cut(rest, " ")
-			rows = next
+		rest, ok := strings.CutPrefix(line, marker)
+		if !ok {
+			break
 		}
-		at = next
+		f := strings.SplitN(rest, " ", 3)
+		if len(f) == 3 {
+			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
+				listed[f[0]] = geometry{rows: n, cursor: f[2]}
+			}
+		}
+		at = min(at+len(line)+1, len(out))
 	}
-	flush(len(out))
+	screens := map[string]backends.Screen{}
+	for _, pane := range order {
+		g, ok := listed[pane]
+		if !ok {
+			return nil
+		}
+		end := at
+		for range g.rows {
+			nl := strings.IndexByte(out[end:], '\n')
+			if nl < 0 {
+				return nil
+			}
+			end += nl + 1
+		}
+		screens[pane] = screenOf(g.cursor, out[at:end])
+		at = end
+	}
+	if at != len(out) {
+		return nil
+	}
 	return screens
 }

@@ -146,22 +146,34 @@ func TestAgentStatesFindsARecordedPaneIDOnlyWhereTheRecordSaysItIs(t *testing.T)
 	}
 }
 
-// The batched capture is cut at its markers only: a pane whose rows show a
-// marker-like line without this call's nonce keeps it as a row.
-func TestSplitCapturesCutsAtThisCallsMarkersOnly(t *testing.T) {
+// The batched capture is cut by the heights its head lists: a pane whose
+// rows show a head-like line, with or without this call's nonce, keeps it
+// as a row, and output that does not add up to the heights gives no
+// screen at all.
+func TestSplitCapturesCutsByTheHeightsListed(t *testing.T) {
 	nonce := "fmctl-screen-1-2"
-	out := nonce + " %1 3 2\n" + "row a1\n" + "fmctl-screen-9-9 %2 0 0\n" + "\n" +
-		nonce + " %2 1 0\n" + "row b1\n" + "row b2\n"
-	got := splitCaptures(out, nonce)
+	head := nonce + " %1 2 3 2\n" + nonce + " %2 3 1 0\n" + nonce + " %9 1 0 0\n"
+	rows := "row a1\n" + nonce + " %2 0 0 0\n" + "row b1\n" + "row b2\n" + "\n"
+	got := splitCaptures(head+rows, nonce, []string{"%1", "%2"})
 	if len(got) != 2 {
 		t.Fatalf("screens = %+v, want two", got)
 	}
 	a, b := got["%1"], got["%2"]
-	if strings.Join(a.Lines, "|") != "row a1|fmctl-screen-9-9 %2 0 0" || !a.Cursor || a.CursorY != 3 || a.CursorX != 2 {
+	if strings.Join(a.Lines, "|") != "row a1|"+nonce+" %2 0 0 0" || !a.Cursor || a.CursorY != 3 || a.CursorX != 2 {
 		t.Errorf("%%1 = %+v", a)
 	}
 	if strings.Join(b.Lines, "|") != "row b1|row b2" || b.CursorY != 1 {
 		t.Errorf("%%2 = %+v", b)
+	}
+	for name, out := range map[string]string{
+		"a row short":           head + "row a1\n" + nonce + " %2 0 0 0\n" + "row b1\n" + "row b2\n",
+		"a row over":            head + rows + "row c\n",
+		"a pane not listed":     nonce + " %1 2 3 2\n" + rows,
+		"no newline at the end": head + strings.TrimSuffix(rows, "\n"),
+	} {
+		if got := splitCaptures(out, nonce, []string{"%1", "%2"}); len(got) != 0 {
+			t.Errorf("%s: screens = %+v, want none", name, got)
+		}
 	}
 }
 
@@ -219,11 +231,18 @@ func (s *batchServer) Run(_ context.Context, c backends.Cmd) (backends.Output, e
 		return backends.Output{}, &backends.TimeoutError{Call: "tmux display-message", After: time.Second}
 	}
 	var out strings.Builder
+	var panes []string // the panes this call captures: all the server has
+	for i := 0; i+3 < len(args); i++ {
+		if args[i] == "capture-pane" {
+			panes = append(panes, args[i+3])
+		}
+	}
 	for i := 0; i+3 < len(args); i++ {
 		switch {
-		case args[i] == "display" && strings.HasPrefix(args[i+1], "-pt"):
-			pane := strings.TrimPrefix(args[i+1], "-pt")
-			out.WriteString(strings.NewReplacer("#D", pane, "#{cursor_y}", "1", "#{cursor_x}", "2").Replace(args[i+2]) + "\n")
+		case args[i] == "list-panes":
+			for _, p := range panes {
+				out.WriteString(strings.NewReplacer("#D", p, "#{pane_height}", "1", "#{cursor_y}", "1", "#{cursor_x}", "2").Replace(args[i+3]) + "\n")
+			}
 		case args[i] == "capture-pane":
 			out.WriteString("row of " + args[i+3] + "\n")
 		}
@@ -231,14 +250,14 @@ func (s *batchServer) Run(_ context.Context, c backends.Cmd) (backends.Output, e
 	return backends.Output{Stdout: []byte(out.String())}, nil
 }
 
-// 500 screens take a few calls, each within what tmux's client sends (a
+// 1500 screens take a few calls, each within what tmux's client sends (a
 // longer one is refused whole), and each screen is its own pane's.
-func TestCapturesSplitsFiveHundredScreensAtTheCommandLength(t *testing.T) {
+func TestCapturesSplitsFifteenHundredScreensAtTheCommandLength(t *testing.T) {
 	s := &batchServer{}
-	tm, eps := capturesOf(s, 500)
+	tm, eps := capturesOf(s, 1500)
 	screens, errs := tm.Captures(context.Background(), eps)
 	if len(s.calls) != 3 {
-		t.Fatalf("calls = %d, want 3 for 500 screens", len(s.calls))
+		t.Fatalf("calls = %d, want 3 for 1500 screens", len(s.calls))
 	}
 	for _, args := range s.calls {
 		if n := argvBytes(args); n > captureCallBytes {
@@ -257,7 +276,7 @@ func TestCapturesSplitsFiveHundredScreensAtTheCommandLength(t *testing.T) {
 // made, and their screens are unread, as the hung ones'.
 func TestCapturesStartsNoBatchAfterOneTimedOut(t *testing.T) {
 	s := &batchServer{hang: true}
-	tm, eps := capturesOf(s, 1500)
+	tm, eps := capturesOf(s, 3500)
 	_, errs := tm.Captures(context.Background(), eps)
 	if len(s.calls) != captureCalls {
 		t.Fatalf("calls = %d, want the %d in flight when the first timed out", len(s.calls), captureCalls)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,11 +16,11 @@ import (
 
 // fleetServer is a tmux server of panes, each in its own window of session
 // fmses running claude, that answers list-panes -a, the single lookups and
-// chains of display and capture-pane as tmux 3.3a does: a display of an
-// absent pane prints its format against no pane, a capture of one fails
-// and ends the chain. A pane in vanish is in the snapshot, its shell in
-// the foreground, and gone by the time it is captured. When hang is set,
-// every chain times out.
+// chains of list-panes, display and capture-pane as tmux 3.3a does: a
+// display of an absent pane prints its format against no pane, a capture
+// of one fails and ends the chain. Each pane's screen is one row. A pane
+// in vanish is in the snapshot, its shell in the foreground, and gone by
+// the time it is captured. When hang is set, every chain times out.
 type fleetServer struct {
 	mu     sync.Mutex
 	panes  []string // pane ids; pane %N is window fm-tN
@@ -37,25 +38,34 @@ func (s *fleetServer) Run(_ context.Context, c backends.Cmd) (backends.Output, e
 	var out strings.Builder
 	switch args[0] {
 	case "list-panes":
-		for _, id := range s.panes {
-			switch {
-			case s.vanish[id]:
-				out.WriteString(pane("fmses", true, "fm-t"+id[1:], id, "bash"))
-			case !s.gone[id]:
-				out.WriteString(pane("fmses", true, "fm-t"+id[1:], id, "claude"))
+		if !slices.Contains(args, ";") {
+			for _, id := range s.panes {
+				switch {
+				case s.vanish[id]:
+					out.WriteString(pane("fmses", true, "fm-t"+id[1:], id, "bash"))
+				case !s.gone[id]:
+					out.WriteString(pane("fmses", true, "fm-t"+id[1:], id, "claude"))
+				}
 			}
+			return backends.Output{Stdout: []byte(out.String())}, nil
 		}
-		return backends.Output{Stdout: []byte(out.String())}, nil
 	case "list-windows":
 		return backends.Output{}, nil
 	}
 	if s.hang {
 		return backends.Output{}, &backends.TimeoutError{Call: "tmux display", After: time.Second}
 	}
+	geometry := strings.NewReplacer("#{pane_height}", "1", "#{cursor_y}", "1", "#{cursor_x}", "2")
 	for _, cmd := range splitChain(args) {
 		id, format := chainTarget(cmd)
 		present := id != "" && !s.gone[id] && !s.vanish[id] && strings.HasPrefix(id, "%")
 		switch {
+		case cmd[0] == "list-panes":
+			for _, p := range s.panes {
+				if !s.gone[p] && !s.vanish[p] {
+					out.WriteString(geometry.Replace(strings.ReplaceAll(format, "#D", p)) + "\n")
+				}
+			}
 		case cmd[0] == "capture-pane" && !present:
 			return backends.Output{Stdout: []byte(out.String()), ExitCode: 1}, &backends.RunError{Cmd: c, ExitCode: 1, Stderr: "can't find pane: " + id}
 		case cmd[0] == "capture-pane":
@@ -66,7 +76,7 @@ func (s *fleetServer) Run(_ context.Context, c backends.Cmd) (backends.Output, e
 			_, line, _ := strings.Cut(pane("fmses", true, "fm-t"+id[1:], id, "claude"), "\t")
 			out.WriteString(line)
 		default:
-			out.WriteString(strings.NewReplacer("#D", id, "#{cursor_y}", "1", "#{cursor_x}", "2").Replace(format) + "\n")
+			out.WriteString(geometry.Replace(strings.ReplaceAll(format, "#D", id)) + "\n")
 		}
 	}
 	return backends.Output{Stdout: []byte(out.String())}, nil
@@ -126,13 +136,13 @@ func fleetOf(n int) (*fleetServer, *Adapter, []backends.Endpoint) {
 	return s, New(s, Options{Procs: &fixedProcs{}}), eps
 }
 
-// 500 panes take the snapshot and 3 batched captures, made as the panes
-// are classified, and each screen is its own pane's.
-func TestAgentStatesAndCapturesReadsFiveHundredInFourCalls(t *testing.T) {
+// 500 panes take the snapshot and 1 batched capture, made beside it, and
+// each screen is its own pane's.
+func TestAgentStatesAndCapturesReadsFiveHundredInTwoCalls(t *testing.T) {
 	s, tm, eps := fleetOf(500)
 	obs, screens, errs := tm.AgentStatesAndCaptures(context.Background(), eps)
-	if batched, single := s.captureCalls(); len(s.calls) != 4 || batched != 3 || single != 0 {
-		t.Fatalf("%d calls, %d batched and %d single captures; want the snapshot and 3 batches", len(s.calls), batched, single)
+	if batched, single := s.captureCalls(); len(s.calls) != 2 || batched != 1 || single != 0 {
+		t.Fatalf("%d calls, %d batched and %d single captures; want the snapshot and 1 batch", len(s.calls), batched, single)
 	}
 	for i := range eps {
 		want := fmt.Sprintf("row of %%%d", i)
@@ -143,7 +153,8 @@ func TestAgentStatesAndCapturesReadsFiveHundredInFourCalls(t *testing.T) {
 }
 
 // A recorded pane gone before the snapshot reads as the single lookup
-// words it, and is not captured; the others are, in one batch.
+// words it, and is not captured; the others are, in one batch more: the
+// first, made beside the snapshot, ends at the pane gone.
 func TestAgentStatesAndCapturesLeavesAPaneGoneToItsLookup(t *testing.T) {
 	s, tm, eps := fleetOf(6)
 	s.gone["%3"] = true
@@ -156,8 +167,8 @@ func TestAgentStatesAndCapturesLeavesAPaneGoneToItsLookup(t *testing.T) {
 			t.Errorf("endpoint %d: screen %+v, err %v", i, screens[i], errs[i])
 		}
 	}
-	if batched, single := s.captureCalls(); batched != 1 || single != 0 {
-		t.Errorf("%d batched and %d single captures; want one batch", batched, single)
+	if batched, single := s.captureCalls(); batched != 2 || single != 0 {
+		t.Errorf("%d batched and %d single captures; want the one that failed and one more", batched, single)
 	}
 }
 
