@@ -92,6 +92,9 @@ type ControlVars struct {
 	// ReportLag is how long after a submit an older idle report gives
 	// way to a record showing that message's turn running.
 	ReportLag time.Duration
+	// ReadyWait bounds exit's wait for a starting agent's composer to be
+	// drawn before its exit command is typed.
+	ReadyWait time.Duration
 	// StallAfter is how long a busy agent may show no progress before
 	// status, list and wait call it stalled; 0 never does.
 	StallAfter time.Duration
@@ -172,6 +175,7 @@ var table = []Tunable{
 	{Name: "FM_CONTROL_CANCEL_WAIT", Unit: UnitDuration, Default: "3s", Doc: "how long an interrupt watches the agent's own record (transcript, rollout, database, session file) for its turn to end, over every round of interrupt keys; a turn still running after it is exit 3", field: func(t *Tunables) any { return &t.Control.CancelWait }},
 	{Name: "FM_CONTROL_EXIT_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long an exit command gets to stop the agent", field: func(t *Tunables) any { return &t.Control.ExitWait }},
 	{Name: "FM_CONTROL_EXIT_RETRIES", Unit: UnitCount, Default: "3", Doc: "Enter retries for the exit command", field: func(t *Tunables) any { return &t.Control.ExitRetries }},
+	{Name: "FM_CONTROL_READY_WAIT", Unit: UnitDuration, Default: "20s", Doc: "how long exit (and relaunch's stop) waits for a starting agent to draw its composer before typing its exit command: a TUI not yet drawn drops what is typed, or keeps it as a draft; past it nothing is typed", field: func(t *Tunables) any { return &t.Control.ReadyWait }},
 	{Name: "FM_CONTROL_LAUNCH_WAIT", Unit: UnitDuration, Default: "90s", Doc: "how long a relaunched agent gets to come up ready", field: func(t *Tunables) any { return &t.Control.LaunchWait }},
 	{Name: "FM_CONTROL_REPORT_LAG", Unit: UnitDuration, Default: "15s", Doc: "how long after fmctl submits a message an idle report from before it gives way to the agent's record showing that message's turn running: gemini records a prompt before its hook reports busy, seconds later under load; past it the report stands, so a slash command that starts no turn cannot hold a task busy; 0 always believes the report", field: func(t *Tunables) any { return &t.Control.ReportLag }},
 	{Name: "FM_CONTROL_RECORD_POLL", Unit: UnitDuration, Default: "0.5s", Doc: "how often `read --record --follow` reads the agent's own record again: each read parses the whole record (opencode's through a sqlite3 call), and a conversation is read by a person", field: func(t *Tunables) any { return &t.Control.RecordPoll }},

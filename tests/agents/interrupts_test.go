@@ -277,10 +277,12 @@ func relaunchKindsGroup(t *testing.T, p profile) {
 		// (its log's "init" never went on) and never drew its composer;
 		// the relaunch said ready=starting, and every later kind would
 		// meet an agent that cannot take a message. The next kind gets a
-		// new agent instead.
+		// new agent instead; fm-control exit types nothing into a screen
+		// with no composer, so the stuck agent is killed, as a person
+		// would end it.
 		if !poll(60*time.Second, l.composerReady) {
-			l.t.Logf("after relaunch-%s no composer was drawn in 60 s; the agent is stopped and launched again:\n%s", k.name, trimScreen(l.screen(false)))
-			l.fm("fm-control", "exit", l.addr)
+			l.t.Logf("after relaunch-%s no composer was drawn in 60 s; the agent is killed and launched again:\n%s", k.name, trimScreen(l.screen(false)))
+			l.killAgent()
 			if r := l.fm("fm-spawn", l.addr, "--relaunch"); r.code != 0 || !l.agentAlive() {
 				return
 			}

@@ -433,6 +433,18 @@ func (c *Verbs) prepareExitComposer(ctx context.Context, t *task.Target, o *deli
 			return err
 		}
 	}
+	if st.Dialog == "" && !st.Ready() {
+		// A TUI still starting drops what is typed before it draws its
+		// composer, or keeps it as a draft: the exit command waits for it.
+		var ready bool
+		if st, ready = deliver.WaitReady(ctx, t.Backend, t.Endpoint, sig, c.waits.Ready, c.waits.Poll); !ready && st.Dialog == "" {
+			return fault.Failed("task %s's %s agent did not show a ready composer within %s (FM_CONTROL_READY_WAIT); nothing was typed", t.ID, t.Harness.Name, Seconds(c.waits.Ready)).Coded(fault.ENotReady).
+				Hint("an exit command typed before the composer is drawn can be dropped, or left there as a draft").
+				Hint("look at the pane (fm-control read %s): once its composer is drawn, exit again", t.ID).
+				Hint("an agent that never draws one is ended by hand in its pane, or with its endpoint by fm-teardown %s --force, which also discards work that has not landed", t.ID).
+				With("id", t.ID, "exit_result", "refused", "ready", "starting")
+		}
+	}
 	if st.Dialog != "" {
 		return fault.Failed("task %s's %s agent is at its %s dialog; its exit command typed there would go to the dialog, so nothing was typed", t.ID, t.Harness.Name, st.Dialog).Coded(fault.EDialog).
 			Hint("answer the dialog in the pane first").

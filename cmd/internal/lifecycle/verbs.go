@@ -49,12 +49,13 @@ type Waits struct {
 	Launch      time.Duration // FM_CONTROL_LAUNCH_WAIT
 	Cancel      time.Duration // FM_CONTROL_CANCEL_WAIT
 	ReportLag   time.Duration // FM_CONTROL_REPORT_LAG
+	Ready       time.Duration // FM_CONTROL_READY_WAIT
 	ExitRetries int           // FM_CONTROL_EXIT_RETRIES
 }
 
 // ReadWaits takes the waits from the tunables.
 func ReadWaits(v config.ControlVars) Waits {
-	return Waits{Poll: v.Poll, Settle: v.SettleWait, Exit: v.ExitWait, Launch: v.LaunchWait, Cancel: v.CancelWait, ReportLag: v.ReportLag, ExitRetries: v.ExitRetries}
+	return Waits{Poll: v.Poll, Settle: v.SettleWait, Exit: v.ExitWait, Launch: v.LaunchWait, Cancel: v.CancelWait, ReportLag: v.ReportLag, Ready: v.ReadyWait, ExitRetries: v.ExitRetries}
 }
 
 // Backoff is one wait's poll interval: a fast agent is seen within about
