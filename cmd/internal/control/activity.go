@@ -70,6 +70,7 @@ type screenView struct {
 	Dialog harness.Dialog // the dialog the agent waits at (Waits set), if one is drawn
 	Ready  bool           // the composer drawn, with no dialog over it
 	Busy   bool           // a busy mark on screen
+	Held   string         // the digest of the text the composer holds (deliver.ComposerDigest), if any
 }
 
 // readScreen reads the endpoint's screen by the harness's verified
@@ -118,6 +119,9 @@ func screenSig(t *task.Target, obs backends.Observation) (harness.ScreenSig, boo
 
 func viewOf(sig harness.ScreenSig, st harness.ScreenState) screenView {
 	v := screenView{Read: true, Ready: st.Ready(), Busy: st.Busy}
+	if st.Composer == harness.ComposerHolding {
+		v.Held = deliver.ComposerDigest(st.HeldText())
+	}
 	if d, ok := sig.WaitingAt(st); ok {
 		v.Dialog = d
 	}
@@ -166,6 +170,12 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, w lif
 			if scr.Busy {
 				return agentActivity{Word: actBusy, Evidence: evScreen}
 			}
+			// The launch prompt still held in the composer has not been
+			// taken: kilo, loaded, reports its session idle and draws the
+			// prompt there for more than a minute before it submits it.
+			if launchHeld(t, scr) {
+				return agentActivity{Word: actStarting, Evidence: evScreen}
+			}
 			if turnBeforeReport(t, obs, a.At, now, w.ReportLag) {
 				return agentActivity{Word: actBusy, Evidence: evRecord}
 			}
@@ -199,6 +209,16 @@ func readActivity(t *task.Target, obs backends.Observation, now time.Time, w lif
 		}
 	}
 	return agentActivity{Word: actUnknown, Evidence: evNone}
+}
+
+// launchHeld says the composer holds the launch prompt fm-spawn handed the
+// agent (state/<id>.typed), which it has not taken yet.
+func launchHeld(t *task.Target, scr screenView) bool {
+	if scr.Held == "" {
+		return false
+	}
+	typed, ok := t.Store.ReadTyped(t.ID)
+	return ok && typed.Owns(scr.Held) == state.OwnLaunch
 }
 
 // turnBeforeReport says whether the agent's newest report (idle, at at)
