@@ -44,6 +44,8 @@ func TestScreenSignaturesOnRealCaptures(t *testing.T) {
 		{"codex", "composer-text", ComposerHolding, "hello one", false, "", true, true},
 		{"codex", "help", ComposerHolding, "/help", false, "", true, true},
 		{"codex", "busy", ComposerEmpty, "", true, "", true, true},
+		// The launch prompt's turn over between two looks: its footer.
+		{"codex", "launched-turn-over", ComposerEmpty, "", false, "", true, true},
 		{"codex", "busy-queued", ComposerEmpty, "", true, "", true, true},
 		{"codex", "ctrl-c-busy", ComposerAbsent, "", false, "task-running", false, false},
 		{"codex", "esc-esc-idle", ComposerAbsent, "", false, "transcript", false, false},

@@ -60,13 +60,15 @@ var screens = map[string]ScreenSig{
 			{Name: "transcript", Marks: []string{"Browsing transcript"}},
 		},
 		// The composer is drawn ~3 s before the app-server takes prompts; the
-		// launch prompt's turn (working, or its result ■, or the thread name
-		// it gives the status row) proves it is up.
-		TurnSeen:  []string{"esc to interrupt)", "^■ "},
+		// launch prompt's turn (working, its result ■, or the "Worked for"
+		// footer of a turn that ended between two looks: the tier's stub
+		// answers in under a second, and a spawn that saw neither waited
+		// out its 60 s and said starting) proves it is up.
+		TurnSeen:  []string{"esc to interrupt)", "^■ ", "^Worked for "},
 		Collapsed: []string{"[Pasted Content "},
 		// C-c quits an empty codex, so never; End then C-u reaches every row.
 		Clear:  ClearSeq{Lead: []Key{KeyEnd}, Repeat: KeyCtrlU, PerLine: 2, Extra: 1},
-		Source: "tests/captures/codex-0.171.0; tests/captures/notes-claude-codex.md",
+		Source: "tests/captures/codex-0.171.0 (launched-turn-over: the tier, 2026-12-07); tests/captures/notes-claude-codex.md",
 	},
 	"opencode": {
 		Release: "1.18.33", Layout: LayoutBarBlock,
