@@ -92,9 +92,13 @@ func failureKind(f failure) turnKind {
 	return turnKind{name: f.name, quiet: quiet, start: func(s *scen, nonce string) {
 		l := s.l
 		// A turn still running takes the prompt into its queue, and the
-		// failing request goes out only after it (opencode, loaded).
+		// failing request goes out only after it (opencode, loaded). kilo
+		// relaunched into the down API retried its launch turn for minutes
+		// under load (CI's third C with kilo, 2026-12-07), so that turn is
+		// ended by its interrupt key, as a person would.
 		if !l.settle(30 * time.Second) {
-			s.note("a turn still ran 30 s before the failing turn was sent")
+			s.note("a turn still ran 30 s before the failing turn was sent; it was interrupted")
+			recoverIdle(l)
 		}
 		s.send("a failing model " + f.word + " " + nonce)
 		// opencode under load sends its request tens of seconds after it
