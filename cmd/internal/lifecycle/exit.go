@@ -104,8 +104,12 @@ func (c *Verbs) stopAlive(ctx context.Context, t *task.Target, obs backends.Obse
 	o.Retries = c.waits.ExitRetries
 	o.Popup = true
 	o.EndsAgent = true
-	if err := c.prepareExitComposer(ctx, t, &o); err != nil {
+	gone, err := c.prepareExitComposer(ctx, t, &o)
+	if err != nil {
 		return "", err
+	}
+	if gone {
+		return ExitStopped, c.RetireBusy(t)
 	}
 	typedAt := time.Now()
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, t.Harness.ExitCommand, o)

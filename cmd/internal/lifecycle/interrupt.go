@@ -417,28 +417,31 @@ func settleCancelled(t *task.Target, before state.AgentState, now time.Time) {
 
 // prepareExitComposer, for a harness with verified screen signatures,
 // refuses to type the exit command into a blocking dialog (gemini would
-// store "/quit" as its API key), clears held text first so the command is
-// not glued onto it, and has the submit read the composer by signature.
-func (c *Verbs) prepareExitComposer(ctx context.Context, t *task.Target, o *deliver.Options) error {
+// store "/quit" as its API key), waits for a composer not drawn yet,
+// clears held text first so the command is not glued onto it, and has the
+// submit read the composer by signature. gone says the agent ended on its
+// own while it waited: nothing is left to type into.
+func (c *Verbs) prepareExitComposer(ctx context.Context, t *task.Target, o *deliver.Options) (gone bool, err error) {
 	sig, ok := t.Harness.Screen()
 	if !ok {
-		return nil
+		return false, nil
 	}
 	st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
 	if err != nil {
-		return nil // the submit's own checks follow
+		return false, nil // the submit's own checks follow
 	}
 	if sig.IdleExit && st.Dialog == "" && (st.Busy || turnRuns(ctx, t)) {
 		if st, err = c.cancelForExit(ctx, t, sig); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if st.Dialog == "" && !st.Ready() {
-		// A TUI still starting drops what is typed before it draws its
-		// composer, or keeps it as a draft: the exit command waits for it.
 		var ready bool
-		if st, ready = deliver.WaitReady(ctx, t.Backend, t.Endpoint, sig, c.waits.Ready, c.waits.Poll); !ready && st.Dialog == "" {
-			return fault.Failed("task %s's %s agent did not show a ready composer within %s (FM_CONTROL_READY_WAIT); nothing was typed", t.ID, t.Harness.Name, Seconds(c.waits.Ready)).Coded(fault.ENotReady).
+		if st, ready, gone = c.awaitExitComposer(ctx, t, sig, st); gone {
+			return true, nil
+		}
+		if !ready && st.Dialog == "" {
+			return false, fault.Failed("task %s's %s agent did not show a ready composer within %s (FM_CONTROL_READY_WAIT); nothing was typed", t.ID, t.Harness.Name, Seconds(c.waits.Ready)).Coded(fault.ENotReady).
 				Hint("an exit command typed before the composer is drawn can be dropped, or left there as a draft").
 				Hint("look at the pane (fm-control read %s): once its composer is drawn, exit again", t.ID).
 				Hint("an agent that never draws one is ended by hand in its pane, or with its endpoint by fm-teardown %s --force, which also discards work that has not landed", t.ID).
@@ -446,13 +449,36 @@ func (c *Verbs) prepareExitComposer(ctx context.Context, t *task.Target, o *deli
 		}
 	}
 	if st.Dialog != "" {
-		return fault.Failed("task %s's %s agent is at its %s dialog; its exit command typed there would go to the dialog, so nothing was typed", t.ID, t.Harness.Name, st.Dialog).Coded(fault.EDialog).
+		return false, fault.Failed("task %s's %s agent is at its %s dialog; its exit command typed there would go to the dialog, so nothing was typed", t.ID, t.Harness.Name, st.Dialog).Coded(fault.EDialog).
 			Hint("answer the dialog in the pane first").
 			With("id", t.ID, "exit_result", "refused", "dialog", st.Dialog)
 	}
 	if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
-		return fault.Failed("task %s: %v; its exit command would be glued onto it, so nothing was typed", t.ID, err).Coded(fault.EComposerHeld)
+		return false, fault.Failed("task %s: %v; its exit command would be glued onto it, so nothing was typed", t.ID, err).Coded(fault.EComposerHeld)
 	}
 	o.Screen = &sig
-	return nil
+	return false, nil
+}
+
+// awaitExitComposer waits, within FM_CONTROL_READY_WAIT, for a composer
+// not drawn (a TUI still starting drops what is typed before it draws one,
+// or keeps it as a draft), or a dialog, or the agent gone: one still
+// ending when exit began (cline quits on an idle Ctrl+C, and its closing
+// screen has no composer) has nothing left to type into.
+func (c *Verbs) awaitExitComposer(ctx context.Context, t *task.Target, sig harness.ScreenSig, st harness.ScreenState) (last harness.ScreenState, ready, gone bool) {
+	deadline := time.Now().Add(c.waits.Ready)
+	poll := c.waits.Backoff()
+	for {
+		if t.Backend.AgentState(ctx, t.Endpoint).State == backends.StateDead {
+			return st, false, true
+		}
+		if time.Now().After(deadline) || poll.Sleep(ctx) != nil {
+			return st, false, false
+		}
+		if next, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig); err == nil {
+			if st = next; st.Dialog != "" || st.Ready() {
+				return st, st.Ready(), false
+			}
+		}
+	}
 }
