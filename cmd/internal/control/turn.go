@@ -25,16 +25,7 @@ func lastTurn(t *task.Target, obs backends.Observation) turnView {
 	if !ok {
 		return turnView{}
 	}
-	tr, ok := r.(records.Transcript)
-	if !ok {
-		return turnView{}
-	}
-	entries, err := tr.Entries()
-	if err != nil {
-		return turnView{}
-	}
-	since, _ := t.Task.Record.SpawnedAt()
-	end, ended, found := records.LastTurn(entries, since)
+	end, ended, found := t.LiveTurn(r)
 	v := turnView{Outcome: end.End, Ended: ended, Read: found, At: end.Time}
 	if end.End == records.Failed {
 		v.Error = end.Text

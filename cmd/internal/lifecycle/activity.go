@@ -6,7 +6,6 @@ import (
 
 	"fmctl/backends"
 	"fmctl/cmd/internal/task"
-	"fmctl/harness/records"
 	"fmctl/state"
 )
 
@@ -50,16 +49,7 @@ func reportOutrun(t *task.Target, a state.AgentState, turn turnBefore) bool {
 	if turn.record == nil || turn.running || turn.retrying || !ok || !tel.LeavesEndsUnreported() {
 		return false
 	}
-	tr, ok := turn.record.(records.Transcript)
-	if !ok {
-		return false
-	}
-	entries, err := tr.Entries()
-	if err != nil {
-		return false
-	}
-	since, _ := t.Task.Record.SpawnedAt()
-	end, ended, _ := records.LastTurn(entries, since)
+	end, ended, _ := t.LiveTurn(turn.record)
 	return ended && !end.Time.IsZero() && end.Time.After(a.At)
 }
 

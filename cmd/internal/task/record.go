@@ -55,3 +55,21 @@ func (t *Target) AgentRecord(obs backends.Observation) (records.Reader, bool) {
 	r, err := records.For(t.Harness.Name, where)
 	return r, err == nil
 }
+
+// LiveTurn is how the live agent's newest turn stands in its record r
+// (records.LastTurn, from the agent's launch): its end, whether it ended,
+// and whether the record holds a turn of its at all. A record that keeps
+// no conversation (no records.Transcript), or could not be read, holds
+// none.
+func (t *Target) LiveTurn(r any) (end records.Entry, ended, found bool) {
+	tr, ok := r.(records.Transcript)
+	if !ok {
+		return records.Entry{}, false, false
+	}
+	entries, err := tr.Entries()
+	if err != nil {
+		return records.Entry{}, false, false
+	}
+	since, _ := t.Task.Record.SpawnedAt()
+	return records.LastTurn(entries, since)
+}
