@@ -35,7 +35,8 @@ const maxNesting = 4
 //
 // It costs one small read per ancestor in /proc and one unparsed read per
 // record in the home (a secondmate's records too), and no multiplexer call:
-// the binaries run in loops (BenchmarkResolveInAHomeOf500Tasks).
+// the binaries run in loops (BenchmarkResolveInAHomeOf500Tasks). A hook's
+// call reads one record (ResolveAs).
 type Resolver struct {
 	Store state.Store
 	// Procs is nil where there is no process table to read (no /proc):
@@ -47,7 +48,19 @@ type Resolver struct {
 
 // Resolve returns the caller. A process table that cannot read the caller
 // itself is an error: the caller is then not known to be the operator.
-func (r Resolver) Resolve() (Caller, error) {
+func (r Resolver) Resolve() (Caller, error) { return r.resolve("") }
+
+// ResolveAs is Resolve for a caller that claims to be task id, on a path
+// every turn of an agent takes (agent-event, from its hooks): when the
+// caller descends from the pane id's own record names, it is that task,
+// found from that one record, so the size of the fleet does not weigh on
+// each of its agents' turns. Any other caller is resolved as Resolve does.
+// The two answer alike unless another task's recorded pane sits between
+// the caller and id's own pane, which no multiplexer makes: a pane's
+// first process is a child of its server, never of another pane.
+func (r Resolver) ResolveAs(id string) (Caller, error) { return r.resolve(id) }
+
+func (r Resolver) resolve(claimed string) (Caller, error) {
 	if c, ok := testCaller(r.Store); ok {
 		return c, nil
 	}
@@ -58,15 +71,48 @@ func (r Resolver) Resolve() (Caller, error) {
 	if err != nil {
 		return Caller{}, err
 	}
+	if c, ok := r.own(claimed, depth); ok {
+		return c, nil
+	}
+	return r.nearest(depth), nil
+}
+
+// own is task id as the caller, when the pane its record names is among
+// the caller's ancestors (depth).
+func (r Resolver) own(id string, depth map[int]int) (Caller, bool) {
+	if id == "" {
+		return Caller{}, false
+	}
+	data, err := r.Store.PeekRecord(id, nil)
+	if err != nil {
+		return Caller{}, false
+	}
+	pid, _ := strconv.Atoi(state.PanePIDOf(data))
+	if _, ancestor := depth[pid]; !ancestor || pid <= 1 {
+		return Caller{}, false
+	}
+	rec, err := state.ParseRecord(data)
+	if err != nil {
+		return Caller{}, false
+	}
+	c := Caller{Task: id, PanePID: pid}
+	// A malformed grants line grants nothing.
+	c.Grants, _ = ParseGrants(rec.Grants())
+	return c, true
+}
+
+// nearest is the caller whose ancestry is depth: the task whose recorded
+// pane is its nearest ancestor, or the operator.
+func (r Resolver) nearest(depth map[int]int) Caller {
 	m := match{depth: maxAncestry + 1}
 	r.scan(r.Store, depth, nil, 0, map[string]bool{}, &m)
 	if m.owner.id == "" {
-		return Caller{}, nil
+		return Caller{}
 	}
 	c := Caller{Task: m.owner.id, PanePID: m.pid, Crew: m.crew}
 	// A malformed grants line grants nothing.
 	c.Grants, _ = ParseGrants(m.owner.grants)
-	return c, nil
+	return c
 }
 
 // ancestry maps each ancestor's pid (the caller included) to its distance

@@ -76,6 +76,43 @@ func TestResolveFindsTheTaskWhosePaneTheCallerDescendsFrom(t *testing.T) {
 	}
 }
 
+func TestResolveAsTheTaskItselfReadsOnlyItsRecord(t *testing.T) {
+	store := twoTasks(t)
+	// A record naming the agent's own pid as a pane would be the nearest
+	// match for Resolve; ResolveAs, asked for t2, never reads it.
+	writeRecord(t, store.Dir, "t4", "tmux_pane_pid=310")
+	if c, _ := (Resolver{Store: store, Procs: paneTable(), Self: 330}).Resolve(); c.Task != "t4" {
+		t.Fatalf("Resolve = %+v, want t4 (the nearest recorded pane)", c)
+	}
+	c, err := Resolver{Store: store, Procs: paneTable(), Self: 330}.ResolveAs("t2")
+	if err != nil || c.Task != "t2" || c.PanePID != 300 || FormatGrants(c.Grants) != "exit@t1 read@children" {
+		t.Fatalf("ResolveAs(t2) = %+v, %v; want t2 at pane pid 300 with its grants", c, err)
+	}
+}
+
+func TestResolveAsAnotherTaskFindsTheRealCaller(t *testing.T) {
+	store := twoTasks(t)
+	for _, tc := range []struct {
+		self      int
+		claims    string
+		want      string
+		wantPanes int
+	}{
+		{330, "t1", "t2", 300}, // t2's agent claiming t1's events is t2
+		{330, "t3", "t2", 300}, // t3 records no pane
+		{330, "t9", "t2", 300}, // no record at all
+		{900, "t2", "", 0},     // the operator
+	} {
+		c, err := Resolver{Store: store, Procs: paneTable(), Self: tc.self}.ResolveAs(tc.claims)
+		if err != nil || c.Task != tc.want || c.PanePID != tc.wantPanes {
+			t.Errorf("pid %d as %s: %+v, %v; want task %q at pane pid %d", tc.self, tc.claims, c, err, tc.want, tc.wantPanes)
+		}
+	}
+	if _, err := (Resolver{Store: store, Procs: paneTable(), Self: 777}).ResolveAs("t2"); err == nil {
+		t.Error("a caller whose own process cannot be read resolved without an error")
+	}
+}
+
 func TestResolveOutsideEveryPaneIsTheOperator(t *testing.T) {
 	store := twoTasks(t)
 	for _, self := range []int{900, 10} { // a plain shell; the server itself
@@ -212,12 +249,26 @@ func BenchmarkResolveInAHomeOf500Tasks(b *testing.B) {
 		}
 	}
 	r := Resolver{Store: state.Store{Dir: dir}, Procs: procStat{}, Self: os.Getpid()}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if c, err := r.Resolve(); err != nil || !c.Operator() {
-			b.Fatalf("%+v, %v", c, err)
+	b.Run("any caller", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if c, err := r.Resolve(); err != nil || !c.Operator() {
+				b.Fatalf("%+v, %v", c, err)
+			}
 		}
+	})
+	// A hook's agent-event: the task's pane is the caller's parent here.
+	id := "t250"
+	body := "window=s:fm-" + id + "\nendpoint_task_id=" + id + "\nharness=claude\nkind=ship\nspawn_gen=g1\ntmux_pane_pid=" + strconv.Itoa(os.Getppid()) + "\n"
+	if err := os.WriteFile(filepath.Join(dir, id+".meta"), []byte(body), 0o644); err != nil {
+		b.Fatal(err)
 	}
+	b.Run("the task itself", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if c, err := r.ResolveAs(id); err != nil || c.Task != id {
+				b.Fatalf("%+v, %v", c, err)
+			}
+		}
+	})
 }
 
 // procStat reads parents from the real /proc (backends/proc.FS does the

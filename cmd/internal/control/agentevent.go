@@ -77,7 +77,7 @@ func runAgentEvent(d edge.Deps, cmd *ucli.Command) error {
 	// A task's own hooks run inside its pane, so the task may report for
 	// itself; another task's events are refused here, before the key is
 	// even looked at.
-	return task.NewAuthority("fm-control", tun, d.Printer(false).Warn).Guard(authority.AgentEvent, a.id, func() error {
+	return task.NewAuthority("fm-control", tun, d.Printer(false).Warn).GuardOwn(authority.AgentEvent, a.id, func() error {
 		return recordAgentEvent(tun.Home, a, cmd.Args().Slice(), time.Now())
 	})
 }

@@ -56,7 +56,22 @@ func (a Authority) GuardAs(verb, id string, fn func(authority.Caller) error) err
 	if err != nil || state.CheckTaskArg(a.Tool, id) != nil {
 		return fn(authority.Caller{})
 	}
-	return a.guard(home, verb, id, fn)
+	return a.guard(home, verb, id, a.Caller, fn)
+}
+
+// GuardOwn is Guard for a verb a task's agent runs on itself on every turn
+// (agent-event, from its hooks): the caller is first looked for in the
+// task's own record (authority.Resolver.ResolveAs), so a fleet's size does
+// not weigh on each of its agents' turns. The decision is Guard's.
+func (a Authority) GuardOwn(verb, id string, fn func() error) error {
+	home, err := config.LocateHome(a.Tool, a.Tunables.Home)
+	if err != nil || state.CheckTaskArg(a.Tool, id) != nil {
+		return fn()
+	}
+	resolve := func(home config.Home) (authority.Caller, error) {
+		return a.resolver(home).ResolveAs(id)
+	}
+	return a.guard(home, verb, id, resolve, func(authority.Caller) error { return fn() })
 }
 
 // GuardRemote is Guard for a verb on another host's task (target is
@@ -69,12 +84,12 @@ func (a Authority) GuardRemote(verb, target string, fn func() error) error {
 	if err != nil {
 		return fn()
 	}
-	return a.guard(home, verb, target, func(authority.Caller) error { return fn() })
+	return a.guard(home, verb, target, a.Caller, func(authority.Caller) error { return fn() })
 }
 
-func (a Authority) guard(home config.Home, verb, id string, fn func(authority.Caller) error) error {
+func (a Authority) guard(home config.Home, verb, id string, resolve func(config.Home) (authority.Caller, error), fn func(authority.Caller) error) error {
 	store := state.Store{Dir: home.State}
-	caller, err := a.Caller(home)
+	caller, err := resolve(home)
 	if err != nil {
 		return fault.Failed("%s cannot tell whether it runs inside a task's pane (%v), so it refuses to act as the operator; nothing was done", a.Tool, err).Coded(fault.ENotAuthorized)
 	}
@@ -105,7 +120,11 @@ func (a Authority) guard(home config.Home, verb, id string, fn func(authority.Ca
 // Caller resolves the caller alone, for a verb that filters what it shows
 // (list) rather than refusing.
 func (a Authority) Caller(home config.Home) (authority.Caller, error) {
-	return authority.Resolver{Store: state.Store{Dir: home.State}, Procs: a.Procs, Self: a.Self}.Resolve()
+	return a.resolver(home).Resolve()
+}
+
+func (a Authority) resolver(home config.Home) authority.Resolver {
+	return authority.Resolver{Store: state.Store{Dir: home.State}, Procs: a.Procs, Self: a.Self}
 }
 
 // refusal is the user's error for a decided refusal.
