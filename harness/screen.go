@@ -202,8 +202,16 @@ type ScreenSig struct {
 	// into the queue, out of sight.
 	QueueFolded string `json:"queue_folded,omitempty"`
 	// QueueIndent is how deep the texts under QueueHead are indented
-	// (gemini four spaces, the default; qwen two, under its busy line).
+	// (gemini four spaces, the default; qwen two, under its busy line;
+	// cline four inside its box's border).
 	QueueIndent string `json:"queue_indent,omitempty"`
+	// QueueRelease is the key that, pressed on an empty composer while no
+	// turn runs, submits the first text the queue still holds (cline:
+	// "Enter with empty input to steer first"). A harness whose queue can
+	// be left holding a text after its turn ended (cline did, once in
+	// three tier runs) has one: fm-send presses it before it types into
+	// such an agent, so no message overtakes one queued before it.
+	QueueRelease Key `json:"queue_release,omitempty"`
 	// QueueRows start the row each text the harness took while a turn
 	// runs is drawn on, with no head above them (claude "  ❯ " indented
 	// above its composer, pi " Steering: "): such a text was taken but
@@ -308,6 +316,8 @@ func (sig ScreenSig) headQueues(lines []string) []string {
 	if indent == "" {
 		indent = "    "
 	}
+	// A box's border (cline's "│") opens the indent and closes each row.
+	border := strings.TrimSpace(indent)
 	var queues []string
 	for i, l := range lines {
 		if !strings.Contains(l, sig.QueueHead) {
@@ -318,10 +328,15 @@ func (sig ScreenSig) headQueues(lines []string) []string {
 			if strings.TrimSpace(row) == "" {
 				continue
 			}
-			if !strings.HasPrefix(row, indent) {
+			text, ok := strings.CutPrefix(row, indent)
+			if !ok {
 				break
 			}
-			queued.WriteString(strings.TrimSpace(row))
+			text = strings.TrimSpace(text)
+			if border != "" {
+				text = strings.TrimSpace(strings.TrimSuffix(text, border))
+			}
+			queued.WriteString(text)
 		}
 		if queued.Len() > 0 {
 			queues = append(queues, queued.String())
@@ -329,6 +344,10 @@ func (sig ScreenSig) headQueues(lines []string) []string {
 	}
 	return queues
 }
+
+// QueuedTexts are the texts listed under the harness's queue head, first
+// queued first.
+func (sig ScreenSig) QueuedTexts(lines []string) []string { return sig.headQueues(lines) }
 
 // HasQueue reports whether the harness draws a queue fmctl can read: a
 // screen read for one is wasted on a harness with neither mark.

@@ -123,6 +123,7 @@ func TestScreenSignaturesOnRealCaptures(t *testing.T) {
 		{"cline", "busy-queued", ComposerEmpty, "", true, "", true, true},
 		{"cline", "after-interrupt", ComposerEmpty, "", false, "", true, false}, // the answer's "* " scrolled off
 		{"cline", "after-interrupt-queued", ComposerEmpty, "", false, "", true, true},
+		{"cline", "idle-queue-stranded", ComposerEmpty, "", false, "", true, true},
 		// The tool's row keeps its spinner while the dialog waits.
 		{"cline", "permission-dialog", ComposerAbsent, "", true, "permission", false, false},
 		{"cline", "notice-dialog", ComposerAbsent, "", false, "notice", false, false},

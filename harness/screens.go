@@ -242,8 +242,12 @@ var screens = map[string]ScreenSig{
 		// The launch prompt is drawn in the composer for a few seconds
 		// before the runtime takes it; its turn (busy, or an answer "* ")
 		// proves it was taken.
-		TurnSeen:  append([]string{"^* "}, clineBusy...),
-		QueueHead: "Queued messages:",
+		TurnSeen: append([]string{"^* "}, clineBusy...),
+		// Its queue is a box: "│ Queued messages:", each text on a row
+		// "│    <text>", then "│ Enter with empty input to steer first";
+		// that key released a text the queue kept after its turn ended
+		// (idle-queue-stranded).
+		QueueHead: "Queued messages:", QueueIndent: "│    ", QueueRelease: KeyEnter,
 		// End first: C-u deletes back to the line start, then the newline
 		// before it, as claude's composer does.
 		Clear:       ClearSeq{Lead: []Key{KeyEnd}, Repeat: KeyCtrlU, PerLine: 2, Extra: 1},

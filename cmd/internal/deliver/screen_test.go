@@ -213,6 +213,13 @@ func TestQueueRowsAreNotASubmit(t *testing.T) {
 		{"qwen", "busy-queued", tailOf("please fmhang busy"), false},
 		{"qwen", "busy", tailOf("please fmhang busy"), false},
 		{"qwen", "after-interrupt-restored", tailOf("queued while busy"), false},
+		// cline lists it in a box, four spaces inside the border; once it
+		// kept one there after its turn ended, idle.
+		{"cline", "busy-queued", tailOf("queued while busy"), true},
+		{"cline", "busy-queued", tailOf("please fmhang now"), false},
+		{"cline", "busy", tailOf("please fmhang now"), false},
+		{"cline", "after-interrupt-queued", tailOf("queued while busy"), false},
+		{"cline", "idle-queue-stranded", tailOf("first message right after spawn fba638"), true},
 	} {
 		sig, s := realScreen(t, c.h, c.file)
 		if got := sig.Queued(s.Lines, c.tail); got != c.queued {

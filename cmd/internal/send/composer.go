@@ -3,6 +3,7 @@ package send
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -10,6 +11,7 @@ import (
 	"fmctl/backends"
 	"fmctl/cmd/internal/deliver"
 	"fmctl/cmd/internal/fault"
+	"fmctl/cmd/internal/press"
 	"fmctl/cmd/internal/task"
 	"fmctl/config"
 	"fmctl/harness"
@@ -228,4 +230,60 @@ func discardHint(id string, req Request) string {
 		return fmt.Sprintf("or discard the draft and send: fm-send %s --discard-draft -- %s", id, harness.Quote(req.Text))
 	}
 	return "or discard the draft and send: run the same fm-send with --discard-draft"
+}
+
+// strandedSettle is how long an idle agent's queue must keep a text before
+// fm-send releases it: at a turn's end cline takes its queue into the next
+// turn itself, within a redraw, and a release key pressed in that moment
+// would be one Enter too many.
+const strandedSettle = time.Second
+
+// releaseStranded submits, with the harness's QueueRelease key, a text its
+// queue still holds though no turn runs (cline kept one there after the
+// turn it was queued behind had ended), and proves the queue let go of it
+// (FM_SEND_READY_WAIT bounds that). The message about to be typed would
+// otherwise run before it, and it might never run. It returns the released
+// text; an agent whose queue is empty, or not drawn, or that is busy, is
+// left as it is.
+func releaseStranded(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars, keys press.Keys) (string, error) {
+	if sig.QueueRelease == "" || !t.Ability.CanDeliver(sig.QueueRelease) {
+		return "", nil
+	}
+	stranded := func() (string, bool) {
+		s, err := t.Backend.Capture(ctx, t.Endpoint)
+		if err != nil {
+			return "", false
+		}
+		st := sig.ReadScreen(s.Lines)
+		queued := sig.QueuedTexts(s.Lines)
+		if st.Busy || st.Dialog != "" || st.Composer != harness.ComposerEmpty || len(queued) == 0 {
+			return "", false
+		}
+		return queued[0], true
+	}
+	text, ok := stranded()
+	for deadline := time.Now().Add(strandedSettle); ok && time.Now().Before(deadline); text, ok = stranded() {
+		if backends.Sleep(ctx, v.Poll) != nil {
+			return "", nil
+		}
+	}
+	if !ok {
+		return "", nil
+	}
+	if _, err := keys.Press(ctx, sig.QueueRelease, press.Opts{}); err != nil {
+		return "", err
+	}
+	deadline := time.Now().Add(v.ReadyWait)
+	for {
+		s, err := t.Backend.Capture(ctx, t.Endpoint)
+		if err == nil && !slices.Contains(sig.QueuedTexts(s.Lines), text) {
+			return text, nil
+		}
+		if time.Now().After(deadline) || backends.Sleep(ctx, v.Poll) != nil {
+			return "", fault.Failed("task %s's idle %s agent still queues %q after %s; nothing was sent behind it", t.ID, t.Harness.Name, deliver.Clip(text, draftLineRunes), sig.QueueRelease).Coded(fault.ENotReady).
+				With("id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "stranded", text).
+				Hint("%s is the key %s names to submit a queued text; its queue still listed it after %s (FM_SEND_READY_WAIT)", sig.QueueRelease, t.Harness.Name, v.ReadyWait).
+				Hint("look at the pane: fm-control read %s", t.ID)
+		}
+	}
 }

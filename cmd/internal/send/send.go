@@ -219,15 +219,23 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 	}
 	defer lock.Release()
 	var cleared *emptied
+	released := ""
 	if sig, ok := t.Harness.Screen(); ok && t.HasHarness {
 		if cleared, err = prepareComposer(ctx, t, sig, s.Tunables.Send, req); err != nil {
+			return err
+		}
+		if released, err = releaseStranded(ctx, t, sig, s.Tunables.Send, pressKeys(t, lock)); err != nil {
+			var fe *fault.Error
+			if errors.As(err, &fe) {
+				return delivery{t: t, emptied: cleared}.emptiedFacts(fe)
+			}
 			return err
 		}
 		o.Screen = &sig
 	} else if err := refuseHeld(ctx, t); err != nil {
 		return err
 	}
-	d := delivery{t: t, text: text, at: time.Now(), emptied: cleared}
+	d := delivery{t: t, text: text, at: time.Now(), emptied: cleared, released: released}
 	if d.messageID, err = state.NewMessageID(d.at); err != nil {
 		return fault.Failed("%w; nothing was sent", err)
 	}
@@ -308,6 +316,9 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		} else if cleared != nil {
 			out.AddQuoted("cleared", cleared.text)
 		}
+		if released != "" {
+			out.AddQuoted("released", released)
+		}
 		s.Print.Outcome(out)
 		return nil
 	case proof == deliver.Enqueued:
@@ -352,11 +363,16 @@ type delivery struct {
 	messageID string
 	watch     *deliver.RecordWatch
 	emptied   *emptied // what was cleared from the composer before typing
+	released  string   // what the agent's queue held, idle, until fmctl submitted it
 }
 
 // facts adds what every unconfirmed send reports.
 func (d delivery) facts(e *fault.Error, submit string) *fault.Error {
-	return d.emptiedFacts(e.With("id", d.t.ID, "backend", d.t.BackendName, "endpoint", d.t.Endpoint.Target, "submit", submit, "message", d.messageID))
+	e = e.With("id", d.t.ID, "backend", d.t.BackendName, "endpoint", d.t.Endpoint.Target, "submit", submit, "message", d.messageID)
+	if d.released != "" {
+		e = e.With("released", d.released)
+	}
+	return d.emptiedFacts(e)
 }
 
 // emptiedFacts adds what was cleared from the composer before typing: it
