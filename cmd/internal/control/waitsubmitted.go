@@ -10,6 +10,7 @@ import (
 	"fmctl/cmd/internal/deliver"
 	"fmctl/cmd/internal/fault"
 	"fmctl/cmd/internal/task"
+	"fmctl/harness"
 	"fmctl/state"
 )
 
@@ -66,10 +67,29 @@ func (c *Controller) WaitSubmitted(ctx context.Context, id, messageID string, li
 		}
 		return false, nil
 	}, func() error {
-		return fault.Timeout("message %s did not reach task %s's %s record within %s (proof=%s)", messageID, t.ID, t.RecordedHarness, limit, proof).
-			With("id", t.ID, "for", cond, "message", messageID, "proof", string(proof)).
-			Hint("do not resend it while the agent may still take it (a queued message is submitted when the turn ends); wait again, or look at the pane")
+		e := fault.Timeout("message %s did not reach task %s's %s record within %s (proof=%s)", messageID, t.ID, t.RecordedHarness, limit, proof).
+			With("id", t.ID, "for", cond, "message", messageID, "proof", string(proof))
+		if key, ok := strandedQueue(ctx, t); ok {
+			return e.Hint("the agent is idle and its queue still holds a text, which it has not submitted; the next fm-send %s submits it first (%s on the empty composer), or press it now: fm-send %s --key %s", t.ID, key, t.ID, key)
+		}
+		return e.Hint("do not resend it while the agent may still take it (a queued message is submitted when the turn ends); wait again, or look at the pane")
 	})
+}
+
+// strandedQueue reports whether the agent's screen shows it idle with a
+// text its queue still holds, and the key that submits it (the harness's
+// QueueRelease; cline once kept a queued text after its turn ended).
+func strandedQueue(ctx context.Context, t *task.Target) (harness.Key, bool) {
+	sig, ok := t.Harness.Screen()
+	if !ok || sig.QueueRelease == "" {
+		return "", false
+	}
+	s, err := t.Backend.Capture(ctx, t.Endpoint)
+	if err != nil {
+		return "", false
+	}
+	st := sig.ReadScreen(s.Lines)
+	return sig.QueueRelease, !st.Busy && st.Dialog == "" && len(sig.QueuedTexts(s.Lines)) > 0
 }
 
 // recordProof reads the live agent's record once for a message the send
