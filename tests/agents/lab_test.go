@@ -166,10 +166,17 @@ func newLab(t *testing.T, p profile, group string, also ...profile) *lab {
 		os.RemoveAll(filepath.Join(l.capDir, group))
 	}
 	path := agentsBin + ":" + fmBin + ":" + filepath.Dir(tmuxBin) + ":/usr/local/bin:/usr/bin:/bin"
-	if node := os.Getenv("FM_AGENTS_NODE_DIR"); node != "" {
+	for _, q := range append([]profile{p}, also...) {
 		// A newer Node than the machine's, for a CLI that needs one
 		// (qwen-code 0.24 wants Node 22): the CLIs' `env node` finds it.
-		path = node + ":" + path
+		node, err := nodeFor(q.pkg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if node != "" {
+			path = node + ":" + path
+			break
+		}
 	}
 	paneEnv := []string{
 		"PATH=" + path,

