@@ -212,6 +212,13 @@ type ScreenSig struct {
 	// three tier runs) has one: fm-send presses it before it types into
 	// such an agent, so no message overtakes one queued before it.
 	QueueRelease Key `json:"queue_release,omitempty"`
+	// QueueSkipsFirstTurn: a text queued behind the agent's first turn
+	// (its launch prompt's) is never submitted when that turn ends. cline
+	// 3.0.65 drains its queue after a turn the TUI submitted (its
+	// runTurn), not after the launch prompt's (its startSession runs that
+	// turn and drains nothing). fm-send refuses to queue behind that turn;
+	// --when-ready waits for it to end.
+	QueueSkipsFirstTurn bool `json:"queue_skips_first_turn,omitempty"`
 	// QueueRows start the row each text the harness took while a turn
 	// runs is drawn on, with no head above them (claude "  ❯ " indented
 	// above its composer, pi " Steering: "): such a text was taken but

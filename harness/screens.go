@@ -248,6 +248,9 @@ var screens = map[string]ScreenSig{
 		// that key released a text the queue kept after its turn ended
 		// (idle-queue-stranded).
 		QueueHead: "Queued messages:", QueueIndent: "│    ", QueueRelease: KeyEnter,
+		// Read in its binary (runTurn drains, startSession does not); the
+		// tier's send-right-after-spawn saw the text stay queued.
+		QueueSkipsFirstTurn: true,
 		// End first: C-u deletes back to the line start, then the newline
 		// before it, as claude's composer does.
 		Clear:       ClearSeq{Lead: []Key{KeyEnd}, Repeat: KeyCtrlU, PerLine: 2, Extra: 1},

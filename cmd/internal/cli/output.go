@@ -23,7 +23,7 @@ import (
 // mistyped field changes nothing. TestOutputFieldsMatchTheSchemas keeps
 // this table and the schemas the same.
 var OutputFields = map[string][]string{
-	"fm-send":                 {"outcome", "id", "backend", "endpoint", "bytes", "enters", "marked", "submit", "proof", "message", "cleared", "discarded", "key", "clear"},
+	"fm-send":                 {"outcome", "id", "backend", "endpoint", "bytes", "enters", "marked", "submit", "proof", "message", "cleared", "discarded", "released", "key", "clear"},
 	"fm-spawn":                {"outcome", "id", "harness", "kind", "backend", "window", "worktree", "ready", "dialog", "relaunch", "attach"},
 	"fm-control-capabilities": {"verbs", "harnesses", "backends", "family_rule", "efforts", "keys", "refused", "tunables"},
 	"fm-control-exit":         {"outcome", "id", "harness", "backend", "endpoint", "worktree", "untaken", "left"},

@@ -37,8 +37,9 @@ bracketed paste, a secondmate's with the [fm-from-firstmate] marker. A task
 on another host of config/hosts.toml is <host>/<id>.
 
 Nothing is typed unless the task's own agent is alive and ready: a starting one is waited for
-(FM_SEND_READY_WAIT); a dialog, or an agent that would drop the text (pi retrying, agent-retrying:
---when-ready waits), is refused. Exit 0 means the agent's own record holds the message.
+(FM_SEND_READY_WAIT); a dialog, or an agent that would drop the text (pi retrying; cline in its
+first turn: --when-ready waits), is refused; a text an idle agent still queues goes first.
+Exit 0 means the agent's own record holds the message.
 
 Held text is never typed onto. fmctl's own (its last text, put back after an interrupt it sent,
 or left by a send whose Enter never got through) is cleared first (cleared="..."); anything else is
@@ -67,7 +68,7 @@ func App(d edge.Deps) *ucli.Command {
 			&ucli.StringFlag{Name: "key", Usage: "send the one named `KEY` (" + keyList() + ") instead of text", Validator: cli.Value("key"), OnlyOnce: true},
 			&ucli.BoolFlag{Name: "allow-exit", Usage: "with --key: send a key that quits the agent (codex's C-c); prefer fm-control exit"},
 			&ucli.BoolFlag{Name: "discard-draft", Usage: "clear a draft a person left in the composer (refused without it) and send; the outcome quotes what was discarded"},
-			&ucli.BoolFlag{Name: "when-ready", Usage: "wait until an agent that would drop the text now (pi retrying) can take it, then send"},
+			&ucli.BoolFlag{Name: "when-ready", Usage: "wait until an agent that would drop the text now (pi retrying, cline in its first turn) can take it, then send"},
 			&ucli.StringFlag{Name: "timeout", Usage: "with --when-ready: how long to wait, `D` (seconds or a Go duration; default 5m)", Validator: cli.Value("timeout"), OnlyOnce: true},
 			fleet.HostFlag(),
 		},

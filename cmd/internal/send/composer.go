@@ -168,6 +168,9 @@ const dropSettle = 500 * time.Millisecond
 // and holds no lock, so an interrupt or an exit is never kept waiting
 // behind a send that waits out a back-off.
 func awaitTakesInput(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars, limit time.Duration) error {
+	if err := awaitFirstTurn(ctx, t, sig, v, limit); err != nil {
+		return err
+	}
 	if len(sig.DropsInput) == 0 {
 		return nil
 	}
@@ -286,4 +289,48 @@ func releaseStranded(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 				Hint("look at the pane: fm-control read %s", t.ID)
 		}
 	}
+}
+
+// firstTurnBusy reports whether the agent of a harness whose queue skips
+// its first turn (QueueSkipsFirstTurn) is busy with that turn: its screen
+// busy, and its record showing no turn of this agent ended yet. What
+// cannot be read says no: the send then goes as it would anyway.
+func firstTurnBusy(ctx context.Context, t *task.Target, sig harness.ScreenSig) bool {
+	if !sig.QueueSkipsFirstTurn {
+		return false
+	}
+	st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
+	if err != nil || !st.Busy {
+		return false
+	}
+	r, ok := t.AgentRecord(t.Backend.AgentState(ctx, t.Endpoint))
+	if !ok {
+		return false
+	}
+	ended, known := t.TurnEndedSinceLaunch(r)
+	return known && !ended
+}
+
+// awaitFirstTurn is --when-ready for an agent busy with its first turn,
+// which its queue would skip: it waits, up to limit, for that turn to end.
+func awaitFirstTurn(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for firstTurnBusy(ctx, t, sig) {
+		if time.Now().After(deadline) {
+			return refuseFirstTurn(t, []string{"id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "waited", limit.String()})
+		}
+		if err := backends.Sleep(ctx, v.Poll); err != nil {
+			return fault.Failed("the wait for task %s's agent to end its first turn was interrupted; nothing was sent", t.ID).Coded(fault.EInterrupted)
+		}
+	}
+	return nil
+}
+
+// refuseFirstTurn refuses to queue a text behind an agent's first turn,
+// which its harness would never submit.
+func refuseFirstTurn(t *task.Target, facts []string) error {
+	return fault.Failed("task %s's %s agent is in its first turn, and %s never submits a text queued behind that one; nothing was sent", t.ID, t.Harness.Name, t.Harness.Name).Coded(fault.ENotReady).
+		With(append(facts, "ready", "first-turn")...).
+		Hint("to send once that turn ends: fm-send %s --when-ready -- <text>", t.ID).
+		Hint("to wait for it: fm-control wait %s --for idle", t.ID)
 }

@@ -73,3 +73,25 @@ func (t *Target) LiveTurn(r any) (end records.Entry, ended, found bool) {
 	since, _ := t.Task.Record.SpawnedAt()
 	return records.LastTurn(entries, since)
 }
+
+// TurnEndedSinceLaunch reports whether the live agent's record r shows a
+// turn of its own ended, and whether r could tell at all: no turn ended
+// since the launch means the turn running, if one is, is its first, the
+// launch prompt's.
+func (t *Target) TurnEndedSinceLaunch(r any) (ended, known bool) {
+	tr, ok := r.(records.Transcript)
+	if !ok {
+		return false, false
+	}
+	entries, err := tr.Entries()
+	if err != nil {
+		return false, false
+	}
+	since, _ := t.Task.Record.SpawnedAt()
+	for _, e := range entries {
+		if e.Kind == records.EntryTurnEnd && !e.Time.Before(since) {
+			return true, true
+		}
+	}
+	return false, true
+}
