@@ -215,19 +215,31 @@ func TestCapturesFallsBackOnlyWhenTmuxAnswered(t *testing.T) {
 
 // batchServer answers a batched capture as tmux does: each
 // display-message's format with its pane's cursor, each capture-pane with
-// the pane's row; or, when hang is set, every call times out.
+// the pane's row; or, when hang is set, every call times out, once hang
+// calls are in flight together (as a hung tmux holds each of its callers),
+// so the calls Captures overlaps are all made before the first answers.
 type batchServer struct {
-	mu    sync.Mutex
-	calls [][]string
-	hang  bool
+	mu      sync.Mutex
+	calls   [][]string
+	hang    int
+	allHung chan struct{} // closed when hang calls have arrived
 }
 
 func (s *batchServer) Run(_ context.Context, c backends.Cmd) (backends.Output, error) {
 	args := subcommand(c)
 	s.mu.Lock()
 	s.calls = append(s.calls, args)
+	if s.hang > 0 && len(s.calls) == s.hang {
+		close(s.allHung)
+	}
 	s.mu.Unlock()
-	if s.hang {
+	if s.hang > 0 {
+		// Bounded, so a Captures that overlaps fewer calls fails the
+		// test on its count rather than hanging it.
+		select {
+		case <-s.allHung:
+		case <-time.After(5 * time.Second):
+		}
 		return backends.Output{}, &backends.TimeoutError{Call: "tmux display-message", After: time.Second}
 	}
 	var out strings.Builder
@@ -275,7 +287,7 @@ func TestCapturesSplitsFifteenHundredScreensAtTheCommandLength(t *testing.T) {
 // A call that timed out ends the read: the batches not yet started are not
 // made, and their screens are unread, as the hung ones'.
 func TestCapturesStartsNoBatchAfterOneTimedOut(t *testing.T) {
-	s := &batchServer{hang: true}
+	s := &batchServer{hang: captureCalls, allHung: make(chan struct{})}
 	tm, eps := capturesOf(s, 3500)
 	_, errs := tm.Captures(context.Background(), eps)
 	if len(s.calls) != captureCalls {
