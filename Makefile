@@ -52,10 +52,16 @@ test: vet
 AGENTS ?= pinned
 AGENTS_HARNESSES ?=
 AGENTS_DIR ?= $(CURDIR)/.cache/agents$(if $(filter-out pinned,$(AGENTS)),-$(AGENTS))
+# The tier's lanes bound its load (two CLIs and an outage group at once);
+# -parallel only has to let every CLI's test and its outage test wait in
+# them, two a CLI, or a lane idles (tests/agents checks it). A third of the
+# CLIs takes about 20 minutes here, all nine about 40.
+AGENTS_PARALLEL ?= 32
+AGENTS_TIMEOUT ?= $(if $(AGENTS_HARNESSES),35m,75m)
 test-agents:
 	./scripts/agents-install.sh "$(AGENTS_DIR)" "$(AGENTS)"
 	FM_AGENTS_DIR="$(AGENTS_DIR)" FM_AGENTS_CHANNEL="$(AGENTS)" FM_AGENTS_HARNESSES="$(AGENTS_HARNESSES)" FM_AGENTS_REPORT="$(AGENTS_DIR)/report.md" FM_AGENTS_CAPTURES="$(CURDIR)/tests/captures" \
-		$(GO) test -count=1 -timeout 35m -parallel 5 -v ./tests/agents/
+		$(GO) test -count=1 -timeout $(AGENTS_TIMEOUT) -parallel $(AGENTS_PARALLEL) -v ./tests/agents/
 
 # Short runs of the fuzzers over their committed seed corpora.
 fuzz:

@@ -11,6 +11,7 @@ package agents
 
 import (
 	"encoding/json"
+	"flag"
 	"fmctl/tests/testbin"
 	"fmt"
 	"os"
@@ -57,6 +58,10 @@ func runMain(m *testing.M) int {
 				return 1
 			}
 		}
+	}
+	if err := enoughParallel(); err != nil {
+		fmt.Fprintln(os.Stderr, "agents:", err)
+		return 1
 	}
 	var err error
 	if tmuxBin, err = exec.LookPath("tmux"); err != nil {
@@ -176,4 +181,26 @@ func nodeFor(pkg string) (string, error) {
 		return "", fmt.Errorf("%s %s needs Node %d, newer than this machine's, and %s has none (%v); run scripts/agents-install.sh", pkg, meta.Version, need, agentsDir, err)
 	}
 	return bin, nil
+}
+
+// enoughParallel checks that go test's -parallel lets every driven CLI's
+// test and its outage test wait in their lanes at once. The lanes
+// (dealLanes) bound the load; a -parallel below that leaves a CLI
+// queued for a slot behind tests that only wait for a lane, and a lane
+// idle while it does (issue 37: all nine under -parallel 5).
+func enoughParallel() error {
+	flag.Parse()
+	f := flag.Lookup("test.parallel")
+	if f == nil {
+		return nil
+	}
+	n, _ := f.Value.(flag.Getter).Get().(int)
+	driven := len(profiles)
+	if len(agentsOnly) > 0 {
+		driven = len(agentsOnly)
+	}
+	if need := 2 * driven; n < need {
+		return fmt.Errorf("-parallel %d is below the %d this run's %d CLIs need (each CLI's test and its outage test wait in a lane; the lanes bound the load): raise -parallel, or drive fewer with FM_AGENTS_HARNESSES", n, need, driven)
+	}
+	return nil
 }

@@ -37,14 +37,17 @@ func knownGap(h, name string) (string, bool) {
 
 // TestRealAgents runs every scenario group against every real harness.
 func TestRealAgents(t *testing.T) {
-	lanes := harnessLanes(profiles)
+	driven := slices.DeleteFunc(slices.Clone(profiles), func(p profile) bool {
+		return len(agentsOnly) > 0 && !slices.Contains(agentsOnly, p.name)
+	})
+	lanes := dealLanes(driven, 2)
 	for _, p := range profiles {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()
+			requireAgents(t, p) // a CLI this run skips waits for no lane
 			lane := lanes[p.name]
 			lane <- struct{}{}
 			defer func() { <-lane }()
-			requireAgents(t, p)
 			t.Run("basic", func(t *testing.T) { basicGroup(t, p) })
 			t.Run("busy", func(t *testing.T) { busyGroup(t, p) })
 			t.Run("exit-busy", func(t *testing.T) { exitBusyGroup(t, p) })
@@ -62,48 +65,63 @@ func TestRealAgents(t *testing.T) {
 			}
 		})
 	}
-	// The outage groups run in a third lane, beside the other two: a CLI
-	// retrying against a refused API mostly waits out its back-off, so
+	// The outage groups run in lanes of their own, beside the other two: a
+	// CLI retrying against a refused API mostly waits out its back-off, so
 	// they cost the machine little, and in the harnesses' own lanes they
-	// would add their minutes to each lane's. The slow starter's, the
-	// longest, goes first.
-	outages := make(chan struct{}, 1)
+	// would add their minutes to each lane's. One lane serves a third of
+	// the CLIs (CI); from four CLIs up it was the run's longest (all nine at
+	// 7312c83: 36 minutes against 33 for the busier harness lane), so two.
+	outageLanes := 1
+	if len(driven) >= 4 {
+		outageLanes = 2
+	}
+	outages := dealLanes(driven, outageLanes)
 	byLength := append([]profile(nil), profiles...)
-	sort.SliceStable(byLength, func(i, j int) bool { return byLength[i].slowStart && !byLength[j].slowStart })
+	sort.SliceStable(byLength, func(i, j int) bool { return laneWeight(byLength[i]) > laneWeight(byLength[j]) })
 	for _, p := range byLength {
 		t.Run("outage-"+p.name, func(t *testing.T) {
 			t.Parallel()
-			outages <- struct{}{}
-			defer func() { <-outages }()
 			requireAgents(t, p)
+			lane := outages[p.name]
+			lane <- struct{}{}
+			defer func() { <-lane }()
 			outageGroup(t, p)
 		})
 	}
 }
 
-// harnessLanes puts the harnesses of this run into two lanes, each run
-// one after another, so at most two CLIs (and an outage group) load the
-// 2-core machine at once. A slow starter (opencode, about 40-60 s for
-// every spawn) takes about as long as the other four together, so it has a
-// lane of its own from the start instead of after whichever two the
-// scheduler resumed first; a run without one (CI's other half: gemini,
-// qwen, copilot) deals its harnesses to the two lanes in turn, rather than
-// leaving one lane empty. go test's -parallel must let them all wait.
-func harnessLanes(all []profile) map[string]chan struct{} {
-	lane := [2]chan struct{}{make(chan struct{}, 1), make(chan struct{}, 1)}
-	runs := func(p profile) bool { return len(agentsOnly) == 0 || slices.Contains(agentsOnly, p.name) }
-	slow := slices.ContainsFunc(all, func(p profile) bool { return p.slowStart && runs(p) })
-	out, next := map[string]chan struct{}{}, 0
-	for _, p := range all {
-		switch {
-		case slow && p.slowStart:
-			out[p.name] = lane[0]
-		case slow || !runs(p):
-			out[p.name] = lane[1] // a harness this run skips passes its lane at once
-		default:
-			out[p.name] = lane[next%2]
-			next++
-		}
+// laneWeight is how long a CLI's groups take, in units of a quick
+// starter's: a slow starter's spawns (opencode, kilo: 10-60 s each) make
+// its groups about twice as long (all nine at 7312c83: opencode 526 s and
+// kilo 503 s of groups, the others 198-367 s; their outage groups 345 s
+// and 447 s, the others 185-215 s).
+func laneWeight(p profile) int {
+	if p.slowStart {
+		return 2
+	}
+	return 1
+}
+
+// dealLanes puts the driven harnesses into n lanes, each run one after
+// another, so at most n CLIs load the 2-core machine at once from these
+// lanes. The heaviest go first, each to the lane with the least weight so
+// far (a slow starter takes a lane of its own from the start instead of
+// after whichever others the scheduler resumed first), so no lane idles
+// while another still has hours of work queued. A harness this run skips
+// gets no lane: its test skips before it waits for one. go test's
+// -parallel must let them all wait (enoughParallel).
+func dealLanes(driven []profile, n int) map[string]chan struct{} {
+	lanes, load := make([]chan struct{}, n), make([]int, n)
+	for i := range lanes {
+		lanes[i] = make(chan struct{}, 1)
+	}
+	order := slices.Clone(driven)
+	sort.SliceStable(order, func(i, j int) bool { return laneWeight(order[i]) > laneWeight(order[j]) })
+	out := map[string]chan struct{}{}
+	for _, p := range order {
+		least := slices.Index(load, slices.Min(load))
+		out[p.name] = lanes[least]
+		load[least] += laneWeight(p)
 	}
 	return out
 }
