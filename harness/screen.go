@@ -356,6 +356,26 @@ func (sig ScreenSig) headQueues(lines []string) []string {
 // queued first.
 func (sig ScreenSig) QueuedTexts(lines []string) []string { return sig.headQueues(lines) }
 
+// StrandedQueue is the first text an idle agent's queue still holds, where
+// its release key would submit it now: the harness has one (QueueRelease),
+// and the screen shows no turn running, no dialog and an empty composer
+// (a draft there would be what the key submits), with its queue listing a
+// text.
+func (sig ScreenSig) StrandedQueue(lines []string) (string, bool) {
+	if sig.QueueRelease == "" {
+		return "", false
+	}
+	st := sig.ReadScreen(lines)
+	if st.Busy || st.Dialog != "" || st.Composer != ComposerEmpty {
+		return "", false
+	}
+	queued := sig.QueuedTexts(lines)
+	if len(queued) == 0 {
+		return "", false
+	}
+	return queued[0], true
+}
+
 // HasQueue reports whether the harness draws a queue fmctl can read: a
 // screen read for one is wasted on a harness with neither mark.
 func (sig ScreenSig) HasQueue() bool { return len(sig.QueueRows) > 0 || sig.QueueHead != "" }

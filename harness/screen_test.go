@@ -197,3 +197,24 @@ func TestDropsInputOnRealCaptures(t *testing.T) {
 		}
 	}
 }
+
+// A queue left holding a text after its turn is read only where the
+// release key would submit it: an idle cline with its composer empty.
+// Busy, its queue is the queue's own business; after an interrupt that
+// drained it, nothing is stranded.
+func TestStrandedQueueOnRealCaptures(t *testing.T) {
+	for _, c := range []struct {
+		h, file, want string
+	}{
+		{"cline", "idle-queue-stranded", "first message right after spawn fba638"},
+		{"cline", "busy-queued", ""},
+		{"cline", "after-interrupt-queued", ""},
+		{"cline", "composer-multiline", ""},
+		{"gemini", "composer-empty", ""}, // no release key
+	} {
+		got, ok := screens[c.h].StrandedQueue(capture(t, c.h, c.file))
+		if ok != (c.want != "") || !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s/%s: stranded %q, %v; want %q", c.h, c.file, got, ok, c.want)
+		}
+	}
+}

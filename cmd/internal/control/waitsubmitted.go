@@ -88,8 +88,8 @@ func strandedQueue(ctx context.Context, t *task.Target) (harness.Key, bool) {
 	if err != nil {
 		return "", false
 	}
-	st := sig.ReadScreen(s.Lines)
-	return sig.QueueRelease, !st.Busy && st.Dialog == "" && len(sig.QueuedTexts(s.Lines)) > 0
+	_, stranded := sig.StrandedQueue(s.Lines)
+	return sig.QueueRelease, stranded
 }
 
 // recordProof reads the live agent's record once for a message the send

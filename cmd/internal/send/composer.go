@@ -257,12 +257,7 @@ func releaseStranded(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 		if err != nil {
 			return "", false
 		}
-		st := sig.ReadScreen(s.Lines)
-		queued := sig.QueuedTexts(s.Lines)
-		if st.Busy || st.Dialog != "" || st.Composer != harness.ComposerEmpty || len(queued) == 0 {
-			return "", false
-		}
-		return queued[0], true
+		return sig.StrandedQueue(s.Lines)
 	}
 	text, ok := stranded()
 	for deadline := time.Now().Add(strandedSettle); ok && time.Now().Before(deadline); text, ok = stranded() {
@@ -294,8 +289,9 @@ func releaseStranded(ctx context.Context, t *task.Target, sig harness.ScreenSig,
 // firstTurnBusy reports whether the agent of a harness whose queue skips
 // its first turn (QueueSkipsFirstTurn) is busy with that turn: its screen
 // busy, and its record showing no turn of this agent ended yet. What
-// cannot be read says no: the send then goes as it would anyway.
-func firstTurnBusy(ctx context.Context, t *task.Target, sig harness.ScreenSig) bool {
+// cannot be read says no: the send then goes as it would anyway. obs is
+// the task's live agent, whose record is read.
+func firstTurnBusy(ctx context.Context, t *task.Target, sig harness.ScreenSig, obs backends.Observation) bool {
 	if !sig.QueueSkipsFirstTurn {
 		return false
 	}
@@ -303,7 +299,7 @@ func firstTurnBusy(ctx context.Context, t *task.Target, sig harness.ScreenSig) b
 	if err != nil || !st.Busy {
 		return false
 	}
-	r, ok := t.AgentRecord(t.Backend.AgentState(ctx, t.Endpoint))
+	r, ok := t.AgentRecord(obs)
 	if !ok {
 		return false
 	}
@@ -314,8 +310,14 @@ func firstTurnBusy(ctx context.Context, t *task.Target, sig harness.ScreenSig) b
 // awaitFirstTurn is --when-ready for an agent busy with its first turn,
 // which its queue would skip: it waits, up to limit, for that turn to end.
 func awaitFirstTurn(ctx context.Context, t *task.Target, sig harness.ScreenSig, v config.SendVars, limit time.Duration) error {
+	if !sig.QueueSkipsFirstTurn {
+		return nil
+	}
+	// One look at the agent serves the wait: the record of the agent whose
+	// first turn it is does not move while that turn runs.
+	obs := t.Backend.AgentState(ctx, t.Endpoint)
 	deadline := time.Now().Add(limit)
-	for firstTurnBusy(ctx, t, sig) {
+	for firstTurnBusy(ctx, t, sig, obs) {
 		if time.Now().After(deadline) {
 			return refuseFirstTurn(t, []string{"id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target, "waited", limit.String()})
 		}
@@ -328,7 +330,7 @@ func awaitFirstTurn(ctx context.Context, t *task.Target, sig harness.ScreenSig, 
 
 // refuseFirstTurn refuses to queue a text behind an agent's first turn,
 // which its harness would never submit.
-func refuseFirstTurn(t *task.Target, facts []string) error {
+func refuseFirstTurn(t *task.Target, facts []string) *fault.Error {
 	return fault.Failed("task %s's %s agent is in its first turn, and %s never submits a text queued behind that one; nothing was sent", t.ID, t.Harness.Name, t.Harness.Name).Coded(fault.ENotReady).
 		With(append(facts, "ready", "first-turn")...).
 		Hint("to send once that turn ends: fm-send %s --when-ready -- <text>", t.ID).

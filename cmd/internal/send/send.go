@@ -224,8 +224,8 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		if cleared, err = prepareComposer(ctx, t, sig, s.Tunables.Send, req); err != nil {
 			return err
 		}
-		if firstTurnBusy(ctx, t, sig) {
-			return refuseFirstTurn(t, []string{"id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target})
+		if firstTurnBusy(ctx, t, sig, obs) {
+			return delivery{t: t, emptied: cleared}.emptiedFacts(refuseFirstTurn(t, []string{"id", t.ID, "backend", t.BackendName, "endpoint", t.Endpoint.Target}))
 		}
 		if released, err = releaseStranded(ctx, t, sig, s.Tunables.Send, pressKeys(t, lock)); err != nil {
 			var fe *fault.Error
