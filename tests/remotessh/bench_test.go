@@ -159,6 +159,90 @@ func BenchmarkListAllHosts(b *testing.B) {
 	b.ReportMetric(ms(median(cpu)*hosts/time.Duration(runtime.NumCPU())), "ms-cpu-floor")
 }
 
+// BenchmarkListAllHostsOverLatency is the fleet view with each host
+// behind a link of added latency (this machine's kernel has no netem, so
+// a proxy in front of each sshd delivers every chunk a fixed delay after
+// it came): 8 hosts of 50 tasks, at round trips of 20, 50 and 100 ms.
+// Against each `list --all-hosts` over all eight it times the same call
+// with hosts.toml naming one host at a time, over the same link and held
+// master: a host's list as the controller gets it. When the hosts are
+// asked at once the fleet costs about its slowest host; one after another
+// it would cost their sum, which the bench reports too.
+func BenchmarkListAllHostsOverLatency(b *testing.B) {
+	const hosts, tasks, n = 8, 50, 7
+	f := newFleet(b)
+	var all []*host
+	var links []*proxy
+	for i := range hosts {
+		h := f.addHost(fmt.Sprintf("h%d", i+1))
+		all = append(all, h)
+		for j := range tasks {
+			h.sleeperTask(fmt.Sprintf("t%02d", j))
+		}
+		links = append(links, f.behindProxy(h))
+	}
+	hostsTOML := filepath.Join(f.Home, "config", "hosts.toml")
+	everyHost := readFile(hostsTOML)
+	oneHost := func(h *host) string {
+		return fmt.Sprintf("[hosts.%s]\nssh = %q\nhome = %q\nbin = %q\n", h.Name, h.Name, h.Home, h.Bin)
+	}
+	list := func(what string, rows int) time.Duration {
+		r := f.run(2*time.Minute, nil, "fm-control", "list", "--all-hosts")
+		wantCode(f.T, r, 0, what)
+		if got := strings.Count(r.stdout, "harness=claude"); got != rows {
+			f.T.Fatalf("%s printed %d rows, want %d:\n%s", what, got, rows, r.stdout)
+		}
+		return r.elapsed
+	}
+	for _, oneWay := range []time.Duration{10 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond} {
+		for _, l := range links {
+			l.set(oneWay, false)
+		}
+		writeFile(f.T, hostsTOML, everyHost)
+		list("warm-up: every host's master and keeper", hosts*tasks)
+		single := make([][]time.Duration, hosts)
+		var fleetView []time.Duration
+		for range max(1, b.N) * n {
+			for i, h := range all {
+				writeFile(f.T, hostsTOML, oneHost(h))
+				single[i] = append(single[i], list("list --all-hosts of "+h.Name+" alone", tasks))
+			}
+			writeFile(f.T, hostsTOML, everyHost)
+			fleetView = append(fleetView, list("list --all-hosts", hosts*tasks))
+		}
+		var slowest, sum time.Duration
+		for _, runs := range single {
+			m := median(runs)
+			slowest, sum = max(slowest, m), sum+m
+		}
+		a, rtt := median(fleetView), fmt.Sprintf("rtt%d", 2*oneWay.Milliseconds())
+		b.ReportMetric(ms(slowest), "ms-slowest-host-"+rtt)
+		b.ReportMetric(ms(sum), "ms-one-by-one-"+rtt)
+		b.ReportMetric(ms(a), "ms-8-hosts-"+rtt)
+		b.ReportMetric(float64(a)/float64(slowest), "ratio-"+rtt)
+	}
+}
+
+// behindProxy puts a proxy on the path to h: its ssh config's port is the
+// proxy's from now on, which the host key is trusted at too. Connections
+// already made keep their direct path.
+func (f *fleet) behindProxy(h *host) *proxy {
+	f.T.Helper()
+	p := startProxy(f.T, fmt.Sprintf("127.0.0.1:%d", h.Port))
+	hostPub, err := os.ReadFile(filepath.Join(h.Dir, "hostkey.pub"))
+	if err != nil {
+		f.T.Fatal(err)
+	}
+	appendFile(f.T, f.Known, fmt.Sprintf("[127.0.0.1]:%d %s", p.port(), hostPub))
+	conf := readFile(f.SSHConfig)
+	direct := fmt.Sprintf("  Port %d\n", h.Port)
+	if strings.Count(conf, direct) != 1 {
+		f.T.Fatalf("the ssh config names port %d %d times, want once:\n%s", h.Port, strings.Count(conf, direct), conf)
+	}
+	writeFile(f.T, f.SSHConfig, strings.Replace(conf, direct, fmt.Sprintf("  Port %d\n", p.port()), 1))
+	return p
+}
+
 // sleeperTask is a record and a window for task id whose pane runs a sleep.
 func (h *host) sleeperTask(id string) {
 	h.T.Helper()

@@ -59,22 +59,42 @@ func (p *proxy) set(delay time.Duration, dark bool) {
 	p.healed.Broadcast()
 }
 
+// pipe carries from's bytes to to, each chunk delivered delay after it was
+// read, as a link's latency would: chunks read while earlier ones are in
+// flight are not held behind their delays (a sleep a chunk would make a
+// 1 KB answer in ten reads take ten delays). A dark path holds every
+// chunk where it is.
 func (p *proxy) pipe(from, to net.Conn) {
-	defer to.Close()
+	type chunk struct {
+		due  time.Time
+		data []byte
+	}
+	line := make(chan chunk, 1024)
+	go func() {
+		defer to.Close()
+		for c := range line {
+			p.mu.Lock()
+			for p.dark {
+				p.healed.Wait()
+			}
+			p.mu.Unlock()
+			time.Sleep(time.Until(c.due))
+			if _, err := to.Write(c.data); err != nil {
+				for range line { // let the reader finish
+				}
+				return
+			}
+		}
+	}()
+	defer close(line)
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := from.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
-			for p.dark {
-				p.healed.Wait()
-			}
 			delay := p.delay
 			p.mu.Unlock()
-			time.Sleep(delay)
-			if _, werr := to.Write(buf[:n]); werr != nil {
-				return
-			}
+			line <- chunk{due: time.Now().Add(delay), data: append([]byte(nil), buf[:n]...)}
 		}
 		if err != nil {
 			return
