@@ -104,12 +104,12 @@ func laneWeight(p profile) int {
 
 // dealLanes puts the driven harnesses into n lanes, each run one after
 // another, so at most n CLIs load the 2-core machine at once from these
-// lanes. The heaviest go first, each to the lane with the least weight so
-// far (a slow starter takes a lane of its own from the start instead of
-// after whichever others the scheduler resumed first), so no lane idles
-// while another still has hours of work queued. A harness this run skips
-// gets no lane: its test skips before it waits for one. go test's
-// -parallel must let them all wait (enoughParallel).
+// lanes. The heaviest are dealt first, each to the lane with the least
+// weight so far, so the lanes' loads come out about even and no lane
+// idles while another still has several CLIs queued (the scheduler picks
+// the order within a lane). A harness this run skips gets no lane: its
+// test skips before it waits for one. go test's -parallel must let them
+// all wait (enoughParallel).
 func dealLanes(driven []profile, n int) map[string]chan struct{} {
 	lanes, load := make([]chan struct{}, n), make([]int, n)
 	for i := range lanes {

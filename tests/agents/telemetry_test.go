@@ -97,6 +97,15 @@ func telemetryLifecycle(t *testing.T, p profile, tel harness.Telemetry) {
 	// The launch prompt reaches the stub (and gets its 400) first.
 	l.waitLaunchTurn()
 	a, ok := l.waitAgentState(10*time.Second, state.ActivityReady, state.ActivityIdle)
+	if ok && a.State == state.ActivityReady {
+		// claude reports its session's start before the launch turn, and
+		// that turn's end (the stub's 400, StopFailure) after it: 2.1.332
+		// was still in it when the record read no turn, and queued the
+		// prompt below behind it, which then ran with no prompt report.
+		if idle, ended := l.waitAgentState(10*time.Second, state.ActivityIdle); ended {
+			a = idle
+		}
+	}
 	_, gen, _ := l.agentState()
 	switch {
 	case ok:
