@@ -19,15 +19,15 @@ import (
 )
 
 var verbExamples = map[string]string{
-	"interrupt": `Sends the harness's verified interrupt keys (and composer clear), then proves
+	"interrupt": `Sends the harness's verified interrupt keys (and clear), then proves
 the agent still alive. Where fmctl reads the agent's own record and it shows a
 turn, the keys go again while it runs (up to interrupt_rounds, within
 FM_CONTROL_CANCEL_WAIT). cancel=confirmed rests on the record, an adapter's
-acknowledgement or the agent's turn-end report; cancel=no-turn on its word
+ack or the agent's turn-end report; cancel=no-turn on its word
 that none ran; else exit 3, cancel=unconfirmed. Messages fm-send left queued
-that the agent takes into a new turn after the cancel: queue=flushed
-activity=busy; --drop-queue cancels that turn too, proved by the record
-(queue=dropped dropped=<ids> dropped_to=record|composer), or exits 3.
+that the agent takes into a new turn: queue=flushed activity=busy; those it
+lets go of, untaken=<ids>. --drop-queue cancels that
+turn too (queue=dropped dropped=<ids> dropped_to=record|composer) or exits 3.
 
 Examples:
    fm-control interrupt t1

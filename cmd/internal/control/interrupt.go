@@ -49,12 +49,11 @@ func (c *Controller) runInterrupt(ctx context.Context, t *task.Target, dropQueue
 // queueFacts says what became of the messages fm-send left queued behind
 // the cancelled turn: flushed into a new turn (a caller must not read exit
 // 0 as an agent at rest when activity=busy), dropped (--drop-queue), or
-// none queued.
+// none queued; and those the agent let go of, untaken.
 func queueFacts(out *cli.Outcome, res lifecycle.InterruptResult) {
-	if res.Queue == "" {
-		return
+	if res.Queue != "" {
+		out.Add("queue", res.Queue)
 	}
-	out.Add("queue", res.Queue)
 	if len(res.Flushed) > 0 {
 		activity := "idle"
 		if res.FlushedRunning {

@@ -36,7 +36,9 @@ type InterruptResult struct {
 	// (--drop-queue), DroppedTo where their text is now (DroppedToRecord,
 	// DroppedToComposer), and Untaken the queued messages the record never
 	// held after the cancel: the agent dropped them from its queue (or put
-	// them back, and the interrupt cleared them: Cleared).
+	// them back, and the interrupt cleared them: Cleared). Without
+	// --drop-queue, Untaken are those an idle agent no longer draws in its
+	// queue (queued.letGo).
 	Dropped   []string
 	DroppedTo string
 	Untaken   []string
@@ -328,6 +330,7 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 		turn = c.readTurn(ctx, t, nil)
 		queue = pendingQueue(t, turn.record)
 	}
+	drawnBefore := !dropQueue && queueDrawnBefore(ctx, t)
 	since := time.Now()
 	done, err := c.deliverInterruptThenRead(ctx, t, true, gate, hold, func() turnRecord { return turn.record })
 	if err != nil {
@@ -371,6 +374,9 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 	}
 	if ids, running := queue.flushed(ctx, flushWait, func() bool { return flushUnderWay(ctx, t) }); len(ids) > 0 {
 		res.Queue, res.Flushed, res.FlushedRunning = QueueFlushed, ids, running
+	}
+	if !dropQueue && !res.FlushedRunning {
+		res.Untaken = queue.letGo(ctx, t, res.Flushed, drawnBefore)
 	}
 	if dropQueue {
 		if res, err = c.dropQueue(ctx, t, queue, res, hold); err != nil {

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"fmctl/backends"
@@ -47,13 +48,8 @@ func pendingQueue(t *task.Target, r turnRecord) queued {
 	}
 	reader, ok := r.(records.Reader)
 	q := queued{reader: reader}
-	gen := t.Task.Record.SpawnGen()
 	for _, s := range sends {
-		// One queued to an agent before this one (a relaunch) went with it.
-		// An unrecorded send (let go of, never seen in the record) may
-		// sit in a queue the screen did not show (pi's steer drawn late).
-		queuedOrUnseen := s.Verdict == string(deliver.Queued) || s.Verdict == string(deliver.Unrecorded)
-		if !queuedOrUnseen || s.Harness != t.RecordedHarness || (s.Gen != "" && s.Gen != gen) {
+		if !pending(t, s) {
 			continue
 		}
 		if !ok {
@@ -65,6 +61,34 @@ func pendingQueue(t *task.Target, r turnRecord) queued {
 		}
 	}
 	return q
+}
+
+// pending reports whether fm-send left s queued, or never saw it
+// recorded, with the task's live agent: one queued to an agent before this
+// one (a relaunch) went with it, and an unrecorded send (let go of, never
+// seen in the record) may sit in a queue the screen did not show (pi's
+// steer drawn late).
+func pending(t *task.Target, s state.Send) bool {
+	queuedOrUnseen := s.Verdict == string(deliver.Queued) || s.Verdict == string(deliver.Unrecorded)
+	gen := t.Task.Record.SpawnGen()
+	return queuedOrUnseen && s.Harness == t.RecordedHarness && (s.Gen == "" || s.Gen == gen)
+}
+
+// queueDrawnBefore reports, before an interrupt's keys, whether the agent
+// draws a queue while fm-send has messages pending with it: what letGo
+// needs to tell a queue the cancel emptied from one the agent never
+// draws (claude 2.1.332 keeps its queue off the screen). It reads the
+// screen only when the ledger has such a message.
+func queueDrawnBefore(ctx context.Context, t *task.Target) bool {
+	sig, ok := t.Harness.Screen()
+	if !ok || !sig.HasQueue() {
+		return false
+	}
+	sends, err := t.Store.Sends(t.ID)
+	if err != nil || !slices.ContainsFunc(sends, func(s state.Send) bool { return pending(t, s) }) {
+		return false
+	}
+	return queueDrawn(ctx, t)
 }
 
 func (q queued) watch(s state.Send) deliver.RecordWatch {
@@ -116,4 +140,38 @@ func (q queued) flushed(ctx context.Context, wait time.Duration, underWay func()
 	}
 	running, _ = q.reader.TurnRunning()
 	return ids, running
+}
+
+// letGoSettle is how long an idle screen with no queue drawn must hold
+// before letGo believes the queue empty: an agent taking its queue into a
+// new turn may draw neither for a render in between.
+const letGoSettle = 500 * time.Millisecond
+
+// letGo are the queued messages, besides flushed, that the agent let go
+// of at the cancel: it drew a queue before the keys (drawnBefore), and
+// after them it sits idle with none drawn, for letGoSettle, while its
+// record never took them, so nothing holds them any more. cline 3.0.65,
+// interrupted with eight texts queued during an outage, took the first
+// into a new turn and drew no queue after it; the other seven were never
+// submitted. A queue still drawn (the agent may submit it yet), a busy
+// screen, one that cannot be read, or a queue never drawn names none.
+func (q queued) letGo(ctx context.Context, t *task.Target, flushed []string, drawnBefore bool) []string {
+	if !drawnBefore || len(q.sends) == len(flushed) {
+		return nil
+	}
+	sig, _ := t.Harness.Screen()
+	emptied := func() bool {
+		s, err := t.Backend.Capture(ctx, t.Endpoint)
+		return err == nil && !sig.ShowsQueue(s.Lines) && !sig.ReadScreen(s.Lines).Busy
+	}
+	if !emptied() || backends.Sleep(ctx, letGoSettle) != nil || !emptied() {
+		return nil
+	}
+	var ids []string
+	for _, m := range q.sends {
+		if !slices.Contains(flushed, m.MessageID) && q.watch(m).Check().Held() {
+			ids = append(ids, m.MessageID)
+		}
+	}
+	return ids
 }
