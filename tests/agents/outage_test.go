@@ -27,6 +27,9 @@ type outage struct {
 	l       *lab
 	pending []pendingSend   // sends that exited 3: their fate is judged later
 	named   map[string]bool // message ids a verb named flushed, dropped or untaken
+	// letGo are the ids an interrupt named untaken: the agent let go of
+	// them, so none may reach the record later.
+	letGo map[string]bool
 	nonces  []string        // the fresh agent's turns
 	exited  time.Time       // when the fresh agent was stopped
 }
@@ -49,7 +52,7 @@ func outageGroup(t *testing.T, p profile) {
 	if l == nil {
 		return
 	}
-	o := &outage{l: l, named: map[string]bool{}}
+	o := &outage{l: l, named: map[string]bool{}, letGo: map[string]bool{}}
 	if l.scenario("outage-start", func(s *scen) { o.start(s, outageFor(p)) }) == Broken {
 		return
 	}
@@ -200,6 +203,11 @@ func (o *outage) queueThenInterrupt(s *scen, drop bool) {
 	r := l.fm("fm-control", args...)
 	l.capture(s.name + "-interrupted")
 	o.noteNamed(r)
+	for _, id := range strings.Split(field(r.stdout, "untaken"), ",") {
+		if id != "" {
+			o.letGo[id] = true
+		}
+	}
 	ended := poll(5*time.Second, func() bool { return !l.turnRunning() })
 	taken := false
 	for _, text := range texts {
@@ -287,10 +295,13 @@ func (o *outage) fate(s *scen) {
 	for _, p := range o.pending {
 		exact, altered := count(l.messages(), p.text)
 		switch {
+		case o.letGo[p.id] && (exact > 0 || altered != ""):
+			s.mark(False, "%s's exit-3 text %s: an interrupt named it untaken, let go of, yet the record holds it", p.scenario, p.id)
 		case exact == 0 && altered != "" && p.queued:
 			s.mark(Honest, "%s's queued text reached the record joined to others, as fm-send said it may: %s", p.scenario, clip(altered))
 		case exact > 1 || altered != "":
 			s.mark(False, "%s's exit-3 text: the record holds %d exact copies, altered %s", p.scenario, exact, clip(altered))
+
 		case exact == 1:
 			s.mark(Backed, "%s's exit-3 text reached the record once", p.scenario)
 		case o.named[p.id]:
