@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -78,6 +80,11 @@ func ValidMessageID(m string) bool {
 	return true
 }
 
+// VerdictUntaken is a send's verdict once an interrupt found the agent
+// had let it go: idle, its queue emptied, the text never in its record.
+// No later look waits for it.
+const VerdictUntaken = "untaken"
+
 // AddSend appends one send to the task's ledger, keeping the newest
 // maxSends. The caller holds the task's input lock, the ledger's only
 // writer.
@@ -90,6 +97,32 @@ func (s Store) AddSend(id string, send Send) error {
 	if len(sends) > maxSends {
 		sends = sends[len(sends)-maxSends:]
 	}
+	if err := s.writeSends(id, sends); err != nil {
+		return fmt.Errorf("record send %s of task %s: %w", send.MessageID, id, err)
+	}
+	return nil
+}
+
+// MarkSends sets the verdict of the ledger's messages named by ids. The
+// caller holds the task's input lock, as AddSend's does.
+func (s Store) MarkSends(id string, ids []string, verdict string) error {
+	sends, err := s.Sends(id)
+	if err != nil {
+		return err
+	}
+	for i := range sends {
+		if slices.Contains(ids, sends[i].MessageID) {
+			sends[i].Verdict = verdict
+		}
+	}
+	if err := s.writeSends(id, sends); err != nil {
+		return fmt.Errorf("mark sends %s of task %s %s: %w", strings.Join(ids, ","), id, verdict, err)
+	}
+	return nil
+}
+
+// writeSends replaces the task's ledger with sends, atomically.
+func (s Store) writeSends(id string, sends []Send) error {
 	var buf bytes.Buffer
 	for _, e := range sends {
 		line, err := json.Marshal(e)
@@ -99,10 +132,7 @@ func (s Store) AddSend(id string, send Send) error {
 		buf.Write(line)
 		buf.WriteByte('\n')
 	}
-	if err := WriteAtomic(s.SendsPath(id), buf.Bytes()); err != nil {
-		return fmt.Errorf("record send %s of task %s: %w", send.MessageID, id, err)
-	}
-	return nil
+	return WriteAtomic(s.SendsPath(id), buf.Bytes())
 }
 
 // Sends reads the task's ledger, oldest first; none yet is an empty one.

@@ -40,6 +40,15 @@ func (c *Controller) WaitSubmitted(ctx context.Context, id, messageID string, li
 			With("id", t.ID, "for", cond, "message", messageID).
 			Hint("look at the agent's transcript to see whether it arrived before the relaunch")
 	}
+	if send.Verdict == state.VerdictUntaken {
+		t0 := t.Backend.AgentState(ctx, t.Endpoint)
+		if p := recordProof(t, t0, send); !p.Taken() {
+			return fault.Failed("message %s never reached task %s's %s agent, which let it go", messageID, t.ID, t.RecordedHarness).Coded(fault.EDeliveryFailed).
+				With("id", t.ID, "for", cond, "message", messageID, "verdict", state.VerdictUntaken).
+				Hint("an interrupt found the agent idle, its queue empty and the text not in its record").
+				Hint("send it again if it still matters: fm-send %s -- <text>", t.ID)
+		}
+	}
 	proof := deliver.Unreadable
 	// A queued message is taken when a turn ends or starts, which the
 	// agent's own reports show first.

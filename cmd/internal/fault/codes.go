@@ -130,7 +130,7 @@ var Codes = []CodeRow{
 	{EAgentRetrying, ClassFailed, nil, "fm-send: the agent is waiting out a retry of its model call, when it throws away text submitted to it (pi); nothing was typed; `--when-ready` waits until it can take the text"},
 	{ETurnNotCompleted, ClassFailed, nil, "fm-control wait --for done: the agent's own record ends its newest turn failed (its model call gave up) or cancelled, not completed; the turn fact names which"},
 	{EDraftInComposer, ClassFailed, nil, "fm-send: the composer holds a person's draft (text fmctl did not type, nor the agent put back after an interrupt fmctl sent); it is kept, nothing was typed (the draft fact quotes it); `--discard-draft` sends over it"},
-	{EDeliveryFailed, ClassFailed, nil, "the backend failed to deliver text or a key; or fm-send's Enter chose another command from the agent's completion popup (`submit=replaced`, `replaced`: the command the composer then holds, which the next fm-send clears)"},
+	{EDeliveryFailed, ClassFailed, nil, "the backend failed to deliver text or a key; or fm-send's Enter chose another command from the agent's completion popup (`submit=replaced`, `replaced`: the command the composer then holds, which the next fm-send clears); or, to `fm-control wait --for submitted`, a message an interrupt found the agent had let go of (`verdict=untaken`)"},
 	{ENotStopped, ClassFailed, nil, "fm-control exit: the agent did not stop within the wait"},
 	{ENoSignal, ClassFailed, nil, "fm-control wait: the harness reports no activity the condition could be read from"},
 	{EInterrupted, ClassFailed, nil, "a verb's wait was interrupted by SIGINT or SIGTERM"},

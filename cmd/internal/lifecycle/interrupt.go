@@ -377,6 +377,12 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 	}
 	if !dropQueue && !res.FlushedRunning {
 		res.Untaken = queue.letGo(ctx, t, res.Flushed, drawnBefore)
+		if len(res.Untaken) > 0 {
+			// So wait --for submitted answers for them at once; a ledger
+			// that cannot be written leaves them queued there, and such a
+			// wait then times out as it would have.
+			_ = t.Store.MarkSends(t.ID, res.Untaken, state.VerdictUntaken)
+		}
 	}
 	if dropQueue {
 		if res, err = c.dropQueue(ctx, t, queue, res, hold); err != nil {
