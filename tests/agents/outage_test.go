@@ -29,9 +29,9 @@ type outage struct {
 	named   map[string]bool // message ids a verb named flushed, dropped or untaken
 	// letGo are the ids an interrupt named untaken: the agent let go of
 	// them, so none may reach the record later.
-	letGo map[string]bool
-	nonces  []string        // the fresh agent's turns
-	exited  time.Time       // when the fresh agent was stopped
+	letGo  map[string]bool
+	nonces []string  // the fresh agent's turns
+	exited time.Time // when the fresh agent was stopped
 }
 
 // pendingSend is a send that exited 3; queued: fm-send said the agent

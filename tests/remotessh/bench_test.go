@@ -108,14 +108,7 @@ func median(d []time.Duration) time.Duration {
 func BenchmarkListAllHosts(b *testing.B) {
 	const hosts, tasks, n = 8, 50, 9
 	f := newFleet(b)
-	var all []*host
-	for i := range hosts {
-		h := f.addHost(fmt.Sprintf("h%d", i+1))
-		all = append(all, h)
-		for j := range tasks {
-			h.sleeperTask(fmt.Sprintf("t%02d", j))
-		}
-	}
+	all := f.sleeperHosts(hosts, tasks)
 	warm := f.run(2*time.Minute, nil, "fm-control", "list", "--all-hosts")
 	wantCode(f.T, warm, 0, "warm-up: every host's master and keeper")
 	for _, h := range all {
@@ -171,14 +164,9 @@ func BenchmarkListAllHosts(b *testing.B) {
 func BenchmarkListAllHostsOverLatency(b *testing.B) {
 	const hosts, tasks, n = 8, 50, 7
 	f := newFleet(b)
-	var all []*host
+	all := f.sleeperHosts(hosts, tasks)
 	var links []*proxy
-	for i := range hosts {
-		h := f.addHost(fmt.Sprintf("h%d", i+1))
-		all = append(all, h)
-		for j := range tasks {
-			h.sleeperTask(fmt.Sprintf("t%02d", j))
-		}
+	for _, h := range all {
 		links = append(links, f.behindProxy(h))
 	}
 	hostsTOML := filepath.Join(f.Home, "config", "hosts.toml")
@@ -228,12 +216,7 @@ func BenchmarkListAllHostsOverLatency(b *testing.B) {
 // already made keep their direct path.
 func (f *fleet) behindProxy(h *host) *proxy {
 	f.T.Helper()
-	p := startProxy(f.T, fmt.Sprintf("127.0.0.1:%d", h.Port))
-	hostPub, err := os.ReadFile(filepath.Join(h.Dir, "hostkey.pub"))
-	if err != nil {
-		f.T.Fatal(err)
-	}
-	appendFile(f.T, f.Known, fmt.Sprintf("[127.0.0.1]:%d %s", p.port(), hostPub))
+	p := f.trustedProxy(h)
 	conf := readFile(f.SSHConfig)
 	direct := fmt.Sprintf("  Port %d\n", h.Port)
 	if strings.Count(conf, direct) != 1 {
@@ -241,6 +224,20 @@ func (f *fleet) behindProxy(h *host) *proxy {
 	}
 	writeFile(f.T, f.SSHConfig, strings.Replace(conf, direct, fmt.Sprintf("  Port %d\n", p.port()), 1))
 	return p
+}
+
+// sleeperHosts starts hosts h1..hN, each with tasks t00.. of sleeperTask.
+func (f *fleet) sleeperHosts(hosts, tasks int) []*host {
+	f.T.Helper()
+	var all []*host
+	for i := range hosts {
+		h := f.addHost(fmt.Sprintf("h%d", i+1))
+		all = append(all, h)
+		for j := range tasks {
+			h.sleeperTask(fmt.Sprintf("t%02d", j))
+		}
+	}
+	return all
 }
 
 // sleeperTask is a record and a window for task id whose pane runs a sleep.

@@ -102,8 +102,9 @@ func (p *proxy) pipe(from, to net.Conn) {
 	}
 }
 
-// viaProxy names host h again as <name>, reached through a proxy.
-func (f *fleet) viaProxy(h *host, name string) *proxy {
+// trustedProxy starts a proxy to h's sshd, whose host key the client
+// trusts at the proxy's port too.
+func (f *fleet) trustedProxy(h *host) *proxy {
 	f.T.Helper()
 	p := startProxy(f.T, fmt.Sprintf("127.0.0.1:%d", h.Port))
 	hostPub, err := os.ReadFile(filepath.Join(h.Dir, "hostkey.pub"))
@@ -111,6 +112,13 @@ func (f *fleet) viaProxy(h *host, name string) *proxy {
 		f.T.Fatal(err)
 	}
 	appendFile(f.T, f.Known, fmt.Sprintf("[127.0.0.1]:%d %s", p.port(), hostPub))
+	return p
+}
+
+// viaProxy names host h again as <name>, reached through a proxy.
+func (f *fleet) viaProxy(h *host, name string) *proxy {
+	f.T.Helper()
+	p := f.trustedProxy(h)
 	conf := readFile(f.SSHConfig)
 	block := conf[strings.Index(conf, "Host "+h.Name+"\n"):]
 	block = strings.Replace(block, "Host "+h.Name+"\n", "Host "+name+"\n", 1)
