@@ -155,21 +155,15 @@ func TestClineFailedTurn(t *testing.T) {
 	}
 }
 
-// testdata/cline/race is a real session pair of the tier's basic group,
-// and logs/cline.log its log's submissions and runs' starts: "first
-// message right after spawn" (38) was queued behind the launch turn; as it
-// was taken off the queue (logged immediate) the next send's "message 1
-// of five" (24) was logged immediate too, one run started, and cline ran
-// the queued one and dropped message 1 for good (no record, no model call).
-// It then started a new session carrying the old one's messages over, in
-// which messages 2 to 5 and the rest were taken one by one.
-func TestClineSubmissions(t *testing.T) {
-	home := clineHome(t, "race")
+// withClineLog puts the committed log name in home as cline's own, and
+// reads the worktree's sessions there.
+func withClineLog(t *testing.T, home, name string) Reader {
+	t.Helper()
 	dir := filepath.Join(home, ".cline", "data", "logs")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "cline", "logs", "cline.log"))
+	data, err := os.ReadFile(filepath.Join("testdata", "cline", "logs", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,6 +174,20 @@ func TestClineSubmissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// testdata/cline/race is a real session pair of the tier's basic group,
+// and logs/cline.log its log's submissions and runs' starts: "first
+// message right after spawn" (38) was queued behind the launch turn; as it
+// was taken off the queue (logged immediate) the next send's "message 1
+// of five" (24) was logged immediate too, one run started, and cline ran
+// the queued one and dropped message 1 for good (no record, no model call).
+// It then started a new session carrying the old one's messages over, in
+// which messages 2 to 5 and the rest were taken one by one.
+func TestClineSubmissions(t *testing.T) {
+	home := clineHome(t, "race")
+	r := withClineLog(t, home, "cline.log")
 	subs, err := r.(SubmitLogger).Submissions()
 	if err != nil {
 		t.Fatal(err)
@@ -282,5 +290,53 @@ func TestClineHubHostedSession(t *testing.T) {
 	r, _ := For("cline", Where{Home: home, Worktree: clineWorktree})
 	if _, err := r.UserMessages(); err == nil {
 		t.Error("a hub log read without a SQLite reader gave no error")
+	}
+}
+
+// The tier's outage lab, cline 3.0.65: eight texts queued behind a turn
+// the model API never answers (five of 37 units, three of 38), then an
+// interrupt. cline sent the queue's head as a turn of its own and dropped
+// the other seven, logging nothing of them; the next prompt (27 units)
+// shows the queue gone. Three more of 38 were queued behind that turn
+// and interrupted alike. Only the two heads reached the record, and a
+// later 38 sent from the queue is no proof of an earlier one let go.
+func TestClineQueueLetGoAfterAnInterrupt(t *testing.T) {
+	home := clineHome(t, "letgo")
+	r := withClineLog(t, home, "letgo.log")
+	subs, err := r.(SubmitLogger).Submissions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range subs {
+		mark := fmt.Sprint(s.Length)
+		for _, f := range []struct {
+			on   bool
+			mark string
+		}{{s.Queued, "q"}, {s.Started, "s"}, {s.Dequeued, "<"}, {s.Sent, "+"}, {s.Dropped, "x"}} {
+			if f.on {
+				mark += f.mark
+			}
+		}
+		got = append(got, mark)
+	}
+	// q queued, s its run started, < a queued one sent, + a queued one's
+	// sending ran, x a queued one let go.
+	want := []string{"95s", "40s",
+		"37q+", "37qx", "37qx", "37qx", "37qx", "38qx", "38qx", "38qx", "37s<",
+		"27s", "38q+", "38qx", "38qx", "38s<", "27s"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Submissions =\n%v, want\n%v", got, want)
+	}
+	msgs, err := r.UserMessages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]bool{}
+	for _, m := range msgs {
+		held[m] = true
+	}
+	if !held["sent into the outage 1 of five 803eb1"] || !held["queued in the outage 1 of three 89ffbd"] || len(msgs) != 6 {
+		t.Errorf("UserMessages = %q: want the two heads the queue sent among 6", msgs)
 	}
 }

@@ -49,6 +49,14 @@ type clineLogEvent struct {
 // prompt counts as Started only where the process's next line of the two
 // is the run's start and its line before is no immediate prompt still
 // waiting for one: the run then is this prompt's.
+//
+// A process's queue is one line, first in first out, whatever the
+// lengths: an immediate prompt of the length of the queue's head is that
+// head sent (Dequeued), and one of another length means cline let the
+// whole queue go, as 3.0.65 does after an interrupt (it sends the head
+// and drops the rest, logging nothing of them; the tier's outage lab).
+// So a queued prompt is Sent only by its own turn at the head, never by a
+// later prompt of its length.
 func (r clineReader) Submissions() ([]Submission, error) {
 	sessions, err := r.sessions()
 	if err != nil {
@@ -76,6 +84,7 @@ func (r clineReader) submissions(sessions []clineSession) ([]Submission, error) 
 	// prompt that has no run's start after it yet (-1: none; absent:
 	// another session's process, whose lines are not followed).
 	waiting := map[int]int{}
+	queue := map[int][]int{} // per process, the indexes in out of its queued prompts not yet sent
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
@@ -94,6 +103,20 @@ func (r clineReader) submissions(sessions []clineSession) ([]Submission, error) 
 		case ev.Event == "session.input_sent" && mine[ev.Properties.SessionID]:
 			at, _ := time.Parse(time.RFC3339Nano, ev.Time)
 			sub := Submission{Length: ev.Properties.PromptLength, Queued: ev.Properties.Delivery == "queue", Time: at}
+			if q := queue[ev.Pid]; !sub.Queued && len(q) > 0 {
+				if out[q[0]].Length == sub.Length {
+					sub.Dequeued, sub.dequeueOf = true, q[0]+1
+					queue[ev.Pid] = q[1:]
+				} else {
+					for _, i := range q {
+						out[i].Dropped = true
+					}
+					queue[ev.Pid] = nil
+				}
+			}
+			if sub.Queued {
+				queue[ev.Pid] = append(queue[ev.Pid], len(out))
+			}
 			if followed && prev >= 0 && !sub.Queued {
 				// Two immediate prompts with no run's start between: the
 				// next start cannot tell whose it is, so neither counts.
@@ -112,7 +135,14 @@ func (r clineReader) submissions(sessions []clineSession) ([]Submission, error) 
 		return nil, fmt.Errorf("read cline's log: %w", err)
 	}
 	for i := range out {
-		out[i].Started = out[i].Started && !out[i].ambiguous
+		s := &out[i]
+		s.Started = s.Started && !s.ambiguous
+		if s.dequeueOf > 0 && !s.ambiguous {
+			// The queued prompt's fate is its sending's: a run that never
+			// started dropped it. An ambiguous one leaves it untold.
+			from := &out[s.dequeueOf-1]
+			from.Sent, from.Dropped = s.Started, !s.Started
+		}
 	}
 	return out, nil
 }

@@ -55,9 +55,18 @@ type Submission struct {
 	Queued bool // held behind the running turn; logged again when sent
 	// Started: the log shows the run this prompt started, which it could
 	// not have dropped (an immediate prompt only).
-	Started   bool
-	Time      time.Time
-	ambiguous bool // a run's start the log cannot give to one prompt
+	Started bool
+	// Dequeued: an immediate prompt that is a queued one taken off the
+	// agent's queue (logged again as it is sent), not a new prompt.
+	Dequeued bool
+	// Sent and Dropped are a queued prompt's fate, where the log tells
+	// it: taken off the queue into a run that started, or let go (the
+	// queue moved past it, or its run never started). Neither: still
+	// queued, or the log cannot tell.
+	Sent, Dropped bool
+	Time          time.Time
+	ambiguous     bool // a run's start the log cannot give to one prompt
+	dequeueOf     int  // Dequeued: 1 + the index of the queued prompt it sends
 }
 
 // CommandRecorder is a Reader whose record keeps the slash commands the

@@ -69,6 +69,10 @@ type RecordWatch struct {
 	Log       records.SubmitLogger
 	Length    int
 	LogBefore state.LogTally
+	// LogQueued: the agent took the message into its queue (the ledger's
+	// word), so only that queued prompt's fate proves it, never a new
+	// prompt of its length logged since.
+	LogQueued bool
 }
 
 // MessageDigest identifies a message as an agent records it: agents keep
@@ -96,7 +100,7 @@ func StartWatch(r records.Reader, text string) (RecordWatch, error) {
 	}
 	w.Before = w.count(sh)
 	w.QueuedBefore = w.countIn(sh.Enqueued)
-	w.LogBefore = tallyLog(sh.Submissions, w.Length)
+	w.LogBefore, _ = tallyLog(sh.Submissions, w.Length)
 	return w, nil
 }
 
@@ -133,6 +137,7 @@ func SentWatch(r records.Reader, s state.Send) RecordWatch {
 	w := RecordWatch{Reader: r, Digest: s.Digest, Before: s.Before}
 	if l, ok := r.(records.SubmitLogger); ok && s.Length > 0 {
 		w.Log, w.Length, w.LogBefore = l, s.Length, s.LogBefore
+		w.LogQueued = s.Verdict == string(Queued) || s.Verdict == state.VerdictUntaken
 	}
 	return w
 }
@@ -150,39 +155,45 @@ func utf16Len(text string) int {
 	return n
 }
 
-// tallyLog counts the logged submissions of prompts of length n. A
-// submission the agent queued is logged again when it is sent: such a
-// send consumes a queued one (first in, first out) and is no new prompt.
-// Only a prompt whose run the log shows started counts as taken: cline
-// logs a prompt before it starts its run, and drops one whose run cannot.
-func tallyLog(subs []records.Submission, n int) state.LogTally {
+// tallyLog counts the logged submissions of prompts of length n, and
+// gives the fates of the queued ones in order. A queued submission is
+// logged again when it is sent, which is its fate (the reader's Sent or
+// Dropped) and no new prompt. Only a prompt whose run the log shows
+// started counts as taken: cline logs a prompt before it starts its run,
+// and drops one whose run cannot.
+func tallyLog(subs []records.Submission, n int) (state.LogTally, []records.Submission) {
 	var t state.LogTally
+	var queued []records.Submission
 	for _, s := range subs {
 		switch {
-		case s.Length != n:
+		case s.Length != n, s.Dequeued:
 		case s.Queued:
 			t.Queued++
-		case !s.Started:
-		case t.Sent < t.Queued:
-			t.Sent++
-		default:
+			queued = append(queued, s)
+			if s.Sent {
+				t.Sent++
+			}
+		case s.Started:
 			t.Fresh++
 		}
 	}
-	return t
+	return t, queued
 }
 
 // logProof reads the agent's log as read in this poll: a new prompt of
-// this length that started a turn, or this one sent from the queue after
-// every queued prompt of its length before it, is Logged; one more queued,
-// Enqueued.
+// this length that started a turn is Logged, and so is this one once the
+// queue sent it (the queued prompt of its length next after those before
+// the send); one still queued is Enqueued, one the queue let go proves
+// nothing.
 func (w RecordWatch) logProof(subs []records.Submission) Proof {
-	t := tallyLog(subs, w.Length)
+	t, queued := tallyLog(subs, w.Length)
 	b := w.LogBefore
 	switch {
-	case t.Fresh > b.Fresh, t.Sent > b.Queued: // each queued before it sent, and it too
+	case t.Fresh > b.Fresh && !w.LogQueued:
 		return Logged
-	case t.Queued > b.Queued:
+	case len(queued) > b.Queued && queued[b.Queued].Sent:
+		return Logged
+	case len(queued) > b.Queued && !queued[b.Queued].Dropped:
 		return Enqueued
 	}
 	return Unrecorded

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"fmctl/harness/records"
+	"fmctl/state"
 )
 
 // recordOf is a record holding the given user messages.
@@ -112,10 +113,32 @@ type logOf struct {
 
 func (r logOf) Submissions() ([]records.Submission, error) { return r.subs, nil }
 
+// subs is the log as cline's reader gives it, one submission of length n
+// a letter: q queued; i immediate, its run started; d immediate, no run
+// of its own started; o immediate of another length, its run started.
+// An immediate of length n sends the oldest queued one still waiting (its
+// fate that immediate's run), and o lets the queue go, as cline's single
+// queue does.
 func subs(n int, kinds string) []records.Submission {
 	var out []records.Submission
+	var waiting []int
 	for _, k := range kinds {
-		out = append(out, records.Submission{Length: n, Queued: k == 'q', Started: k == 'i'})
+		s := records.Submission{Length: n, Queued: k == 'q', Started: k == 'i' || k == 'o'}
+		switch {
+		case k == 'o':
+			s.Length = n + 1
+			for _, i := range waiting {
+				out[i].Dropped = true
+			}
+			waiting = nil
+		case k == 'q':
+			waiting = append(waiting, len(out))
+		case len(waiting) > 0:
+			s.Dequeued = true
+			out[waiting[0]].Sent, out[waiting[0]].Dropped = s.Started, !s.Started
+			waiting = waiting[1:]
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -141,6 +164,12 @@ func TestRecordWatchReadsTheAgentsSubmitLog(t *testing.T) {
 		{"an earlier one sent, nothing since", subs(n, "q"), subs(n, "qi"), Unrecorded},
 		// d: logged immediate, but no run of its own started (dropped)
 		{"taken, its run never started", nil, subs(n, "d"), Unrecorded},
+		{"queued, its sending never ran", subs(n, "i"), subs(n, "iqd"), Unrecorded},
+		{"queued, the queue let go", subs(n, "i"), subs(n, "iqo"), Unrecorded},
+		// The tier's outage lab: a later text of its length queued and
+		// sent is no proof of one the queue let go before it.
+		{"let go, a later one of its length sent", subs(n, "i"), subs(n, "iqoqi"), Unrecorded},
+		{"let go, then this one sent", subs(n, "iqo"), subs(n, "iqoqi"), Logged},
 	} {
 		w, err := StartWatch(logOf{subs: tc.before}, msg)
 		if err != nil || w.Log == nil || w.Length != n {
@@ -151,8 +180,21 @@ func TestRecordWatchReadsTheAgentsSubmitLog(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
 	}
+	// A message the ledger keeps as queued is proved by its queued
+	// prompt's fate alone: a new prompt of its length after the queue let
+	// it go is another message.
+	for _, verdict := range []string{string(Queued), state.VerdictUntaken} {
+		w := SentWatch(logOf{subs: subs(n, "qoi")}, state.Send{Digest: MessageDigest(msg), Length: n, Verdict: verdict})
+		if got := w.Check(); got != Unrecorded {
+			t.Errorf("%s, let go, a new prompt of its length: %s, want %s", verdict, got, Unrecorded)
+		}
+	}
+	w := SentWatch(logOf{subs: subs(n, "qoi")}, state.Send{Digest: MessageDigest(msg), Length: n, Verdict: "unrecorded"})
+	if got := w.Check(); got != Logged {
+		t.Errorf("unrecorded, then a new prompt of its length: %s, want %s", got, Logged)
+	}
 	// The text itself in the record wins over the log.
-	w, _ := StartWatch(logOf{}, msg)
+	w, _ = StartWatch(logOf{}, msg)
 	w.Reader = logOf{recordOf{msg}, subs(n, "i")}
 	if got := w.Check(); got != Recorded {
 		t.Errorf("recorded text: %s", got)
