@@ -70,9 +70,9 @@ type MuxVars struct {
 type SendVars struct {
 	LockWait, Sleep, Poll, ReadyWait time.Duration
 	// RecordWait bounds the wait for the agent's own record to show a
-	// submitted message.
-	RecordWait time.Duration
-	Retries    int
+	// submitted message; RecordPoll caps the poll of that wait.
+	RecordWait, RecordPoll time.Duration
+	Retries                int
 }
 
 // ControlVars bound fm-control's verbs.
@@ -167,10 +167,11 @@ var table = []Tunable{
 	{Name: "FM_SEND_READY_WAIT", Unit: UnitDuration, Default: "20s", Doc: "fm-send's wait for a starting agent's composer to be ready", field: func(t *Tunables) any { return &t.Send.ReadyWait }},
 	{Name: "FM_SEND_SLEEP", Unit: UnitDuration, Default: "0.4s", Doc: "how long each Enter gets to show its effect on the composer", field: func(t *Tunables) any { return &t.Send.Sleep }},
 	{Name: "FM_SEND_RECORD_WAIT", Unit: UnitDuration, Default: "15s", Doc: "how long fm-send waits for the agent's own record (transcript, rollout, database, session file) to show the submitted message before it says submit=unrecorded", field: func(t *Tunables) any { return &t.Send.RecordWait }},
+	{Name: "FM_SEND_RECORD_POLL", Unit: UnitDuration, Default: "0.05s", Doc: "the cap of the poll of the agent's record while fm-send waits for it to show the message (from 10 ms, doubling): fm-send answers at most this long after the agent records it, and each look reads the record once", field: func(t *Tunables) any { return &t.Send.RecordPoll }},
 	{Name: "FM_SEND_RETRIES", Unit: UnitCount, Default: "3", Doc: "extra Enter presses while the sent text is provably still held", field: func(t *Tunables) any { return &t.Send.Retries }},
 	{Name: "FM_SEND_POLL", Unit: UnitDuration, Default: "0.01s", Doc: "the poll while fm-send waits for a ready composer, and the cap of a submit's polls (which start at 10 ms and double) when above 100 ms", field: func(t *Tunables) any { return &t.Send.Poll }},
 
-	{Name: "FM_CONTROL_POLL", Unit: UnitDuration, Default: "0.1s", Doc: "the cap of the state poll interval, which starts at 10 ms and doubles", field: func(t *Tunables) any { return &t.Control.Poll }},
+	{Name: "FM_CONTROL_POLL", Unit: UnitDuration, Default: "0.05s", Doc: "the cap of the poll interval of a lifecycle verb's waits (interrupt, exit, relaunch), which starts at 10 ms and doubles: the verb answers at most this long after the agent acts", field: func(t *Tunables) any { return &t.Control.Poll }},
 	{Name: "FM_CONTROL_SETTLE_WAIT", Unit: UnitDuration, Default: "5s", Doc: "how long an interrupt watches for the agent to acknowledge it (its turn ending)", field: func(t *Tunables) any { return &t.Control.SettleWait }},
 	{Name: "FM_CONTROL_CANCEL_WAIT", Unit: UnitDuration, Default: "3s", Doc: "how long an interrupt watches the agent's own record (transcript, rollout, database, session file) for its turn to end, over every round of interrupt keys; a turn still running after it is exit 3", field: func(t *Tunables) any { return &t.Control.CancelWait }},
 	{Name: "FM_CONTROL_EXIT_WAIT", Unit: UnitDuration, Default: "30s", Doc: "how long an exit command gets to stop the agent", field: func(t *Tunables) any { return &t.Control.ExitWait }},

@@ -302,23 +302,18 @@ func (w RecordWatch) Check() Proof {
 	return Unrecorded
 }
 
-// Await polls the record until it holds the message, or shows it taken
-// into the agent's queue, or wait passes. Agents write their record as they
-// take the message (claude, codex, opencode, gemini at submit; pi as its
-// request starts; claude's queue as it takes a text during a turn), so a
-// poll backed off to 200 ms costs little against the turn it starts.
-func (w RecordWatch) Await(ctx context.Context, wait time.Duration) Proof {
-	proof, _ := w.AwaitOr(ctx, wait, nil)
-	return proof
-}
-
-// AwaitOr is Await that also ends once stop (when given) names why
+// AwaitOr polls the record until it holds the message, or shows it taken
+// into the agent's queue, or wait passes, or stop (when given) names why
 // nothing more will reach the record for now, and returns that name: a
 // slash command that opened a dialog, which claude records only when the
-// dialog closes and cline never.
-func (w RecordWatch) AwaitOr(ctx context.Context, wait time.Duration, stop func() string) (proof Proof, stopped string) {
+// dialog closes and cline never. Agents write their record as they take
+// the message (claude, codex, opencode, gemini at submit; pi as its
+// request starts; claude's queue as it takes a text during a turn), so
+// the poll's cap (FM_SEND_RECORD_POLL) is how late after that the send
+// can answer.
+func (w RecordWatch) AwaitOr(ctx context.Context, wait, pollCap time.Duration, stop func() string) (proof Proof, stopped string) {
 	deadline := time.Now().Add(wait)
-	poll := backends.Backoff{Max: 200 * time.Millisecond}
+	poll := backends.Backoff{Max: pollCap}
 	for {
 		proof = w.Check()
 		if proof == Recorded || proof == Duplicated || proof == Enqueued || proof == Logged {

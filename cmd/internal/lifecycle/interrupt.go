@@ -225,7 +225,9 @@ func noRestore() (string, error) { return "", nil }
 // cleared. A draft the composer already held is left alone. marked, when
 // set, reports a cancel the agent's record marks, for a harness that either
 // puts the prompt back or marks the cancel, never both (the table's
-// RestoreOrMark: claude), so a marked cancel ends the wait.
+// RestoreOrMark: claude), so a marked cancel ends the wait. The record is
+// read every FM_CONTROL_POLL (a parse of it; the screen is one tmux call
+// every 20 ms): the interrupt answers at most that long after the mark.
 func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, known bool, marked func() bool) (step func() (string, error), restoring bool) {
 	if !known || !before.Busy || before.Composer != harness.ComposerEmpty {
 		return noRestore, false
@@ -241,7 +243,7 @@ func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.Scr
 				}
 				return st.HeldText(), nil
 			}
-			if marked != nil && time.Since(looked) >= restoreRecordPoll {
+			if marked != nil && time.Since(looked) >= c.waits.Poll {
 				if looked = time.Now(); marked() {
 					return "", nil
 				}
@@ -265,11 +267,6 @@ func recordedCancel(rec func() turnRecord, since time.Time) func() bool {
 	}
 	return func() bool { return markedCancel(r, since) }
 }
-
-// restoreRecordPoll spaces the record reads of the wait for a restored
-// prompt: a record is a file parse, a screen read one tmux call, and the
-// record's mark comes with the cancel, so 100 ms is soon enough.
-const restoreRecordPoll = 100 * time.Millisecond
 
 // cancelForExit cancels the running turn of a harness that refuses its exit
 // command while busy, and waits (bounded) until its screen reads idle.

@@ -289,7 +289,7 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 		return d.facts(fault.Unconfirmed("text delivered to %s (composer: %s after %d Enter), but fmctl cannot read %s's own record, so the submit is unconfirmed", t.Endpoint.Target, res.Verdict, res.Enters, t.RecordedHarness).
 			Hint("look at the pane or the agent's transcript before sending it again"), "unconfirmed")
 	}
-	proof, opened := d.watch.AwaitOr(ctx, s.Tunables.Send.RecordWait, dialogWatch(ctx, t, text, o.Screen))
+	proof, opened := d.watch.AwaitOr(ctx, s.Tunables.Send.RecordWait, s.Tunables.Send.RecordPoll, dialogWatch(ctx, t, text, o.Screen))
 	switch {
 	case opened != "":
 		// The command opened a dialog of the agent's own: nothing reaches
