@@ -96,7 +96,9 @@ func (w cancelWatch) run(ctx context.Context, shown bool) (watched, error) {
 			return res, nil
 		case ended > 0:
 			// once more before the claim: a record file caught mid-write
-			// (claude rewrites its session status) reads as no turn
+			// (claude rewrites its session status) reads as no turn. That
+			// read comes at the poll's shortest: a write is soon done.
+			poll = backends.Backoff{Max: w.poll}
 		case !running && (now.After(roundEnd) || !shown && !w.mayStart):
 			res.verdict = turnNeverShown
 			return res, nil

@@ -150,7 +150,7 @@ func (c *Verbs) stopAlive(ctx context.Context, t *task.Target, obs backends.Obse
 		e.Hint("its composer still holds %s (the submit was never confirmed): clear it before sending anything else", t.Harness.ExitCommand)
 	}
 	if final.State == backends.StateAlive && ctx.Err() == nil {
-		switch queued, withdrawn := withdrawQueuedExit(ctx, t); {
+		switch queued, withdrawn := withdrawQueuedExit(ctx, t, c.waits.Backoff()); {
 		case withdrawn:
 			e.Hint("the agent queued %s behind a turn it was still ending, and it was taken back out of its queue, so it will not end the agent later", t.Harness.ExitCommand).With("exit_command", "withdrawn")
 		case queued:

@@ -162,14 +162,14 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 		// mark not written leaves it a draft, refused, never lost.
 		_ = t.Store.MarkInterrupted(t.ID, time.Now())
 	}
-	restore, restoring := noRestore, false
+	restore := noRestore
 	if p.Before != nil {
 		if !sig.RestoresQueueOnly || sig.ShowsQueue(p.Before.Lines) {
 			var marked func() bool
 			if sig.RestoreOrMark {
 				marked = recordedCancel(rec, since)
 			}
-			restore, restoring = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true, marked)
+			restore, _ = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true, marked)
 		}
 	}
 	switch {
@@ -183,14 +183,18 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 	case err != nil:
 		return keysDone{}, err
 	}
-	// A restored prompt may still need clearing here, so the gap after an
-	// Escape is slept through rather than left to the next input.
-	if restoring {
-		k.Hold = nil
+	// The next input waits out an Escape's gap, which the input lock
+	// keeps. A restored prompt cleared here is this verb's own input: its
+	// clear waits out the rest of the gap itself, so an interrupt with
+	// nothing to clear (claude's cancel marked in its record) answers
+	// without sleeping it through.
+	gapEnd := time.Now()
+	if last := keys[len(keys)-1]; last == harness.KeyEscape {
+		gapEnd = gapEnd.Add(k.Gap)
 	}
 	k.Settle(keys[len(keys)-1])
 	done := keysDone{after: p.After}
-	if done.cleared, err = restore(); err != nil {
+	if done.cleared, err = restore(gapEnd); err != nil {
 		return keysDone{}, err
 	}
 	done.ack = ack.wait(ctx, c.waits)
@@ -216,7 +220,7 @@ func restoreSig(t *task.Target) (harness.ScreenSig, bool) {
 	return sig, true
 }
 
-func noRestore() (string, error) { return "", nil }
+func noRestore(time.Time) (string, error) { return "", nil }
 
 // restoreStep is the step run after the keys, given the composer read
 // before them: when the agent was busy with an empty composer, it waits
@@ -226,18 +230,23 @@ func noRestore() (string, error) { return "", nil }
 // set, reports a cancel the agent's record marks, for a harness that either
 // puts the prompt back or marks the cancel, never both (the table's
 // RestoreOrMark: claude), so a marked cancel ends the wait. The record is
-// read every FM_CONTROL_POLL (a parse of it; the screen is one tmux call
-// every 20 ms): the interrupt answers at most that long after the mark.
-func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, known bool, marked func() bool) (step func() (string, error), restoring bool) {
+// read every FM_CONTROL_POLL (a parse of it), and the screen (one tmux
+// call) from 10 ms doubling to it: the interrupt answers at most that long
+// after either.
+func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, known bool, marked func() bool) (step func(gapEnd time.Time) (string, error), restoring bool) {
 	if !known || !before.Busy || before.Composer != harness.ComposerEmpty {
 		return noRestore, false
 	}
-	return func() (string, error) {
+	return func(gapEnd time.Time) (string, error) {
 		deadline := time.Now().Add(restoreWait)
 		var looked time.Time
+		poll := c.waits.Backoff()
 		for {
 			st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
 			if err == nil && st.Composer == harness.ComposerHolding {
+				if backends.Sleep(ctx, time.Until(gapEnd)) != nil {
+					return "", fault.Failed("interrupt key %s reached task %s, which put the cancelled prompt back, and fmctl was stopped before it cleared it; clear it before sending anything else", t.Harness.InterruptKey, t.ID).Coded(fault.EComposerHeld)
+				}
 				if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
 					return "", fault.Failed("interrupt key %s reached task %s, which put the cancelled prompt back: %v; clear it before sending anything else", t.Harness.InterruptKey, t.ID, err).Coded(fault.EComposerHeld)
 				}
@@ -248,7 +257,7 @@ func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.Scr
 					return "", nil
 				}
 			}
-			if time.Now().After(deadline) || backends.Sleep(ctx, 20*time.Millisecond) != nil {
+			if time.Now().After(deadline) || poll.Sleep(ctx) != nil {
 				return "", nil
 			}
 		}
@@ -275,12 +284,13 @@ func (c *Verbs) cancelForExit(ctx context.Context, t *task.Target, sig harness.S
 		return harness.ScreenState{}, err
 	}
 	deadline := time.Now().Add(c.waits.Settle)
+	poll := c.waits.Backoff()
 	for {
 		st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
 		if err == nil && !st.Busy && !turnRuns(ctx, t) {
 			return st, nil
 		}
-		if time.Now().After(deadline) || backends.Sleep(ctx, 50*time.Millisecond) != nil {
+		if time.Now().After(deadline) || poll.Sleep(ctx) != nil {
 			return st, fault.Failed("task %s's %s agent was still busy %s after its interrupt key, and it refuses its exit command %s during a turn; nothing was typed", t.ID, t.Harness.Name, Seconds(c.waits.Settle), t.Harness.ExitCommand).Coded(fault.EBusy).
 				With("id", t.ID, "exit_result", "refused").Put(fault.Yes("busy"))
 		}
@@ -369,7 +379,7 @@ func (c *Verbs) Interrupt(ctx context.Context, t *task.Target, gate func(backend
 	if res.Cancel == CancelUnconfirmed {
 		return res, withCleared(cancelUnproven(t, res), res.Cleared)
 	}
-	if ids, running := queue.flushed(ctx, flushWait, func() bool { return flushUnderWay(ctx, t) }); len(ids) > 0 {
+	if ids, running := queue.flushed(ctx, flushWait, c.waits.Backoff(), func() bool { return flushUnderWay(ctx, t) }); len(ids) > 0 {
 		res.Queue, res.Flushed, res.FlushedRunning = QueueFlushed, ids, running
 	}
 	if !dropQueue && !res.FlushedRunning {

@@ -110,15 +110,15 @@ func (q queued) untaken() []string {
 // flushed watches, up to wait, for the queued messages to reach the
 // record, and returns the ids of those that did and whether the record
 // then shows a turn running.
-// underWay, when set, reports whether a flush the record does not show yet
+// The record is read every poll (FM_CONTROL_POLL at most). underWay, when
+// set, reports whether a flush the record does not show yet
 // is under way, which is then watched for up to flushLag.
-func (q queued) flushed(ctx context.Context, wait time.Duration, underWay func() bool) (ids []string, running bool) {
+func (q queued) flushed(ctx context.Context, wait time.Duration, poll *backends.Backoff, underWay func() bool) (ids []string, running bool) {
 	if len(q.sends) == 0 {
 		return nil, false
 	}
 	start := time.Now()
 	deadline := start.Add(wait)
-	poll := backends.Backoff{Max: 100 * time.Millisecond}
 	for {
 		ids = ids[:0]
 		for _, s := range q.sends {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"fmctl/backends"
 	"fmctl/cmd/internal/deliver"
 	"fmctl/state"
 )
@@ -42,7 +43,7 @@ func TestFlushedWaitsForAFlushUnderWay(t *testing.T) {
 	} {
 		r := &lateRecord{at: time.Now().Add(300 * time.Millisecond), msg: "queued while retrying"}
 		q := queued{reader: r, sends: []state.Send{{MessageID: "m1", Digest: deliver.MessageDigest(r.msg)}}}
-		ids, running := q.flushed(context.Background(), 50*time.Millisecond, func() bool { return c.underWay })
+		ids, running := q.flushed(context.Background(), 50*time.Millisecond, &backends.Backoff{Max: 10 * time.Millisecond}, func() bool { return c.underWay })
 		if !slices.Equal(ids, c.want) || running != (c.want != nil) {
 			t.Errorf("under way %v: flushed %v running %v, want %v", c.underWay, ids, running, c.want)
 		}

@@ -22,7 +22,7 @@ const withdrawWait = 2 * time.Second
 // reports whether the queue row of the exit command is gone. Behind no turn
 // the key drops nothing (copilot arms an exit instead), which is why
 // waitExited submits such a command once more before this is reached.
-func withdrawQueuedExit(ctx context.Context, t *task.Target) (queued, withdrawn bool) {
+func withdrawQueuedExit(ctx context.Context, t *task.Target, poll *backends.Backoff) (queued, withdrawn bool) {
 	shows := func() bool {
 		_, q := exitQueued(ctx, t)
 		return q
@@ -36,7 +36,7 @@ func withdrawQueuedExit(ctx context.Context, t *task.Target) (queued, withdrawn 
 	}
 	deadline := time.Now().Add(withdrawWait)
 	for shows() {
-		if time.Now().After(deadline) || backends.Sleep(ctx, 50*time.Millisecond) != nil {
+		if time.Now().After(deadline) || poll.Sleep(ctx) != nil {
 			return true, false
 		}
 	}
