@@ -188,11 +188,7 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 	// clear waits out the rest of the gap itself, so an interrupt with
 	// nothing to clear (claude's cancel marked in its record) answers
 	// without sleeping it through.
-	gapEnd := time.Now()
-	if last := keys[len(keys)-1]; last == harness.KeyEscape {
-		gapEnd = gapEnd.Add(k.Gap)
-	}
-	k.Settle(keys[len(keys)-1])
+	gapEnd := k.Settle(keys[len(keys)-1])
 	done := keysDone{after: p.After}
 	if done.cleared, err = restore(gapEnd); err != nil {
 		return keysDone{}, err
