@@ -39,12 +39,11 @@ type Send struct {
 }
 
 // LogTally counts the prompts of one length an agent logged taking: Fresh
-// started a turn at once, Queued were held behind one, and Sent are
-// queued ones it sent since.
+// started a turn at once, Queued were held behind one. (A ledger written
+// before the queue's fates were read also kept "sent", which is ignored.)
 type LogTally struct {
 	Fresh  int `json:"fresh,omitempty"`
 	Queued int `json:"queued,omitempty"`
-	Sent   int `json:"sent,omitempty"`
 }
 
 // maxSends bounds a task's send ledger: only recent sends are waited for,

@@ -170,9 +170,6 @@ func tallyLog(subs []records.Submission, n int) (state.LogTally, []records.Submi
 		case s.Queued:
 			t.Queued++
 			queued = append(queued, s)
-			if s.Sent {
-				t.Sent++
-			}
 		case s.Started:
 			t.Fresh++
 		}
