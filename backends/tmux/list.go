@@ -17,6 +17,13 @@ import (
 // whether it is its window's active pane (the one list-windows reports).
 const snapshotFormat = "#{pane_active}\t" + paneFormat
 
+// leanSnapshotFormat is snapshotFormat without pane_current_command and
+// pane_current_path, their fields left empty: tmux reads /proc for every
+// pane to print those two, the larger part of a listing's time, and a
+// pane with an agent leading its terminal (read from /proc here) needs
+// neither.
+const leanSnapshotFormat = "#{pane_active}\t#{window_name}\t#{pane_id}\t#{pane_pid}\t#{pane_tty}\t\t#{window_id}\t#{session_name}\t#{pane_dead}\t" + serverFormat + "\t"
+
 type snapPane struct {
 	active bool
 	info   paneInfo
@@ -79,19 +86,24 @@ func (t *Adapter) agentStates(ctx context.Context, eps []backends.Endpoint) ([]b
 }
 
 // AgentStatesAndCaptures is AgentStates and the screens Captures reads,
-// for a read of every task (list), with the captures made beside the
-// snapshot and the classification rather than after them: the panes at
-// the ids their records name (every pane fm-spawn made) are captured at
-// once, tmux's server capturing while this side waits for the snapshot
-// and reads /proc. A screen is kept only where the snapshot finds the
-// endpoint at the pane its record names; the batch's own head (the panes
-// tmux listed as it captured) cuts each pane's rows. Any other endpoint (a
-// record without a pane id, one the snapshot does not show plainly, or at
-// another pane), and one whose batch failed (a pane gone ends tmux's
-// command queue for the rest of the batch), is read afterwards as
-// Captures reads it, if an agent runs there; one whose batch timed out is
-// not read again (tmux is not answering). errs[i] is set where screens[i]
-// is not endpoint i's screen.
+// for a read of every task (list), in as few tmux calls as it can: the
+// panes at the ids their records name (every pane fm-spawn made) are
+// captured in the call that lists every pane (leanSnapshotFormat), so
+// tmux's server walks its panes once and one client carries both. While
+// tmux answers, this side reads the agent under each recorded pane pid
+// from /proc; a pane the listing shows at its recorded id and pid, with an
+// agent leading its terminal, is alive without another read. A screen is
+// kept only where the listing finds the endpoint at the pane its record
+// names. Any other endpoint is classified as AgentStates classifies it
+// (the full snapshot, whose pane_current_command and pane_current_path
+// decide what /proc cannot), and its screen read afterwards as Captures
+// reads it, if an agent runs there; so is one whose batch failed (a pane
+// gone ends tmux's command queue for the rest of the batch). A call that
+// timed out is not made again (tmux is not answering): its screens are
+// unread, and when it was the listing's, every endpoint is unreadable.
+// errs[i] is set where screens[i] is not endpoint i's screen. An agent
+// found alive from /proc carries no CurrentPath: its directory is read
+// from /proc where it is wanted (task.AgentRecord).
 func (t *Adapter) AgentStatesAndCaptures(ctx context.Context, eps []backends.Endpoint) ([]backends.Observation, []backends.Screen, []error) {
 	screens, errs := make([]backends.Screen, len(eps)), make([]error, len(eps))
 	recorded := make([]string, len(eps))
@@ -100,13 +112,15 @@ func (t *Adapter) AgentStatesAndCaptures(ctx context.Context, eps []backends.End
 			errs[i] = errNoScreen
 		}
 	}
+	under := make([]agentRead, len(eps))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t.capturePanes(ctx, eps, recorded, screens, errs, false)
+		t.readAgentsUnder(ctx, eps, under)
 	}()
-	obs, found := t.agentStates(ctx, eps)
+	panes, listErr := t.capturePanes(ctx, eps, recorded, screens, errs, false, true)
 	<-done
+	obs, found := t.classifyListed(ctx, eps, panes, listErr, under)
 	var again []int
 	for i := range eps {
 		_, hung := backends.MayHaveRun(errs[i])
@@ -126,12 +140,88 @@ func (t *Adapter) AgentStatesAndCaptures(ctx context.Context, eps []backends.End
 			sub[k], panes[k] = eps[i], found[i]
 		}
 		s, e := make([]backends.Screen, len(again)), make([]error, len(again))
-		t.capturePanes(ctx, sub, panes, s, e, true)
+		t.capturePanes(ctx, sub, panes, s, e, true, false)
 		for k, i := range again {
 			screens[i], errs[i] = s[k], e[k]
 		}
 	}
 	return obs, screens, errs
+}
+
+// agentRead is the agent under a recorded pane pid, read from /proc.
+type agentRead struct {
+	pid int
+	obs backends.Observation
+	ok  bool
+}
+
+// readAgentsUnder reads the agent under each endpoint's recorded pane pid
+// into under, a few at a time (classifiers).
+func (t *Adapter) readAgentsUnder(ctx context.Context, eps []backends.Endpoint, under []agentRead) {
+	slots := make(chan struct{}, classifiers)
+	var wg sync.WaitGroup
+	for i, ep := range eps {
+		pid, err := strconv.Atoi(ep.Field(state.KeyTmuxPanePID))
+		if err != nil || pid <= 0 || ep.Field(state.KeyTmuxPane) == "" {
+			continue
+		}
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			obs, _, ok := t.agentUnder(ctx, pid)
+			under[i] = agentRead{pid: pid, obs: obs, ok: ok}
+		}()
+	}
+	wg.Wait()
+}
+
+// classifyListed classifies eps from the lean listing panes: an endpoint
+// it shows plainly (findInSnapshot), live, with an agent leading its
+// terminal (read beside the call at the recorded pid, or now at another),
+// is alive; every other endpoint is left to AgentStates. When the listing
+// was not read, every endpoint is AgentStates', unless its call timed out:
+// tmux is not answering, and asking again would only add a wait.
+func (t *Adapter) classifyListed(ctx context.Context, eps []backends.Endpoint, panes []snapPane, listErr error, under []agentRead) ([]backends.Observation, []string) {
+	out, found := make([]backends.Observation, len(eps)), make([]string, len(eps))
+	if _, hung := backends.MayHaveRun(listErr); hung {
+		for i := range eps {
+			out[i] = observeLookupErr(serverErr("tmux list-panes -a", listErr.Error()))
+		}
+		return out, found
+	}
+	var rest []int
+	for i, ep := range eps {
+		info, ok := findInSnapshot(panes, ep)
+		if listErr != nil || !ok || info.dead {
+			rest = append(rest, i)
+			continue
+		}
+		obs, alive := under[i].obs, under[i].ok && under[i].pid == info.pid
+		if !alive && under[i].pid != info.pid {
+			obs, _, alive = t.agentUnder(ctx, info.pid)
+		}
+		if !alive {
+			rest = append(rest, i)
+			continue
+		}
+		t.mu.Lock()
+		t.pane[ep.Target] = info.pane
+		t.mu.Unlock()
+		out[i], found[i] = obs, info.pane
+	}
+	if len(rest) > 0 {
+		sub := make([]backends.Endpoint, len(rest))
+		for k, i := range rest {
+			sub[k] = eps[i]
+		}
+		obs, at := t.agentStates(ctx, sub)
+		for k, i := range rest {
+			out[i], found[i] = obs[k], at[k]
+		}
+	}
+	return out, found
 }
 
 // classifiers bounds the panes AgentStates classifies at once.
@@ -144,12 +234,18 @@ func (t *Adapter) snapshot(ctx context.Context) ([]snapPane, error) {
 	}
 	var panes []snapPane
 	for _, line := range strings.Split(string(res.Stdout), "\n") {
-		active, rest, _ := strings.Cut(line, "\t")
-		if info, ok := parsePaneLine(rest); ok {
-			panes = append(panes, snapPane{active: active == "1", info: info})
+		if p, ok := parseSnapLine(line); ok {
+			panes = append(panes, p)
 		}
 	}
 	return panes, nil
+}
+
+// parseSnapLine reads one pane of the snapshot, full or lean.
+func parseSnapLine(line string) (snapPane, bool) {
+	active, rest, _ := strings.Cut(line, "\t")
+	info, ok := parsePaneLine(rest)
+	return snapPane{active: active == "1", info: info}, ok
 }
 
 // findInSnapshot resolves an endpoint as lookup would, succeeding only when
@@ -219,7 +315,7 @@ func (t *Adapter) Captures(ctx context.Context, eps []backends.Endpoint) ([]back
 	for i, ep := range eps {
 		panes[i], errs[i] = t.paneID(ctx, ep)
 	}
-	t.capturePanes(ctx, eps, panes, screens, errs, true)
+	t.capturePanes(ctx, eps, panes, screens, errs, true, false)
 	return screens, errs
 }
 
@@ -229,19 +325,23 @@ var errBatchFailed = errors.New("the batched capture failed")
 
 // capturePanes reads the screens of panes into screens and errs, skipping
 // each endpoint whose errs is already set. A failed call's endpoints take
-// the single capture when single is set, else errBatchFailed.
-func (t *Adapter) capturePanes(ctx context.Context, eps []backends.Endpoint, panes []string, screens []backends.Screen, errs []error, single bool) {
+// the single capture when single is set, else errBatchFailed. With
+// listing, the first call lists every pane as the lean snapshot too (even
+// with nothing to capture), returned with that call's error.
+func (t *Adapter) capturePanes(ctx context.Context, eps []backends.Endpoint, panes []string, screens []backends.Screen, errs []error, single, listing bool) ([]snapPane, error) {
 	nonce := screenNonce()
-	head := argvBytes(batchHead(nonce))
 	var batches [][]int // endpoints, by index, one call each
 	size := 0
+	if listing {
+		batches, size = [][]int{nil}, argvBytes(batchHead(nonce, true))
+	}
 	for i := range eps {
 		if errs[i] != nil {
 			continue
 		}
 		n := argvBytes(captureWords(panes[i]))
 		if len(batches) == 0 || size+n > captureCallBytes {
-			batches, size = append(batches, nil), head
+			batches, size = append(batches, nil), argvBytes(batchHead(nonce, false))
 		}
 		batches[len(batches)-1] = append(batches[len(batches)-1], i)
 		size += n
@@ -252,7 +352,9 @@ func (t *Adapter) capturePanes(ctx context.Context, eps []backends.Endpoint, pan
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var hung error
-	for _, batch := range batches {
+	var listed []snapPane
+	listErr := errors.New("the listing was not made")
+	for b, batch := range batches {
 		slots <- struct{}{}
 		mu.Lock()
 		stop := hung
@@ -268,22 +370,35 @@ func (t *Adapter) capturePanes(ctx context.Context, eps []backends.Endpoint, pan
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			if err := t.captureBatch(ctx, eps, panes, batch, nonce, screens, errs, single); err != nil {
-				mu.Lock()
+			first := listing && b == 0
+			l, err := t.captureBatch(ctx, eps, panes, batch, nonce, screens, errs, single, first)
+			mu.Lock()
+			defer mu.Unlock()
+			if _, timedOut := backends.MayHaveRun(err); timedOut {
 				hung = err
-				mu.Unlock()
+			}
+			if first {
+				listed, listErr = l, err
 			}
 		}()
 	}
 	wg.Wait()
+	return listed, listErr
 }
 
 // batchHead opens a batched capture: every pane's id as tmux names it,
 // its height and its cursor, a line each behind the nonce. It costs tmux
 // far less than a display-message a pane, which took nearly as long as the
-// capture itself (and its words put 500 panes in 3 calls, not 1).
-func batchHead(nonce string) []string {
-	return []string{"list-panes", "-a", "-F", nonce + " #D #{pane_height} #{cursor_y} #{cursor_x}", ";"}
+// capture itself (and its words put 500 panes in 3 calls, not 1). With
+// listing, each line also carries the pane as the lean snapshot lists it,
+// behind a tab: the geometry has none, and tmux prints a window name's
+// tab or newline escaped.
+func batchHead(nonce string, listing bool) []string {
+	format := nonce + " #D #{pane_height} #{cursor_y} #{cursor_x}"
+	if listing {
+		format += "\t" + leanSnapshotFormat
+	}
+	return []string{"list-panes", "-a", "-F", format, ";"}
 }
 
 // captureWords read one pane's rows in a batch, the command ended by
@@ -308,9 +423,10 @@ func argvBytes(words []string) int {
 }
 
 // captureBatch reads the screens of the endpoints at batch in one call,
-// into screens and errs; it returns the call's error when it timed out.
-func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, panes []string, batch []int, nonce string, screens []backends.Screen, errs []error, single bool) error {
-	args := batchHead(nonce)
+// into screens and errs, and returns the call's error; with listing, also
+// the panes its head listed (listing's batchHead).
+func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, panes []string, batch []int, nonce string, screens []backends.Screen, errs []error, single, listing bool) ([]snapPane, error) {
+	args := batchHead(nonce, listing)
 	for _, i := range batch {
 		args = append(args, captureWords(panes[i])...)
 	}
@@ -319,7 +435,7 @@ func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, pan
 		for _, i := range batch {
 			errs[i] = fmt.Errorf("tmux capture-pane %s (%s): %w", eps[i].Target, panes[i], err)
 		}
-		return err
+		return nil, err
 	}
 	if err != nil {
 		for _, i := range batch {
@@ -329,13 +445,13 @@ func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, pan
 				errs[i] = fmt.Errorf("tmux capture-pane %s (%s): %w: %w", eps[i].Target, panes[i], errBatchFailed, err)
 			}
 		}
-		return nil
+		return nil, err
 	}
 	order := make([]string, len(batch))
 	for k, i := range batch {
 		order[k] = panes[i]
 	}
-	byPane := splitCaptures(string(out.Stdout), nonce, order)
+	byPane, listed := splitCaptures(string(out.Stdout), nonce, order)
 	for _, i := range batch {
 		if s, ok := byPane[panes[i]]; ok {
 			screens[i] = s
@@ -343,21 +459,23 @@ func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, pan
 			errs[i] = fmt.Errorf("tmux capture-pane %s (%s): the batched capture printed no screen for it", eps[i].Target, panes[i])
 		}
 	}
-	return nil
+	return listed, nil
 }
 
 // splitCaptures cuts the batched output: its head lines (the nonce, a
-// pane's id, height and cursor) come first, then the rows of the panes
-// captured, in order, each as many as its height. Output that does not
-// add up to the heights listed (it cannot, from one command line) gives
-// no screen at all rather than a pane another's rows. The parts are
+// pane's id, height and cursor, and behind a tab the pane as the lean
+// snapshot lists it, returned as listed) come first, then the rows of the
+// panes captured, in order, each as many as its height. Output that does
+// not add up to the heights listed (it cannot, from one command line)
+// gives no screen at all rather than a pane another's rows. The parts are
 // sliced from out, not copied: at 500 panes out is some megabytes.
-func splitCaptures(out, nonce string, order []string) map[string]backends.Screen {
+func splitCaptures(out, nonce string, order []string) (map[string]backends.Screen, []snapPane) {
 	type geometry struct {
 		rows   int
 		cursor string
 	}
-	listed := map[string]geometry{}
+	geometries := map[string]geometry{}
+	var listed []snapPane
 	marker := nonce + " "
 	at := 0
 	for at < len(out) {
@@ -366,25 +484,31 @@ func splitCaptures(out, nonce string, order []string) map[string]backends.Screen
 		if !ok {
 			break
 		}
+		rest, pane, hasPane := strings.Cut(rest, "\t")
+		if hasPane {
+			if p, ok := parseSnapLine(pane); ok {
+				listed = append(listed, p)
+			}
+		}
 		f := strings.SplitN(rest, " ", 3)
 		if len(f) == 3 {
 			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
-				listed[f[0]] = geometry{rows: n, cursor: f[2]}
+				geometries[f[0]] = geometry{rows: n, cursor: f[2]}
 			}
 		}
 		at = min(at+len(line)+1, len(out))
 	}
 	screens := map[string]backends.Screen{}
 	for _, pane := range order {
-		g, ok := listed[pane]
+		g, ok := geometries[pane]
 		if !ok {
-			return nil
+			return nil, listed
 		}
 		end := at
 		for range g.rows {
 			nl := strings.IndexByte(out[end:], '\n')
 			if nl < 0 {
-				return nil
+				return nil, listed
 			}
 			end += nl + 1
 		}
@@ -392,7 +516,7 @@ func splitCaptures(out, nonce string, order []string) map[string]backends.Screen
 		at = end
 	}
 	if at != len(out) {
-		return nil
+		return nil, listed
 	}
-	return screens
+	return screens, listed
 }

@@ -154,7 +154,7 @@ func TestSplitCapturesCutsByTheHeightsListed(t *testing.T) {
 	nonce := "fmctl-screen-1-2"
 	head := nonce + " %1 2 3 2\n" + nonce + " %2 3 1 0\n" + nonce + " %9 1 0 0\n"
 	rows := "row a1\n" + nonce + " %2 0 0 0\n" + "row b1\n" + "row b2\n" + "\n"
-	got := splitCaptures(head+rows, nonce, []string{"%1", "%2"})
+	got, _ := splitCaptures(head+rows, nonce, []string{"%1", "%2"})
 	if len(got) != 2 {
 		t.Fatalf("screens = %+v, want two", got)
 	}
@@ -171,7 +171,7 @@ func TestSplitCapturesCutsByTheHeightsListed(t *testing.T) {
 		"a pane not listed":     nonce + " %1 2 3 2\n" + rows,
 		"no newline at the end": head + strings.TrimSuffix(rows, "\n"),
 	} {
-		if got := splitCaptures(out, nonce, []string{"%1", "%2"}); len(got) != 0 {
+		if got, _ := splitCaptures(out, nonce, []string{"%1", "%2"}); len(got) != 0 {
 			t.Errorf("%s: screens = %+v, want none", name, got)
 		}
 	}
@@ -310,4 +310,13 @@ func capturesOf(s backends.Runner, n int) (*Adapter, []backends.Endpoint) {
 		eps = append(eps, ep)
 	}
 	return tm, eps
+}
+
+// The lean snapshot is the full one with pane_current_command and
+// pane_current_path left empty, so one parser reads both.
+func TestLeanSnapshotIsTheFullOneWithoutCommandAndPath(t *testing.T) {
+	want := strings.NewReplacer("#{pane_current_command}", "", "#{pane_current_path}", "").Replace(snapshotFormat)
+	if leanSnapshotFormat != want {
+		t.Errorf("leanSnapshotFormat = %q, want %q", leanSnapshotFormat, want)
+	}
 }
