@@ -258,7 +258,9 @@ var screens = map[string]ScreenSig{
 		// An Enter pressed again while the first one's turn starts (the
 		// composer still drew the text) submitted the prompt a second
 		// time, and cline failed the turn ("SessionRuntime state is
-		// \"running\"", enter-again-while-busy).
+		// \"running\"", enter-again-while-busy). One pressed as a turn
+		// ended was lost (enter-dropped-at-turn-end): a second one goes
+		// only on its log's proof (deliver.Options.NothingTaken).
 		OneEnter: true,
 		Source:   "tests/captures/cline-3.0.65; tests/captures/notes-cline.md",
 	},

@@ -206,6 +206,15 @@ func TestClineSubmissions(t *testing.T) {
 	if subs[0].Time.IsZero() {
 		t.Error("a submission lost its time")
 	}
+	// Live: the new session's, the worktree's newest, from its first
+	// prompt on; the old one's are not.
+	var live []bool
+	for _, s := range subs {
+		live = append(live, s.Live)
+	}
+	if wantLive := []bool{false, false, false, false, true, true, true, true, true, true, true, true, true}; !reflect.DeepEqual(live, wantLive) {
+		t.Errorf("Live = %v, want %v", live, wantLive)
+	}
 	// The one-pass sheet fm-send polls holds the same as the two reads.
 	sh, err := r.(SheetReader).Sheet()
 	msgs, _ := r.UserMessages()

@@ -78,6 +78,10 @@ func (r clineReader) submissions(sessions []clineSession) ([]Submission, error) 
 	if err != nil {
 		return nil, fmt.Errorf("read cline's log: %w", err)
 	}
+	newest := ""
+	if len(sessions) > 0 {
+		newest = sessions[len(sessions)-1].SessionID
+	}
 	input, start := []byte(`"session.input_sent"`), []byte(`"agent.run-started"`)
 	var out []Submission
 	// waiting is, per process, the index in out of its newest immediate
@@ -102,7 +106,7 @@ func (r clineReader) submissions(sessions []clineSession) ([]Submission, error) 
 			waiting[ev.Pid] = -1
 		case ev.Event == "session.input_sent" && mine[ev.Properties.SessionID]:
 			at, _ := time.Parse(time.RFC3339Nano, ev.Time)
-			sub := Submission{Length: ev.Properties.PromptLength, Queued: ev.Properties.Delivery == "queue", Time: at}
+			sub := Submission{Length: ev.Properties.PromptLength, Queued: ev.Properties.Delivery == "queue", Live: ev.Properties.SessionID == newest, Time: at}
 			if q := queue[ev.Pid]; !sub.Queued && len(q) > 0 {
 				if out[q[0]].Length == sub.Length {
 					sub.Dequeued, sub.dequeueOf = true, q[0]+1

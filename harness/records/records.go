@@ -64,9 +64,13 @@ type Submission struct {
 	// queue moved past it, or its run never started). Neither: still
 	// queued, or the log cannot tell.
 	Sent, Dropped bool
-	Time          time.Time
-	ambiguous     bool // a run's start the log cannot give to one prompt
-	dequeueOf     int  // Dequeued: 1 + the index of the queued prompt it sends
+	// Live: logged by the worktree's newest session, the one a live
+	// agent runs. A session the TUI runs in cline's hub logs none, so a
+	// session with prompts here logs each one as it takes it.
+	Live      bool
+	Time      time.Time
+	ambiguous bool // a run's start the log cannot give to one prompt
+	dequeueOf int  // Dequeued: 1 + the index of the queued prompt it sends
 }
 
 // CommandRecorder is a Reader whose record keeps the slash commands the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,6 +74,11 @@ type RecordWatch struct {
 	// word), so only that queued prompt's fate proves it, never a new
 	// prompt of its length logged since.
 	LogQueued bool
+	// LogLines is how many prompts of any length the log held before the
+	// send, and LogLive whether the live session had logged any
+	// (NothingTaken).
+	LogLines int
+	LogLive  bool
 }
 
 // MessageDigest identifies a message as an agent records it: agents keep
@@ -101,7 +107,24 @@ func StartWatch(r records.Reader, text string) (RecordWatch, error) {
 	w.Before = w.count(sh)
 	w.QueuedBefore = w.countIn(sh.Enqueued)
 	w.LogBefore, _ = tallyLog(sh.Submissions, w.Length)
+	w.LogLines = len(sh.Submissions)
+	w.LogLive = slices.ContainsFunc(sh.Submissions, func(s records.Submission) bool { return s.Live })
 	return w, nil
+}
+
+// NothingTaken reads the record now and reports whether it proves the
+// agent took nothing since the baseline: its log, which the agent writes
+// at once as it takes a prompt (cline's session.input_sent), holds no
+// prompt more of any length or delivery, and its record no copy more of
+// the message. Only a log the live session writes proves it: a session
+// cline runs in its hub logs no prompt. Without such a log, or a record
+// it could read, nothing is proved.
+func (w RecordWatch) NothingTaken() bool {
+	if w.Log == nil || !w.LogLive {
+		return false
+	}
+	sh, err := w.read()
+	return err == nil && len(sh.Submissions) == w.LogLines && w.count(sh) == w.Before
 }
 
 // read reads the record once for what the watch counts: in one pass where

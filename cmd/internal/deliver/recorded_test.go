@@ -1,6 +1,7 @@
 package deliver
 
 import (
+	"slices"
 	"testing"
 
 	"fmctl/harness/records"
@@ -202,6 +203,50 @@ func TestRecordWatchReadsTheAgentsSubmitLog(t *testing.T) {
 	// A pair of UTF-16 units counts as two, as cline counts.
 	if got := utf16Len("a🙂"); got != 3 {
 		t.Errorf("utf16Len = %d, want 3", got)
+	}
+}
+
+// live marks every submission as the live session's.
+func live(subs []records.Submission) []records.Submission {
+	out := slices.Clone(subs)
+	for i := range out {
+		out[i].Live = true
+	}
+	return out
+}
+
+// The log proves nothing taken only where the live session writes it, and
+// only while it holds no prompt more of any length, nor the record the
+// message.
+func TestNothingTakenNeedsTheLiveSessionsLog(t *testing.T) {
+	const msg = "message 2 of round 17 eeaee7"
+	n := utf16Len(msg)
+	for _, tc := range []struct {
+		name          string
+		before, after logOf
+		want          bool
+	}{
+		{"nothing logged since", logOf{subs: live(subs(n, "i"))}, logOf{subs: live(subs(n, "i"))}, true},
+		{"a prompt of its length since", logOf{subs: live(subs(n, "i"))}, logOf{subs: live(subs(n, "ii"))}, false},
+		{"a prompt of another length since", logOf{subs: live(subs(n, "i"))}, logOf{subs: live(subs(n, "io"))}, false},
+		{"queued since", logOf{subs: live(subs(n, "i"))}, logOf{subs: live(subs(n, "iq"))}, false},
+		{"the message in the record", logOf{subs: live(subs(n, "i"))}, logOf{recordOf{msg}, live(subs(n, "i"))}, false},
+		// A session cline runs in its hub logs no prompt: its log is
+		// silent whatever it takes.
+		{"only an older session logged", logOf{subs: subs(n, "i")}, logOf{subs: subs(n, "i")}, false},
+		{"nothing logged at all", logOf{}, logOf{}, false},
+	} {
+		w, err := StartWatch(tc.before, msg)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		w.Reader, w.Log = tc.after, tc.after
+		if got := w.NothingTaken(); got != tc.want {
+			t.Errorf("%s: NothingTaken = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if w, _ := StartWatch(recordOf{}, msg); w.NothingTaken() {
+		t.Error("a record with no log proved nothing taken")
 	}
 }
 

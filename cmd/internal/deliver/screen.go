@@ -186,6 +186,9 @@ func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, 
 	}
 	if sig.OneEnter {
 		o.Retries, o.ConfirmWait = 0, o.ConfirmWait+o.BusyRedraw
+		if o.NothingTaken != nil && !o.Popup {
+			o.Retries, o.retryIf = 1, o.NothingTaken
+		}
 	}
 	var last backends.Screen
 	res := pressEnter(ctx, b, ep, text, o, left-settle, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {

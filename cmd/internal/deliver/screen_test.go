@@ -160,6 +160,83 @@ func TestGeminiGetsOneEnter(t *testing.T) {
 	}
 }
 
+// clineFrame is a fake cline drawn from a real capture whose composer row
+// (at column 0, between the rules) shows what the fake's composer holds;
+// its first drop Enters are lost, as cline lost one pressed as a turn
+// ended (enter-dropped-at-turn-end).
+type clineFrame struct {
+	*fakeComposer
+	frame []string
+	drop  int
+}
+
+func (c *clineFrame) SendKey(ctx context.Context, ep backends.Endpoint, k harness.Key) error {
+	c.mu.Lock()
+	if k == harness.KeyEnter && c.drop > 0 {
+		c.drop--
+		c.enters++
+		c.mu.Unlock()
+		return nil
+	}
+	c.mu.Unlock()
+	return c.fakeComposer.SendKey(ctx, ep, k)
+}
+
+func (c *clineFrame) Capture(context.Context, backends.Endpoint) (backends.Screen, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	lines := append([]string(nil), c.frame...)
+	for i, l := range lines {
+		if strings.HasPrefix(l, "❯ ") {
+			text := c.composer
+			if text == "" {
+				text = "Ask anything..."
+			}
+			lines[i] = "❯ " + text
+			return backends.Screen{Lines: lines, CursorY: i, CursorX: 2 + len(c.composer), Cursor: true}, nil
+		}
+	}
+	return backends.Screen{Lines: lines}, nil
+}
+
+// cline gets one Enter, as gemini does (a second one while its turn
+// starts submitted the prompt twice), unless its log, read right before
+// it, proves it took nothing since the text was typed: then an Enter it
+// dropped (as a turn ended, the text left in its idle composer) is
+// pressed once more. Never for a slash command, whose Enter may have run
+// it without a prompt logged.
+func TestClineGetsASecondEnterOnlyOnItsLogsProof(t *testing.T) {
+	sig, s := realScreen(t, "cline", "enter-dropped-at-turn-end")
+	const text = "message 2 of round 17 eeaee7"
+	if st := sig.ReadScreen(s.Lines); st.Composer != harness.ComposerHolding || strings.TrimSpace(st.HeldText()) != text || st.Busy {
+		t.Fatalf("the capture reads %+v; want idle, its composer holding %q", st, text)
+	}
+	for _, c := range []struct {
+		name         string
+		text         string
+		nothingTaken func() bool
+		want         Verdict
+		wantEnters   int
+	}{
+		{"the log shows nothing taken", text, func() bool { return true }, Submitted, 2},
+		{"the log shows a prompt taken", text, func() bool { return false }, Pending, 1},
+		{"no log to read", text, nil, Pending, 1},
+		{"a slash command", "/help", func() bool { return true }, Pending, 1},
+	} {
+		f := &clineFrame{fakeComposer: &fakeComposer{clearOn: 1}, frame: s.Lines, drop: 1}
+		o := fastOptions()
+		o.Screen = &sig
+		o.BusyRedraw = 50 * time.Millisecond
+		o.SlashWait = time.Millisecond
+		o.Popup = strings.HasPrefix(c.text, "/")
+		o.NothingTaken = c.nothingTaken
+		res := Submit(context.Background(), f, backends.Endpoint{Target: "s:fm-t1"}, c.text, o)
+		if res.Verdict != c.want || f.enters != c.wantEnters {
+			t.Errorf("%s: verdict %s after %d Enters, want %s after %d", c.name, res.Verdict, f.enters, c.want, c.wantEnters)
+		}
+	}
+}
+
 // A text gemini lists under "Queued (press ↑ to edit):" was taken but not
 // submitted: gemini submits its queue as one message when the turn ends.
 // The composer reads empty either way, so only the queue tells them apart.

@@ -252,6 +252,9 @@ func (s Sender) sendText(ctx context.Context, t *task.Target, text string, req R
 	// Stamped before the Enter: an interrupt racing this send must know a
 	// turn may be starting. A stamp that cannot be written costs only that.
 	_ = t.Store.StampSubmitted(t.ID, d.at)
+	if d.watch != nil && d.watch.Log != nil {
+		o.NothingTaken = d.watch.NothingTaken
+	}
 	res := deliver.Submit(ctx, t.Backend, t.Endpoint, text, o)
 	// Kept under the input lock, which an interrupt takes to mark it: the
 	// next send clears this text if the agent puts it back after that
