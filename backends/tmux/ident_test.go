@@ -110,7 +110,7 @@ func TestTmuxRecordedIDOfAGoneServerIsMissing(t *testing.T) {
 		})
 	}
 	// The snapshot list reads must not take the reused pane either.
-	if _, ok := findInSnapshot([]snapPane{{active: true, info: mustPane(t, reused)}}, ep); ok {
+	if _, ok := findInSnapshot(byWindow([]snapPane{{active: true, info: mustPane(t, reused)}}), ep); ok {
 		t.Fatal("the list snapshot took a pane of another server for the task's")
 	}
 }

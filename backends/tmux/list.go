@@ -47,8 +47,9 @@ func (t *Adapter) agentStates(ctx context.Context, eps []backends.Endpoint) ([]b
 	var infos []paneInfo
 	if err == nil {
 		infos = make([]paneInfo, len(eps))
+		w := byWindow(panes)
 		for i, ep := range eps {
-			if info, ok := findInSnapshot(panes, ep); ok {
+			if info, ok := findInSnapshot(w, ep); ok {
 				infos[i], found[i] = info, info.pane
 			}
 		}
@@ -192,8 +193,9 @@ func (t *Adapter) classifyListed(ctx context.Context, eps []backends.Endpoint, p
 		return out, found
 	}
 	var rest []int
+	w := byWindow(panes)
 	for i, ep := range eps {
-		info, ok := findInSnapshot(panes, ep)
+		info, ok := findInSnapshot(w, ep)
 		if listErr != nil || !ok || info.dead {
 			rest = append(rest, i)
 			continue
@@ -248,21 +250,32 @@ func parseSnapLine(line string) (snapPane, bool) {
 	return snapPane{active: active == "1", info: info}, ok
 }
 
+// windows is a snapshot's panes by session and window name, so an
+// endpoint is looked for among its own window's panes, not among every
+// pane on the server (at 500 tasks, 250,000 comparisons a list).
+type windows map[[2]string][]snapPane
+
+func byWindow(panes []snapPane) windows {
+	w := make(windows, len(panes))
+	for _, p := range panes {
+		k := [2]string{p.info.session, p.info.window}
+		w[k] = append(w[k], p)
+	}
+	return w
+}
+
 // findInSnapshot resolves an endpoint as lookup would, succeeding only when
 // the answer is one plain pane: the recorded pane id in the recorded
 // session:window, or else the one active pane of the one window carrying
 // the label.
-func findInSnapshot(panes []snapPane, ep backends.Endpoint) (paneInfo, bool) {
+func findInSnapshot(w windows, ep backends.Endpoint) (paneInfo, bool) {
 	session, window, err := SplitTarget(ep.Target)
 	if err != nil {
 		return paneInfo{}, false
 	}
 	id := ep.Field(state.KeyTmuxPane)
 	var found []paneInfo
-	for _, p := range panes {
-		if p.info.session != session || p.info.window != window {
-			continue
-		}
+	for _, p := range w[[2]string{session, window}] {
 		if (id != "" && p.info.pane == id && notTheRecordedPane(ep, p.info) == "") || (id == "" && p.active && !notSameServer(ep, p.info)) {
 			found = append(found, p.info)
 		}
