@@ -212,6 +212,7 @@ func (l *lab) judgeWaiting(s *scen, dir, nonce string) {
 	r := l.fm("fm-control", "wait", l.addr, "--for", "waiting", "--timeout", "20s")
 	lag := time.Since(drawn)
 	st := l.status()
+	row := l.listRow()
 	running, why := l.turnOpen(nonce)
 	ran := exists(filepath.Join(dir, stubmodel.ShellFile))
 	switch {
@@ -226,8 +227,12 @@ func (l *lab) judgeWaiting(s *scen, dir, nonce string) {
 		s.mark(False, "wait --for waiting exit 0, then status said activity=%s at the same dialog", st["activity"])
 	case st["waiting_for"] != harness.WaitPermission:
 		s.mark(False, "status activity=waiting waiting_for=%s at a permission dialog", st["waiting_for"])
+	case row["state"] != "alive" || row["activity"] != "waiting" || row["waiting_for"] != harness.WaitPermission:
+		// list reads every task's screen as status does (issue 39): at
+		// the same dialog it says what status says.
+		s.mark(False, "status said waiting for a permission, and list then said state=%s activity=%s waiting_for=%s at the same dialog", row["state"], row["activity"], row["waiting_for"])
 	default:
-		s.mark(Backed, "wait --for waiting exit 0 %v after the dialog was seen (evidence=%s); status waiting_for=%s; %s, and the tool has not run",
+		s.mark(Backed, "wait --for waiting exit 0 %v after the dialog was seen (evidence=%s); status and list waiting_for=%s; %s, and the tool has not run",
 			lag.Round(time.Millisecond), st["evidence"], st["waiting_for"], why)
 		if lag > waitingLag {
 			s.missed("waiting was reported %v after the dialog was on screen", lag.Round(time.Millisecond))
@@ -246,6 +251,30 @@ func (l *lab) status() map[string]string {
 	for k, v := range raw {
 		if s, ok := v.(string); ok {
 			out[k] = s
+		}
+	}
+	return out
+}
+
+// listRow is the lab's task (on this machine) as fm-control list --json
+// shows it, its string facts.
+func (l *lab) listRow() map[string]string {
+	r := l.fm("fm-control", "list", "--json")
+	var raw struct {
+		Tasks []map[string]any `json:"tasks"`
+	}
+	out := map[string]string{}
+	if json.Unmarshal([]byte(r.stdout), &raw) != nil {
+		return out
+	}
+	for _, t := range raw.Tasks {
+		if t["id"] != l.id {
+			continue
+		}
+		for k, v := range t {
+			if s, ok := v.(string); ok {
+				out[k] = s
+			}
 		}
 	}
 	return out
