@@ -404,14 +404,14 @@ func (t *Adapter) capturePanes(ctx context.Context, eps []backends.Endpoint, pan
 // far less than a display-message a pane, which took nearly as long as the
 // capture itself (and its words put 500 panes in 3 calls, not 1). With
 // listing, each line also carries the pane as the lean snapshot lists it,
-// behind a tab: the geometry has none, and tmux prints a window name's
-// tab or newline escaped.
+// behind a tab (the geometry has none), and the nonce alone on a line
+// ends the head (cutHead): a window name may hold a newline.
 func batchHead(nonce string, listing bool) []string {
 	format := nonce + " #D #{pane_height} #{cursor_y} #{cursor_x}"
-	if listing {
-		format += "\t" + leanSnapshotFormat
+	if !listing {
+		return []string{"list-panes", "-a", "-F", format, ";"}
 	}
-	return []string{"list-panes", "-a", "-F", format, ";"}
+	return []string{"list-panes", "-a", "-F", format + "\t" + leanSnapshotFormat, ";", "display-message", "-p", nonce, ";"}
 }
 
 // captureWords read one pane's rows in a batch, the command ended by
@@ -464,7 +464,7 @@ func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, pan
 	for k, i := range batch {
 		order[k] = panes[i]
 	}
-	byPane, listed := splitCaptures(string(out.Stdout), nonce, order)
+	byPane, listed := splitCaptures(string(out.Stdout), nonce, order, listing)
 	for _, i := range batch {
 		if s, ok := byPane[panes[i]]; ok {
 			screens[i] = s
@@ -476,40 +476,37 @@ func (t *Adapter) captureBatch(ctx context.Context, eps []backends.Endpoint, pan
 }
 
 // splitCaptures cuts the batched output: its head lines (the nonce, a
-// pane's id, height and cursor, and behind a tab the pane as the lean
-// snapshot lists it, returned as listed) come first, then the rows of the
-// panes captured, in order, each as many as its height. Output that does
-// not add up to the heights listed (it cannot, from one command line)
-// gives no screen at all rather than a pane another's rows. The parts are
-// sliced from out, not copied: at 500 panes out is some megabytes.
-func splitCaptures(out, nonce string, order []string) (map[string]backends.Screen, []snapPane) {
+// pane's id, height and cursor, and with listing, behind a tab, the pane
+// as the lean snapshot lists it, returned as listed) come first, then the
+// rows of the panes captured, in order, each as many as its height.
+// Output that does not add up to the heights listed (it cannot, from one
+// command line) gives no screen at all rather than a pane another's rows.
+// The parts are sliced from out, not copied: at 500 panes out is some
+// megabytes.
+func splitCaptures(out, nonce string, order []string, listing bool) (map[string]backends.Screen, []snapPane) {
 	type geometry struct {
 		rows   int
 		cursor string
 	}
+	heads, at, ok := cutHead(out, nonce, listing)
+	if !ok {
+		return nil, nil
+	}
 	geometries := map[string]geometry{}
 	var listed []snapPane
-	marker := nonce + " "
-	at := 0
-	for at < len(out) {
-		line, _, _ := strings.Cut(out[at:], "\n")
-		rest, ok := strings.CutPrefix(line, marker)
-		if !ok {
-			break
-		}
-		rest, pane, hasPane := strings.Cut(rest, "\t")
+	for _, head := range heads {
+		geo, pane, hasPane := strings.Cut(head, "\t")
 		if hasPane {
 			if p, ok := parseSnapLine(pane); ok {
 				listed = append(listed, p)
 			}
 		}
-		f := strings.SplitN(rest, " ", 3)
+		f := strings.SplitN(geo, " ", 3)
 		if len(f) == 3 {
 			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
 				geometries[f[0]] = geometry{rows: n, cursor: f[2]}
 			}
 		}
-		at = min(at+len(line)+1, len(out))
 	}
 	screens := map[string]backends.Screen{}
 	for _, pane := range order {
@@ -532,4 +529,33 @@ func splitCaptures(out, nonce string, order []string) (map[string]backends.Scree
 		return nil, listed
 	}
 	return screens, listed
+}
+
+// cutHead reads the head of a batched capture: each line behind the
+// nonce, without it, and where the rows begin. Without listing the head
+// is the leading lines behind the nonce. With listing it ends at the line
+// that is the nonce alone (batchHead's), and a line between not behind the
+// nonce continues the one before it: tmux prints a window name given
+// at its creation (new-window -n) raw, a newline in it included, and
+// such a window of anyone's on the server must not end the head early.
+// A listing head with no end line gives nothing (ok false).
+func cutHead(out, nonce string, listing bool) (heads []string, at int, ok bool) {
+	marker := nonce + " "
+	for at < len(out) {
+		line, _, _ := strings.Cut(out[at:], "\n")
+		next := min(at+len(line)+1, len(out))
+		rest, behind := strings.CutPrefix(line, marker)
+		switch {
+		case listing && line == nonce:
+			return heads, next, true
+		case behind:
+			heads = append(heads, rest)
+		case !listing:
+			return heads, at, true
+		case len(heads) > 0:
+			heads[len(heads)-1] += "\n" + line
+		}
+		at = next
+	}
+	return heads, at, !listing
 }

@@ -154,7 +154,7 @@ func TestSplitCapturesCutsByTheHeightsListed(t *testing.T) {
 	nonce := "fmctl-screen-1-2"
 	head := nonce + " %1 2 3 2\n" + nonce + " %2 3 1 0\n" + nonce + " %9 1 0 0\n"
 	rows := "row a1\n" + nonce + " %2 0 0 0\n" + "row b1\n" + "row b2\n" + "\n"
-	got, _ := splitCaptures(head+rows, nonce, []string{"%1", "%2"})
+	got, _ := splitCaptures(head+rows, nonce, []string{"%1", "%2"}, false)
 	if len(got) != 2 {
 		t.Fatalf("screens = %+v, want two", got)
 	}
@@ -171,9 +171,35 @@ func TestSplitCapturesCutsByTheHeightsListed(t *testing.T) {
 		"a pane not listed":     nonce + " %1 2 3 2\n" + rows,
 		"no newline at the end": head + strings.TrimSuffix(rows, "\n"),
 	} {
-		if got, _ := splitCaptures(out, nonce, []string{"%1", "%2"}); len(got) != 0 {
+		if got, _ := splitCaptures(out, nonce, []string{"%1", "%2"}, false); len(got) != 0 {
 			t.Errorf("%s: screens = %+v, want none", name, got)
 		}
+	}
+}
+
+// A window made with a newline in its name (tmux prints such a name raw)
+// does not end the listing's head: the head runs to the nonce's line
+// alone, a line between continues the one before it, and every pane after
+// it is listed and captured. A head without that line gives nothing.
+func TestSplitCapturesReadsAListingPastARawNewline(t *testing.T) {
+	nonce := "fmq1"
+	listedLine := func(window, id string) string {
+		_, line, _ := strings.Cut(pane("fmses", true, window, id, ""), "\t")
+		return "1\t" + strings.TrimSuffix(line, "\n")
+	}
+	head := nonce + " %1 1 0 0\t" + listedLine("odd\nname", "%1") + "\n" +
+		nonce + " %2 2 1 3\t" + listedLine("fm-t2", "%2") + "\n" + nonce + "\n"
+	rows := "row of %1\n" + "row a of %2\n" + "row b of %2\n"
+	screens, listed := splitCaptures(head+rows, nonce, []string{"%1", "%2"}, true)
+	if got := strings.Join(screens["%2"].Lines, "|"); len(screens) != 2 || got != "row a of %2|row b of %2" || screens["%2"].CursorX != 3 {
+		t.Fatalf("screens = %+v, want %%1's row and %%2's two", screens)
+	}
+	w := byWindow(listed)
+	if info, ok := findInSnapshot(w, backends.Endpoint{Target: "fmses:fm-t2", Fields: map[string]string{state.KeyTmuxPane: "%2"}}); !ok || info.pane != "%2" {
+		t.Errorf("the pane after the odd name is not listed: %+v", listed)
+	}
+	if s, l := splitCaptures(strings.TrimSuffix(head, nonce+"\n")+rows, nonce, []string{"%1", "%2"}, true); s != nil || l != nil {
+		t.Errorf("a head with no end line gave screens %+v and listing %+v", s, l)
 	}
 }
 

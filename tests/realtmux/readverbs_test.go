@@ -131,11 +131,14 @@ func TestWaitForDeadReturnsWhenTheAgentExits(t *testing.T) {
 
 // list lists every pane and reads the live agents' screens (as status
 // does) in one tmux call, however many tasks: a live agent proved from
-// /proc needs no other. Panes /proc cannot prove (here, shells) take one
-// call more, the full snapshot, for all of them at once.
+// /proc needs no other, and a window of someone else's whose name holds a
+// newline (tmux prints it raw) changes nothing. Panes /proc cannot prove
+// (here, shells) take one call more, the full snapshot, for all of them at
+// once.
 func TestListMakesAtMostTwoTmuxCallsForAnyNumberOfTasks(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
+	s.tmux("new-window", "-d", "-t", "="+session+":", "-n", "odd\nname\tx")
 	a := s.startAgent("l0", "claude")
 	count := func(n int) (int, string) {
 		trace := s.traceFile(fmt.Sprintf("list-%d", n))
