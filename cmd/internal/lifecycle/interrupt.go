@@ -169,7 +169,9 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 			if sig.RestoreOrMark {
 				marked = recordedCancel(rec, since)
 			}
-			restore, _ = c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), true, marked)
+			if step := c.restoreStep(ctx, t, sig, sig.ReadScreen(p.Before.Lines), marked); step != nil {
+				restore = step
+			}
 		}
 	}
 	switch {
@@ -219,7 +221,8 @@ func restoreSig(t *task.Target) (harness.ScreenSig, bool) {
 func noRestore(time.Time) (string, error) { return "", nil }
 
 // restoreStep is the step run after the keys, given the composer read
-// before them: when the agent was busy with an empty composer, it waits
+// before them (nil when there is none to run): when the agent was busy
+// with an empty composer, it waits
 // briefly for the restored text and clears it with the harness's verified
 // clear, so the next message is not glued onto it, and returns what it
 // cleared. A draft the composer already held is left alone. marked, when
@@ -229,9 +232,9 @@ func noRestore(time.Time) (string, error) { return "", nil }
 // read every FM_CONTROL_POLL (a parse of it), and the screen (one tmux
 // call) from 10 ms doubling to it: the interrupt answers at most that long
 // after either.
-func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, known bool, marked func() bool) (step func(gapEnd time.Time) (string, error), restoring bool) {
-	if !known || !before.Busy || before.Composer != harness.ComposerEmpty {
-		return noRestore, false
+func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, marked func() bool) func(gapEnd time.Time) (string, error) {
+	if !before.Busy || before.Composer != harness.ComposerEmpty {
+		return nil
 	}
 	return func(gapEnd time.Time) (string, error) {
 		deadline := time.Now().Add(restoreWait)
@@ -257,7 +260,7 @@ func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.Scr
 				return "", nil
 			}
 		}
-	}, true
+	}
 }
 
 // recordedCancel is the check restoreStep makes of a record that marks a
