@@ -187,7 +187,7 @@ func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, 
 	if sig.OneEnter {
 		o.Retries, o.ConfirmWait = 0, o.ConfirmWait+o.BusyRedraw
 		if o.NothingTaken != nil && !o.Popup {
-			o.Retries, o.retryIf = 1, o.NothingTaken
+			o.Retries = 1
 		}
 	}
 	var last backends.Screen

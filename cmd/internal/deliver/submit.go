@@ -54,15 +54,14 @@ type Options struct {
 	// its window on the frame the agent left behind.
 	EndsAgent bool
 	// NothingTaken, when set, reads the agent's own log for proof that it
-	// took nothing since the text was typed (RecordWatch.NothingTaken).
-	// A harness that gets one Enter (ScreenSig.OneEnter) gets one more
-	// only with that proof, read right before it, and only while its
-	// composer, no turn running, still holds the text: cline dropped an
-	// Enter pressed as a turn ended, and logs every prompt it takes at
-	// once, so its log proves the second Enter cannot submit it twice.
+	// took nothing since the text was typed (RecordWatch.NothingTaken),
+	// and every Enter after the first needs that proof, read right before
+	// it. A harness that gets one Enter (ScreenSig.OneEnter) gets one more
+	// with it, and only while its composer, no turn running, still holds
+	// the text: cline dropped an Enter pressed as a turn ended, and logs
+	// every prompt it takes at once, so its log proves the second Enter
+	// cannot submit it twice.
 	NothingTaken func() bool
-	// retryIf, when set, is what each Enter after the first needs.
-	retryIf func() bool
 }
 
 // DefaultOptions match the original toolkit's budgets; they are upper bounds,
@@ -150,7 +149,7 @@ func pressEnter(ctx context.Context, b backends.Backend, ep backends.Endpoint, t
 		enter := press.Keys{Backend: b, Endpoint: ep}
 		if attempt > 0 {
 			enter.Gate = o.EnterGate
-			if o.retryIf != nil && !o.retryIf() {
+			if o.NothingTaken != nil && !o.NothingTaken() {
 				return res
 			}
 		}
