@@ -181,9 +181,7 @@ func (t *Adapter) sendIf(ctx context.Context, ep backends.Endpoint, g paneGate, 
 	default:
 		return res, false, fmt.Errorf("tmux send-keys %s to %s (%s): the gated call printed %q, so whether the key went is unknown", name, ep.Target, g.pane, marker)
 	}
-	t.mu.Lock()
-	t.pane[ep.Target] = g.pane
-	t.mu.Unlock()
+	t.remember(ep.Target, g.pane)
 	// The pane line read after the key is the last line; the screen, when
 	// captured, is everything between.
 	screen, line := rest, ""

@@ -184,9 +184,7 @@ func (t *Adapter) lookup(ctx context.Context, ep backends.Endpoint) (paneInfo, e
 	if err != nil {
 		return paneInfo{}, t.unlessServerGone(ctx, ep, err)
 	}
-	t.mu.Lock()
-	t.pane[ep.Target] = info.pane
-	t.mu.Unlock()
+	t.remember(ep.Target, info.pane)
 	return info, nil
 }
 
@@ -260,6 +258,13 @@ func (t *Adapter) lookupByLabel(ctx context.Context, session, window string) (pa
 	return paneInfo{}, &lookupErr{state: backends.StateUnreadable, msg: fmt.Sprintf("%d windows are named %s in tmux session %s; refusing to pick one", len(found), window, session)}
 }
 
+// remember keeps pane as where target was found, for paneID.
+func (t *Adapter) remember(target, pane string) {
+	t.mu.Lock()
+	t.pane[target] = pane
+	t.mu.Unlock()
+}
+
 // paneID returns the endpoint's pane id, resolving (and checking) it when
 // this process has not yet.
 func (t *Adapter) paneID(ctx context.Context, ep backends.Endpoint) (string, error) {
@@ -319,9 +324,7 @@ func (t *Adapter) Create(ctx context.Context, spec backends.CreateSpec) ([]backe
 		_, _ = t.run(ctx, "kill-window", "-t", info.pane)
 		return nil, fmt.Errorf("tmux pin window name %s: %w", target, err)
 	}
-	t.mu.Lock()
-	t.pane[target] = info.pane
-	t.mu.Unlock()
+	t.remember(target, info.pane)
 	return info.fields(target), nil
 }
 

@@ -68,9 +68,7 @@ func (t *Adapter) agentStates(ctx context.Context, eps []backends.Endpoint) ([]b
 		info := infos[i]
 		// The pane found is the endpoint's, as lookup's is: a capture of
 		// it next (list's screens) needs no lookup of its own.
-		t.mu.Lock()
-		t.pane[ep.Target] = info.pane
-		t.mu.Unlock()
+		t.remember(ep.Target, info.pane)
 		wg.Add(1)
 		slots <- struct{}{}
 		go func() {
@@ -208,9 +206,7 @@ func (t *Adapter) classifyListed(ctx context.Context, eps []backends.Endpoint, p
 			rest = append(rest, i)
 			continue
 		}
-		t.mu.Lock()
-		t.pane[ep.Target] = info.pane
-		t.mu.Unlock()
+		t.remember(ep.Target, info.pane)
 		out[i], found[i] = obs, info.pane
 	}
 	if len(rest) > 0 {

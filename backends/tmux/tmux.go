@@ -293,9 +293,7 @@ func (t *Adapter) stateAnd(ctx context.Context, ep backends.Endpoint, read func(
 	if !ok || info.pane != id || info.session != session || info.window != window || notTheRecordedPane(ep, info) != "" {
 		return t.AgentState(ctx, ep), nil, errNoScreen
 	}
-	t.mu.Lock()
-	t.pane[ep.Target] = info.pane
-	t.mu.Unlock()
+	t.remember(ep.Target, info.pane)
 	return t.classify(ctx, info), []byte(rest), nil
 }
 
