@@ -54,30 +54,20 @@ func (t *Adapter) agentStates(ctx context.Context, eps []backends.Endpoint) ([]b
 			}
 		}
 	}
-	// The panes found are classified a few at a time: each reads its
-	// processes (a few small files in /proc), which need not wait for
-	// one another's.
-	slots := make(chan struct{}, classifiers)
-	var wg sync.WaitGroup
-	var alone []int // endpoints the snapshot does not show plainly
+	var seen, alone []int // alone: endpoints the snapshot does not show plainly
 	for i, ep := range eps {
 		if found[i] == "" {
 			alone = append(alone, i)
 			continue
 		}
-		info := infos[i]
 		// The pane found is the endpoint's, as lookup's is: a capture of
 		// it next (list's screens) needs no lookup of its own.
-		t.remember(ep.Target, info.pane)
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-slots }()
-			out[i] = t.classify(ctx, info)
-		}()
+		t.remember(ep.Target, infos[i].pane)
+		seen = append(seen, i)
 	}
-	wg.Wait()
+	// Each reads its processes (a few small files in /proc), which need
+	// not wait for one another's.
+	eachAtMost(classifiers, seen, func(i int) { out[i] = t.classify(ctx, infos[i]) })
 	for _, i := range alone {
 		out[i], found[i] = t.agentState(ctx, eps[i])
 	}
@@ -157,20 +147,31 @@ type agentRead struct {
 // readAgentsUnder reads the agent under each endpoint's recorded pane pid
 // into under, a few at a time (classifiers).
 func (t *Adapter) readAgentsUnder(ctx context.Context, eps []backends.Endpoint, under []agentRead) {
-	slots := make(chan struct{}, classifiers)
-	var wg sync.WaitGroup
+	var recorded []int
 	for i, ep := range eps {
 		pid, err := strconv.Atoi(ep.Field(state.KeyTmuxPanePID))
-		if err != nil || pid <= 0 || ep.Field(state.KeyTmuxPane) == "" {
-			continue
+		if err == nil && pid > 0 && ep.Field(state.KeyTmuxPane) != "" {
+			under[i].pid = pid
+			recorded = append(recorded, i)
 		}
+	}
+	eachAtMost(classifiers, recorded, func(i int) {
+		under[i].obs, _, under[i].ok = t.agentUnder(ctx, under[i].pid)
+	})
+}
+
+// eachAtMost runs f for each index of is, limit at a time, and returns
+// when every one has.
+func eachAtMost(limit int, is []int, f func(i int)) {
+	slots := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for _, i := range is {
 		wg.Add(1)
 		slots <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			obs, _, ok := t.agentUnder(ctx, pid)
-			under[i] = agentRead{pid: pid, obs: obs, ok: ok}
+			f(i)
 		}()
 	}
 	wg.Wait()
@@ -222,7 +223,7 @@ func (t *Adapter) classifyListed(ctx context.Context, eps []backends.Endpoint, p
 	return out, found
 }
 
-// classifiers bounds the panes AgentStates classifies at once.
+// classifiers bounds the panes whose processes are read at once.
 const classifiers = 8
 
 func (t *Adapter) snapshot(ctx context.Context) ([]snapPane, error) {
