@@ -176,6 +176,10 @@ func basicGroup(t *testing.T, p profile) {
 				sent = append(sent, text)
 			}
 		}
+		// A record written at a turn's end (cline's) gets the last
+		// message only when its turn ends: the order is read once every
+		// confirmed message is there, or after the record's lag.
+		poll(recordLag, func() bool { return inOrder(l.messages(), sent) })
 		if !inOrder(l.messages(), sent) {
 			s.mark(False, "the confirmed messages are out of order in the record: %s", clipAll(l.messages()))
 		}
