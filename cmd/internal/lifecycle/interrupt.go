@@ -186,13 +186,10 @@ func (c *Verbs) deliverInterruptThenRead(ctx context.Context, t *task.Target, re
 		return keysDone{}, err
 	}
 	// The next input waits out an Escape's gap, which the input lock
-	// keeps. A restored prompt cleared here is this verb's own input: its
-	// clear waits out the rest of the gap itself, so an interrupt with
-	// nothing to clear (claude's cancel marked in its record) answers
-	// without sleeping it through.
-	gapEnd := k.Settle(keys[len(keys)-1])
+	// keeps. A restored prompt's clear does not (restoreStep says why).
+	k.Settle(keys[len(keys)-1])
 	done := keysDone{after: p.After}
-	if done.cleared, err = restore(gapEnd); err != nil {
+	if done.cleared, err = restore(); err != nil {
 		return keysDone{}, err
 	}
 	done.ack = ack.wait(ctx, c.waits)
@@ -218,34 +215,35 @@ func restoreSig(t *task.Target) (harness.ScreenSig, bool) {
 	return sig, true
 }
 
-func noRestore(time.Time) (string, error) { return "", nil }
+func noRestore() (string, error) { return "", nil }
 
 // restoreStep is the step run after the keys, given the composer read
 // before them (nil when there is none to run): when the agent was busy
 // with an empty composer, it waits
 // briefly for the restored text and clears it with the harness's verified
 // clear, so the next message is not glued onto it, and returns what it
-// cleared. A draft the composer already held is left alone. marked, when
+// cleared. The clear does not wait out the Escape's gap: the prompt put
+// back is the agent's own answer to the Escape, drawn once it had read it
+// as a key of its own, so no key typed after can merge with it (the gap
+// is for input that may reach the agent before it read the Escape). A
+// draft the composer already held is left alone. marked, when
 // set, reports a cancel the agent's record marks, for a harness that either
 // puts the prompt back or marks the cancel, never both (the table's
 // RestoreOrMark: claude), so a marked cancel ends the wait. The record is
 // read every FM_CONTROL_POLL (a parse of it), and the screen (one tmux
 // call) from 10 ms doubling to it: the interrupt answers at most that long
 // after either.
-func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, marked func() bool) func(gapEnd time.Time) (string, error) {
+func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, marked func() bool) func() (string, error) {
 	if !before.Busy || before.Composer != harness.ComposerEmpty {
 		return nil
 	}
-	return func(gapEnd time.Time) (string, error) {
+	return func() (string, error) {
 		deadline := time.Now().Add(restoreWait)
 		var looked time.Time
 		poll := c.waits.Backoff()
 		for {
 			st, err := deliver.ReadComposer(ctx, t.Backend, t.Endpoint, sig)
 			if err == nil && st.Composer == harness.ComposerHolding {
-				if backends.Sleep(ctx, time.Until(gapEnd)) != nil {
-					return "", fault.Failed("interrupt key %s reached task %s, which put the cancelled prompt back, and fmctl was stopped before it cleared it; clear it before sending anything else", t.Harness.InterruptKey, t.ID).Coded(fault.EComposerHeld)
-				}
 				if err := deliver.ClearHeld(ctx, t.Backend, t.Endpoint, sig, st, t.Ability.CanDeliver, 2*time.Second, 20*time.Millisecond); err != nil {
 					return "", fault.Failed("interrupt key %s reached task %s, which put the cancelled prompt back: %v; clear it before sending anything else", t.Harness.InterruptKey, t.ID, err).Coded(fault.EComposerHeld)
 				}

@@ -59,9 +59,7 @@ func TestRestoreWaitEndsOnTheRecordsCancelMark(t *testing.T) {
 				t.Fatal("a busy agent with an empty composer is watched for a restore")
 			}
 			start := time.Now()
-			// The Escape's gap runs a second past the call: nothing is
-			// cleared, so nothing waits for it.
-			cleared, err := step(start.Add(time.Second))
+			cleared, err := step()
 			took := time.Since(start)
 			if cleared != "" || err != nil || took > c.atMost || took < c.least {
 				t.Fatalf("cleared %q, err %v, after %v; want nothing, in [%v, %v]", cleared, err, took, c.least, c.atMost)

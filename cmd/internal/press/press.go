@@ -153,17 +153,12 @@ func GateOnce(ctx context.Context, b backends.Backend, ep backends.Endpoint, gat
 // (gemini took an exit typed right after it as "quit", and the Escape never
 // cancelled). Only the next input needs the gap, and every input to the
 // task takes its input lock first, so it is recorded there (Hold) rather
-// than slept through, unless there is no lock to record it in. It
-// returns when the next input may go: a caller that types again itself,
-// under the same lock, waits for that.
-func (k Keys) Settle(last harness.Key) (next time.Time) {
-	now := time.Now()
+// than slept through, unless there is no lock to record it in.
+func (k Keys) Settle(last harness.Key) {
 	if last != harness.KeyEscape {
-		return now
+		return
 	}
-	if k.Hold == nil || k.Hold.HoldInputUntil(now.Add(k.Gap)) != nil {
+	if k.Hold == nil || k.Hold.HoldInputUntil(time.Now().Add(k.Gap)) != nil {
 		time.Sleep(k.Gap)
-		return time.Now()
 	}
-	return now.Add(k.Gap)
 }
