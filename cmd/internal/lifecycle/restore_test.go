@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -65,5 +66,45 @@ func TestRestoreWaitEndsOnTheRecordsCancelMark(t *testing.T) {
 				t.Fatalf("cleared %q, err %v, after %v; want nothing, in [%v, %v]", cleared, err, took, c.least, c.atMost)
 			}
 		})
+	}
+}
+
+// putBack is claude's composer holding the cancelled prompt it put back
+// (a real capture) until a C-u reaches it, then empty (another).
+type putBack struct {
+	blankScreen
+	holding, empty []string
+	keys           []harness.Key
+}
+
+func (b *putBack) SendKey(_ context.Context, _ backends.Endpoint, k harness.Key) error {
+	b.keys = append(b.keys, k)
+	return nil
+}
+
+func (b *putBack) Capture(context.Context, backends.Endpoint) (backends.Screen, error) {
+	if slices.Contains(b.keys, harness.KeyCtrlU) {
+		return backends.Screen{Lines: b.empty}, nil
+	}
+	return backends.Screen{Lines: b.holding}, nil
+}
+
+// A prompt put back is cleared as soon as it is drawn: the agent drew it
+// in answer to the Escape, so the Escape's gap, which keeps input from
+// reaching an agent that has not yet read the Escape, is not waited out.
+func TestRestoredPromptIsClearedWithoutTheEscapesGap(t *testing.T) {
+	h, _ := harness.Lookup("claude")
+	sig, _ := h.Screen()
+	be := &putBack{holding: readCapture(t, "claude-2.1.197/composer-text.txt"), empty: readCapture(t, "claude-2.1.197/composer-empty-after-400.txt")}
+	tg := &task.Target{ID: "t1", Backend: be, Harness: h, HasHarness: true,
+		Ability: harness.Backend{Name: "fake", Keys: []harness.Key{harness.KeyEnd, harness.KeyCtrlU}}}
+	step := (&Verbs{}).restoreStep(context.Background(), tg, sig, harness.ScreenState{Busy: true, Composer: harness.ComposerEmpty}, nil)
+	if step == nil {
+		t.Fatal("a busy agent with an empty composer is watched for a restore")
+	}
+	start := time.Now()
+	cleared, err := step()
+	if took := time.Since(start); err != nil || cleared != "hello one" || took >= h.PressGap {
+		t.Fatalf("cleared %q, err %v, after %v (keys %v); want the prompt cleared sooner than the %v gap", cleared, err, took, be.keys, h.PressGap)
 	}
 }
