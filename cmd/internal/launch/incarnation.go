@@ -73,6 +73,19 @@ func (l Launcher) Prepare(home config.Home, f config.File, a Agent) (Incarnation
 	return inc, nil
 }
 
+// launchTurnReported reports whether this incarnation's agent has reported
+// a turn through its own hooks: a prompt taken, or busy, in this spawn
+// generation. While the launch holds the task's input lock that turn is
+// the launch prompt's. An unwired harness reports nothing.
+func (inc Incarnation) launchTurnReported() bool {
+	if inc.eventKey == "" {
+		return false
+	}
+	w := inc.wire.task
+	a, ok := (state.Store{Dir: w.StateDir}).ReadAgentState(w.ID, inc.Gen)
+	return ok && (!a.Turn.IsZero() || a.State == state.ActivityBusy)
+}
+
 // Install writes the incarnation's event key (rotating the previous
 // incarnation's out) and its telemetry files.
 func (inc Incarnation) Install(h harness.Harness) error {

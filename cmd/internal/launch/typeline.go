@@ -43,7 +43,7 @@ func (l Launcher) typeLine(ctx context.Context, be backends.Backend, ability har
 	if err := state.Inject("launch"); err != nil {
 		return Readiness{}, err
 	}
-	w := launchWatch{be: be, ep: ep, line: inc.Line, bin: inc.Binary}
+	w := launchWatch{be: be, ep: ep, line: inc.Line, bin: inc.Binary, reported: inc.launchTurnReported}
 	if sl, ok := be.(backends.ShellLiner); ok {
 		prompt, err := l.typeClean(ctx, be, sl, ep, inc.Line)
 		if err != nil {
@@ -89,6 +89,9 @@ type launchWatch struct {
 	be                backends.Backend
 	ep                backends.Endpoint
 	line, prompt, bin string
+	// reported: the agent's own hooks report its launch turn
+	// (Incarnation.launchTurnReported).
+	reported func() bool
 }
 
 // ended reads the screen of an endpoint whose shell is in the foreground
@@ -136,7 +139,10 @@ func (l Launcher) waitAlive(ctx context.Context, w launchWatch, deadline time.Ti
 // waitScreen waits, until deadline, for a harness with verified screen
 // signatures to show itself ready: its composer drawn, no blocking dialog,
 // no not-ready mark, and where the harness draws its composer early (codex,
-// gemini), its launch prompt's turn seen. A process alive is not enough:
+// gemini), its launch prompt's turn seen on the screen or reported by the
+// agent's own hooks, whichever comes first: opencode and kilo draw the
+// turn's mark only once their record holds the prompt and their hooks
+// have reported it. A process alive is not enough:
 // real CLIs run for seconds before they draw a composer. A dialog is
 // reported at once, with nothing typed into it. An agent that exits
 // before it is ready (its shell back in front, the line ended) is a
@@ -152,7 +158,7 @@ func (l Launcher) waitScreen(ctx context.Context, w launchWatch, h harness.Harne
 			if st.Dialog != "" {
 				return Readiness{Ready: "blocked", Dialog: st.Dialog}, nil
 			}
-			if st.Launched(sig) {
+			if st.Launched(sig) || (st.Ready() && w.reported != nil && w.reported()) {
 				return Readiness{Ready: "confirmed"}, nil
 			}
 			if w.be.AgentState(ctx, w.ep).State == backends.StateDead {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmctl/backends"
+	"fmctl/config"
 	"fmctl/harness"
+	"fmctl/harness/wiring"
+	"fmctl/state"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,5 +186,61 @@ func TestAPromptDrawnAfterTheLineBeganIsTypedOnAgain(t *testing.T) {
 	}
 	if promptBegun([]string{"bash-5.2# "}, "bash-5.2# ls", 1) != true || promptBegun([]string{"┃", ""}, "bash-5.2#", 2) {
 		t.Error("promptBegun takes a drawn prompt for none, or a blank or foreign row for a prompt")
+	}
+}
+
+// drawnComposer is an opencode that has drawn its composer (a real
+// capture) and never draws its launch turn.
+type drawnComposer struct {
+	aliveBackend
+	lines []string
+}
+
+func (b *drawnComposer) Capture(context.Context, backends.Endpoint) (backends.Screen, error) {
+	return backends.Screen{Lines: b.lines}, nil
+}
+
+// opencode draws its composer before it takes a prompt, so its launch is
+// ready once its launch turn shows: on the screen, or in the report of
+// its own hooks, which comes first (the screen's mark follows the record).
+// An incarnation of another generation, or none reported, is not ready.
+func TestLaunchIsReadyOnTheAgentsOwnReportOfItsLaunchTurn(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "tests", "captures", "opencode-1.18.33", "composer-empty.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := harness.Lookup("opencode")
+	sig, _ := h.Screen()
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if st := sig.ReadScreen(lines); !st.Ready() || st.Launched(sig) {
+		t.Fatal("the capture does not read as a drawn composer before the launch turn; the test proves nothing")
+	}
+	dir := t.TempDir()
+	store := state.Store{Dir: dir}
+	inc := Incarnation{Gen: "g2", eventKey: "k", wire: wired{task: wiring.Task{ID: "t1", StateDir: dir}}}
+	l := Launcher{Tunables: config.Tunables{Control: config.ControlVars{Poll: 10 * time.Millisecond}}}
+	for _, c := range []struct {
+		name   string
+		report *state.AgentState
+		want   string
+	}{
+		{"reported", &state.AgentState{State: state.ActivityBusy, Gen: "g2", Event: "prompt-submitted", At: time.Now(), Turn: time.Now(), Harness: "opencode"}, "confirmed"},
+		{"another generation", &state.AgentState{State: state.ActivityBusy, Gen: "g1", Event: "prompt-submitted", At: time.Now(), Turn: time.Now(), Harness: "opencode"}, "starting"},
+		{"only started", &state.AgentState{State: state.ActivityReady, Gen: "g2", Event: "session-start", At: time.Now(), Harness: "opencode"}, "starting"},
+		{"none", nil, "starting"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_ = os.Remove(store.AgentStatePath("t1"))
+			if c.report != nil {
+				if err := os.WriteFile(store.AgentStatePath("t1"), c.report.Bytes(), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w := launchWatch{be: &drawnComposer{lines: lines}, reported: inc.launchTurnReported}
+			got, err := l.waitScreen(context.Background(), w, h, time.Now().Add(200*time.Millisecond))
+			if err != nil || got.Ready != c.want {
+				t.Fatalf("ready=%s (err %v), want %s", got.Ready, err, c.want)
+			}
+		})
 	}
 }
