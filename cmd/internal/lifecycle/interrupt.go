@@ -219,20 +219,19 @@ func noRestore() (string, error) { return "", nil }
 
 // restoreStep is the step run after the keys, given the composer read
 // before them (nil when there is none to run): when the agent was busy
-// with an empty composer, it waits
-// briefly for the restored text and clears it with the harness's verified
-// clear, so the next message is not glued onto it, and returns what it
-// cleared. The clear does not wait out the Escape's gap: the prompt put
-// back is the agent's own answer to the Escape, drawn once it had read it
-// as a key of its own, so no key typed after can merge with it (the gap
-// is for input that may reach the agent before it read the Escape). A
-// draft the composer already held is left alone. marked, when
-// set, reports a cancel the agent's record marks, for a harness that either
-// puts the prompt back or marks the cancel, never both (the table's
-// RestoreOrMark: claude), so a marked cancel ends the wait. The record is
-// read every FM_CONTROL_POLL (a parse of it), and the screen (one tmux
-// call) from 10 ms doubling to it: the interrupt answers at most that long
-// after either.
+// with an empty composer, it waits briefly for the restored text and
+// clears it with the harness's verified clear, so the next message is not
+// glued onto it, and returns what it cleared. The clear does not wait out
+// the Escape's gap: the prompt put back is the agent's own answer to the
+// Escape, drawn once it had read it as a key of its own, so no key typed
+// after can merge with it (the gap is for input that may reach the agent
+// before it read the Escape). A draft the composer already held is left
+// alone. marked, when set, reports a cancel the agent's record marks, for
+// a harness that either puts the prompt back or marks the cancel, never
+// both (the table's RestoreOrMark: claude), so a marked cancel ends the
+// wait. The record is read every FM_CONTROL_POLL (a parse of it), and the
+// screen (one tmux call) from 10 ms doubling to it: the interrupt answers
+// at most that long after either.
 func (c *Verbs) restoreStep(ctx context.Context, t *task.Target, sig harness.ScreenSig, before harness.ScreenState, marked func() bool) func() (string, error) {
 	if !before.Busy || before.Composer != harness.ComposerEmpty {
 		return nil
