@@ -77,6 +77,22 @@ func betweenRules(rows []string) ([]string, bool) {
 }
 
 func (sig ScreenSig) lastPrompt(rows []string) ([]string, bool) {
+	first, end, ok := sig.lastPromptRows(rows)
+	if !ok {
+		return nil, false
+	}
+	head, _ := sig.cutPrompt(rows[first])
+	held := appendText(nil, head)
+	for _, r := range rows[first+1 : end] {
+		held = appendText(held, strings.TrimSpace(r))
+	}
+	return held, true
+}
+
+// lastPromptRows finds LayoutLastPrompt's composer: the last prompt row
+// under the last rule, and the continuation rows (at ContIndent) under it,
+// rows[first:end].
+func (sig ScreenSig) lastPromptRows(rows []string) (first, end int, ok bool) {
 	start := 0
 	for i := len(rows) - 1; i >= 0; i-- {
 		if isRule(rows[i]) {
@@ -85,20 +101,16 @@ func (sig ScreenSig) lastPrompt(rows []string) ([]string, bool) {
 		}
 	}
 	for i := len(rows) - 1; i >= start; i-- {
-		first, ok := sig.cutPrompt(rows[i])
-		if !ok {
+		if _, ok := sig.cutPrompt(rows[i]); !ok {
 			continue
 		}
-		held := appendText(nil, first)
-		for _, r := range rows[i+1:] {
-			if sig.ContIndent == "" || !strings.HasPrefix(r, sig.ContIndent) || sig.footer(r) {
-				break
-			}
-			held = appendText(held, strings.TrimSpace(r))
+		end := i + 1
+		for end < len(rows) && sig.ContIndent != "" && strings.HasPrefix(rows[end], sig.ContIndent) && !sig.footer(rows[end]) {
+			end++
 		}
-		return held, true
+		return i, end, true
 	}
-	return nil, false
+	return 0, 0, false
 }
 
 // footer reports a row under the composer that is chrome, not held text:

@@ -190,6 +190,14 @@ type ScreenSig struct {
 	// twice in the real-agent tier); after its typed settle no Enter of its
 	// was seen lost. Its submit waits longer instead, then is unconfirmed.
 	OneEnter bool `json:"one_enter,omitempty"`
+	// EnterBecomesNewline: an Enter inside the window the harness keeps
+	// open after a paste (gemini: 40 ms, closed by a timer whose state
+	// update the key handler sees only after a redraw) is taken as a
+	// newline, and a starved process keeps that window open past any
+	// settle. NewlineTaken reads it off the screen, which proves the
+	// Enter submitted nothing: a OneEnter harness may then get one Enter
+	// more (tests/captures/gemini-0.61.0/enter-taken-as-newline).
+	EnterBecomesNewline bool `json:"enter_becomes_newline,omitempty"`
 	// QueueHead heads the list of texts the harness took while a turn
 	// runs, drawn above its composer (gemini "Queued (press ↑ to edit):"):
 	// a text listed there was taken but not submitted, and gemini submits
@@ -393,15 +401,32 @@ func (sig ScreenSig) ShowsQueue(lines []string) bool {
 	return len(sig.headQueues(lines)) > 0
 }
 
+// NewlineTaken reports whether a screen shows an Enter the harness took as
+// a newline (EnterBecomesNewline): the composer holds text, with no dialog,
+// and the cursor sits at the continuation indent of the blank row right
+// under that text, where the newline put it. An Enter taken as a submit
+// leaves no such row: the composer empties, or, while gemini runs its
+// hooks before it redraws, still draws the text with the cursor at its
+// end. The text sent must not end in a newline of its own (the caller's
+// part): its paste alone would leave that row.
+func (sig ScreenSig) NewlineTaken(lines []string, cursorY, cursorX int) bool {
+	if !sig.EnterBecomesNewline || sig.Layout != LayoutLastPrompt {
+		return false
+	}
+	if st := sig.ReadScreen(lines); st.Composer != ComposerHolding || st.Dialog != "" {
+		return false
+	}
+	rows := trimRows(lines)
+	_, end, ok := sig.lastPromptRows(rows)
+	return ok && cursorY == end && end < len(rows) && rows[end] == "" && cursorX == len(sig.ContIndent)
+}
+
 // HeldText is the held rows joined, for a message naming them.
 func (s ScreenState) HeldText() string { return strings.Join(s.Held, "\n") }
 
 // ReadScreen reads a screen (rows of plain text) by the signatures.
 func (sig ScreenSig) ReadScreen(lines []string) ScreenState {
-	rows := make([]string, len(lines))
-	for i, l := range lines {
-		rows[i] = strings.TrimRight(l, " \t")
-	}
+	rows := trimRows(lines)
 	st := ScreenState{Composer: ComposerAbsent}
 	st.Busy = anyOn(rows, sig.Busy)
 	st.Dropping = anyOn(rows, sig.DropsInput)
@@ -427,6 +452,15 @@ func (sig ScreenSig) ReadScreen(lines []string) ScreenState {
 		st.Composer, st.Held = ComposerHolding, held
 	}
 	return st
+}
+
+// trimRows strips each row's trailing blanks, as the signatures read rows.
+func trimRows(lines []string) []string {
+	rows := make([]string, len(lines))
+	for i, l := range lines {
+		rows[i] = strings.TrimRight(l, " \t")
+	}
+	return rows
 }
 
 func (sig ScreenSig) placeholder(s string) bool {

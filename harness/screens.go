@@ -143,7 +143,10 @@ var screens = map[string]ScreenSig{
 		PasteSettle: 150 * time.Millisecond,
 		TypedSettle: 150 * time.Millisecond,
 		OneEnter:    true,
-		QueueHead:   "Queued (press ↑ to edit):",
+		// Read in its bundle (InputPrompt's recentUnsafePasteTime, 0.52.0
+		// and 0.61.0); the tier's paste-window scenario starves it.
+		EnterBecomesNewline: true,
+		QueueHead:           "Queued (press ↑ to edit):",
 		// Past three queued texts it draws "... (+N more)" in their place
 		// (tests/captures/gemini-0.61.0/queue-folded, the tier's outage).
 		QueueFolded: "... (+",

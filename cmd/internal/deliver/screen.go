@@ -170,7 +170,10 @@ const drawnBase = 6 * time.Second
 // for a paste or for typed keys (gemini turns an Enter within ~50 ms into
 // a newline, claude loses one after a paste now and then); the submit is
 // confirmed only when the composer reads empty again. Text never drawn
-// gets no Enter at all.
+// gets no Enter at all. A OneEnter harness gets a second Enter only on
+// proof that the first submitted nothing: its log's (cline), or its
+// screen showing the Enter taken as a newline (gemini, starved in its
+// paste window).
 func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, text string, sig harness.ScreenSig, o Options) Result {
 	tail, newlines := tailOf(text), strings.Count(text, "\n")
 	if err := b.SendText(ctx, ep, text); err != nil {
@@ -184,13 +187,19 @@ func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, 
 	if settle > 0 && backends.Sleep(ctx, settle) != nil {
 		return Result{Verdict: Unproven}
 	}
+	var last backends.Screen
 	if sig.OneEnter {
 		o.Retries, o.ConfirmWait = 0, o.ConfirmWait+o.BusyRedraw
+		if sig.EnterBecomesNewline && !endsInNewline(text) {
+			logged := o.NothingTaken
+			o.NothingTaken = func() bool {
+				return last.Cursor && sig.NewlineTaken(last.Lines, last.CursorY, last.CursorX) || logged != nil && logged()
+			}
+		}
 		if o.NothingTaken != nil && !o.Popup {
 			o.Retries = 1
 		}
 	}
-	var last backends.Screen
 	res := pressEnter(ctx, b, ep, text, o, left-settle, withTurn(ctx, b, ep, func(s backends.Screen) ComposerState {
 		last = s
 		return sigClassify(sig, s, tail, newlines)
@@ -204,6 +213,14 @@ func submitBySig(ctx context.Context, b backends.Backend, ep backends.Endpoint, 
 		res.Replaced = popupReplacement(sig, last, text)
 	}
 	return res
+}
+
+// endsInNewline reports a text whose paste alone leaves the cursor on a
+// blank row under it (or whose trailing backslash makes gemini's Enter a
+// newline by design), so that row proves nothing of its Enter.
+func endsInNewline(text string) bool {
+	t := strings.TrimRight(text, " \t")
+	return strings.HasSuffix(t, "\n") || strings.HasSuffix(t, "\r") || strings.HasSuffix(t, "\\")
 }
 
 // popupReplacement is the other slash command the composer holds after

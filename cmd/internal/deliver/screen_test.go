@@ -365,3 +365,75 @@ func TestPopupReplacementIsFmctlsOwn(t *testing.T) {
 		t.Errorf("Typed = %+v, want the replacement as fmctl's own, not submitted", typed)
 	}
 }
+
+// starvedGemini is a fake gemini drawn from the tier's captures of a real
+// one starved in its paste window (tests/captures/gemini-0.61.0): the
+// three lines held after their paste, the cursor at their end
+// (paste-held-three-lines); after an Enter taken as a newline, the same
+// text with the cursor on the blank row under it (enter-taken-as-newline);
+// after an Enter taken as a submit, an empty composer. Its first newlines
+// Enters become newlines; with stale, its first Enter submits and the
+// screen is not redrawn, as while gemini runs its hooks.
+type starvedGemini struct {
+	*fakeComposer
+	held, newline, empty backends.Screen
+	newlines             int
+	stale                bool
+}
+
+func (g *starvedGemini) Capture(context.Context, backends.Endpoint) (backends.Screen, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.composer == "":
+		return g.empty, nil
+	case g.enters == 0 || g.stale:
+		return g.held, nil
+	case g.enters <= g.newlines:
+		return g.newline, nil
+	}
+	return g.empty, nil
+}
+
+// gemini takes an Enter inside its paste window as a newline, and a
+// starved gemini keeps that window open past the paste's settle (the
+// tier's basic group, oldest channel, under load: a three-line text left
+// in the composer after one Enter). The newline drawn under the text, the
+// cursor on it, proves that Enter submitted nothing, so one Enter more
+// goes, and only then: a submit gemini has not redrawn yet, or a text
+// that ends in a newline of its own, gets no second Enter.
+func TestGeminiGetsASecondEnterOnlyWhenItsFirstBecameANewline(t *testing.T) {
+	sig, held := realScreen(t, "gemini", "paste-held-three-lines")
+	_, newline := realScreen(t, "gemini", "enter-taken-as-newline")
+	_, empty := realScreen(t, "gemini", "second-enter-after-newline")
+	// Where tmux put the cursor in the tier's run.
+	held.CursorY, held.CursorX, held.Cursor = 32, 13, true
+	newline.CursorY, newline.CursorX, newline.Cursor = 39, 3, true
+	if !sig.NewlineTaken(newline.Lines, newline.CursorY, newline.CursorX) || sig.NewlineTaken(held.Lines, held.CursorY, held.CursorX) {
+		t.Fatalf("NewlineTaken reads the newline capture %v and the held one %v; want true and false",
+			sig.NewlineTaken(newline.Lines, newline.CursorY, newline.CursorX), sig.NewlineTaken(held.Lines, held.CursorY, held.CursorX))
+	}
+	const text = "line one 3bdfc5\nline two\nline three"
+	for _, c := range []struct {
+		name       string
+		text       string
+		newlines   int
+		stale      bool
+		want       Verdict
+		wantEnters int
+	}{
+		{"the first Enter became a newline", text, 1, false, Submitted, 2},
+		{"both became newlines", text, 2, false, Pending, 2},
+		{"the first submitted, not yet redrawn", text, 0, true, Pending, 1},
+		{"a text ending in a newline", text + "\n", 1, false, Pending, 1},
+	} {
+		g := &starvedGemini{fakeComposer: &fakeComposer{}, held: held, newline: newline, empty: empty, newlines: c.newlines, stale: c.stale}
+		o := fastOptions()
+		o.Screen = &sig
+		o.BusyRedraw = 50 * time.Millisecond
+		res := Submit(context.Background(), g, backends.Endpoint{Target: "s:fm-t1"}, c.text, o)
+		if res.Verdict != c.want || g.enters != c.wantEnters {
+			t.Errorf("%s: verdict %s after %d Enters, want %s after %d", c.name, res.Verdict, g.enters, c.want, c.wantEnters)
+		}
+	}
+}

@@ -60,7 +60,9 @@ type Options struct {
 	// with it, and only while its composer, no turn running, still holds
 	// the text: cline dropped an Enter pressed as a turn ended, and logs
 	// every prompt it takes at once, so its log proves the second Enter
-	// cannot submit it twice.
+	// cannot submit it twice. For a harness whose Enter may become a
+	// newline (ScreenSig.EnterBecomesNewline: gemini), the screen showing
+	// that newline is proof too (submitBySig adds it).
 	NothingTaken func() bool
 }
 
