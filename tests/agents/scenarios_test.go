@@ -189,12 +189,10 @@ func basicGroup(t *testing.T, p profile) {
 		s.send("line one " + randHex(3) + "\nline two\nline three")
 	})
 	l.settle(20 * time.Second)
-	if sig, ok := harnessScreen(p.name); ok && sig.EnterBecomesNewline {
-		l.scenario("enter-in-paste-window", func(s *scen) {
-			l.starvedInPasteWindow(s, "line one "+randHex(3)+"\nline two\nline three")
-		})
-		l.settle(20 * time.Second)
-	}
+	l.scenario("enter-in-paste-window", func(s *scen) {
+		l.starvedInPasteWindow(s, "line one "+randHex(3)+"\nline two\nline three")
+	})
+	l.settle(20 * time.Second)
 	for _, size := range []int{4 << 10, 20 << 10} {
 		l.scenario(fmt.Sprintf("message-%dKB", size>>10), func(s *scen) {
 			s.send(longText(size))

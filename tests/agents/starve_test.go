@@ -4,18 +4,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"fmctl/harness"
 )
-
-// harnessScreen is harness h's verified screen signatures.
-func harnessScreen(h string) (harness.ScreenSig, bool) {
-	hh, ok := harness.Lookup(h)
-	if !ok {
-		return harness.ScreenSig{}, false
-	}
-	return hh.Screen()
-}
 
 // starvedFor is how long the agent is held stopped once its composer
 // draws the paste: past fm-send's settle and its Enter, as a loaded
@@ -28,9 +17,14 @@ const starvedFor = 400 * time.Millisecond
 // its paste is drawn: the agent's processes (all but the pane shell's
 // child, which stopped would hand the terminal to the shell's job control)
 // are stopped as soon as the screen shows the text, for starvedFor, and
-// continued. fm-send's claim is judged by the record as any send's; the
-// notes say whether the Enter met the open window (enters=2: the first
-// became a newline, proved so on the screen, and one more went).
+// continued, so the Enter reaches an agent that wakes with its paste still
+// fresh. fm-send's claim is judged by the record as any send's (one copy,
+// or exit 3 said honestly). The notes give fm-send's Enters: gemini takes
+// the first as a newline, proved so on the screen, and gets one more;
+// codex, copilot and kilo, which may get a second Enter anyway, took 2 in
+// the run that added this; cline and qwen 1. An agent that is the pane
+// shell's own child with none of its own (claude, opencode, pi) is not
+// stopped, and the scenario is a plain send: the note says so.
 func (l *lab) starvedInPasteWindow(s *scen, text string) {
 	first, _, _ := strings.Cut(text, "\n")
 	done := make(chan result, 1)
@@ -44,7 +38,11 @@ func (l *lab) starvedInPasteWindow(s *scen, text string) {
 	}
 	r := <-done
 	l.capture(s.name + "-sent")
-	s.note("stopped %d processes as the paste was drawn; fm-send enters=%s", len(stopped), field(r.stdout, "enters"))
+	if len(stopped) == 0 {
+		s.note("nothing below the pane shell's child to stop: a plain send; fm-send enters=%s", field(r.stdout, "enters"))
+	} else {
+		s.note("stopped %d processes as the paste was drawn; fm-send enters=%s", len(stopped), field(r.stdout, "enters"))
+	}
 	s.judgeDelivery(r, text, recordLag)
 }
 
