@@ -60,9 +60,10 @@ func (c *Controller) List(ctx context.Context) error {
 func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 	home, err := config.ResolveHome("fm-control", c.tun.Home)
 	var ids []string
+	var listed map[string]bool
 	switch {
 	case err == nil:
-		if ids, err = recordIDs(home.State); err != nil {
+		if ids, listed, err = recordIDs(home.State); err != nil {
 			return "", nil, err
 		}
 	case newHome(home):
@@ -79,7 +80,7 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 	batches := map[string][]int{} // backend name -> rows to classify
 	targets := make([]*task.Target, len(ids))
 	for i, id := range ids {
-		rows[i] = listRow{ID: id, Journal: journalPhase(store, id)}
+		rows[i] = listRow{ID: id, Journal: journalPhase(store, id, listed)}
 		if !state.ValidTaskID(id) {
 			rows[i].Error = fmt.Sprintf("'%s.meta' is not named by a valid task id", phrase.Printable(id))
 			continue
@@ -202,15 +203,22 @@ func observeAll(ctx context.Context, targets []*task.Target, idx []int) ([]backe
 
 // journalPhase is the relaunch journal's phase for a list: none, complete,
 // failed:<phase>, torn (a running phase: in progress now, or left by a
-// process that died, which recover settles), or unreadable.
-func journalPhase(store state.Store, id string) string {
+// process that died, which recover settles), or unreadable. A journal the
+// state dir's listing did not show is not opened: none, as a read just
+// before it was written would say (at 500 tasks, 1,000 opens of files that
+// are not there, before list's tmux call can start).
+func journalPhase(store state.Store, id string, listed map[string]bool) string {
 	if !state.ValidTaskID(id) {
 		return "none"
 	}
-	if phase, ok := teardownPhase(store, id); ok {
+	if phase, ok := teardownPhase(store, id, listed); ok {
 		return phase
 	}
-	j, err := state.ReadJournal(store.Journal(id).Journal)
+	path := store.Journal(id).Journal
+	if unlisted(listed, path) {
+		return "none"
+	}
+	j, err := state.ReadJournal(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "none"
@@ -225,9 +233,14 @@ func journalPhase(store state.Store, id string) string {
 // teardownPhase is teardown:<phase> for a task whose teardown journal is
 // still in state/ (running now, or torn: recover settles it), which list and
 // status show in place of the relaunch journal: the teardown refuses over
-// an unsettled relaunch, so only a settled one can be hidden.
-func teardownPhase(store state.Store, id string) (string, bool) {
-	j, err := state.ReadJournal(store.TeardownPath(id))
+// an unsettled relaunch, so only a settled one can be hidden. listed is as
+// journalPhase's.
+func teardownPhase(store state.Store, id string, listed map[string]bool) (string, bool) {
+	path := store.TeardownPath(id)
+	if unlisted(listed, path) {
+		return "", false
+	}
+	j, err := state.ReadJournal(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", false
@@ -235,6 +248,12 @@ func teardownPhase(store state.Store, id string) (string, bool) {
 		return "teardown:unreadable", true
 	}
 	return "teardown:" + j.Phase, true
+}
+
+// unlisted reports a file the state dir's listing did not show; with no
+// listing (status, one task), every file is read.
+func unlisted(listed map[string]bool, path string) bool {
+	return listed != nil && !listed[filepath.Base(path)]
 }
 
 // newHome reports whether home, as ResolveHome located it, is a directory
@@ -248,20 +267,22 @@ func newHome(home config.Home) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// recordIDs names every *.meta in the state dir, sorted.
-func recordIDs(dir string) ([]string, error) {
+// recordIDs names every *.meta in the state dir, sorted, and every file
+// the dir holds (listed).
+func recordIDs(dir string) (ids []string, listed map[string]bool, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("cannot list the state dir %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("cannot list the state dir %s: %w", dir, err)
 	}
-	var ids []string
+	listed = make(map[string]bool, len(entries))
 	for _, e := range entries {
+		listed[e.Name()] = true
 		if id, ok := strings.CutSuffix(e.Name(), ".meta"); ok && id != "" {
 			ids = append(ids, id)
 		}
 	}
 	sort.Strings(ids)
-	return ids, nil
+	return ids, listed, nil
 }
 
 func (c *Controller) printList(dir string, rows []listRow) error {

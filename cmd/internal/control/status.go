@@ -58,7 +58,7 @@ func (c *Controller) Status(ctx context.Context, id string) error {
 	}
 	out.Put(fault.Int("events_refused", t.Store.RefusedEvents(id)))
 	j, err := state.ReadJournal(t.Store.Journal(id).Journal)
-	teardown, tornDown := teardownPhase(t.Store, id)
+	teardown, tornDown := teardownPhase(t.Store, id, nil)
 	switch {
 	case tornDown:
 		out.Add("journal", teardown)
