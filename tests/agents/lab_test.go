@@ -23,6 +23,7 @@ import (
 	"fmctl/state"
 	"fmctl/tests/agents/seed"
 	"fmctl/tests/agents/stubmodel"
+	"fmctl/tests/privtmux"
 )
 
 // session is the tmux session every lab's task windows live in.
@@ -237,7 +238,7 @@ func (l *lab) close() {
 	if len(l.logged) > 0 {
 		l.scenario("logged-sends-recorded", l.judgeLogged)
 	}
-	exec.Command(tmuxBin, "-L", l.sock, "kill-server").Run()
+	privtmux.Kill(l.tmuxCmd, l.sock)
 	killHomeProcesses(l.home)
 	if l.stub != nil {
 		l.stub.Close()

@@ -19,6 +19,7 @@ import (
 	"fmctl/harness"
 	"fmctl/harness/wiring"
 	"fmctl/state"
+	"fmctl/tests/privtmux"
 	"fmctl/tests/testbin"
 	"fmt"
 	"math/rand/v2"
@@ -98,7 +99,9 @@ func setup(m *testing.M) (int, error) {
 	if err := claude.start(wt, true); err != nil {
 		return 0, err
 	}
-	defer exec.Command("tmux", "-L", socket, "kill-server").Run()
+	defer privtmux.Kill(func(args ...string) *exec.Cmd {
+		return exec.Command("tmux", append([]string{"-L", socket}, args...)...)
+	}, socket)
 	if err := codex.start(wt, false); err != nil {
 		return 0, err
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"fmctl/tests/privtmux"
 )
 
 // listTasks is the fleet issue 39 sizes list for.
@@ -122,7 +124,11 @@ func newListFleet(b *testing.B, n int) *listFleet {
 	}
 	// As fm-spawn's pane: a shell that runs the agent as its child.
 	cmd := "bash --norc --noprofile -c 'cat " + screen + "; " + agent + " 100000; exec bash'"
-	b.Cleanup(func() { _ = exec.Command("tmux", "-L", fx.sock, "kill-server").Run() })
+	b.Cleanup(func() {
+		privtmux.Kill(func(args ...string) *exec.Cmd {
+			return exec.Command("tmux", append([]string{"-L", fx.sock}, args...)...)
+		}, fx.sock)
+	})
 	for i := range n {
 		id := fmt.Sprintf("l%03d", i)
 		args := []string{"-L", fx.sock, "-f", "/dev/null", "new-window", "-d", "-P", "-F", "#{pane_id} #{window_id} #{pane_pid}", "-t", "=fmses:"}

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmctl/tests/privtmux"
 	"fmctl/tests/testbin"
 	"fmt"
 	"os"
@@ -146,15 +147,7 @@ func startTmux(t *testing.T, argv ...string) *tmuxServer {
 	if out, err := s.cmd(args...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
-	// tmux 3.3a leaves its socket file behind after kill-server; remove
-	// exactly ours once the server is gone.
-	sockPath, _ := s.cmd("display-message", "-p", "#{socket_path}").Output()
-	t.Cleanup(func() {
-		s.cmd("kill-server").Run()
-		if p := strings.TrimSpace(string(sockPath)); strings.HasSuffix(p, "/"+s.sock) {
-			os.Remove(p)
-		}
-	})
+	t.Cleanup(func() { privtmux.Kill(s.cmd, s.sock) })
 	// Keep the pane around if the program exits, so a test failure can still
 	// capture it and so the server outlives a quitting agent.
 	s.run("set-option", "-g", "remain-on-exit", "on")

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"fmctl/tests/privtmux"
 )
 
 // failFast is how soon a launch whose shell came back must be reported: a
@@ -76,11 +78,11 @@ func TestSpawnStartsItsServerWithTheCallersPath(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	// s carries the home, the scratch dir and the socket; its own server
-	// is killed at once, so fm-spawn starts the one the test inspects.
+	// is killed at once, so fm-spawn starts the one the test inspects (on
+	// the new socket, which newServer's cleanup reads when it runs).
 	s := newServer(t)
-	s.tmux("kill-server")
+	privtmux.Kill(s.cmd, s.sock)
 	s.sock = privateSocket(t)
-	t.Cleanup(func() { s.cmd("kill-server").Run() })
 	path := fakeClaudePath(t, dir)
 	pin := "[harness.claude]\nbinary = \"" + filepath.Join(dir, "bin", "claude") + "\"\n"
 	if err := os.WriteFile(filepath.Join(s.home, "config", "fm.toml"), []byte(pin), 0o644); err != nil {

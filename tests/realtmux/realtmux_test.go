@@ -13,6 +13,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmctl/tests/privtmux"
 	"fmctl/tests/testbin"
 	"fmt"
 	"os"
@@ -169,14 +170,7 @@ func newServer(t *testing.T, serverEnv ...string) *server {
 	// a private one keeps it out of the user's.
 	s.env = append(baseEnv(), "HISTFILE=/dev/null", "PS1=$ ", "TMUX=", "HOME="+filepath.Join(dir, "agenthome"))
 	s.start(serverEnv...)
-	sockPath, _ := s.cmd("display-message", "-p", "#{socket_path}").Output()
-	t.Cleanup(func() {
-		s.cmd("kill-server").Run()
-		// tmux 3.3a leaves its socket file behind; remove exactly ours.
-		if p := strings.TrimSpace(string(sockPath)); strings.HasSuffix(p, "/"+s.sock) {
-			os.Remove(p)
-		}
-	})
+	t.Cleanup(func() { privtmux.Kill(s.cmd, s.sock) })
 	return s
 }
 

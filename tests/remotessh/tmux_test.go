@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"fmctl/tests/privtmux"
 )
 
 // tmuxCmd is a tmux call on the host's private server.
@@ -33,13 +35,7 @@ func (h *host) tmux(args ...string) string {
 // startTmux starts the host's private tmux server, session fmses.
 func (h *host) startTmux() {
 	h.tmux("-f", "/dev/null", "new-session", "-d", "-s", "fmses", "-x", "200", "-y", "50", "-n", "home", "--", bashBin, "--norc", "--noprofile")
-	sockPath, _ := h.tmuxCmd("display-message", "-p", "#{socket_path}").Output()
-	h.T.Cleanup(func() {
-		_ = h.tmuxCmd("kill-server").Run()
-		if p := strings.TrimSpace(string(sockPath)); strings.HasSuffix(p, "/"+h.sock) {
-			os.Remove(p)
-		}
-	})
+	h.T.Cleanup(func() { privtmux.Kill(h.tmuxCmd, h.sock) })
 	h.tmux("set-option", "-g", "automatic-rename", "off")
 	h.tmux("set-option", "-g", "allow-rename", "off")
 }
