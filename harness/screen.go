@@ -479,7 +479,7 @@ func anyOn(rows, marks []string) bool {
 	for _, m := range marks {
 		for _, r := range rows {
 			if p, ok := strings.CutPrefix(m, "^"); ok {
-				if strings.HasPrefix(strings.TrimSpace(r)+" ", p) {
+				if startsPadded(strings.TrimSpace(r), p) {
 					return true
 				}
 			} else if strings.Contains(r, m) {
@@ -488,6 +488,13 @@ func anyOn(rows, marks []string) bool {
 		}
 	}
 	return false
+}
+
+// startsPadded reports whether t+" " begins with p, without building
+// t+" " (a list reads 500 screens): a mark ending in a space also matches
+// a row that is the mark alone.
+func startsPadded(t, p string) bool {
+	return strings.HasPrefix(t, p) || (len(p) == len(t)+1 && p[len(t)] == ' ' && strings.HasPrefix(p, t))
 }
 
 func allOn(rows, marks []string) bool {

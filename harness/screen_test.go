@@ -218,3 +218,21 @@ func TestStrandedQueueOnRealCaptures(t *testing.T) {
 		}
 	}
 }
+
+func TestARowStartMarkMatchesAtTheRowsStartOnly(t *testing.T) {
+	for _, c := range []struct {
+		row  string
+		want bool
+	}{
+		{"■ Conversation interrupted", true},
+		{"  ■ indented by the layout", true},
+		{"■", true}, // the mark alone, its space trimmed off the row
+		{"■x", false},
+		{"a ■ in the middle", false},
+		{"", false},
+	} {
+		if got := anyOn([]string{c.row}, []string{"^■ "}); got != c.want {
+			t.Errorf("anyOn(%q, ^■ ) = %v, want %v", c.row, got, c.want)
+		}
+	}
+}
