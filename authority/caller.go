@@ -44,6 +44,10 @@ type Resolver struct {
 	Procs ProcessTable
 	// Self is the process whose ancestry is walked (os.Getpid()).
 	Self int
+	// Read holds records of Store the caller has already read, by task id
+	// (list reads each record once, for this scan and its own load); any
+	// other record is read here.
+	Read map[string][]byte
 }
 
 // Resolve returns the caller. A process table that cannot read the caller
@@ -160,11 +164,14 @@ func (r Resolver) scan(store state.Store, depth map[int]int, top *owner, nesting
 	for _, id := range store.TaskIDs() {
 		// Every record is peeked at for its pane pid and kind; only one
 		// that matches or is a secondmate's is parsed (and so validated).
-		data, err := store.PeekRecord(id, buf)
-		if err != nil {
-			continue // an unreadable record names no pane to match
+		data, read := r.Read[id]
+		if !read || store.Dir != r.Store.Dir {
+			var err error
+			if data, err = store.PeekRecord(id, buf); err != nil {
+				continue // an unreadable record names no pane to match
+			}
+			buf = data
 		}
-		buf = data
 		pid, _ := strconv.Atoi(state.PanePIDOf(data))
 		d, ancestor := depth[pid]
 		matched := pid > 1 && ancestor && d < m.depth

@@ -1,6 +1,7 @@
 package authority
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -73,6 +74,27 @@ func TestResolveFindsTheTaskWhosePaneTheCallerDescendsFrom(t *testing.T) {
 	// The walk reads the caller's ancestors and nothing else: 330 320 310 300 10.
 	if procs.reads != 5 {
 		t.Errorf("walk read %d processes, want 5 (the ancestry only)", procs.reads)
+	}
+}
+
+// list reads every record once and hands the bytes to the scan: the scan
+// decides from those bytes, not from a second read, and the records it
+// reads itself do not overwrite them.
+func TestResolveScansTheRecordsItWasHandedWithoutReadingThemAgain(t *testing.T) {
+	store := twoTasks(t)
+	handed := []byte("window=s:fm-t1\nworktree=/wt/t1\ntmux_pane_pid=300\ngrants=exit@t3\n")
+	read := map[string][]byte{"t1": handed}
+	c, err := Resolver{Store: store, Procs: paneTable(), Self: 330, Read: read}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// On disk t1's pane is 200 and t2's 300: the handed t1 names 300 too,
+	// and the first record scanned with the nearest pane is the caller.
+	if c.Task != "t1" || FormatGrants(c.Grants) != "exit@t3" {
+		t.Fatalf("caller = %+v, want t1 with the grants of the bytes handed in", c)
+	}
+	if !bytes.Equal(read["t1"], handed) || string(handed) != "window=s:fm-t1\nworktree=/wt/t1\ntmux_pane_pid=300\ngrants=exit@t3\n" {
+		t.Fatalf("the handed record changed to %q", read["t1"])
 	}
 }
 

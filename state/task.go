@@ -156,6 +156,13 @@ func (s Store) LoadTask(_, id string) (*Task, error) {
 		}
 		return nil, Errorf(ErrBadRecord, "task %s's record cannot be used: %w; nothing was sent", id, err)
 	}
+	return s.TaskFrom(id, data)
+}
+
+// TaskFrom is LoadTask for a record whose bytes were already read (list
+// reads each record once, for the caller's scan and its own load).
+func (s Store) TaskFrom(id string, data []byte) (*Task, error) {
+	path := s.MetaPath(id)
 	if len(strings.TrimSpace(string(data))) == 0 {
 		return nil, Errorf(ErrBadRecord, "task %s's record %s is empty; nothing was sent", id, path)
 	}

@@ -72,10 +72,11 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 	default:
 		return "", nil, err
 	}
-	if ids, err = c.authority().Visible(home, ids); err != nil {
+	store := state.Store{Dir: home.State}
+	read := readRecords(store, ids)
+	if ids, err = c.authority().Visible(home, ids, read); err != nil {
 		return "", nil, err
 	}
-	store := state.Store{Dir: home.State}
 	rows := make([]listRow, len(ids))
 	batches := map[string][]int{} // backend name -> rows to classify
 	targets := make([]*task.Target, len(ids))
@@ -85,7 +86,7 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 			rows[i].Error = fmt.Sprintf("'%s.meta' is not named by a valid task id", phrase.Printable(id))
 			continue
 		}
-		t, err := c.tasks().Load(home, id)
+		t, err := c.load(home, id, read)
 		if t != nil {
 			rows[i].Harness, rows[i].Kind, rows[i].Backend = orNone(t.Family()), string(t.Kind), t.BackendName
 			rows[i].Endpoint = t.Task.Record.Window()
@@ -113,6 +114,30 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 		}
 	}
 	return home.State, rows, nil
+}
+
+// readRecords reads the record of each valid id once, for the caller's
+// authority and the load both: at 500 tasks, 500 reads fewer. A record
+// that cannot be read is left out, for its load to read and name the fault.
+func readRecords(store state.Store, ids []string) map[string][]byte {
+	read := make(map[string][]byte, len(ids))
+	for _, id := range ids {
+		if !state.ValidTaskID(id) {
+			continue
+		}
+		if data, err := state.ReadSmallFile(store.MetaPath(id), state.MaxRecordBytes); err == nil {
+			read[id] = data
+		}
+	}
+	return read
+}
+
+// load is task id's target, from its record's bytes where read holds them.
+func (c *Controller) load(home config.Home, id string, read map[string][]byte) (*task.Target, error) {
+	if data, ok := read[id]; ok {
+		return c.tasks().LoadRead(home, id, data)
+	}
+	return c.tasks().Load(home, id)
 }
 
 // screenReaders bounds the captures list runs at once on a backend that

@@ -206,10 +206,23 @@ func readTaskRecord(store state.Store, id string) (state.Record, error) {
 	return state.ParseRecord(data)
 }
 
+// taskRecord is readTaskRecord, parsed from read's bytes where the caller
+// has read the record already.
+func taskRecord(store state.Store, id string, read map[string][]byte) (state.Record, error) {
+	if data, ok := read[id]; ok {
+		return state.ParseRecord(data)
+	}
+	return readTaskRecord(store, id)
+}
+
 // Visible keeps the ids the caller may list: every one for the operator;
 // for a task, itself and the tasks its grants name (authority.Caller.Reaches).
-func (a Authority) Visible(home config.Home, ids []string) ([]string, error) {
-	caller, err := a.Caller(home)
+// read holds the records the caller has already read, by id; any other is
+// read here.
+func (a Authority) Visible(home config.Home, ids []string, read map[string][]byte) ([]string, error) {
+	r := a.resolver(home)
+	r.Read = read
+	caller, err := r.Resolve()
 	if err != nil {
 		return nil, fault.Failed("%s cannot tell whether it runs inside a task's pane (%v), so it lists nothing; nothing was done", a.Tool, err).Coded(fault.ENotAuthorized)
 	}
@@ -220,7 +233,7 @@ func (a Authority) Visible(home config.Home, ids []string) ([]string, error) {
 	var out []string
 	for _, id := range ids {
 		parent := ""
-		if rec, err := readTaskRecord(store, id); err == nil {
+		if rec, err := taskRecord(store, id, read); err == nil {
 			parent = rec.SpawnedBy()
 		}
 		if caller.Reaches(id, parent) {

@@ -38,12 +38,28 @@ type Target struct {
 // order: record present, not remote, endpoint identity, kind, backend.
 // The caller has already checked the id's shape (and taken any lock).
 func (o Opener) Load(home config.Home, id string) (*Target, error) {
-	tool := o.Tool
 	store := state.Store{Dir: home.State}
-	task, err := loadTask(store, tool, id)
+	task, err := loadTask(store, o.Tool, id)
 	if err != nil {
 		return nil, err
 	}
+	return o.open(home, task)
+}
+
+// LoadRead is Load for a record whose bytes the caller already read
+// (list: each record once, for the caller's scan and the load).
+func (o Opener) LoadRead(home config.Home, id string, data []byte) (*Target, error) {
+	task, err := state.Store{Dir: home.State}.TaskFrom(id, data)
+	if err != nil {
+		return nil, err
+	}
+	return o.open(home, task)
+}
+
+// open validates a loaded record and opens its backend: Load's refusals
+// after the read.
+func (o Opener) open(home config.Home, task *state.Task) (*Target, error) {
+	tool, id, store := o.Tool, task.ID, state.Store{Dir: home.State}
 	rec := task.Record
 	if host := rec.RemoteHost(); host != "" {
 		return nil, fault.Failed("task %s is a remotely placed secondmate on %s; its agent runs outside this home, so nothing %s does here could reach or verify it", id, phrase.Printable(host), tool).Coded(fault.ERemoteTask).
