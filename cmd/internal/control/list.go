@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -78,13 +79,15 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 		return "", nil, err
 	}
 	rows := make([]listRow, len(ids))
-	batches := map[string][]int{} // backend name -> rows to classify
 	targets := make([]*task.Target, len(ids))
-	for i, id := range ids {
+	// The loads parse and check records, processor work each core can take
+	// a share of while nothing else runs yet.
+	striped(runtime.GOMAXPROCS(0), len(ids), func(i int) {
+		id := ids[i]
 		rows[i] = listRow{ID: id, Journal: journalPhase(store, id, listed)}
 		if !state.ValidTaskID(id) {
 			rows[i].Error = fmt.Sprintf("'%s.meta' is not named by a valid task id", phrase.Printable(id))
-			continue
+			return
 		}
 		t, err := c.load(home, id, read)
 		if t != nil {
@@ -93,10 +96,15 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 		}
 		if err != nil {
 			rows[i].Error = err.Error()
-			continue
+			return
 		}
 		targets[i] = t
-		batches[t.BackendName] = append(batches[t.BackendName], i)
+	})
+	batches := map[string][]int{} // backend name -> rows to classify
+	for i, t := range targets {
+		if t != nil {
+			batches[t.BackendName] = append(batches[t.BackendName], i)
+		}
 	}
 	now := time.Now()
 	for _, idx := range batches {
@@ -114,6 +122,22 @@ func (c *Controller) listRows(ctx context.Context) (string, []listRow, error) {
 		}
 	}
 	return home.State, rows, nil
+}
+
+// striped runs f for every index below n, in up to workers goroutines
+// that each take every workers-th index, and returns when all have.
+func striped(workers, n int, f func(i int)) {
+	var wg sync.WaitGroup
+	for w := range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // readRecords reads the record of each valid id once, for the caller's
