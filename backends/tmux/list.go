@@ -145,19 +145,17 @@ type agentRead struct {
 }
 
 // readAgentsUnder reads the agent under each endpoint's recorded pane pid
-// into under, a few at a time (classifiers).
+// into under, one after another. It runs beside the tmux call, which is
+// list's path, and ends long before it: reads at once would only take
+// processor time from the tmux server answering that call.
 func (t *Adapter) readAgentsUnder(ctx context.Context, eps []backends.Endpoint, under []agentRead) {
-	var recorded []int
 	for i, ep := range eps {
 		pid, err := strconv.Atoi(ep.Field(state.KeyTmuxPanePID))
 		if err == nil && pid > 0 && ep.Field(state.KeyTmuxPane) != "" {
 			under[i].pid = pid
-			recorded = append(recorded, i)
+			under[i].obs, _, under[i].ok = t.agentUnder(ctx, pid)
 		}
 	}
-	eachAtMost(classifiers, recorded, func(i int) {
-		under[i].obs, _, under[i].ok = t.agentUnder(ctx, under[i].pid)
-	})
 }
 
 // eachAtMost runs f for each index of is, limit at a time, and returns
