@@ -8,7 +8,9 @@ import (
 )
 
 // The agent-state file (state/<id>.agent-state) is what the agent itself
-// reports through its harness's hooks, via `fm-control agent-event`. It is
+// reports through its harness's hooks, via `fm-control agent-event` (a
+// hook run through bash reports into the events directory instead,
+// agentevents.go). It is
 // one key=value per line:
 //
 //	state=ready|busy|idle|waiting|ended
@@ -145,12 +147,19 @@ func ParseAgentState(data []byte) (AgentState, error) {
 }
 
 // ReadAgentState returns the task's agent state when it belongs to the
-// incarnation gen names; ok is false when there is none, it is unreadable,
-// or it is a stale incarnation's.
+// incarnation gen names: the agent-state file's report with the events
+// directory's newer reports folded in (agentevents.go). ok is false when
+// there is none, it is unreadable, or it is a stale incarnation's.
 func (s Store) ReadAgentState(id, gen string) (AgentState, bool) {
 	if gen == "" {
 		return AgentState{}, false
 	}
+	a, ok := s.readReport(id, gen)
+	return s.foldAgentEvents(id, gen, a, ok, time.Now())
+}
+
+// readReport reads the agent-state file alone.
+func (s Store) readReport(id, gen string) (AgentState, bool) {
 	data, err := ReadSmallFile(s.AgentStatePath(id), 4096)
 	if err != nil {
 		return AgentState{}, false

@@ -24,7 +24,7 @@ func (c *Controller) Follow(ctx context.Context, id string, lines int) error {
 	if err != nil {
 		return err
 	}
-	pause := c.idlePause(t.Store.AgentStatePath(id))
+	pause := c.idlePause(t.Store.AgentStatePath(id), t.Store.AgentEventsDir(id))
 	var prev []string
 	for first := true; ; first = false {
 		obs, rows, err := stateAndLines(ctx, t, max(lines, followRows))

@@ -25,7 +25,8 @@ type idlePause struct {
 }
 
 // fileStamp is what a write shows on a file: every state write is a
-// rename over it, with its own modification time.
+// rename over it, with its own modification time. A directory's time (the
+// events directory's) moves with each file a hook adds to it.
 type fileStamp struct {
 	mod  time.Time
 	size int64

@@ -36,7 +36,7 @@ func (c *Controller) Wait(ctx context.Context, id, cond string, limit time.Durat
 		return fault.Failed("task %s runs on the %s backend, which has no recovery-grade agent-state classifier, so an agent-free endpoint cannot be proven; nothing to wait on", t.ID, t.BackendName).Coded(fault.ENoClassifier)
 	}
 	var v waitView
-	pause := c.idlePause(t.Store.AgentStatePath(id), t.Store.MetaPath(id))
+	pause := c.idlePause(t.Store.AgentStatePath(id), t.Store.AgentEventsDir(id), t.Store.MetaPath(id))
 	return c.poll(ctx, id, cond, limit, pause, func(waited time.Duration) (bool, error) {
 		v = c.look(ctx, t)
 		if ctx.Err() != nil { // poll says interrupted

@@ -54,7 +54,7 @@ func (c *Controller) WaitSubmitted(ctx context.Context, id, messageID string, li
 	proof := deliver.Unreadable
 	// A queued message is taken when a turn ends or starts, which the
 	// agent's own reports show first.
-	pause := c.idlePause(t.Store.AgentStatePath(t.ID), t.Store.MetaPath(t.ID))
+	pause := c.idlePause(t.Store.AgentStatePath(t.ID), t.Store.AgentEventsDir(t.ID), t.Store.MetaPath(t.ID))
 	return c.poll(ctx, id, cond, limit, pause, func(waited time.Duration) (bool, error) {
 		obs := t.Backend.AgentState(ctx, t.Endpoint)
 		if ctx.Err() != nil { // poll says interrupted
