@@ -38,6 +38,24 @@ func (t Telemetry) MergesSettings() bool {
 	return t.Mechanism == MechClaudeHooks || t.Mechanism == MechGeminiHooks || t.Mechanism == MechQwenHooks
 }
 
+// HookShell is the shell the mechanism's hook runner starts for a command
+// hook: "bash" for gemini's and qwen's (bash -c, their
+// getShellConfiguration) and copilot's (its hook entry names the command
+// "bash"), "sh" for claude's (Node's spawn with shell: true, which is
+// /bin/sh; read in its bundle) and codex's (sh -c); "" where the entry
+// point is started in exec form (plugins, extensions, codex's notify).
+// Under bash a hook reports without starting fm-control (Hook); /bin/sh is
+// bash on some systems and dash on others.
+func (t Telemetry) HookShell() string {
+	switch t.Mechanism {
+	case MechGeminiHooks, MechQwenHooks, MechCopilotHooks:
+		return "bash"
+	case MechClaudeHooks, MechCodexHooks:
+		return "sh"
+	}
+	return ""
+}
+
 // Telemetry is one harness's native event wiring: which of its events map
 // to which allowlisted fm-control agent-event name, and where it lives.
 type Telemetry struct {
@@ -210,13 +228,19 @@ func (h Harness) Telemetry() (Telemetry, bool) {
 }
 
 // Hook is what one wired event runs: the fixed entry point with the task's
-// home, id, event and generation. Argv is the exec form; Shell is the same
+// home, id, event and generation. Argv is the exec form; Shell is the
 // command for the harnesses that run theirs through a shell (claude, codex,
-// gemini, qwen, copilot): `exec` lets the shell become fm-control rather
-// than wait for it, so a hook costs the agent one process start.
+// gemini, qwen, copilot). Under bash, Shell writes the event into the
+// task's events directory with builtins alone (state/agentevents.go): the
+// hook then costs the agent its shell and one small file, not a process
+// start. Where that cannot be done (another shell, no key, the file not
+// created), `exec` lets the shell become fm-control rather than wait for
+// it, so the hook costs one process start.
 type Hook struct {
 	Argv  []string
 	Shell string
+	// fast is Shell's builtin-only path, empty without an events directory.
+	fast string
 }
 
 // TelemetryMarker ends every shell command fmctl wires, so a merged
@@ -230,6 +254,10 @@ type WiringTarget struct {
 	StateDir  string // set when the state dir is not Home/state (FM_STATE_OVERRIDE)
 	ID        string
 	Gen       string // the record's spawn_gen this incarnation runs under
+	// EventsDir is the task's events directory (state.Store.AgentEventsDir),
+	// which a hook run through bash writes into without a process; empty,
+	// every hook runs fm-control.
+	EventsDir string
 }
 
 // HookFor builds the entry-point call for one agent-event. The home rides
@@ -242,7 +270,36 @@ func (w WiringTarget) HookFor(event string) Hook {
 		argv = append(argv, "--state-dir", w.StateDir)
 	}
 	argv = append(argv, w.ID, event, "--gen", w.Gen)
-	return Hook{Argv: argv, Shell: "exec " + shellWords(argv) + " " + TelemetryMarker}
+	h := Hook{Argv: argv, fast: w.builtinReport(event)}
+	h.Shell = h.fast + "exec " + shellWords(argv) + " " + TelemetryMarker
+	return h
+}
+
+// builtinReport is the shell text that reports event without a process:
+// with bash's clock ($EPOCHREALTIME, bash 5) and the agent's event key at
+// hand, printf writes the one line into a file the shell creates
+// exclusively (set -C: never through a symlink, never over a file) and the
+// hook ends there. It ends nothing when any of that fails (sh and zsh have
+// no $EPOCHREALTIME), so what follows it (fm-control) reports instead.
+func (w WiringTarget) builtinReport(event string) string {
+	if w.EventsDir == "" {
+		return ""
+	}
+	key := `"$` + EventKeyEnv + `"`
+	return `t=$EPOCHREALTIME; set -C; [ -n "$t" ] && [ -n ` + key + ` ] && printf '%s %s %s %s\n' ` +
+		QuoteIfNeeded(w.Gen) + " " + QuoteIfNeeded(event) + ` "$t" ` + key +
+		` 2>/dev/null >` + QuoteIfNeeded(w.EventsDir) + `/"$t.$$" && exit 0; `
+}
+
+// Hook is the command the mechanism runs for event. Codex's hooks ride
+// the launch line, which is typed into the pane, and run under sh, dash
+// on the Debian family: the builtin report would lengthen the line by a
+// kilobyte where it is rarely taken, so theirs start fm-control.
+func (t Telemetry) Hook(w WiringTarget, event string) Hook {
+	if t.Mechanism == MechCodexHooks {
+		w.EventsDir = ""
+	}
+	return w.HookFor(event)
 }
 
 func shellWords(argv []string) string {
@@ -262,7 +319,7 @@ func shellWords(argv []string) string {
 // costs the agent one process start, as Shell does.
 func (h Hook) QuietShell() string {
 	argv := append([]string{h.Argv[0], h.Argv[1], "--quiet"}, h.Argv[2:]...)
-	return "[ -x " + QuoteIfNeeded(argv[0]) + " ] && exec " + shellWords(argv) + " >/dev/null 2>&1; exit 0 " + TelemetryMarker
+	return h.fast + "[ -x " + QuoteIfNeeded(argv[0]) + " ] && exec " + shellWords(argv) + " >/dev/null 2>&1; exit 0 " + TelemetryMarker
 }
 
 // TelemetryArgs are the launch-line additions the mechanism needs: pi's
@@ -301,7 +358,7 @@ func codexArgs(t Telemetry, w WiringTarget) []string {
 	args := append([]string(nil), codexTrustFlags...)
 	for _, e := range t.Events {
 		if e.Native == "notify" {
-			argv := append(w.HookFor(e.Event).Argv, "--notify-payload")
+			argv := append(t.Hook(w, e.Event).Argv, "--notify-payload")
 			quoted := make([]string, len(argv))
 			for i, a := range argv {
 				quoted[i] = tomlString(a)
@@ -309,7 +366,7 @@ func codexArgs(t Telemetry, w WiringTarget) []string {
 			args = append(args, "-c", "notify=["+strings.Join(quoted, ",")+"]")
 			continue
 		}
-		args = append(args, "-c", fmt.Sprintf(`hooks.%s=[{hooks=[{type="command",command=%s}]}]`, e.Native, tomlString(w.HookFor(e.Event).Shell)))
+		args = append(args, "-c", fmt.Sprintf(`hooks.%s=[{hooks=[{type="command",command=%s}]}]`, e.Native, tomlString(t.Hook(w, e.Event).Shell)))
 	}
 	return args
 }

@@ -109,7 +109,7 @@ export default function (pi: any) {
 func RenderCopilotHooks(t Telemetry, w WiringTarget) []byte {
 	hooks := map[string]any{}
 	for _, e := range t.Events {
-		hook := map[string]any{"type": "command", "bash": w.HookFor(e.Event).QuietShell(), "timeoutSec": hookTimeoutSeconds}
+		hook := map[string]any{"type": "command", "bash": t.Hook(w, e.Event).QuietShell(), "timeoutSec": hookTimeoutSeconds}
 		list, _ := hooks[e.Native].([]any)
 		hooks[e.Native] = append(list, hook)
 	}
@@ -119,7 +119,7 @@ func RenderCopilotHooks(t Telemetry, w WiringTarget) []byte {
 
 // settingsHook is one fmctl command hook in the mechanism's own form.
 func (t Telemetry) settingsHook(w WiringTarget, event string) map[string]any {
-	hook := w.HookFor(event)
+	hook := t.Hook(w, event)
 	if t.Mechanism == MechGeminiHooks || t.Mechanism == MechQwenHooks {
 		// name: gemini lists a new project hook by name in a warning.
 		// qwen reads "timeout" in milliseconds too.

@@ -53,11 +53,18 @@ func FMControl() (string, error) {
 }
 
 // Install writes h's telemetry file for this incarnation (gen), replacing an
-// older incarnation's, and clears an agent-state file a stale incarnation
-// left. A harness without a telemetry file (codex: the launch line carries
-// it) writes nothing.
+// older incarnation's, clears an agent-state file a stale incarnation left
+// and makes the events directory a bash-run hook reports into, empty. A
+// harness without a telemetry file (codex: the launch line carries it)
+// writes no file.
 func Install(h harness.Harness, t Task, w harness.WiringTarget) error {
-	_ = state.RemoveIfExists(filepath.Join(t.StateDir, t.ID+".agent-state"))
+	store := state.Store{Dir: t.StateDir}
+	_ = state.RemoveIfExists(store.AgentStatePath(t.ID))
+	if w.EventsDir != "" {
+		if err := store.ResetAgentEvents(t.ID); err != nil {
+			return err
+		}
+	}
 	return install(h, t, w, false)
 }
 

@@ -69,6 +69,21 @@ func (l *lab) agentState() (state.AgentState, string, bool) {
 	return a, gen, ok
 }
 
+// reportedByBuiltins checks that the hooks so far reported through the
+// events directory alone: fm-control agent-event, the way a hook reports
+// when its shell cannot, writes the agent-state file, and nothing else has
+// written it since the spawn cleared it.
+func (l *lab) reportedByBuiltins(t *testing.T) {
+	t.Helper()
+	store := state.Store{Dir: filepath.Join(l.fmHome, "state")}
+	if data, err := os.ReadFile(store.AgentStatePath(l.id)); err == nil {
+		t.Errorf("%s runs its hooks under bash, yet fm-control reported for it: %q", l.p.name, data)
+	}
+	if entries, err := os.ReadDir(store.AgentEventsDir(l.id)); err != nil || len(entries) == 0 {
+		t.Errorf("%s: its events directory holds nothing (%v)", l.p.name, err)
+	}
+}
+
 // waitAgentState polls until the current generation's state is one of want.
 func (l *lab) waitAgentState(d time.Duration, want ...string) (state.AgentState, bool) {
 	var last state.AgentState
@@ -136,6 +151,9 @@ func telemetryLifecycle(t *testing.T, p profile, tel harness.Telemetry) {
 			t.Errorf("%s: held prompt, but agent-state is %+v, not busy", p.name, a)
 		} else {
 			t.Logf("%s while held: state=busy event=%s", p.name, a.Event)
+		}
+		if tel.HookShell() == "bash" {
+			l.reportedByBuiltins(t)
 		}
 	}
 	l.capture("telemetry-busy")

@@ -38,12 +38,16 @@ func BenchmarkHooks(b *testing.B) {
 	// t9's pane is this process, so every verb the later benchmarks run
 	// from here would be t9's, not the operator's: the record goes with
 	// this benchmark.
+	store := state.Store{Dir: filepath.Join(home, "state")}
 	defer func() {
-		for _, suffix := range []string{".meta", ".event-key", ".agent-state"} {
-			os.Remove(filepath.Join(home, "state", hookID+suffix))
+		for _, suffix := range []string{".meta", ".event-key", ".agent-state", ".events"} {
+			os.RemoveAll(filepath.Join(home, "state", hookID+suffix))
 		}
 	}()
-	w := harness.WiringTarget{FMControl: filepath.Join(binDir, "fm-control"), Home: home, ID: hookID, Gen: benchGen}
+	if err := store.ResetAgentEvents(hookID); err != nil {
+		b.Fatal(err)
+	}
+	w := harness.WiringTarget{FMControl: filepath.Join(binDir, "fm-control"), Home: home, ID: hookID, Gen: benchGen, EventsDir: store.AgentEventsDir(hookID)}
 	rows := []string{
 		"| harness | native event | form | median | p95 | `fm-control --version` median | ratio | ratio less the runner's shell | recorded |",
 		"|---|---|---|---|---|---|---|---|---|",
@@ -65,26 +69,26 @@ func BenchmarkHooks(b *testing.B) {
 			continue
 		}
 		for _, e := range t.Events {
-			form, argv := hookForm(t, e, w.HookFor(e.Event))
-			recorded := 0
-			runs, base := timeAlternating(*iters, func() error {
-				cmd := exec.Command(argv[0], argv[1:]...)
-				cmd.Env = append(os.Environ(), harness.EventKeyEnv+"="+key)
-				if out, err := cmd.CombinedOutput(); err != nil {
-					return fmt.Errorf("%v: %s", err, out)
+			for _, f := range hookForms(t, e, t.Hook(w, e.Event)) {
+				recorded := 0
+				runs, base := timeAlternating(*iters, func() error {
+					cmd := exec.Command(f.argv[0], f.argv[1:]...)
+					cmd.Env = append(os.Environ(), harness.EventKeyEnv+"="+key)
+					if out, err := cmd.CombinedOutput(); err != nil {
+						return fmt.Errorf("%v: %s", err, out)
+					}
+					if a, ok := store.ReadAgentState(hookID, benchGen); ok && a.Event == e.Event {
+						recorded++
+					}
+					return nil
+				}, version)
+				less := ""
+				if sh := f.argv[0]; f.form != "exec" {
+					less = fmt.Sprintf("%.2f×", float64(median(runs)-shellAlone[sh])/float64(median(base)))
 				}
-				st, _ := os.ReadFile(filepath.Join(home, "state", hookID+".agent-state"))
-				if strings.Contains(string(st), e.Event) {
-					recorded++
-				}
-				return nil
-			}, version)
-			less := ""
-			if sh := argv[0]; form != "exec" {
-				less = fmt.Sprintf("%.2f×", float64(median(runs)-shellAlone[sh])/float64(median(base)))
+				rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s ms | %s ms | %s ms | %.2f× | %s | %d/%d |", h.Name, e.Native, f.form,
+					ms(median(runs)), ms(p95(runs)), ms(median(base)), float64(median(runs))/float64(median(base)), less, recorded, len(runs)))
 			}
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s ms | %s ms | %s ms | %.2f× | %s | %d/%d |", h.Name, e.Native, form,
-				ms(median(runs)), ms(p95(runs)), ms(median(base)), float64(median(runs))/float64(median(base)), less, recorded, len(runs)))
 		}
 	}
 	b.StopTimer()
@@ -92,21 +96,26 @@ func BenchmarkHooks(b *testing.B) {
 	fmt.Printf("\nhooks, load average %s\n%s\n", strings.TrimSpace(string(load)), strings.Join(rows, "\n"))
 }
 
-// hookForm is the command line the harness's mechanism runs for hook,
-// under the shell its hook runner starts: gemini's and qwen's run
-// `bash -c` (their getShellConfiguration, read in their bundles), copilot's
-// hook names its command `bash`; claude's runs the user's $SHELL (its
-// settings schema: "bash/zsh/sh"), taken here as sh, the cheapest of them;
-// codex's, sh. (codex's notify is a program, its other hooks shell
-// commands.)
-func hookForm(t harness.Telemetry, e harness.EventMap, hook harness.Hook) (string, []string) {
+// hookRun is one way a harness runs a hook: the form's label and argv.
+type hookRun struct {
+	form string
+	argv []string
+}
+
+// hookForms are the command lines the harness's mechanism runs for hook,
+// under the shell its hook runner starts (harness.Telemetry.HookShell).
+// /bin/sh is dash here and bash where a system makes it so: both are
+// timed, as the hook reports without fm-control only under bash. (codex's
+// notify is a program, its other hooks shell commands.)
+func hookForms(t harness.Telemetry, e harness.EventMap, hook harness.Hook) []hookRun {
 	switch {
-	case t.Mechanism == harness.MechGeminiHooks || t.Mechanism == harness.MechQwenHooks || t.Mechanism == harness.MechCopilotHooks:
-		return "bash -c, quiet", []string{"bash", "-c", hook.QuietShell()}
-	case t.Mechanism == harness.MechClaudeHooks || t.Mechanism == harness.MechCodexHooks && e.Native != "notify":
-		return "sh -c, exec", []string{"sh", "-c", hook.Shell}
+	case e.Native == "notify":
+	case t.HookShell() == "bash":
+		return []hookRun{{"bash -c, quiet", []string{"bash", "-c", hook.QuietShell()}}}
+	case t.HookShell() == "sh":
+		return []hookRun{{"sh -c (dash)", []string{"sh", "-c", hook.Shell}}, {"sh -c (bash)", []string{"bash", "-c", hook.Shell}}}
 	}
-	return "exec", hook.Argv
+	return []hookRun{{"exec", hook.Argv}}
 }
 
 // hookRecord writes t9's record (t1's, under its own id) and its event key,

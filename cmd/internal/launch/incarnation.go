@@ -163,7 +163,7 @@ func (l Launcher) prepareWiring(home config.Home, h harness.Harness, id, wt, gen
 		l.Print.Notice("telemetry=none for %s: %v", id, err)
 		return w
 	}
-	w.target = harness.WiringTarget{FMControl: fmc, Home: home.Root, ID: id, Gen: gen}
+	w.target = harness.WiringTarget{FMControl: fmc, Home: home.Root, ID: id, Gen: gen, EventsDir: state.Store{Dir: home.State}.AgentEventsDir(id)}
 	if home.State != filepath.Join(home.Root, "state") {
 		w.target.StateDir = home.State
 	}
