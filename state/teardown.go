@@ -87,10 +87,18 @@ func (s Store) ArchiveTask(id, dataDir, dir string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", s.Dir, err)
 	}
+	// A task id may hold dots, so t1's prefix also starts every file of a
+	// task t1.x: those files are t1.x's, never t1's to move.
+	var longer []string
+	for _, e := range entries {
+		if other, ok := strings.CutSuffix(e.Name(), ".meta"); ok && other != id && strings.HasPrefix(other, id+".") && ValidTaskID(other) {
+			longer = append(longer, other+".")
+		}
+	}
 	var moves [][2]string
 	for _, e := range entries {
 		name := e.Name()
-		if strings.HasPrefix(name, id+".") && name != id+".teardown" && name != id+".meta" {
+		if strings.HasPrefix(name, id+".") && name != id+".teardown" && name != id+".meta" && !hasAnyPrefix(name, longer) {
 			moves = append(moves, [2]string{filepath.Join(s.Dir, name), name})
 		}
 	}
@@ -100,6 +108,15 @@ func (s Store) ArchiveTask(id, dataDir, dir string) ([]string, error) {
 	moved, err := s.ArchiveInto(dir, moves)
 	syncDir(s.Dir)
 	return moved, err
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // ArchiveInto moves each [from, name] pair to dir/name, creating dir (which

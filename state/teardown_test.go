@@ -25,12 +25,13 @@ func TestArchivePathNeverReusesADirectory(t *testing.T) {
 }
 
 // ArchiveTask moves every state/<id>.* file but the journal, then data/<id>/,
-// then the record, and a second run after a crash moves what is left.
+// then the record, and a second run after a crash moves what is left. A
+// task whose id t1's prefix starts (t1.x) keeps its files.
 func TestArchiveTaskMovesTheTasksFilesOnly(t *testing.T) {
 	root := t.TempDir()
 	s := Store{Dir: filepath.Join(root, "state")}
 	data := filepath.Join(root, "data")
-	for _, f := range []string{"state/t1.meta", "state/t1.event-key", "state/t1.teardown", "state/t10.meta", "state/.control-t1.lock", "data/t1/brief.md", "data/t10/brief.md"} {
+	for _, f := range []string{"state/t1.meta", "state/t1.event-key", "state/t1.teardown", "state/t10.meta", "state/t1.x.meta", "state/t1.x.event-key", "state/.control-t1.lock", "data/t1/brief.md", "data/t10/brief.md"} {
 		p := filepath.Join(root, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -44,7 +45,7 @@ func TestArchiveTaskMovesTheTasksFilesOnly(t *testing.T) {
 	if err != nil || len(moved) != 3 || moved[len(moved)-1] != "t1.meta" {
 		t.Fatalf("ArchiveTask moved %v, %v; want t1.event-key, data, t1.meta (the record last)", moved, err)
 	}
-	for _, kept := range []string{"state/t1.teardown", "state/t10.meta", "state/.control-t1.lock", "data/t10/brief.md"} {
+	for _, kept := range []string{"state/t1.teardown", "state/t10.meta", "state/t1.x.meta", "state/t1.x.event-key", "state/.control-t1.lock", "data/t10/brief.md"} {
 		if _, err := os.Lstat(filepath.Join(root, kept)); err != nil {
 			t.Errorf("%s was moved or lost: %v", kept, err)
 		}
