@@ -44,8 +44,8 @@ func (t Telemetry) MergesSettings() bool {
 // "bash"), "sh" for claude's (Node's spawn with shell: true, which is
 // /bin/sh; read in its bundle) and codex's (sh -c); "" where the entry
 // point is started in exec form (plugins, extensions, codex's notify).
-// Under bash a hook reports without starting fm-control (Hook); /bin/sh is
-// bash on some systems and dash on others.
+// Under bash a hook reports without starting fm-control (Telemetry.Hook,
+// codex's aside); /bin/sh is bash on some systems and dash on others.
 func (t Telemetry) HookShell() string {
 	switch t.Mechanism {
 	case MechGeminiHooks, MechQwenHooks, MechCopilotHooks:
