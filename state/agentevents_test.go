@@ -33,19 +33,6 @@ func hookFile(t *testing.T, dir, gen, event string, at time.Time, key string) st
 	return name
 }
 
-func names(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
 // A bash hook's events are folded over the agent-state file's report in
 // the order of their clock: newer ones move the state and the turn, older
 // ones (the report already said more) and another incarnation's say
@@ -99,7 +86,7 @@ func TestAForgedEventIsRefusedCountedAndRemoved(t *testing.T) {
 	}
 	// The refusals are gone, the fold kept as a snapshot, and a second
 	// read counts nothing twice.
-	if got := names(t, dir); len(got) != 1 || !strings.HasPrefix(got[0], snapshotPrefix) {
+	if got := listDir(t, dir); len(got) != 1 || !strings.HasPrefix(got[0], snapshotPrefix) {
 		t.Fatalf("directory after the compaction: %q", got)
 	}
 	if a, ok = s.ReadAgentState("t1", "g1"); !ok || a.State != ActivityBusy || s.RefusedEvents("t1") != 1 {
@@ -127,7 +114,7 @@ func TestManyEventsAreCompactedIntoOneSnapshotThatReadsTheSame(t *testing.T) {
 	if !ok || before.State != ActivityIdle || !before.Turn.Equal(at.Add(18*time.Second).Truncate(time.Microsecond)) {
 		t.Fatalf("fold = %+v", before)
 	}
-	if got := names(t, dir); len(got) != 1 || !strings.HasPrefix(got[0], snapshotPrefix) {
+	if got := listDir(t, dir); len(got) != 1 || !strings.HasPrefix(got[0], snapshotPrefix) {
 		t.Fatalf("not compacted: %q", got)
 	}
 	after, ok := s.ReadAgentState("t1", "g1")
