@@ -1,8 +1,6 @@
 package state
 
 import (
-	"bytes"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -93,7 +91,8 @@ type eventFold struct {
 	useless  []string // another generation's, malformed, or dead writes
 	refused  []string // names of files without the task's key, with why
 	reasons  []string
-	vanished bool // a listed file was gone when read: a compaction ran
+	vanished bool   // a listed file was gone when read: a compaction ran
+	key      []byte // the task's key, once a file needed it checked
 }
 
 // foldAgentEvents returns the report the directory's files bring base
@@ -104,7 +103,7 @@ func (s Store) foldAgentEvents(id, gen string, base AgentState, ok bool, now tim
 	var f eventFold
 	for try := 0; try < eventReadRetries; try++ {
 		var err error
-		if f, err = s.readAgentEvents(id, gen, now); err != nil {
+		if f, err = s.readAgentEvents(id, dir, gen, now); err != nil {
 			return base, ok
 		}
 		if !f.vanished {
@@ -137,14 +136,12 @@ func (s Store) foldAgentEvents(id, gen string, base AgentState, ok bool, now tim
 }
 
 // readAgentEvents reads every file of the directory once.
-func (s Store) readAgentEvents(id, gen string, now time.Time) (eventFold, error) {
-	dir := s.AgentEventsDir(id)
+func (s Store) readAgentEvents(id, dir, gen string, now time.Time) (eventFold, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return eventFold{}, err
 	}
 	var f eventFold
-	var key []byte
 	keyRead := false
 	for _, e := range entries {
 		name := e.Name()
@@ -182,10 +179,10 @@ func (s Store) readAgentEvents(id, gen string, now time.Time) (eventFold, error)
 			continue
 		}
 		if !keyRead {
-			key, _ = ReadSmallFile(s.EventKeyPath(id), 4096)
-			key, keyRead = bytes.TrimSpace(key), true
+			f.key, _ = s.readEventKey(id)
+			keyRead = true
 		}
-		if reason := keyRefusal(key, presented); reason != "" {
+		if reason := eventKeyRefusal(f.key, presented); reason != "" {
 			f.refused = append(f.refused, name)
 			f.reasons = append(f.reasons, fmt.Sprintf("event=%s reason=%s via=%s", entry.event, reason, filepath.Base(dir)))
 			continue
@@ -193,19 +190,6 @@ func (s Store) readAgentEvents(id, gen string, now time.Time) (eventFold, error)
 		f.good = append(f.good, entry)
 	}
 	return f, nil
-}
-
-// keyRefusal is why presented is not the task's key, or "".
-func keyRefusal(want []byte, presented string) string {
-	switch {
-	case len(want) == 0:
-		return "no-key-file"
-	case presented == "":
-		return "no-key"
-	case subtle.ConstantTimeCompare(want, []byte(presented)) != 1:
-		return "wrong-key"
-	}
-	return ""
 }
 
 // parseEventFile reads a hook's line or a compaction's snapshot.
@@ -262,12 +246,9 @@ func parseEpochRealtime(v string) (time.Time, error) {
 func (s Store) compactAgentEvents(id, dir string, f eventFold, st AgentState, fromDir bool, now time.Time) {
 	keep := ""
 	if fromDir {
-		key, err := ReadSmallFile(s.EventKeyPath(id), 4096)
-		if err != nil {
-			return
-		}
+		// The fold came from files whose key was checked, so f.key is read.
 		keep = fmt.Sprintf("%s%d", snapshotPrefix, st.At.UnixNano())
-		data := append(st.Bytes(), "key="+string(bytes.TrimSpace(key))+"\n"...)
+		data := append(st.Bytes(), "key="+string(f.key)+"\n"...)
 		if WriteReport(filepath.Join(dir, keep), data) != nil {
 			return
 		}

@@ -55,15 +55,31 @@ func (s Store) WriteEventKey(id, key string) error {
 // without a key file (spawned before keys, or its file removed) matches
 // nothing.
 func (s Store) CheckEventKey(id, presented string) (bool, error) {
-	want, err := ReadSmallFile(s.EventKeyPath(id), 4096)
+	want, err := s.readEventKey(id)
 	if err != nil {
 		return false, err
 	}
-	want = bytes.TrimSpace(want)
-	if len(want) == 0 || presented == "" {
-		return false, nil
+	return eventKeyRefusal(want, presented) == "", nil
+}
+
+// readEventKey is the task's current key, as its file holds it.
+func (s Store) readEventKey(id string) ([]byte, error) {
+	want, err := ReadSmallFile(s.EventKeyPath(id), 4096)
+	return bytes.TrimSpace(want), err
+}
+
+// eventKeyRefusal is why presented is not the key want, in the refused-event
+// log's words, or "" when it is.
+func eventKeyRefusal(want []byte, presented string) string {
+	switch {
+	case len(want) == 0:
+		return "no-key-file"
+	case presented == "":
+		return "no-key"
+	case subtle.ConstantTimeCompare(want, []byte(presented)) != 1:
+		return "wrong-key"
 	}
-	return subtle.ConstantTimeCompare(want, []byte(presented)) == 1, nil
+	return ""
 }
 
 // CountRefusedEvent appends one line to the refused-event log, never
