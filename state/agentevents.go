@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -137,7 +138,14 @@ func (s Store) foldAgentEvents(id, gen string, base AgentState, ok bool, now tim
 
 // readAgentEvents reads every file of the directory once.
 func (s Store) readAgentEvents(id, dir, gen string, now time.Time) (eventFold, error) {
-	entries, err := os.ReadDir(dir)
+	// A link in the directory's place is never followed: its target's
+	// files are not the task's to read, still less to remove.
+	d, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return eventFold{}, err
+	}
+	entries, err := d.ReadDir(-1)
+	d.Close()
 	if err != nil {
 		return eventFold{}, err
 	}
@@ -145,8 +153,8 @@ func (s Store) readAgentEvents(id, dir, gen string, now time.Time) (eventFold, e
 	keyRead := false
 	for _, e := range entries {
 		name := e.Name()
-		if strings.HasPrefix(name, ".") {
-			continue // a compaction's temporary file, not yet renamed
+		if !eventFileName(name) {
+			continue // not a hook's or a compaction's (its temporary files start with a dot): never read, never removed
 		}
 		if !e.Type().IsRegular() {
 			f.useless = append(f.useless, name)
@@ -190,6 +198,29 @@ func (s Store) readAgentEvents(id, dir, gen string, now time.Time) (eventFold, e
 		f.good = append(f.good, entry)
 	}
 	return f, nil
+}
+
+// eventFileName reports whether name is one a hook's shell gives a file
+// ($EPOCHREALTIME, a dot, its pid) or a compaction's snapshot's.
+func eventFileName(name string) bool {
+	if digits, ok := strings.CutPrefix(name, snapshotPrefix); ok {
+		return allDigits(digits)
+	}
+	sec, rest, ok := strings.Cut(name, ".")
+	if !ok {
+		sec, rest, ok = strings.Cut(name, ",")
+	}
+	frac, pid, ok2 := strings.Cut(rest, ".")
+	return ok && ok2 && allDigits(sec) && len(frac) == 6 && allDigits(frac) && allDigits(pid)
+}
+
+func allDigits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // parseEventFile reads a hook's line or a compaction's snapshot.

@@ -101,6 +101,27 @@ func TestAForgedEventIsRefusedCountedAndRemoved(t *testing.T) {
 	}
 }
 
+// A file whose name no hook or compaction gives is none of the reader's:
+// never read, never removed.
+func TestAForeignFileInTheEventsDirectoryIsLeftAlone(t *testing.T) {
+	s, dir := eventsStore(t)
+	at := time.Now().Add(-time.Minute)
+	hookFile(t, dir, "g1", "prompt-submitted", at, "k1")
+	for _, name := range []string{"notes.txt", "1.000001", "snapshot-x", "12.34.5"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("g1 turn-finished 1.000001 k1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hookFile(t, dir, "g0", "waiting", at.Add(time.Second), "k1") // another generation's: the reader's to remove
+	a, ok := s.ReadAgentState("t1", "g1")
+	if !ok || a.State != ActivityBusy {
+		t.Fatalf("read %+v ok=%v", a, ok)
+	}
+	if got := listDir(t, dir); len(got) != 5 {
+		t.Fatalf("after the compaction: %q, want the four foreign files and one snapshot", got)
+	}
+}
+
 // Past eventsCompactAt files a read leaves one snapshot that reads the
 // same, so a long session's reads stay a few small reads.
 func TestManyEventsAreCompactedIntoOneSnapshotThatReadsTheSame(t *testing.T) {
@@ -181,6 +202,27 @@ func TestAnEventsDirectoryLinkIsNeverFollowed(t *testing.T) {
 	}
 	if _, err := os.Stat(target); err != nil {
 		t.Fatalf("the link's target went: %v", err)
+	}
+	// A directory linked in the events directory's place is not read, and
+	// nothing in it is removed, whatever it holds.
+	elsewhere := t.TempDir()
+	stamp := fmt.Sprintf("%d.%06d", at.Unix(), at.Nanosecond()/1000)
+	for name, body := range map[string]string{stamp + ".1": "g1 waiting " + stamp + " k1\n", "1.000001.2": "not a line\n", "notes.txt": "the user's\n"} {
+		if err := os.WriteFile(filepath.Join(elsewhere, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, dir); err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := s.ReadAgentState("t1", "g1"); ok {
+		t.Fatalf("read %+v through a linked directory", a)
+	}
+	if got := listDir(t, elsewhere); len(got) != 3 {
+		t.Fatalf("the linked directory lost files: %q", got)
 	}
 	// Resetting for a new incarnation replaces a linked directory itself.
 	other := t.TempDir()
